@@ -1,0 +1,40 @@
+import { z } from "zod";
+
+/** Longest prompt a person may send; larger payloads are refused before any work. */
+export const MAX_PROMPT_CHARS = 100_000;
+export const MAX_TITLE_CHARS = 200;
+export const MAX_STEER_CHARS = 10_000;
+
+const id = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, "must be an id");
+const title = z.string().trim().min(1, "must not be empty").max(MAX_TITLE_CHARS);
+
+export const emptySchema = z.strictObject({});
+export const sessionCreateSchema = z.strictObject({ title: title.optional() });
+export const sessionRenameSchema = z.strictObject({ sessionId: id, title });
+export const sessionRefSchema = z.strictObject({ sessionId: id });
+export const sessionJoinSchema = z.strictObject({
+  sessionId: id,
+  /** Last sequence number this client applied; omitted on a fresh load. */
+  lastSeq: z.number().int().nonnegative().optional(),
+});
+export const turnSendSchema = z.strictObject({
+  sessionId: id,
+  text: z.string().trim().min(1, "must not be empty").max(MAX_PROMPT_CHARS, `must be at most ${MAX_PROMPT_CHARS} characters`),
+});
+export const turnCancelSchema = z.strictObject({ sessionId: id, turnId: id });
+export const subagentSteerSchema = z.strictObject({
+  sessionId: id,
+  runId: id,
+  message: z.string().trim().min(1, "must not be empty").max(MAX_STEER_CHARS),
+});
+export const subagentKillSchema = z.strictObject({ sessionId: id, runId: id });
+
+export type EmptyInput = z.infer<typeof emptySchema>;
+export type SessionCreate = z.infer<typeof sessionCreateSchema>;
+export type SessionRename = z.infer<typeof sessionRenameSchema>;
+export type SessionRef = z.infer<typeof sessionRefSchema>;
+export type SessionJoin = z.infer<typeof sessionJoinSchema>;
+export type TurnSend = z.infer<typeof turnSendSchema>;
+export type TurnCancel = z.infer<typeof turnCancelSchema>;
+export type SubagentSteer = z.infer<typeof subagentSteerSchema>;
+export type SubagentKill = z.infer<typeof subagentKillSchema>;

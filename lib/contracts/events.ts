@@ -1,0 +1,186 @@
+import { z } from "zod";
+import {
+  chatTurnSchema,
+  endReasonSchema,
+  subagentProcessSchema,
+  toolStatusSchema,
+  turnStatsSchema,
+  turnStatusSchema,
+  usageSchema,
+} from "./stored";
+
+/**
+ * Events the agent runtime publishes while a turn runs. The server persists each one,
+ * stamps it with the session's sequence number and relays it; the browser folds the same
+ * events into message markup. Text deltas carry their `offset` so that applying an event
+ * twice, or after a reconnect overlap, changes nothing.
+ *
+ * `runId` names the agent that acted: `null` for the master agent, else the subagent run.
+ */
+
+const base = { turnId: z.string() };
+const runRef = {
+  runId: z.string(),
+  parentRunId: z.string().nullable(),
+  depth: z.number().int().min(1),
+};
+
+export const turnStartedSchema = z.object({
+  type: z.literal("turn:started"),
+  ...base,
+  prompt: z.string(),
+  createdAt: z.string(),
+});
+
+export const turnTokenSchema = z.object({
+  type: z.literal("turn:token"),
+  ...base,
+  offset: z.number().int().nonnegative(),
+  text: z.string(),
+});
+
+/** A tool call made by the master agent (`runId: null`) — subagent calls included. */
+export const toolCallStartedSchema = z.object({
+  type: z.literal("tool:call"),
+  ...base,
+  callId: z.string(),
+  name: z.string(),
+  parameters: z.string(),
+  textOffset: z.number().int().nonnegative(),
+});
+
+export const toolResultSchema = z.object({
+  type: z.literal("tool:result"),
+  ...base,
+  callId: z.string(),
+  /** Preview of the clean result (see TOOL_RESPONSE_PREVIEW_CHARS). */
+  response: z.string(),
+  responseSize: z.number().int().nonnegative(),
+  status: toolStatusSchema,
+});
+
+export const subagentStartedSchema = z.object({
+  type: z.literal("subagent_started"),
+  ...base,
+  ...runRef,
+  /** The tool call (in the parent's run) that spawned this subagent. */
+  callId: z.string(),
+  name: z.string(),
+  task: z.string(),
+  prompt: z.string(),
+  startedAt: z.string(),
+});
+
+export const subagentDataPayloadSchema = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("tool_call"),
+    callId: z.string(),
+    name: z.string(),
+    parameters: z.string(),
+    textOffset: z.number().int().nonnegative(),
+  }),
+  z.object({
+    kind: z.literal("tool_result"),
+    callId: z.string(),
+    response: z.string(),
+    responseSize: z.number().int().nonnegative(),
+    status: toolStatusSchema,
+  }),
+  z.object({ kind: z.literal("token"), offset: z.number().int().nonnegative(), text: z.string() }),
+  z.object({ kind: z.literal("thinking"), offset: z.number().int().nonnegative(), text: z.string() }),
+  z.object({ kind: z.literal("usage"), chat: usageSchema, system: usageSchema, steps: z.number().int() }),
+]);
+export type SubagentDataPayload = z.infer<typeof subagentDataPayloadSchema>;
+
+export const subagentDataSchema = z.object({
+  type: z.literal("subagent_data"),
+  ...base,
+  ...runRef,
+  data: subagentDataPayloadSchema,
+});
+
+export const subagentCompletedSchema = z.object({
+  type: z.literal("subagent_completed"),
+  ...base,
+  ...runRef,
+  /** The subagent's own final answer (before condensation). */
+  response: z.string(),
+  stats: turnStatsSchema,
+  endReason: z.literal("completed"),
+  endedAt: z.string(),
+});
+
+export const subagentErrorSchema = z.object({
+  type: z.literal("subagent_error"),
+  ...base,
+  ...runRef,
+  error: z.string(),
+  stats: turnStatsSchema,
+  endReason: endReasonSchema.exclude(["completed"]),
+  endedAt: z.string(),
+});
+
+/**
+ * Seed 000: a finished subagent's clean response (what the parent model saw) together
+ * with its full process, for storage and the UI. Emitted after `subagent_completed` or
+ * `subagent_error`, once the result has been condensed.
+ */
+export const agentCompleteSchema = z.object({
+  type: z.literal("agent:complete"),
+  ...base,
+  callId: z.string(),
+  runId: z.string(),
+  parentRunId: z.string().nullable(),
+  response: z.string(),
+  responseSize: z.number().int().nonnegative(),
+  subagent: subagentProcessSchema,
+});
+
+export const turnUsageSchema = z.object({
+  type: z.literal("turn:usage"),
+  ...base,
+  stats: turnStatsSchema,
+});
+
+export const turnEndedSchema = z.object({
+  type: z.literal("turn:ended"),
+  ...base,
+  status: turnStatusSchema.exclude(["running"]),
+  response: z.string(),
+  stats: turnStatsSchema,
+  error: z.string().optional(),
+  endedAt: z.string(),
+});
+
+export const agentEventSchema = z.discriminatedUnion("type", [
+  turnStartedSchema,
+  turnTokenSchema,
+  toolCallStartedSchema,
+  toolResultSchema,
+  subagentStartedSchema,
+  subagentDataSchema,
+  subagentCompletedSchema,
+  subagentErrorSchema,
+  agentCompleteSchema,
+  turnUsageSchema,
+  turnEndedSchema,
+]);
+export type AgentEvent = z.infer<typeof agentEventSchema>;
+export type AgentEventType = AgentEvent["type"];
+export type AgentEventOf<K extends AgentEventType> = Extract<AgentEvent, { type: K }>;
+
+/** The port through which the agent runtime reports; the server implements it. */
+export type Publish = (event: AgentEvent) => void;
+
+/** An agent event as relayed to browsers: stamped with its session and sequence number. */
+export type SessionEvent = AgentEvent & { sessionId: string; seq: number };
+
+export const AGENT_EVENT_TYPES = agentEventSchema.options.map((o) => o.shape.type.value) as AgentEventType[];
+
+export const sessionSnapshotSchema = z.object({
+  sessionId: z.string(),
+  title: z.string(),
+  seq: z.number().int().nonnegative(),
+  turns: z.array(chatTurnSchema),
+});
+export type SessionSnapshot = z.infer<typeof sessionSnapshotSchema>;

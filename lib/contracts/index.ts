@@ -1,0 +1,5 @@
+export * from "./ack";
+export * from "./commands";
+export * from "./events";
+export * from "./socket";
+export * from "./stored";

@@ -1,0 +1,69 @@
+import type { ZodType } from "zod";
+import type { AckCallback } from "./ack";
+import {
+  emptySchema,
+  sessionCreateSchema,
+  sessionJoinSchema,
+  sessionRefSchema,
+  sessionRenameSchema,
+  subagentKillSchema,
+  subagentSteerSchema,
+  turnCancelSchema,
+  turnSendSchema,
+  type EmptyInput,
+  type SessionCreate,
+  type SessionJoin,
+  type SessionRef,
+  type SessionRename,
+  type SubagentKill,
+  type SubagentSteer,
+  type TurnCancel,
+  type TurnSend,
+} from "./commands";
+import type { AgentEventType, SessionEvent, SessionSnapshot } from "./events";
+import type { SessionSummary } from "./stored";
+
+/**
+ * Join answers with a snapshot (fresh load, or a gap the server cannot fill from
+ * memory) or promises a replay: missed events follow, then `replay:complete`.
+ */
+export type JoinResult = ({ mode: "snapshot" } & SessionSnapshot) | { mode: "replay"; sessionId: string; seq: number };
+
+export interface ClientToServerEvents {
+  "session:list": (input: EmptyInput, ack: AckCallback<SessionSummary[]>) => void;
+  "session:create": (input: SessionCreate, ack: AckCallback<SessionSummary>) => void;
+  "session:rename": (input: SessionRename, ack: AckCallback<SessionSummary>) => void;
+  "session:delete": (input: SessionRef, ack: AckCallback<{ sessionId: string }>) => void;
+  "session:join": (input: SessionJoin, ack: AckCallback<JoinResult>) => void;
+  "session:leave": (input: SessionRef, ack: AckCallback<{ sessionId: string }>) => void;
+  "turn:send": (input: TurnSend, ack: AckCallback<{ turnId: string }>) => void;
+  "turn:cancel": (input: TurnCancel, ack: AckCallback<{ turnId: string }>) => void;
+  "subagent:steer": (input: SubagentSteer, ack: AckCallback<{ runId: string }>) => void;
+  "subagent:kill": (input: SubagentKill, ack: AckCallback<{ runId: string }>) => void;
+}
+
+export const commandSchemas = {
+  "session:list": emptySchema,
+  "session:create": sessionCreateSchema,
+  "session:rename": sessionRenameSchema,
+  "session:delete": sessionRefSchema,
+  "session:join": sessionJoinSchema,
+  "session:leave": sessionRefSchema,
+  "turn:send": turnSendSchema,
+  "turn:cancel": turnCancelSchema,
+  "subagent:steer": subagentSteerSchema,
+  "subagent:kill": subagentKillSchema,
+} satisfies Record<keyof ClientToServerEvents, ZodType>;
+
+export type ServerToClientEvents = {
+  [K in AgentEventType]: (event: Extract<SessionEvent, { type: K }>) => void;
+} & {
+  "replay:complete": (info: { sessionId: string; seq: number }) => void;
+  "sessions:changed": (sessions: SessionSummary[]) => void;
+};
+
+export type InterServerEvents = Record<string, never>;
+
+export interface SocketData {
+  userId: string;
+}

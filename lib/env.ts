@@ -1,0 +1,66 @@
+import { z } from "zod";
+
+/**
+ * All configuration, parsed once. An empty string counts as unset, so a `.env` line like
+ * `OPENAI_API_KEY=` does not switch anything on. Every variable is listed in `.env.example`.
+ */
+const blankAsUndefined = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
+const opt = <T extends z.ZodType>(schema: T) => z.preprocess(blankAsUndefined, schema.optional());
+const withDefault = <T extends z.ZodType>(schema: T, fallback: z.input<T>) =>
+  z.preprocess(blankAsUndefined, schema.default(fallback as never));
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const bool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
+
+export const envSchema = z.object({
+  NODE_ENV: withDefault(z.enum(["development", "production", "test"]), "development"),
+  HOST: withDefault(z.string(), "127.0.0.1"),
+  PORT: withDefault(int(0, 65535), 3000),
+  /** Where the embedded database and the cookie secret live when nothing else is given. */
+  DATA_DIR: withDefault(z.string(), ".data"),
+  MONGODB_URI: opt(z.string().regex(/^mongodb(\+srv)?:\/\//, "must start with mongodb:// or mongodb+srv://")),
+  /** Signs identity cookies; generated and kept under DATA_DIR when unset. */
+  SESSION_SECRET: opt(z.string().min(32, "must be at least 32 characters")),
+  /** Extra origins allowed to open a socket (reverse proxies), comma-separated. */
+  ALLOWED_ORIGINS: withDefault(z.string(), ""),
+
+  OPENAI_BASE_URL: opt(z.url()),
+  OPENAI_API_KEY: opt(z.string()),
+  /** With no model configured the offline demo model answers. */
+  MODEL: opt(z.string().min(1)),
+  /** Model used for condensing results and compacting context; defaults to MODEL. */
+  SYSTEM_MODEL: opt(z.string().min(1)),
+  MODEL_TIMEOUT_MS: withDefault(int(1_000, 600_000), 120_000),
+  MODEL_MAX_RETRIES: withDefault(int(0, 10), 2),
+  /** Context budget of the master agent, in tokens. */
+  CONTEXT_TOKENS: withDefault(int(2_000, 2_000_000), 100_000),
+
+  WORKSPACE_DIR: withDefault(z.string(), "workspace"),
+  URL_FETCH_ENABLED: withDefault(bool, "false"),
+  SUBAGENTS_FILE: opt(z.string()),
+  MAX_SPAWN_DEPTH: withDefault(int(1, 10), 3),
+  MAX_CHILDREN_PER_AGENT: withDefault(int(1, 50), 5),
+  MAX_RESULT_TOKENS: withDefault(int(100, 1_000_000), 4_000),
+  SUBAGENT_TIMEOUT_MS: withDefault(int(1_000, 3_600_000), 300_000),
+  MAX_TURNS: withDefault(int(1, 200), 25),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export class EnvError extends Error {}
+
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  const result = envSchema.safeParse(source);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new EnvError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  return result.data;
+}
+
+let cached: Env | undefined;
+
+/** The process configuration, parsed on first use. */
+export function env(): Env {
+  cached ??= parseEnv(process.env);
+  return cached;
+}

@@ -1,0 +1,42 @@
+import de.bwaldvogel.mongo.MongoBackend;
+import de.bwaldvogel.mongo.MongoServer;
+import de.bwaldvogel.mongo.backend.h2.H2Backend;
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+
+/**
+ * Starts mongo-java-server on 127.0.0.1 and prints "LISTENING <port>" once it accepts
+ * connections, so the Node side can wait for that line instead of polling.
+ *
+ * Usage: java -cp 'target/lib/*' MongoLauncher.java [--port N] [--h2 FILE]
+ *   --port 0 picks a free port; --h2 keeps data in an H2 MVStore file (survives restarts),
+ *   otherwise everything lives in memory.
+ *
+ * The server stops when stdin closes, so a crashed parent never leaves it running.
+ */
+public class MongoLauncher {
+    public static void main(String[] args) throws IOException {
+        int port = 0;
+        String h2File = null;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--port" -> port = Integer.parseInt(args[++i]);
+                case "--h2" -> h2File = args[++i];
+                default -> throw new IllegalArgumentException("unknown argument: " + args[i]);
+            }
+        }
+        MongoBackend backend = h2File == null ? new MemoryBackend() : new H2Backend(h2File);
+        MongoServer server = new MongoServer(backend);
+        server.bind(new InetSocketAddress("127.0.0.1", port));
+        Runtime.getRuntime().addShutdownHook(new Thread(server::shutdownNow));
+        System.out.println("LISTENING " + server.getLocalAddress().getPort());
+        System.out.flush();
+        while (System.in.read() != -1) {
+            // Drain until the parent closes the pipe.
+        }
+        server.shutdownNow();
+        System.exit(0);
+    }
+}
