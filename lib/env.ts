@@ -6,8 +6,9 @@ import { z } from "zod";
  */
 const blankAsUndefined = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
 const opt = <T extends z.ZodType>(schema: T) => z.preprocess(blankAsUndefined, schema.optional());
+// `prefault` parses the fallback like real input, so "false" becomes false.
 const withDefault = <T extends z.ZodType>(schema: T, fallback: z.input<T>) =>
-  z.preprocess(blankAsUndefined, schema.default(fallback as never));
+  z.preprocess(blankAsUndefined, schema.prefault(fallback as never));
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const bool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 

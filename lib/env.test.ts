@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { EnvError, parseEnv } from "./env";
+
+describe("parseEnv", () => {
+  it("applies defaults when nothing is set", () => {
+    const env = parseEnv({});
+    expect(env.PORT).toBe(3000);
+    expect(env.MODEL).toBeUndefined();
+    expect(env.MAX_SPAWN_DEPTH).toBe(3);
+    expect(env.MAX_CHILDREN_PER_AGENT).toBe(5);
+    expect(env.MAX_RESULT_TOKENS).toBe(4000);
+    expect(env.URL_FETCH_ENABLED).toBe(false);
+  });
+
+  it("treats empty strings as unset", () => {
+    const env = parseEnv({ MODEL: "", OPENAI_API_KEY: "  ", PORT: "", MONGODB_URI: "" });
+    expect(env.MODEL).toBeUndefined();
+    expect(env.OPENAI_API_KEY).toBeUndefined();
+    expect(env.PORT).toBe(3000);
+    expect(env.MONGODB_URI).toBeUndefined();
+  });
+
+  it("coerces numbers and booleans", () => {
+    const env = parseEnv({ PORT: "8080", URL_FETCH_ENABLED: "true", MAX_SPAWN_DEPTH: "2" });
+    expect(env.PORT).toBe(8080);
+    expect(env.URL_FETCH_ENABLED).toBe(true);
+    expect(env.MAX_SPAWN_DEPTH).toBe(2);
+  });
+
+  it.each([
+    [{ PORT: "70000" }, "PORT"],
+    [{ PORT: "abc" }, "PORT"],
+    [{ MONGODB_URI: "postgres://x" }, "MONGODB_URI"],
+    [{ OPENAI_BASE_URL: "not a url" }, "OPENAI_BASE_URL"],
+    [{ SESSION_SECRET: "short" }, "SESSION_SECRET"],
+    [{ URL_FETCH_ENABLED: "yes please" }, "URL_FETCH_ENABLED"],
+  ])("rejects %o naming the variable", (source, name) => {
+    expect(() => parseEnv(source)).toThrow(EnvError);
+    expect(() => parseEnv(source)).toThrow(name);
+  });
+});

@@ -1,0 +1,71 @@
+/**
+ * The model port: what the agent loop needs from any chat model. The OpenAI-compatible
+ * adapter and the offline demo model both implement it, so the loop never knows which
+ * one answers.
+ */
+
+export interface ModelToolCall {
+  id: string;
+  name: string;
+  /** JSON text of the arguments, exactly as the model produced it. */
+  arguments: string;
+}
+
+export type ChatMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: string; toolCalls?: ModelToolCall[] }
+  | { role: "tool"; content: string; toolCallId: string; toolName: string };
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  messages: ChatMessage[];
+  tools?: ToolSpec[];
+  signal?: AbortSignal;
+}
+
+export type ModelStreamEvent =
+  | { type: "text"; text: string }
+  | { type: "thinking"; text: string }
+  | { type: "tool_call"; call: ModelToolCall }
+  | { type: "usage"; inputTokens: number; outputTokens: number }
+  | { type: "done"; finishReason: "stop" | "tool_calls" | "length" | "other" };
+
+export interface ChatModel {
+  /** The model name sent to the provider (or "demo"). */
+  readonly id: string;
+  /** What the UI shows, e.g. "gpt-4o-mini via api.openai.com" or "Offline demo model". */
+  readonly label: string;
+  readonly isDemo: boolean;
+  stream(request: ModelRequest): AsyncIterable<ModelStreamEvent>;
+}
+
+export type ModelErrorCode =
+  | "bad_request"
+  | "unauthorized"
+  | "rate_limited"
+  | "server_error"
+  | "timeout"
+  | "malformed_output"
+  | "stream_cut"
+  | "aborted"
+  | "unreachable";
+
+/** Every model failure surfaces as one of these, with a sentence fit for the chat. */
+export class ModelError extends Error {
+  constructor(
+    readonly code: ModelErrorCode,
+    message: string,
+    readonly status?: number,
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+    this.name = "ModelError";
+  }
+}
