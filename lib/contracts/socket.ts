@@ -29,7 +29,14 @@ import type { SessionSummary } from "./stored";
  */
 export type JoinResult = ({ mode: "snapshot" } & SessionSnapshot) | { mode: "replay"; sessionId: string; seq: number };
 
+/** What the browser shows about this server: which model answers, and whether it is the demo. */
+export interface AppInfo {
+  modelLabel: string;
+  demo: boolean;
+}
+
 export interface ClientToServerEvents {
+  "app:info": (input: EmptyInput, ack: AckCallback<AppInfo>) => void;
   "session:list": (input: EmptyInput, ack: AckCallback<SessionSummary[]>) => void;
   "session:create": (input: SessionCreate, ack: AckCallback<SessionSummary>) => void;
   "session:rename": (input: SessionRename, ack: AckCallback<SessionSummary>) => void;
@@ -43,6 +50,7 @@ export interface ClientToServerEvents {
 }
 
 export const commandSchemas = {
+  "app:info": emptySchema,
   "session:list": emptySchema,
   "session:create": sessionCreateSchema,
   "session:rename": sessionRenameSchema,

@@ -1,0 +1,26 @@
+import type { ToolSpec } from "@/lib/model/types";
+
+/**
+ * A tool an agent may call. Arguments arrive as untrusted model output: `parse` validates
+ * them (zod) and throws `ToolError` with a sentence the model can act on; `run` does the
+ * work and returns the text the model will read.
+ */
+export interface ToolContext {
+  /** Absolute, real path of the folder file tools are confined to. */
+  workspaceDir: string;
+  signal: AbortSignal;
+}
+
+export interface Tool<Args = unknown> {
+  spec: ToolSpec;
+  parse(args: unknown): Args;
+  run(args: Args, context: ToolContext): Promise<string>;
+}
+
+/** A refusal or failure the calling model should read, never a crash. */
+export class ToolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ToolError";
+  }
+}
