@@ -1,10 +1,12 @@
 import de.bwaldvogel.mongo.MongoBackend;
 import de.bwaldvogel.mongo.MongoServer;
+import de.bwaldvogel.mongo.MongoVersion;
 import de.bwaldvogel.mongo.backend.h2.H2Backend;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.List;
 
 /**
  * Starts mongo-java-server on 127.0.0.1 and prints "LISTENING <port>" once it accepts
@@ -17,6 +19,25 @@ import java.net.InetSocketAddress;
  * The server stops when stdin closes, so a crashed parent never leaves it running.
  */
 public class MongoLauncher {
+    /**
+     * The version the server announces. mongo-java-server 1.47 announces wire version 8
+     * (MongoDB 4.2); the current Node driver (mongodb 7.8, under mongoose 9.12) refuses
+     * anything below 9. The app only sends commands that exist unchanged since 4.0 (CRUD,
+     * indexes, findAndModify, bulk writes), so announcing 4.4 is truthful for its purposes;
+     * server/db/mongo-compat.test.ts checks every operation the app uses.
+     */
+    private static final MongoVersion REPORTED_VERSION = new MongoVersion() {
+        @Override
+        public List<Integer> getVersionArray() {
+            return List.of(4, 4, 0);
+        }
+
+        @Override
+        public int getWireVersion() {
+            return 9;
+        }
+    };
+
     public static void main(String[] args) throws IOException {
         int port = 0;
         String h2File = null;
@@ -28,6 +49,7 @@ public class MongoLauncher {
             }
         }
         MongoBackend backend = h2File == null ? new MemoryBackend() : new H2Backend(h2File);
+        backend.version(REPORTED_VERSION);
         MongoServer server = new MongoServer(backend);
         server.bind(new InetSocketAddress("127.0.0.1", port));
         Runtime.getRuntime().addShutdownHook(new Thread(server::shutdownNow));
