@@ -1,0 +1,127 @@
+import { randomUUID } from "node:crypto";
+import type {
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from "openai/resources/chat/completions";
+import type { ChatMessage, ModelStreamEvent, ModelToolCall, ToolSpec } from "./types";
+import { ModelError } from "./types";
+
+/** Our messages in the chat-completions wire format. */
+export function toWireMessages(messages: ChatMessage[]): ChatCompletionMessageParam[] {
+  return messages.map((message): ChatCompletionMessageParam => {
+    switch (message.role) {
+      case "system":
+      case "user":
+        return { role: message.role, content: message.content };
+      case "assistant":
+        if (!message.toolCalls?.length) return { role: "assistant", content: message.content };
+        return {
+          role: "assistant",
+          // OpenAI itself sends null beside tool calls; some servers reject an empty string.
+          content: message.content === "" ? null : message.content,
+          tool_calls: message.toolCalls.map((call) => ({
+            id: call.id,
+            type: "function" as const,
+            function: { name: call.name, arguments: call.arguments },
+          })),
+        };
+      case "tool":
+        return { role: "tool", tool_call_id: message.toolCallId, content: message.content };
+    }
+  });
+}
+
+export function toWireTools(tools: ToolSpec[]): ChatCompletionTool[] {
+  return tools.map((tool) => ({
+    type: "function" as const,
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+  }));
+}
+
+export function toFinishReason(reason: string): Extract<ModelStreamEvent, { type: "done" }>["finishReason"] {
+  switch (reason) {
+    case "stop":
+    case "length":
+    case "tool_calls":
+      return reason;
+    // The legacy name some OpenAI-compatible servers still send.
+    case "function_call":
+      return "tool_calls";
+    default:
+      return "other";
+  }
+}
+
+interface ToolCallDelta {
+  index?: number;
+  id?: string;
+  function?: { name?: string; arguments?: string };
+}
+
+interface PartialCall {
+  id?: string;
+  name: string;
+  arguments: string;
+}
+
+/**
+ * Assembles streamed tool-call fragments. OpenAI keys fragments by `index`; some servers
+ * omit it or restart at 0 for every call, so a fragment carrying a new id for a slot that
+ * already has one opens a new call instead of corrupting the previous one.
+ */
+export class ToolCallAssembler {
+  private readonly calls: PartialCall[] = [];
+  private readonly slotOf = new Map<number, number>();
+
+  add(deltas: ToolCallDelta[]): void {
+    deltas.forEach((delta, position) => {
+      const key = delta.index ?? position;
+      let slot = this.slotOf.get(key);
+      const current = slot === undefined ? undefined : this.calls[slot];
+      if (current === undefined || (delta.id && current.id && delta.id !== current.id)) {
+        slot = this.calls.push({ id: delta.id, name: "", arguments: "" }) - 1;
+        this.slotOf.set(key, slot);
+      }
+      const call = this.calls[slot!]!;
+      if (delta.id && !call.id) call.id = delta.id;
+      if (delta.function?.name) call.name += delta.function.name;
+      if (delta.function?.arguments) call.arguments += delta.function.arguments;
+    });
+  }
+
+  get size(): number {
+    return this.calls.length;
+  }
+
+  /** The finished calls; throws `malformed_output` if any is unusable. */
+  finish(): ModelToolCall[] {
+    return this.calls.map((call, i) => {
+      if (!call.name) {
+        throw new ModelError("malformed_output", "The model sent a tool call without a tool name.");
+      }
+      // Servers stream nothing at all for a tool that takes no arguments.
+      const args = call.arguments.trim() === "" ? "{}" : call.arguments;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(args);
+      } catch {
+        throw new ModelError(
+          "malformed_output",
+          `The model called ${call.name} with arguments that are not valid JSON: ${preview(args)}`,
+        );
+      }
+      if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+        throw new ModelError(
+          "malformed_output",
+          `The model called ${call.name} with arguments that are not a JSON object: ${preview(args)}`,
+        );
+      }
+      // A missing id would make results unmatchable; ids must stay unique across turns.
+      return { id: call.id || `call_${randomUUID().slice(0, 8)}_${i + 1}`, name: call.name, arguments: args };
+    });
+  }
+}
+
+function preview(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
