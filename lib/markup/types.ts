@@ -15,6 +15,13 @@ export interface MessageDoc {
   segments: Segment[];
   /** Total length of the master's text, for idempotent token offsets. */
   textLength: number;
+  /**
+   * Path index: runId → where its panel sits, so an event finds its panel in O(depth)
+   * instead of walking the tree. `[segmentIndex, toolIndex, toolIndex, …]`: the segment
+   * holds the depth-1 panel, each further index picks a tool call in the panel above.
+   * Derived from `segments` (see `indexRuns`); kept so that equal trees have equal docs.
+   */
+  runs: Record<string, number[]>;
 }
 
 export type Segment = { kind: "text"; text: string } | { kind: "tool"; call: ToolNode };
@@ -41,6 +48,8 @@ export interface PanelNode {
   status: RunStatus;
   /** Streaming text while running; the subagent's final answer once done. */
   responseText: string;
+  /** The subagent's reasoning, for audit; never part of any model context. */
+  thinking?: string;
   toolCalls: ToolNode[];
   stats?: TurnStats;
   endReason?: EndReason;
@@ -50,5 +59,5 @@ export interface PanelNode {
 }
 
 export function emptyDoc(turnId: string): MessageDoc {
-  return { turnId, segments: [], textLength: 0 };
+  return { turnId, segments: [], textLength: 0, runs: {} };
 }
