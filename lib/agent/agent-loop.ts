@@ -1,0 +1,183 @@
+import { previewOf, type SubagentProcess, type ToolCall, type Usage } from "@/lib/contracts";
+import { cleanSubagentContent, type WarnLog } from "@/lib/context/clean-result";
+import { COMPACT_SYSTEM_PROMPT, compactMessages, reinforceObjective } from "@/lib/context/compact";
+import { estimateRequestTokens } from "@/lib/context/tokens";
+import type { ChatMessage, ChatModel, ModelToolCall, ToolSpec } from "@/lib/model/types";
+import { SUBAGENT_TOOL_NAME } from "./definitions";
+import { describeError, runModelStep, throwIfAborted } from "./model-step";
+import { toolErrorText } from "./tool-errors";
+
+/**
+ * The agent loop shared by the master and every subagent: stream the model, run the tool
+ * calls it asks for (independent calls concurrently), feed the results back as role:"tool"
+ * messages with the same ids, and stop on a final answer or after `maxTurns` requests.
+ *
+ * The loop owns no transport: it reports through hooks, and the caller decides whether
+ * that becomes `turn:*`/`tool:*` events (master) or `subagent_data` (a child).
+ */
+
+export interface ToolOutcome {
+  /** What the calling model reads. For a subagent call: the clean narrative result. */
+  content: string;
+  status: "success" | "error";
+  subagent?: SubagentProcess;
+}
+
+export interface ToolInvoker {
+  specs: ToolSpec[];
+  /** Exclusive calls (non-parallelizable subagents) run one at a time after the others. */
+  isExclusive(call: ModelToolCall): boolean;
+  /** Never rejects with anything but a bug; refusals are error outcomes. */
+  invoke(call: ModelToolCall, context: { messages: readonly ChatMessage[]; signal: AbortSignal }): Promise<ToolOutcome>;
+}
+
+export interface LoopHooks {
+  onText?(text: string, offset: number): void;
+  onThinking?(text: string, offset: number): void;
+  onToolCall?(call: ToolCall): void;
+  onToolResult?(call: ToolCall): void;
+  onChatUsage?(usage: Usage): void;
+  onSystemUsage?(usage: Usage): void;
+  onStepEnd?(steps: number): void;
+}
+
+export interface LoopOptions {
+  model: ChatModel;
+  systemModel: ChatModel;
+  invoker: ToolInvoker;
+  maxTurns: number;
+  contextTokens: number;
+  /** Re-stated after every compaction (seed 003 objective reinforcement). */
+  objective?: string;
+  signal: AbortSignal;
+  /** Steering messages waiting for the next step boundary. */
+  drainSteering?: () => string[];
+  hooks: LoopHooks;
+  log?: WarnLog;
+}
+
+/** Mutable so that a caller still has the partial transcript when the loop throws. */
+export interface LoopState {
+  messages: ChatMessage[];
+  text: string;
+  thinking: string;
+  toolCalls: ToolCall[];
+  steps: number;
+}
+
+export type LoopOutcome = "answered" | "max_turns";
+
+export function createLoopState(messages: ChatMessage[]): LoopState {
+  return { messages, text: "", thinking: "", toolCalls: [], steps: 0 };
+}
+
+export const STEER_TAG = "[Steering message]";
+
+export async function runAgentLoop(options: LoopOptions, state: LoopState): Promise<LoopOutcome> {
+  const { hooks, invoker, signal } = options;
+  for (let turn = 0; turn < options.maxTurns; turn++) {
+    throwIfAborted(signal);
+    for (const steer of options.drainSteering?.() ?? []) {
+      state.messages.push({ role: "user", content: `${STEER_TAG}\n${steer}` });
+    }
+    await compactIfNeeded(options, state);
+
+    const stepCalls: ToolCall[] = [];
+    const step = await runModelStep(
+      options.model,
+      { messages: [...state.messages], tools: invoker.specs.length ? invoker.specs : undefined, signal },
+      {
+        onText: (text) => {
+          const offset = state.text.length;
+          state.text += text;
+          hooks.onText?.(text, offset);
+        },
+        onThinking: (text) => {
+          const offset = state.thinking.length;
+          state.thinking += text;
+          hooks.onThinking?.(text, offset);
+        },
+        onToolCall: (call) => {
+          const record: ToolCall = {
+            callId: call.id,
+            name: call.name,
+            parameters: call.arguments,
+            response: "",
+            responseSize: 0,
+            status: "running",
+            textOffset: state.text.length,
+          };
+          stepCalls.push(record);
+          state.toolCalls.push(record);
+          hooks.onToolCall?.(record);
+        },
+      },
+    );
+    state.steps++;
+    hooks.onChatUsage?.(step.usage);
+    const calls = step.toolCalls;
+    state.messages.push({ role: "assistant", content: step.text, ...(calls.length ? { toolCalls: calls } : {}) });
+    if (calls.length === 0) {
+      hooks.onStepEnd?.(state.steps);
+      return "answered";
+    }
+    const outcomes = await runCalls(calls, options, state, stepCalls);
+    calls.forEach((call, i) => {
+      state.messages.push({ role: "tool", content: outcomes[i]!, toolCallId: call.id, toolName: call.name });
+    });
+    hooks.onStepEnd?.(state.steps);
+  }
+  throwIfAborted(signal);
+  return "max_turns";
+}
+
+async function runCalls(calls: ModelToolCall[], options: LoopOptions, state: LoopState, records: ToolCall[]): Promise<string[]> {
+  const contents: string[] = new Array(calls.length).fill("");
+  const runOne = async (index: number) => {
+    const call = calls[index]!;
+    let outcome: ToolOutcome;
+    try {
+      outcome = await options.invoker.invoke(call, { messages: state.messages, signal: options.signal });
+    } catch (error) {
+      outcome = { content: toolErrorText("tool_failed", `Tool "${call.name}" failed: ${describeError(error)}`), status: "error" };
+    }
+    // Seed 000, live path: only the clean result of a subagent may enter the context.
+    const content = call.name === SUBAGENT_TOOL_NAME ? cleanSubagentContent(outcome.content, options.log) : outcome.content;
+    contents[index] = content;
+    const record = records[index];
+    if (record) {
+      Object.assign(record, previewOf(content), { status: outcome.status });
+      if (outcome.subagent) record.subagent = outcome.subagent;
+      options.hooks.onToolResult?.(record);
+    }
+  };
+  const indexes = calls.map((_, i) => i);
+  const exclusive = indexes.filter((i) => options.invoker.isExclusive(calls[i]!));
+  await Promise.all(indexes.filter((i) => !exclusive.includes(i)).map(runOne));
+  for (const i of exclusive) await runOne(i);
+  return contents;
+}
+
+async function compactIfNeeded(options: LoopOptions, state: LoopState): Promise<void> {
+  const specs = options.invoker.specs;
+  if (estimateRequestTokens(state.messages, specs) <= options.contextTokens) return;
+  const result = await compactMessages(state.messages, {
+    budgetTokens: options.contextTokens,
+    tools: specs,
+    summarize: async (transcript) => {
+      const step = await runModelStep(options.systemModel, {
+        messages: [
+          { role: "system", content: COMPACT_SYSTEM_PROMPT },
+          { role: "user", content: transcript },
+        ],
+        signal: options.signal,
+      });
+      options.hooks.onSystemUsage?.(step.usage);
+      return step.text;
+    },
+  });
+  if (result.method === "none") return;
+  options.log?.warn("context compacted", { method: result.method, beforeTokens: result.beforeTokens, afterTokens: result.afterTokens });
+  const next = options.objective ? reinforceObjective(result.messages, options.objective) : result.messages;
+  state.messages.splice(0, state.messages.length, ...next);
+}

@@ -1,0 +1,174 @@
+import { previewOf, type EndReason, type SubagentDataPayload, type SubagentProcess } from "@/lib/contracts";
+import type { ModelToolCall } from "@/lib/model/types";
+import { createLoopState, runAgentLoop, type LoopOutcome, type ToolOutcome } from "./agent-loop";
+import { condenseResult } from "./condense";
+import type { SubagentDefinition } from "./definitions";
+import { AbortedError, describeError } from "./model-step";
+import { castNarrative, runLabel } from "./narrative";
+import { buildSpawnPacket, childMessages, renderSpawnPacket } from "./spawn-packet";
+import type { SubagentArgs } from "./subagent-tool";
+import type { AgentNode, SubagentExecutor } from "./subagent-executor";
+import { UsageMeter } from "./usage-meter";
+
+/**
+ * One subagent run, start to end: spawn packet → `subagent_started` → the child's own loop
+ * (its events forwarded as `subagent_data` through an isolated emitter tagged with runId,
+ * parentRunId and depth) → `subagent_completed`/`subagent_error` → condensation and
+ * narrative casting → `agent:complete` with the clean result and the full process. The
+ * caller gets only the clean text (seed 000).
+ *
+ * The run ends for one of four reasons: completed, failed (model error, step limit),
+ * killed (by steer/kill control or because its parent stopped) or watchdog_timeout.
+ */
+
+export interface ChildSpec {
+  parent: AgentNode;
+  call: ModelToolCall;
+  args: SubagentArgs;
+  definition: SubagentDefinition;
+  depth: number;
+}
+
+export async function runChild(executor: SubagentExecutor, spec: ChildSpec): Promise<ToolOutcome> {
+  const { deps, scope } = executor;
+  const { parent, call, args, definition, depth } = spec;
+  const runId = deps.newId();
+  const started = deps.now();
+  const startedAt = new Date(started).toISOString();
+  const runRef = { turnId: scope.turnId, runId, parentRunId: parent.runId, depth };
+
+  const controller = new AbortController();
+  const stop = (reason: EndReason) => {
+    if (!controller.signal.aborted) controller.abort(reason);
+  };
+  // A parent that stops (cancel, kill, its own watchdog) takes its children with it.
+  const onParentAbort = () => stop("killed");
+  if (parent.signal.aborted) stop("killed");
+  else parent.signal.addEventListener("abort", onParentAbort, { once: true });
+  const watchdog = setTimeout(() => stop("watchdog_timeout"), deps.limits.subagentTimeoutMs);
+  scope.registry.add({ runId, status: "running", inbox: [], abort: stop });
+
+  const packet = buildSpawnPacket({
+    runId,
+    task: args.task,
+    objective: args.objective,
+    artifactRefs: args.artifactRefs ?? [],
+    depth,
+    maxDepth: deps.limits.maxSpawnDepth,
+    workspaceDir: deps.workspaceDir,
+    parentMessages: parent.state.messages,
+  });
+  const prompt = `${renderSpawnPacket(packet)}\n\n## Task\n${args.task}`;
+  const state = createLoopState(childMessages(definition, packet));
+  const emitData = (data: SubagentDataPayload) => executor.publish({ type: "subagent_data", ...runRef, data });
+  const node: AgentNode = {
+    runId,
+    depth,
+    activeChildren: 0,
+    meter: new UsageMeter(parent.meter),
+    signal: controller.signal,
+    state,
+    emitData,
+  };
+  executor.publish({ type: "subagent_started", ...runRef, callId: call.id, name: definition.name, task: args.task, prompt, startedAt });
+
+  let endReason: EndReason = "completed";
+  let error: string | undefined;
+  try {
+    const outcome: LoopOutcome = await runAgentLoop(
+      {
+        model: definition.model === "system" ? deps.systemModel : deps.model,
+        systemModel: deps.systemModel,
+        invoker: executor.invokerFor(node, definition.allowedTools),
+        maxTurns: definition.maxTurns,
+        contextTokens: deps.limits.contextTokens,
+        objective: args.objective ?? args.task,
+        signal: controller.signal,
+        drainSteering: () => scope.registry.drain(runId),
+        log: deps.log,
+        hooks: {
+          onText: (text, offset) => emitData({ kind: "token", offset, text }),
+          onThinking: (text, offset) => emitData({ kind: "thinking", offset, text }),
+          onToolCall: (c) => emitData({ kind: "tool_call", callId: c.callId, name: c.name, parameters: c.parameters, textOffset: c.textOffset }),
+          onToolResult: (c) => emitData({ kind: "tool_result", callId: c.callId, response: c.response, responseSize: c.responseSize, status: c.status }),
+          onChatUsage: (usage) => node.meter.addChat(usage),
+          onSystemUsage: (usage) => node.meter.addSystem(usage),
+          onStepEnd: (steps) => {
+            node.meter.steps = steps;
+            emitData({ kind: "usage", chat: { ...node.meter.chat }, system: { ...node.meter.system }, steps });
+          },
+        },
+      },
+      state,
+    );
+    if (outcome === "max_turns") {
+      endReason = "failed";
+      error = `Reached its limit of ${definition.maxTurns} steps without a final answer.`;
+    }
+  } catch (e) {
+    if (e instanceof AbortedError || controller.signal.aborted) {
+      endReason = controller.signal.reason === "watchdog_timeout" ? "watchdog_timeout" : "killed";
+      error =
+        endReason === "watchdog_timeout"
+          ? `Stopped by the watchdog after ${deps.limits.subagentTimeoutMs} ms.`
+          : parent.signal.aborted
+            ? "Stopped because its parent stopped."
+            : "Killed before it finished.";
+    } else {
+      endReason = "failed";
+      error = describeError(e);
+    }
+  } finally {
+    clearTimeout(watchdog);
+    parent.signal.removeEventListener("abort", onParentAbort);
+    scope.registry.end(runId, endReason);
+  }
+
+  node.meter.steps = state.steps;
+  const ended = deps.now();
+  const endedAt = new Date(ended).toISOString();
+  const stats = node.meter.stats(ended - started);
+  if (endReason === "completed") {
+    executor.publish({ type: "subagent_completed", ...runRef, response: state.text, stats, endReason, endedAt });
+  } else {
+    executor.publish({ type: "subagent_error", ...runRef, error: error ?? "Failed.", stats, endReason, endedAt });
+  }
+
+  // Condensation is the parent's work: its system usage is charged to the parent.
+  const condensed = await condenseResult({
+    text: state.text,
+    maxResultTokens: deps.limits.maxResultTokens,
+    model: deps.systemModel,
+    signal: parent.signal,
+  });
+  parent.meter.addSystem(condensed.usage);
+  const clean = castNarrative({
+    label: runLabel(definition.name, runId),
+    endReason,
+    level: condensed.level,
+    body: condensed.body,
+    stats,
+    originalTokens: condensed.originalTokens,
+    bodyTokens: condensed.bodyTokens,
+    error,
+  });
+  const process: SubagentProcess = {
+    runId,
+    parentRunId: parent.runId,
+    depth,
+    name: definition.name,
+    task: args.task,
+    prompt,
+    ...(state.thinking ? { thinking: state.thinking } : {}),
+    response: state.text,
+    toolCalls: state.toolCalls,
+    stats,
+    status: endReason === "completed" ? "success" : "error",
+    endReason,
+    ...(error ? { error } : {}),
+    startedAt,
+    endedAt,
+  };
+  executor.publish({ type: "agent:complete", turnId: scope.turnId, callId: call.id, runId, parentRunId: parent.runId, ...previewOf(clean), subagent: process });
+  return { content: clean, status: endReason === "completed" ? "success" : "error", subagent: process };
+}

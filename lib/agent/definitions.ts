@@ -1,0 +1,100 @@
+import { z } from "zod";
+
+/**
+ * Subagent definitions (seed 001's `SubagentDefinition`, with `model` in place of
+ * `useSystemModel`). Built-ins ship here; an operator's config file may add definitions or
+ * override a built-in by name — the server reads the file, `parseSubagentDefinitions`
+ * validates it.
+ */
+
+export const SUBAGENT_TOOL_NAME = "subagent";
+
+export const subagentDefinitionSchema = z.object({
+  name: z
+    .string()
+    .regex(/^[a-z][a-z0-9_-]{0,39}$/, "must be lowercase letters, digits, '-' or '_', starting with a letter"),
+  description: z.string().trim().min(1),
+  systemPrompt: z.string().trim().min(1),
+  /** Whitelist of tool names; include "subagent" to let this agent spawn its own subagents. */
+  allowedTools: z.array(z.string().min(1)).default([]),
+  /** "system" runs it on the (usually cheaper) system model. */
+  model: z.enum(["chat", "system"]).default("chat"),
+  maxTurns: z.number().int().min(1).max(200).default(12),
+  /** Several calls in one step run concurrently; otherwise one at a time. */
+  parallelizable: z.boolean().default(true),
+});
+export type SubagentDefinition = z.infer<typeof subagentDefinitionSchema>;
+
+const READ_ONLY_TOOLS = ["list_files", "grep", "file_read", "url_fetch"];
+
+export const BUILTIN_DEFINITIONS: readonly SubagentDefinition[] = Object.freeze([
+  {
+    name: "explore",
+    description:
+      "Read-only research of ONE narrow question in the workspace (and the web, if enabled). Give it a specific task; call it several times in one step for independent aspects.",
+    systemPrompt: [
+      "You are an explore subagent: a read-only researcher working for another agent.",
+      "Investigate exactly the task you are given using your tools (list_files, grep, file_read, url_fetch).",
+      "Quote the lines you rely on with their file paths. Do not speculate beyond what you found.",
+      "Finish with a concise answer: findings first, then the evidence (path:line quotes).",
+    ].join("\n"),
+    allowedTools: READ_ONLY_TOOLS,
+    model: "chat",
+    maxTurns: 8,
+    parallelizable: true,
+  },
+  {
+    name: "general",
+    description:
+      "A general worker for multi-step tasks that need depth; it can research with the workspace tools and delegate narrower questions to its own subagents.",
+    systemPrompt: [
+      "You are a general subagent working for another agent.",
+      "Break your task down, use the workspace tools, and delegate narrow research questions to `explore` subagents through the subagent tool when that helps.",
+      "Finish with a clear, self-contained answer to your task.",
+    ].join("\n"),
+    allowedTools: [...READ_ONLY_TOOLS, SUBAGENT_TOOL_NAME],
+    model: "chat",
+    maxTurns: 12,
+    parallelizable: true,
+  },
+]);
+
+export class SubagentConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SubagentConfigError";
+  }
+}
+
+const configSchema = z.union([
+  z.array(subagentDefinitionSchema),
+  z.object({ subagents: z.array(subagentDefinitionSchema) }).transform((c) => c.subagents),
+]);
+
+/**
+ * Validates a config file's definitions (an array, or `{ "subagents": [...] }`). Throws a
+ * `SubagentConfigError` listing every problem, so the operator fixes them in one go.
+ */
+export function parseSubagentDefinitions(json: unknown): SubagentDefinition[] {
+  const result = configSchema.safeParse(json);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join(".") || "(root)"}: ${i.message}`);
+    throw new SubagentConfigError(`Invalid subagent definitions:\n${lines.join("\n")}`);
+  }
+  const seen = new Set<string>();
+  for (const def of result.data) {
+    if (seen.has(def.name)) throw new SubagentConfigError(`Invalid subagent definitions: "${def.name}" is defined twice`);
+    seen.add(def.name);
+  }
+  return result.data;
+}
+
+/** Built-ins first; a configured definition with the same name replaces the built-in. */
+export function mergeDefinitions(
+  builtins: readonly SubagentDefinition[],
+  configured: readonly SubagentDefinition[],
+): SubagentDefinition[] {
+  const byName = new Map<string, SubagentDefinition>();
+  for (const def of [...builtins, ...configured]) byName.set(def.name, def);
+  return [...byName.values()];
+}

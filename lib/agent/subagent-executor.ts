@@ -1,0 +1,142 @@
+import type { AgentEvent, Publish, SubagentDataPayload } from "@/lib/contracts";
+import type { WarnLog } from "@/lib/context/clean-result";
+import type { ChatModel, ModelToolCall } from "@/lib/model/types";
+import type { Tool } from "@/lib/tools/types";
+import type { LoopState, ToolInvoker, ToolOutcome } from "./agent-loop";
+import { SUBAGENT_TOOL_NAME, type SubagentDefinition } from "./definitions";
+import type { RunRegistry } from "./run-registry";
+import { runChild } from "./child-run";
+import { subagentArgsSchema, subagentToolSpec } from "./subagent-tool";
+import { toolErrorText } from "./tool-errors";
+import type { UsageMeter } from "./usage-meter";
+import { runWorkspaceCall } from "./workspace-call";
+
+/**
+ * Seed 001's SubagentExecutor, with seed 003's lifecycle: it gives each agent its tool
+ * whitelist, validates `subagent` calls, enforces the depth and active-children limits
+ * (each breach is a structured error result to the caller, never a crash) and runs the
+ * child (see child-run.ts) whose events are forwarded as `subagent_*` events.
+ */
+
+export interface ExecutorLimits {
+  maxSpawnDepth: number;
+  maxChildrenPerAgent: number;
+  maxResultTokens: number;
+  subagentTimeoutMs: number;
+  contextTokens: number;
+}
+
+export interface ExecutorDeps {
+  model: ChatModel;
+  systemModel: ChatModel;
+  tools: Tool[];
+  definitions: SubagentDefinition[];
+  workspaceDir: string;
+  limits: ExecutorLimits;
+  log?: WarnLog;
+  now: () => number;
+  newId: () => string;
+}
+
+/** The turn a run belongs to: where its events go and where steer/kill find it. */
+export interface TurnScope {
+  turnId: string;
+  publish: Publish;
+  registry: RunRegistry;
+}
+
+/** One agent of the tree: the master (runId null, depth 0) or a subagent. */
+export interface AgentNode {
+  runId: string | null;
+  depth: number;
+  activeChildren: number;
+  meter: UsageMeter;
+  signal: AbortSignal;
+  state: LoopState;
+  /** Emits a `subagent_data` event for this run; absent for the master. */
+  emitData?: (data: SubagentDataPayload) => void;
+}
+
+export class SubagentExecutor {
+  constructor(
+    readonly deps: ExecutorDeps,
+    readonly scope: TurnScope,
+  ) {}
+
+  publish(event: AgentEvent): void {
+    this.scope.publish(event);
+  }
+
+  /** The tools an agent may call: a whitelist by name, or every tool for the master. */
+  invokerFor(node: AgentNode, allowed: readonly string[] | "all"): ToolInvoker {
+    const permitted = (name: string) => allowed === "all" || allowed.includes(name);
+    const tools = this.deps.tools.filter((t) => permitted(t.spec.name));
+    const canSpawn = permitted(SUBAGENT_TOOL_NAME) && this.deps.definitions.length > 0;
+    const specs = [...tools.map((t) => t.spec), ...(canSpawn ? [subagentToolSpec(this.deps.definitions)] : [])];
+    return {
+      specs,
+      isExclusive: (call) => call.name === SUBAGENT_TOOL_NAME && this.definitionOf(call)?.parallelizable === false,
+      invoke: async (call, context) => {
+        if (call.name === SUBAGENT_TOOL_NAME && canSpawn) return this.spawn(node, call);
+        const tool = tools.find((t) => t.spec.name === call.name);
+        if (tool) return runWorkspaceCall(tool, call, this.deps.workspaceDir, context.signal);
+        const names = specs.map((s) => s.name).join(", ") || "none";
+        return refuse("unknown_tool", `Unknown tool "${call.name}". Tools available to you: ${names}.`);
+      },
+    };
+  }
+
+  private definitionOf(call: ModelToolCall): SubagentDefinition | undefined {
+    try {
+      const agent = (JSON.parse(call.arguments) as { agent?: unknown }).agent;
+      return this.deps.definitions.find((d) => d.name === agent);
+    } catch {
+      return undefined;
+    }
+  }
+
+  async spawn(parent: AgentNode, call: ModelToolCall): Promise<ToolOutcome> {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(call.arguments);
+    } catch {
+      return refuse("invalid_arguments", "Arguments for \"subagent\" are not valid JSON.");
+    }
+    const parsed = subagentArgsSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(arguments)"}: ${i.message}`).join("; ");
+      return refuse("invalid_arguments", `Invalid arguments for "subagent": ${issues}. Expected { agent, task, objective?, artifactRefs? }.`);
+    }
+    const args = parsed.data;
+    const definition = this.deps.definitions.find((d) => d.name === args.agent);
+    if (!definition) {
+      const names = this.deps.definitions.map((d) => d.name).join(", ");
+      return refuse("unknown_subagent", `Unknown subagent "${args.agent}". Available subagents: ${names}.`);
+    }
+    const { maxSpawnDepth, maxChildrenPerAgent } = this.deps.limits;
+    const depth = parent.depth + 1;
+    if (depth >= maxSpawnDepth) {
+      return refuse(
+        "depth_limit",
+        `Spawn refused: this agent is at depth ${parent.depth} and the maximum spawn depth is ${maxSpawnDepth} (depths 0 to ${maxSpawnDepth - 1}). Do this step yourself with your own tools.`,
+      );
+    }
+    if (parent.activeChildren >= maxChildrenPerAgent) {
+      return refuse(
+        "children_limit",
+        `Spawn refused: this agent already has ${parent.activeChildren} active subagents (limit ${maxChildrenPerAgent}). Wait for their results, then spawn again.`,
+      );
+    }
+    if (parent.signal.aborted) return refuse("cancelled", "Spawn refused: the run was stopped.");
+    parent.activeChildren++;
+    try {
+      return await runChild(this, { parent, call, args, definition, depth });
+    } finally {
+      parent.activeChildren--;
+    }
+  }
+}
+
+function refuse(code: Parameters<typeof toolErrorText>[0], message: string): ToolOutcome {
+  return { content: toolErrorText(code, message), status: "error" };
+}

@@ -1,0 +1,16 @@
+/**
+ * Structured error results: a refusal or failure is returned to the calling model as a
+ * result it can read and act on — a stable code plus a sentence — never thrown up the stack.
+ */
+export type ToolErrorCode =
+  | "unknown_tool"
+  | "invalid_arguments"
+  | "tool_failed"
+  | "unknown_subagent"
+  | "depth_limit"
+  | "children_limit"
+  | "cancelled";
+
+export function toolErrorText(code: ToolErrorCode, message: string): string {
+  return `Error [${code}]: ${message}`;
+}

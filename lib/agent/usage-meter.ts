@@ -1,0 +1,34 @@
+import { ZERO_USAGE, type TurnStats, type Usage } from "@/lib/contracts";
+
+/**
+ * Usage of one run. Chat usage (the answering model) and system usage (condensation,
+ * compaction) stay apart; every addition also flows up to the parent's meter, so a run's
+ * totals include its descendants and the master's meter holds the whole turn. Steps are
+ * the run's own model requests only.
+ */
+export class UsageMeter {
+  readonly chat: Usage = { ...ZERO_USAGE };
+  readonly system: Usage = { ...ZERO_USAGE };
+  steps = 0;
+
+  constructor(private readonly parent?: UsageMeter) {}
+
+  addChat(usage: Usage): void {
+    add(this.chat, usage);
+    this.parent?.addChat(usage);
+  }
+
+  addSystem(usage: Usage): void {
+    add(this.system, usage);
+    this.parent?.addSystem(usage);
+  }
+
+  stats(runtimeMs: number): TurnStats {
+    return { chat: { ...this.chat }, system: { ...this.system }, steps: this.steps, runtimeMs: Math.max(0, runtimeMs), cost: 0 };
+  }
+}
+
+function add(target: Usage, usage: Usage): void {
+  target.inputTokens += Math.max(0, Math.round(usage.inputTokens));
+  target.outputTokens += Math.max(0, Math.round(usage.outputTokens));
+}
