@@ -1,0 +1,33 @@
+import type { Metadata, Viewport } from "next";
+import type { ReactNode } from "react";
+import { AppShell } from "@/components/chat/app-shell";
+import "./globals.css";
+
+export const metadata: Metadata = {
+  title: "Delegate",
+  description: "Chat with an agent that delegates to subagents you can watch and audit.",
+};
+
+export const viewport: Viewport = {
+  width: "device-width",
+  initialScale: 1,
+  themeColor: [
+    { media: "(prefers-color-scheme: light)", color: "#ffffff" },
+    { media: "(prefers-color-scheme: dark)", color: "#09090b" },
+  ],
+};
+
+export default function RootLayout({ children }: { children: ReactNode }) {
+  return (
+    // theme-init.js sets the `dark` class before hydration, so the attribute differs by design.
+    <html lang="en" suppressHydrationWarning>
+      <head>
+        {/* eslint-disable-next-line @next/next/no-sync-scripts -- must run before first paint to avoid a theme flash */}
+        <script src="/theme-init.js" />
+      </head>
+      <body className="h-dvh overflow-hidden">
+        <AppShell>{children}</AppShell>
+      </body>
+    </html>
+  );
+}

@@ -1,0 +1,39 @@
+"use client";
+
+import { useParams } from "next/navigation";
+import { useCallback, useState, type ReactNode } from "react";
+import { useAppInfo } from "@/components/realtime/use-app-info";
+import { useConnection } from "@/components/realtime/use-connection";
+import { Header } from "./header";
+import { SessionsProvider, useSessions } from "./sessions-context";
+import { Sidebar } from "./sidebar";
+
+/** The frame around every page: sessions sidebar (a drawer on phones), header, content. */
+export function AppShell({ children }: { children: ReactNode }) {
+  return (
+    <SessionsProvider>
+      <Frame>{children}</Frame>
+    </SessionsProvider>
+  );
+}
+
+function Frame({ children }: { children: ReactNode }) {
+  const params = useParams<{ id?: string }>();
+  const currentSessionId = typeof params?.id === "string" ? decodeURIComponent(params.id) : null;
+  const { sessions } = useSessions();
+  const info = useAppInfo();
+  const connection = useConnection();
+  const [drawerOpen, setDrawerOpen] = useState(false);
+  const close = useCallback(() => setDrawerOpen(false), []);
+  const title = sessions?.find((s) => s.sessionId === currentSessionId)?.title ?? null;
+
+  return (
+    <div className="flex h-dvh">
+      <Sidebar currentSessionId={currentSessionId} open={drawerOpen} onClose={close} />
+      <div className="flex min-w-0 flex-1 flex-col">
+        <Header title={title} info={info} connection={connection} sidebarOpen={drawerOpen} onOpenSidebar={() => setDrawerOpen(true)} />
+        <main className="relative min-h-0 flex-1">{children}</main>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,90 @@
+"use client";
+
+import Link from "next/link";
+import { useEffect, useMemo, useState } from "react";
+import { PanelActionsProvider, type PanelActions } from "@/components/subagents/panel-actions";
+import { AlertIcon, SpinnerIcon, XIcon } from "@/components/ui/icons";
+import { Composer } from "./composer";
+import { EmptyState } from "./empty-state";
+import { MessageList } from "./message-list";
+import { takePendingPrompt } from "./pending-prompt";
+import { useSession } from "./use-session";
+
+export interface ChatViewProps {
+  sessionId: string;
+}
+
+/** One open session: its turns, the composer, and the errors a person should see. */
+export function ChatView({ sessionId }: ChatViewProps) {
+  const { state, loaded, joinError, busy, runningTurnId, send, cancel, steer, kill } = useSession(sessionId);
+  const [commandError, setCommandError] = useState<string | null>(null);
+
+  const actions = useMemo<PanelActions>(() => ({ sessionId, steer, kill }), [sessionId, steer, kill]);
+
+  // A prompt typed on the home page is sent once this session is joined.
+  useEffect(() => {
+    if (!loaded) return;
+    const text = takePendingPrompt(sessionId);
+    if (text) void send(text);
+  }, [loaded, sessionId, send]);
+
+  const stop = async () => {
+    const ack = await cancel();
+    if (ack && !ack.ok) setCommandError(`Could not stop: ${ack.message}`);
+  };
+
+  if (joinError && !loaded) return <JoinProblem message={joinError.message} notFound={joinError.code === "not_found"} />;
+
+  const errorBanner = commandError ? (
+    <div
+      role="alert"
+      data-testid="command-error"
+      className="flex items-start gap-2 rounded-lg border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900/70 dark:bg-red-950/40 dark:text-red-300"
+    >
+      <AlertIcon className="mt-0.5 shrink-0" />
+      <span className="min-w-0 flex-1 break-words">{commandError}</span>
+      <button type="button" onClick={() => setCommandError(null)} aria-label="Dismiss" className="rounded p-0.5 hover:bg-red-100 dark:hover:bg-red-900/50">
+        <XIcon size={14} />
+      </button>
+    </div>
+  ) : null;
+
+  return (
+    <PanelActionsProvider value={actions}>
+      <div className="flex h-full flex-col">
+        {!loaded ? (
+          <div className="flex flex-1 items-center justify-center gap-2 text-sm text-zinc-500 dark:text-zinc-400" role="status">
+            <SpinnerIcon /> Loading chat…
+          </div>
+        ) : state.turns.length === 0 ? (
+          <div className="min-h-0 flex-1 overflow-y-auto">
+            <EmptyState
+              onPick={(prompt) => {
+                void send(prompt);
+              }}
+            />
+          </div>
+        ) : (
+          <MessageList turns={state.turns} footer={errorBanner} />
+        )}
+        {state.turns.length === 0 && errorBanner ? <div className="mx-auto w-full max-w-3xl px-3 pb-2 sm:px-4">{errorBanner}</div> : null}
+        <Composer onSend={send} onStop={runningTurnId ? stop : undefined} running={busy} disabled={!loaded} />
+      </div>
+    </PanelActionsProvider>
+  );
+}
+
+function JoinProblem({ message, notFound }: { message: string; notFound: boolean }) {
+  return (
+    <div className="flex h-full flex-col items-center justify-center gap-3 px-4 text-center">
+      <AlertIcon size={22} className="text-zinc-400" />
+      <p className="text-base font-medium text-zinc-800 dark:text-zinc-200">
+        {notFound ? "This chat does not exist, or it was deleted." : "This chat could not be opened."}
+      </p>
+      {!notFound ? <p className="max-w-md text-sm text-zinc-500 dark:text-zinc-400">{message}</p> : null}
+      <Link href="/" className="rounded-md border border-zinc-300 px-3 py-1.5 text-sm hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800">
+        Back to start
+      </Link>
+    </div>
+  );
+}

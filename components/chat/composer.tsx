@@ -1,0 +1,109 @@
+"use client";
+
+import { useImperativeHandle, useRef, useState, type FormEvent, type KeyboardEvent, type Ref } from "react";
+import { MAX_PROMPT_CHARS } from "@/lib/contracts";
+import { SendIcon, StopIcon } from "@/components/ui/icons";
+
+export interface ComposerProps {
+  /** Resolves true when the server accepted the prompt; false puts the text back in the box. */
+  onSend: (text: string) => Promise<boolean>;
+  onStop?: () => void;
+  /** A turn is running: Enter does not send, and Stop replaces Send. */
+  running: boolean;
+  disabled?: boolean;
+  placeholder?: string;
+  ref?: Ref<ComposerHandle>;
+}
+
+export interface ComposerHandle {
+  setDraft: (text: string) => void;
+  focus: () => void;
+}
+
+/** Prompt box: Enter sends, Shift+Enter adds a line, locked while the send is in flight. */
+export function Composer({ onSend, onStop, running, disabled = false, placeholder = "Ask anything…", ref }: ComposerProps) {
+  const [draft, setDraft] = useState("");
+  const [sending, setSending] = useState(false);
+  const area = useRef<HTMLTextAreaElement>(null);
+
+  useImperativeHandle(ref, () => ({
+    setDraft: (text: string) => {
+      setDraft(text);
+      area.current?.focus();
+    },
+    focus: () => area.current?.focus(),
+  }));
+
+  const canSend = !sending && !running && !disabled && draft.trim().length > 0;
+
+  const submit = async (e?: FormEvent) => {
+    e?.preventDefault();
+    if (!canSend) return;
+    const text = draft.trim();
+    // Cleared at once (the prompt already shows as a bubble); restored if it was refused.
+    setDraft("");
+    setSending(true);
+    const accepted = await onSend(text);
+    setSending(false);
+    if (!accepted) setDraft((current) => current || text);
+    // Focus returns after the textarea is re-enabled, so typing can continue at once.
+    requestAnimationFrame(() => area.current?.focus());
+  };
+
+  const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    // isComposing: Enter that confirms an IME candidate must not send half a word.
+    if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
+      e.preventDefault();
+      void submit();
+    }
+  };
+
+  return (
+    <form onSubmit={submit} className="mx-auto w-full max-w-3xl px-3 pb-3 sm:px-4 sm:pb-4">
+      <div className="flex items-end gap-2 rounded-xl border border-zinc-300 bg-white p-1.5 pl-3 shadow-sm focus-within:border-sky-500 focus-within:ring-2 focus-within:ring-sky-500/20 dark:border-zinc-700 dark:bg-zinc-900">
+        <label htmlFor="composer" className="sr-only">
+          Message
+        </label>
+        <textarea
+          id="composer"
+          ref={area}
+          data-testid="composer"
+          value={draft}
+          onChange={(e) => setDraft(e.target.value)}
+          onKeyDown={onKeyDown}
+          disabled={sending || disabled}
+          maxLength={MAX_PROMPT_CHARS}
+          rows={1}
+          placeholder={placeholder}
+          className="max-h-48 min-h-[2.25rem] flex-1 resize-none bg-transparent py-1.5 text-[15px] leading-6 [field-sizing:content] placeholder:text-zinc-400 focus:outline-none disabled:opacity-60 dark:placeholder:text-zinc-500"
+        />
+        {running && onStop ? (
+          <button
+            type="button"
+            data-testid="stop"
+            onClick={onStop}
+            aria-label="Stop"
+            title="Stop"
+            className="flex size-9 shrink-0 items-center justify-center rounded-lg bg-zinc-900 text-white hover:bg-zinc-700 dark:bg-zinc-100 dark:text-zinc-900 dark:hover:bg-zinc-300"
+          >
+            <StopIcon />
+          </button>
+        ) : (
+          <button
+            type="submit"
+            data-testid="send"
+            disabled={!canSend}
+            aria-label={sending ? "Sending" : "Send"}
+            title="Send (Enter)"
+            className="flex size-9 shrink-0 items-center justify-center rounded-lg bg-sky-600 text-white hover:bg-sky-700 disabled:bg-zinc-200 disabled:text-zinc-400 dark:disabled:bg-zinc-800 dark:disabled:text-zinc-500"
+          >
+            <SendIcon />
+          </button>
+        )}
+      </div>
+      <p className="mt-1.5 hidden px-1 text-[11px] text-zinc-400 sm:block dark:text-zinc-500">
+        Enter to send · Shift+Enter for a new line
+      </p>
+    </form>
+  );
+}

@@ -1,0 +1,55 @@
+"use client";
+
+import type { AppInfo } from "@/lib/contracts";
+import type { ConnectionState } from "@/components/realtime/use-connection";
+import { MenuIcon } from "@/components/ui/icons";
+import { ThemeToggle } from "@/components/ui/theme-toggle";
+
+export interface HeaderProps {
+  title: string | null;
+  info: AppInfo | null;
+  connection: ConnectionState;
+  sidebarOpen: boolean;
+  onOpenSidebar: () => void;
+}
+
+export function Header({ title, info, connection, sidebarOpen, onOpenSidebar }: HeaderProps) {
+  return (
+    <header className="flex h-12 shrink-0 items-center gap-2 border-b border-zinc-200 px-2 sm:px-4 dark:border-zinc-800">
+      <button
+        type="button"
+        onClick={onOpenSidebar}
+        aria-label="Open chats"
+        aria-expanded={sidebarOpen}
+        aria-controls="session-sidebar"
+        className="rounded-md p-2 text-zinc-600 hover:bg-zinc-100 md:hidden dark:text-zinc-300 dark:hover:bg-zinc-800"
+      >
+        <MenuIcon />
+      </button>
+      <h1 className="min-w-0 flex-1 truncate text-sm font-medium text-zinc-800 dark:text-zinc-200">{title ?? "Delegate"}</h1>
+      {connection === "connecting" || connection === "reconnecting" ? (
+        <span role="status" className="flex items-center gap-1.5 text-xs text-amber-700 dark:text-amber-400">
+          <span className="size-1.5 animate-pulse rounded-full bg-current" aria-hidden="true" />
+          {connection === "reconnecting" ? "Reconnecting…" : "Connecting…"}
+        </span>
+      ) : null}
+      {info ? (
+        <div className="flex min-w-0 items-center gap-2">
+          <span className="hidden truncate text-xs text-zinc-500 sm:inline dark:text-zinc-400" title="Model">
+            {info.modelLabel}
+          </span>
+          {info.demo ? (
+            <span
+              data-testid="demo-badge"
+              title="No model is configured: answers come from a deterministic offline demo model."
+              className="shrink-0 rounded-full border border-amber-300 bg-amber-50 px-2 py-0.5 text-[11px] font-medium whitespace-nowrap text-amber-800 dark:border-amber-800 dark:bg-amber-950/60 dark:text-amber-300"
+            >
+              Offline demo model
+            </span>
+          ) : null}
+        </div>
+      ) : null}
+      <ThemeToggle />
+    </header>
+  );
+}

@@ -1,0 +1,89 @@
+"use client";
+
+import { useEffect, useRef, useState, type ReactNode } from "react";
+import { AssistantMessage } from "./assistant-message";
+import type { TurnView } from "./turn-view";
+import { UserMessage } from "./user-message";
+
+/** Within this many pixels of the bottom, the list follows new content. */
+const STICK_THRESHOLD_PX = 80;
+/** Growth this soon after a click is the reader opening something, not the stream. */
+const CLICK_GRACE_MS = 400;
+
+export interface MessageListProps {
+  turns: readonly TurnView[];
+  /** Shown under the turns (e.g. a command error), inside the scroll area. */
+  footer?: ReactNode;
+}
+
+/**
+ * Scrolls with the stream only while the reader is at the bottom: scrolling up to read
+ * an earlier panel must not be yanked away by the next token.
+ */
+export function MessageList({ turns, footer }: MessageListProps) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const content = useRef<HTMLDivElement>(null);
+  const stick = useRef(true);
+  const [showJump, setShowJump] = useState(false);
+
+  useEffect(() => {
+    const el = scroller.current;
+    const inner = content.current;
+    if (!el || !inner) return;
+    el.scrollTop = el.scrollHeight;
+    const onScroll = () => {
+      const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_THRESHOLD_PX;
+      stick.current = atBottom;
+      setShowJump(!atBottom);
+    };
+    let lastClick = 0;
+    const onClick = () => {
+      lastClick = Date.now();
+    };
+    const observer = new ResizeObserver(() => {
+      // Expanding a panel must keep its header where the reader clicked it.
+      if (Date.now() - lastClick < CLICK_GRACE_MS) return onScroll();
+      if (stick.current) el.scrollTop = el.scrollHeight;
+    });
+    observer.observe(inner);
+    el.addEventListener("scroll", onScroll, { passive: true });
+    inner.addEventListener("click", onClick, { capture: true });
+    return () => {
+      observer.disconnect();
+      el.removeEventListener("scroll", onScroll);
+      inner.removeEventListener("click", onClick, { capture: true });
+    };
+  }, []);
+
+  const jump = () => {
+    const el = scroller.current;
+    if (!el) return;
+    stick.current = true;
+    el.scrollTo({ top: el.scrollHeight, behavior: "smooth" });
+  };
+
+  return (
+    <div className="relative min-h-0 flex-1">
+      <div ref={scroller} className="h-full overflow-y-auto [scrollbar-gutter:stable]" data-testid="message-list">
+        <div ref={content} className="mx-auto w-full max-w-3xl space-y-6 px-3 pt-6 pb-6 sm:px-4">
+          {turns.map((turn) => (
+            <div key={turn.turnId} className="space-y-4">
+              <UserMessage text={turn.prompt} />
+              <AssistantMessage turn={turn} />
+            </div>
+          ))}
+          {footer}
+        </div>
+      </div>
+      {showJump ? (
+        <button
+          type="button"
+          onClick={jump}
+          className="absolute bottom-3 left-1/2 -translate-x-1/2 rounded-full border border-zinc-200 bg-white/95 px-3 py-1 text-xs font-medium text-zinc-700 shadow-md hover:bg-zinc-50 dark:border-zinc-700 dark:bg-zinc-900/95 dark:text-zinc-200 dark:hover:bg-zinc-800"
+        >
+          Jump to latest ↓
+        </button>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,136 @@
+"use client";
+
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useEffect, useState } from "react";
+import { PlusIcon, XIcon } from "@/components/ui/icons";
+import { SessionItem } from "./session-item";
+import { useSessions } from "./sessions-context";
+
+export interface SidebarProps {
+  currentSessionId: string | null;
+  /** Drawer state on narrow screens; ignored from md up, where the sidebar is always shown. */
+  open: boolean;
+  onClose: () => void;
+}
+
+export function Sidebar({ currentSessionId, open, onClose }: SidebarProps) {
+  const { sessions, loadError, create, rename, remove } = useSessions();
+  const router = useRouter();
+  const [creating, setCreating] = useState(false);
+  const [createError, setCreateError] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape") onClose();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [open, onClose]);
+
+  const newSession = async () => {
+    setCreating(true);
+    setCreateError(null);
+    const ack = await create();
+    setCreating(false);
+    if (!ack.ok) {
+      setCreateError(`Could not create a chat: ${ack.message}`);
+      return;
+    }
+    onClose();
+    router.push(`/c/${encodeURIComponent(ack.data.sessionId)}`);
+  };
+
+  return (
+    <>
+      <div
+        aria-hidden="true"
+        onClick={onClose}
+        className={`fixed inset-0 z-30 bg-zinc-950/40 transition-opacity md:hidden ${open ? "opacity-100" : "pointer-events-none opacity-0"}`}
+      />
+      <aside
+        id="session-sidebar"
+        aria-label="Chats"
+        className={`fixed inset-y-0 left-0 z-40 flex w-72 max-w-[85vw] flex-col border-r border-zinc-200 bg-zinc-50 transition-[translate,visibility] duration-200 md:visible md:static md:z-auto md:max-w-none md:translate-x-0 dark:border-zinc-800 dark:bg-zinc-900 ${
+          open ? "visible translate-x-0" : "invisible -translate-x-full"
+        }`}
+      >
+        <div className="flex items-center justify-between gap-2 px-3 pt-3 pb-2">
+          <Link href="/" onClick={onClose} className="rounded-md px-1.5 py-1 text-base font-semibold tracking-tight">
+            Delegate
+          </Link>
+          <button
+            type="button"
+            onClick={onClose}
+            aria-label="Close sidebar"
+            className="rounded-md p-2 text-zinc-500 hover:bg-zinc-200 md:hidden dark:hover:bg-zinc-800"
+          >
+            <XIcon />
+          </button>
+        </div>
+        <div className="px-3 pb-2">
+          <button
+            type="button"
+            data-testid="new-session"
+            onClick={newSession}
+            disabled={creating}
+            className="flex w-full items-center justify-center gap-2 rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm font-medium text-zinc-800 shadow-xs hover:bg-zinc-100 disabled:opacity-60 dark:border-zinc-700 dark:bg-zinc-950 dark:text-zinc-100 dark:hover:bg-zinc-800"
+          >
+            <PlusIcon />
+            {creating ? "Creating…" : "New chat"}
+          </button>
+          {createError ? (
+            <p role="alert" className="mt-1.5 text-xs text-red-700 dark:text-red-400">
+              {createError}
+            </p>
+          ) : null}
+        </div>
+        <nav aria-label="Sessions" className="min-h-0 flex-1 overflow-y-auto px-2 pb-3">
+          {sessions === null ? (
+            loadError ? (
+              <p role="alert" className="px-2 py-2 text-sm text-red-700 dark:text-red-400">
+                Could not load chats: {loadError}
+              </p>
+            ) : (
+              <SessionsSkeleton />
+            )
+          ) : sessions.length === 0 ? (
+            <p className="px-2.5 py-2 text-sm text-zinc-500 dark:text-zinc-400">No chats yet.</p>
+          ) : (
+            <ul className="space-y-0.5">
+              {sessions.map((s) => (
+                <SessionItem
+                  key={s.sessionId}
+                  session={s}
+                  current={s.sessionId === currentSessionId}
+                  onNavigate={onClose}
+                  onRename={async (title) => {
+                    const ack = await rename(s.sessionId, title);
+                    return ack.ok ? null : `Could not rename: ${ack.message}`;
+                  }}
+                  onDelete={async () => {
+                    const ack = await remove(s.sessionId);
+                    if (!ack.ok) return `Could not delete: ${ack.message}`;
+                    if (s.sessionId === currentSessionId) router.push("/");
+                    return null;
+                  }}
+                />
+              ))}
+            </ul>
+          )}
+        </nav>
+      </aside>
+    </>
+  );
+}
+
+function SessionsSkeleton() {
+  return (
+    <div aria-label="Loading chats" className="space-y-1.5 px-1 pt-1">
+      {[70, 55, 80].map((w) => (
+        <div key={w} className="h-7 animate-pulse rounded-md bg-zinc-200/70 dark:bg-zinc-800" style={{ width: `${w}%` }} />
+      ))}
+    </div>
+  );
+}

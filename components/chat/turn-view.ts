@@ -1,0 +1,1 @@
+export type { TurnView, TurnViewStatus } from "@/lib/chat/session-state";

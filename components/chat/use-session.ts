@@ -1,0 +1,145 @@
+"use client";
+
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
+import {
+  AGENT_EVENT_TYPES,
+  type Ack,
+  type AgentEventType,
+  type ErrorCode,
+  type SessionEvent,
+} from "@/lib/contracts";
+import { initialSessionState, isBusy, sessionReducer, type SessionState } from "@/lib/chat/session-state";
+import { getSocket, request, type AppClientSocket } from "@/components/realtime/socket";
+import { newClientId } from "./client-id";
+
+export interface SessionProblem {
+  code: ErrorCode;
+  message: string;
+}
+
+export interface UseSession {
+  state: SessionState;
+  /** False until the first join answered (snapshot or replay). */
+  loaded: boolean;
+  /** Why joining failed (e.g. not_found); the view replaces the chat with it. */
+  joinError: SessionProblem | null;
+  busy: boolean;
+  runningTurnId: string | null;
+  send: (text: string) => Promise<boolean>;
+  cancel: () => Promise<Ack<{ turnId: string }> | null>;
+  steer: (runId: string, message: string) => Promise<Ack<{ runId: string }>>;
+  kill: (runId: string) => Promise<Ack<{ runId: string }>>;
+}
+
+/**
+ * One open session over the shared socket. Every agent event type (from the contract's
+ * own list, so a new event cannot be forgotten here) feeds the pure reducer. A fresh load
+ * asks for a snapshot; a reconnect rejoins with `lastSeq` so the server can replay only
+ * what was missed; a gap the reducer detects (`needsResync`) asks for a snapshot again.
+ */
+export function useSession(sessionId: string): UseSession {
+  const [state, dispatch] = useReducer(sessionReducer, sessionId, initialSessionState);
+  const [loaded, setLoaded] = useState(false);
+  const [joinError, setJoinError] = useState<SessionProblem | null>(null);
+  const stateRef = useRef(state);
+  const loadedRef = useRef(false);
+  const joining = useRef(false);
+  /** Bumped after every join, so a resync still pending after a replay-mode join retries. */
+  const [joins, setJoins] = useState(0);
+
+  useEffect(() => {
+    stateRef.current = state;
+  }, [state]);
+
+  const join = useCallback(
+    async (resume: boolean) => {
+      joining.current = true;
+      const socket = getSocket();
+      const lastSeq = resume && loadedRef.current ? stateRef.current.seq : undefined;
+      const ack = await request(socket, "session:join", lastSeq === undefined ? { sessionId } : { sessionId, lastSeq });
+      joining.current = false;
+      setJoins((n) => n + 1);
+      if (ack.ok) {
+        dispatch({ type: "joined", result: ack.data });
+        loadedRef.current = true;
+        setLoaded(true);
+        setJoinError(null);
+      } else if (ack.code !== "unavailable" || !loadedRef.current) {
+        // A timeout while already showing the session is retried by the next reconnect.
+        setJoinError({ code: ack.code, message: ack.message });
+      }
+    },
+    [sessionId],
+  );
+
+  useEffect(() => {
+    const socket = getSocket();
+    const onEvent = (event: SessionEvent) => dispatch({ type: "event", event });
+    const onReplayComplete = (info: { sessionId: string; seq: number }) =>
+      dispatch({ type: "replay:complete", sessionId: info.sessionId, seq: info.seq });
+    const onConnect = () => void join(true);
+
+    const listen = onAgentEvents(socket);
+    for (const type of AGENT_EVENT_TYPES) listen.on(type, onEvent);
+    socket.on("replay:complete", onReplayComplete);
+    socket.on("connect", onConnect);
+    if (socket.connected) void join(false);
+
+    return () => {
+      for (const type of AGENT_EVENT_TYPES) listen.off(type, onEvent);
+      socket.off("replay:complete", onReplayComplete);
+      socket.off("connect", onConnect);
+      if (socket.connected) void request(socket, "session:leave", { sessionId });
+    };
+  }, [sessionId, join]);
+
+  useEffect(() => {
+    // Without lastSeq the server answers with a snapshot, which clears needsResync.
+    if (state.needsResync && !joining.current) void join(false);
+  }, [state.needsResync, joins, join]);
+
+  const send = useCallback(
+    async (text: string) => {
+      const clientId = newClientId();
+      dispatch({ type: "send", clientId, prompt: text, createdAt: new Date().toISOString() });
+      const ack = await request(getSocket(), "turn:send", { sessionId, text });
+      if (ack.ok) dispatch({ type: "send:acked", clientId, turnId: ack.data.turnId });
+      else dispatch({ type: "send:failed", clientId, error: `Not sent: ${ack.message}` });
+      return ack.ok;
+    },
+    [sessionId],
+  );
+
+  const runningTurnId = useMemo(() => {
+    for (let i = state.turns.length - 1; i >= 0; i--) {
+      const turn = state.turns[i]!;
+      if (turn.status === "running") return turn.turnId;
+    }
+    return null;
+  }, [state.turns]);
+
+  const cancel = useCallback(async () => {
+    if (!runningTurnId) return null;
+    return request(getSocket(), "turn:cancel", { sessionId, turnId: runningTurnId });
+  }, [sessionId, runningTurnId]);
+
+  const steer = useCallback(
+    (runId: string, message: string) => request(getSocket(), "subagent:steer", { sessionId, runId, message }),
+    [sessionId],
+  );
+  const kill = useCallback((runId: string) => request(getSocket(), "subagent:kill", { sessionId, runId }), [sessionId]);
+
+  return { state, loaded, joinError, busy: isBusy(state), runningTurnId, send, cancel, steer, kill };
+}
+
+/**
+ * Socket.IO's typed `on` cannot take a union of event names with one shared handler;
+ * every agent event relays as a SessionEvent, so the listener type is narrowed once here.
+ */
+function onAgentEvents(socket: AppClientSocket) {
+  type Listen = (type: AgentEventType, handler: (event: SessionEvent) => void) => void;
+  return {
+    on: socket.on.bind(socket) as unknown as Listen,
+    off: socket.off.bind(socket) as unknown as Listen,
+  };
+}

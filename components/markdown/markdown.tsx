@@ -1,0 +1,96 @@
+"use client";
+
+import { memo, useDeferredValue } from "react";
+import ReactMarkdown, { type Components, type ExtraProps } from "react-markdown";
+import rehypeHighlight from "rehype-highlight";
+import remarkGfm from "remark-gfm";
+import { CopyButton } from "@/components/ui/copy-button";
+import { codeLanguage, hastText } from "./hast-text";
+import { safeUrl } from "./safe-url";
+
+/** Above this many characters highlighting is skipped: lowlight on a huge blob freezes the tab. */
+const HIGHLIGHT_MAX_CHARS = 100_000;
+
+const remarkPlugins = [remarkGfm];
+const highlightPlugins = [[rehypeHighlight, { detect: false }]] as NonNullable<Parameters<typeof ReactMarkdown>[0]["rehypePlugins"]>;
+const noPlugins: typeof highlightPlugins = [];
+
+function CodeBlock({ node, children, ...rest }: React.ComponentProps<"pre"> & ExtraProps) {
+  const text = node ? hastText(node) : "";
+  const lang = node ? codeLanguage(node) : null;
+  return (
+    <div className="code-block overflow-hidden rounded-lg border border-zinc-200 dark:border-zinc-800">
+      <div className="flex items-center justify-between border-b border-zinc-200 bg-zinc-100/70 py-0.5 pr-1 pl-3 text-xs text-zinc-500 dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-400">
+        <span className="font-mono">{lang ?? "text"}</span>
+        <CopyButton text={text} label="Copy code" showLabel />
+      </div>
+      <pre {...rest} className="!rounded-none !border-0">
+        {children}
+      </pre>
+    </div>
+  );
+}
+
+function Link({ href, children }: React.ComponentProps<"a"> & ExtraProps) {
+  if (!href) return <span>{children}</span>;
+  return (
+    <a href={href} target="_blank" rel="noopener noreferrer">
+      {children}
+    </a>
+  );
+}
+
+/** Remote images are shown as links, not loaded: a model should not be able to make the browser fetch a tracking URL. */
+function Image({ src, alt }: React.ComponentProps<"img"> & ExtraProps) {
+  const label = `[image${alt ? `: ${alt}` : ""}]`;
+  if (typeof src !== "string" || !src) return <span>{label}</span>;
+  return (
+    <a href={src} target="_blank" rel="noopener noreferrer">
+      {label}
+    </a>
+  );
+}
+
+function Table({ node: _node, ...rest }: React.ComponentProps<"table"> & ExtraProps) {
+  return (
+    <div className="table-wrap">
+      <table {...rest} />
+    </div>
+  );
+}
+
+const components: Components = { pre: CodeBlock, a: Link, img: Image, table: Table };
+
+function urlTransform(url: string): string | null {
+  return safeUrl(url);
+}
+
+export interface MarkdownProps {
+  text: string;
+  className?: string;
+  /** Draws a caret after the last character while the text is still arriving. */
+  streaming?: boolean;
+}
+
+/**
+ * Markdown for untrusted text: GFM tables and highlighted code, but never raw HTML —
+ * without rehype-raw, HTML in the source is rendered as literal text.
+ */
+export const Markdown = memo(function Markdown({ text, className = "", streaming = false }: MarkdownProps) {
+  // Streaming re-parses on every token; deferring keeps typing and scrolling responsive.
+  const deferred = useDeferredValue(text);
+  const rehypePlugins = deferred.length > HIGHLIGHT_MAX_CHARS ? noPlugins : highlightPlugins;
+  return (
+    <div className={`markdown ${streaming ? "markdown-streaming" : ""} ${className}`}>
+      <ReactMarkdown
+        remarkPlugins={remarkPlugins}
+        rehypePlugins={rehypePlugins}
+        components={components}
+        urlTransform={urlTransform}
+      >
+        {deferred}
+      </ReactMarkdown>
+      {streaming && deferred.length === 0 ? <span className="stream-caret" aria-hidden="true" /> : null}
+    </div>
+  );
+});

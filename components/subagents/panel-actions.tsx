@@ -1,0 +1,25 @@
+"use client";
+
+import { createContext, useContext, type ReactNode } from "react";
+import type { Ack } from "@/lib/contracts";
+
+/**
+ * What a panel can do besides render: steer or kill its run, fetch a full tool result.
+ * Provided once per open session so memoized panels need no callback props.
+ */
+export interface PanelActions {
+  sessionId: string;
+  steer: (runId: string, message: string) => Promise<Ack<{ runId: string }>>;
+  kill: (runId: string) => Promise<Ack<{ runId: string }>>;
+}
+
+const PanelActionsContext = createContext<PanelActions | null>(null);
+
+export function PanelActionsProvider({ value, children }: { value: PanelActions; children: ReactNode }) {
+  return <PanelActionsContext.Provider value={value}>{children}</PanelActionsContext.Provider>;
+}
+
+/** Null outside a session (e.g. a static preview): panels then hide their controls. */
+export function usePanelActions(): PanelActions | null {
+  return useContext(PanelActionsContext);
+}

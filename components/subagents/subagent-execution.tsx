@@ -1,0 +1,185 @@
+"use client";
+
+import { memo, useId, type ReactNode } from "react";
+import type { PanelNode, ToolNode } from "@/lib/markup/types";
+import { Markdown } from "@/components/markdown/markdown";
+import { BotIcon, ChevronRightIcon } from "@/components/ui/icons";
+import { useDisclosure } from "@/components/ui/disclosure";
+import { Elapsed } from "./elapsed";
+import { endReasonLabel, formatTokens, totalTokens, truncate } from "./format";
+import { PanelStats } from "./panel-stats";
+import { StatusIcon } from "./status-icon";
+import { SubagentControls } from "./subagent-controls";
+import { ToolCallView } from "./tool-call-view";
+import { ToolResult } from "./tool-result";
+
+export interface SubagentExecutionProps {
+  panel: PanelNode;
+  /** The parent's tool call that spawned this run: its result is what the parent model saw. */
+  call?: ToolNode;
+}
+
+/**
+ * Seed 001's `<SubagentExecution>` panel: one subagent run, collapsed to a single line,
+ * expanded to everything it did. Memoized on the node: transforms copy only the path to
+ * a change, so finished panels are skipped while a sibling streams.
+ */
+export const SubagentExecution = memo(function SubagentExecution({ panel, call }: SubagentExecutionProps) {
+  const [open, setOpen] = useDisclosure(`run:${panel.runId}`);
+  const bodyId = useId();
+  const running = panel.status === "running";
+  const tokens = totalTokens(panel.stats);
+
+  return (
+    <section
+      data-testid="subagent-panel"
+      data-status={panel.status}
+      data-run-id={panel.runId}
+      data-depth={panel.depth}
+      aria-label={`Subagent ${panel.name}`}
+      className={`min-w-0 rounded-lg border bg-white shadow-xs dark:bg-zinc-900/60 ${
+        panel.status === "error"
+          ? "border-red-200 dark:border-red-900/70"
+          : running
+            ? "border-sky-200 dark:border-sky-900/70"
+            : "border-zinc-200 dark:border-zinc-800"
+      }`}
+    >
+      <button
+        type="button"
+        data-testid="subagent-toggle"
+        aria-expanded={open}
+        aria-controls={bodyId}
+        onClick={() => setOpen(!open)}
+        className="flex w-full min-w-0 items-center gap-2 rounded-lg px-3 py-2 text-left text-sm hover:bg-zinc-50 dark:hover:bg-zinc-800/50"
+      >
+        <ChevronRightIcon size={14} className={`shrink-0 text-zinc-400 transition-transform ${open ? "rotate-90" : ""}`} />
+        <StatusIcon status={panel.status} />
+        <span className="flex shrink-0 items-center gap-1 font-medium text-zinc-900 dark:text-zinc-100">
+          <BotIcon size={14} className="text-zinc-400" />
+          {panel.name}
+        </span>
+        <span className="min-w-0 flex-1 truncate text-zinc-500 dark:text-zinc-400" title={panel.task}>
+          {truncate(panel.task, 140)}
+        </span>
+        <span className="flex shrink-0 items-center gap-2 text-xs text-zinc-500 tabular-nums dark:text-zinc-400">
+          <Elapsed startedAt={panel.startedAt} endedAt={panel.endedAt} runtimeMs={panel.stats?.runtimeMs} running={running} />
+          <span className="hidden sm:inline" title={`${tokens.toLocaleString()} tokens`}>
+            {formatTokens(tokens)} tok
+          </span>
+        </span>
+      </button>
+      <div id={bodyId} hidden={!open}>
+        {open ? <PanelBody panel={panel} call={call} /> : null}
+      </div>
+    </section>
+  );
+});
+
+function PanelBody({ panel, call }: SubagentExecutionProps) {
+  const running = panel.status === "running";
+  const [responseOpen, setResponseOpen] = useDisclosure(`run-response:${panel.runId}`, true);
+  const responseId = useId();
+  const returned = call && call.status !== "running" && call.response !== panel.responseText ? call : null;
+
+  return (
+    <div className="space-y-3 border-t border-zinc-200 px-3 pt-3 pb-3 dark:border-zinc-800">
+      <Block title="Task">
+        <p className="text-sm break-words whitespace-pre-wrap text-zinc-800 dark:text-zinc-200">{panel.task}</p>
+      </Block>
+
+      {panel.toolCalls.length > 0 ? (
+        <Block title={`Tool calls (${panel.toolCalls.length})`}>
+          <ol className="space-y-1.5">
+            {panel.toolCalls.map((c) => (
+              <li key={c.callId} className="min-w-0">
+                <ToolCallView call={c} />
+              </li>
+            ))}
+          </ol>
+        </Block>
+      ) : running ? (
+        <p className="text-xs text-zinc-500 italic dark:text-zinc-400">No tool calls yet.</p>
+      ) : null}
+
+      {panel.thinking ? <Thinking runId={panel.runId} text={panel.thinking} /> : null}
+
+      <div>
+        <button
+          type="button"
+          aria-expanded={responseOpen}
+          aria-controls={responseId}
+          onClick={() => setResponseOpen(!responseOpen)}
+          className="mb-1 inline-flex items-center gap-1 rounded text-[11px] font-semibold tracking-wide text-zinc-500 uppercase hover:text-zinc-800 dark:text-zinc-400 dark:hover:text-zinc-200"
+        >
+          <ChevronRightIcon size={12} className={`transition-transform ${responseOpen ? "rotate-90" : ""}`} />
+          Response
+        </button>
+        <div id={responseId} hidden={!responseOpen}>
+          {responseOpen ? (
+            panel.responseText ? (
+              <div className="rounded-md border border-zinc-200 bg-zinc-50/60 px-3 py-2 text-sm dark:border-zinc-800 dark:bg-zinc-950/40">
+                <Markdown text={panel.responseText} streaming={running} />
+              </div>
+            ) : (
+              <p className="text-xs text-zinc-500 italic dark:text-zinc-400">{running ? "Waiting for the first words…" : "No response."}</p>
+            )
+          ) : null}
+        </div>
+      </div>
+
+      {panel.status === "error" || (panel.endReason && panel.endReason !== "completed") ? (
+        <div role="alert" className="rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900/70 dark:bg-red-950/40 dark:text-red-300">
+          <span className="font-medium">{panel.endReason ? `Ended: ${endReasonLabel(panel.endReason)}` : "Failed"}</span>
+          {panel.error ? <span className="break-words whitespace-pre-wrap"> — {panel.error}</span> : null}
+        </div>
+      ) : null}
+
+      {returned ? (
+        <Block title="Returned to parent">
+          <ToolResult callId={returned.callId} response={returned.response} responseSize={returned.responseSize} />
+        </Block>
+      ) : null}
+
+      <PanelStats stats={panel.stats} startedAt={panel.startedAt} endedAt={panel.endedAt} running={running} />
+
+      {running ? <SubagentControls runId={panel.runId} name={panel.name} /> : null}
+    </div>
+  );
+}
+
+/** The run's reasoning, for audit only; folded by default because it is long and noisy. */
+function Thinking({ runId, text }: { runId: string; text: string }) {
+  const [open, setOpen] = useDisclosure(`run-thinking:${runId}`);
+  const id = useId();
+  return (
+    <div>
+      <button
+        type="button"
+        aria-expanded={open}
+        aria-controls={id}
+        onClick={() => setOpen(!open)}
+        className="mb-1 inline-flex items-center gap-1 rounded text-[11px] font-semibold tracking-wide text-zinc-500 uppercase hover:text-zinc-800 dark:text-zinc-400 dark:hover:text-zinc-200"
+      >
+        <ChevronRightIcon size={12} className={`transition-transform ${open ? "rotate-90" : ""}`} />
+        Thinking
+      </button>
+      <div id={id} hidden={!open}>
+        {open ? (
+          <p className="max-h-72 overflow-auto rounded-md border border-zinc-200 bg-zinc-50/60 px-3 py-2 text-sm break-words whitespace-pre-wrap text-zinc-600 italic dark:border-zinc-800 dark:bg-zinc-950/40 dark:text-zinc-400">
+            {text}
+          </p>
+        ) : null}
+      </div>
+    </div>
+  );
+}
+
+function Block({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <div className="min-w-0">
+      <div className="mb-1 text-[11px] font-semibold tracking-wide text-zinc-500 uppercase dark:text-zinc-400">{title}</div>
+      {children}
+    </div>
+  );
+}

@@ -1,0 +1,73 @@
+"use client";
+
+import { memo, useId } from "react";
+import type { ToolNode } from "@/lib/markup/types";
+import { ChevronRightIcon, WrenchIcon } from "@/components/ui/icons";
+import { useDisclosure } from "@/components/ui/disclosure";
+import { argumentHint, prettyJson } from "./format";
+import { StatusIcon } from "./status-icon";
+import { SubagentExecution } from "./subagent-execution";
+import { ToolResult } from "./tool-result";
+
+export interface ToolCallViewProps {
+  call: ToolNode;
+}
+
+/**
+ * One tool call as a compact chip that opens to its arguments and result. A call that
+ * spawned a subagent is shown as that subagent's panel instead: the panel is the call.
+ */
+export const ToolCallView = memo(function ToolCallView({ call }: ToolCallViewProps) {
+  if (call.subagent) return <SubagentExecution panel={call.subagent} call={call} />;
+  return <ToolChip call={call} />;
+});
+
+function ToolChip({ call }: ToolCallViewProps) {
+  const [open, setOpen] = useDisclosure(`tool:${call.callId}`);
+  const bodyId = useId();
+  const hint = argumentHint(call.parameters);
+  return (
+    <div data-testid="tool-call" data-call-id={call.callId} data-status={call.status} className="min-w-0">
+      <button
+        type="button"
+        aria-expanded={open}
+        aria-controls={bodyId}
+        onClick={() => setOpen(!open)}
+        className="inline-flex max-w-full min-w-0 items-center gap-1.5 rounded-md border border-zinc-200 bg-zinc-50 px-2 py-1 text-xs text-zinc-700 hover:border-zinc-300 hover:bg-zinc-100 dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-300 dark:hover:border-zinc-700 dark:hover:bg-zinc-800"
+      >
+        <ChevronRightIcon size={12} className={`shrink-0 text-zinc-400 transition-transform ${open ? "rotate-90" : ""}`} />
+        <WrenchIcon size={12} className="shrink-0 text-zinc-400" />
+        <span className="shrink-0 font-mono font-medium">{call.name}</span>
+        {hint ? <span className="min-w-0 truncate text-zinc-500 dark:text-zinc-400">{hint}</span> : null}
+        <StatusIcon status={call.status} size={13} />
+      </button>
+      <div id={bodyId} hidden={!open}>
+        {open ? (
+          <div className="mt-1.5 space-y-2 rounded-md border border-zinc-200 bg-zinc-50/60 p-2.5 dark:border-zinc-800 dark:bg-zinc-900/60">
+            <Section title="Parameters">
+              <pre className="max-h-60 overflow-auto rounded-md border border-zinc-200 bg-white p-2 font-mono text-xs leading-relaxed break-words whitespace-pre-wrap text-zinc-800 dark:border-zinc-800 dark:bg-zinc-950 dark:text-zinc-200">
+                {prettyJson(call.parameters)}
+              </pre>
+            </Section>
+            <Section title="Result">
+              {call.status === "running" ? (
+                <p className="text-xs text-zinc-500 italic dark:text-zinc-400">Waiting for the result…</p>
+              ) : (
+                <ToolResult callId={call.callId} response={call.response} responseSize={call.responseSize} />
+              )}
+            </Section>
+          </div>
+        ) : null}
+      </div>
+    </div>
+  );
+}
+
+function Section({ title, children }: { title: string; children: React.ReactNode }) {
+  return (
+    <div>
+      <div className="mb-1 text-[11px] font-semibold tracking-wide text-zinc-500 uppercase dark:text-zinc-400">{title}</div>
+      {children}
+    </div>
+  );
+}

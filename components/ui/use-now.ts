@@ -1,0 +1,15 @@
+"use client";
+
+import { useEffect, useState } from "react";
+
+/** Current time, re-read every `intervalMs` while `active`; frozen otherwise so finished rows stay still. */
+export function useNow(active: boolean, intervalMs = 1_000): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!active) return;
+    setNow(Date.now());
+    const timer = setInterval(() => setNow(Date.now()), intervalMs);
+    return () => clearInterval(timer);
+  }, [active, intervalMs]);
+  return now;
+}
