@@ -1,0 +1,212 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ModelError, type ModelRequest } from "@/lib/model/types";
+import { MASTER_PROMPT_MARKER } from "./prompts";
+import { ofType, startTestTurn, tempWorkspace } from "./testing/harness";
+import { lastUser, scriptedModel, systemOf, toolResults, type ScriptedReply } from "./testing/scripted-model";
+
+let ws: Awaited<ReturnType<typeof tempWorkspace>>;
+beforeEach(async () => {
+  ws = await tempWorkspace({ "plan.txt": "Release 2.0 ships on May 3.", "bugs.txt": "BUG-7: login fails on Safari." });
+});
+afterEach(() => ws.cleanup());
+
+const isMaster = (r: ModelRequest) => systemOf(r).startsWith(MASTER_PROMPT_MARKER);
+const isExplore = (r: ModelRequest) => systemOf(r).includes("explore subagent");
+
+describe("agent runtime: master turn", () => {
+  it("streams a direct answer with offsets and ends the turn once", async () => {
+    const model = scriptedModel(() => ({ text: "Hello there! Here is a table.", usage: { inputTokens: 30, outputTokens: 8 } }));
+    const run = startTestTurn({ model, workspaceDir: ws.dir }, "hello");
+    const result = await run.result;
+    expect(result).toMatchObject({ status: "completed", response: "Hello there! Here is a table." });
+    expect(run.events[0]).toMatchObject({ type: "turn:started", prompt: "hello" });
+    const tokens = ofType(run.events, "turn:token");
+    expect(tokens.length).toBeGreaterThan(1);
+    let offset = 0;
+    for (const t of tokens) {
+      expect(t.offset).toBe(offset);
+      offset += t.text.length;
+    }
+    expect(ofType(run.events, "turn:ended")).toHaveLength(1);
+    expect(run.events.at(-1)).toMatchObject({ type: "turn:ended", status: "completed", response: result.response });
+    expect(result.stats.chat).toEqual({ inputTokens: 30, outputTokens: 8 });
+    expect(result.stats.steps).toBe(1);
+  });
+
+  it("runs a tool, feeds the result back under the same id, and orders tool events by text offset", async () => {
+    const model = scriptedModel((req, i) =>
+      i === 0
+        ? { text: "Let me check. ", toolCalls: [{ id: "c1", name: "read_note", args: { name: "plan" } }] }
+        : { text: `The plan: ${toolResults(req.messages)[0]?.content}` },
+    );
+    const run = startTestTurn({ model, workspaceDir: ws.dir }, "what is the plan?");
+    const result = await run.result;
+    expect(result.response).toBe("Let me check. The plan: Release 2.0 ships on May 3.");
+    expect(ofType(run.events, "tool:call")[0]).toMatchObject({ callId: "c1", name: "read_note", textOffset: "Let me check. ".length });
+    expect(ofType(run.events, "tool:result")[0]).toMatchObject({ callId: "c1", status: "success", response: "Release 2.0 ships on May 3." });
+    const second = model.requests[1]!.messages;
+    const assistant = second.find((m) => m.role === "assistant");
+    expect(assistant).toMatchObject({ toolCalls: [{ id: "c1", name: "read_note" }] });
+    expect(second.at(-1)).toMatchObject({ role: "tool", toolCallId: "c1", toolName: "read_note" });
+  });
+
+  it("returns unknown tools and invalid arguments to the model as structured errors", async () => {
+    const model = scriptedModel((req, i) =>
+      i === 0
+        ? {
+            toolCalls: [
+              { id: "a", name: "delete_everything", args: {} },
+              { id: "b", name: "read_note", args: "{not json" },
+              { id: "c", name: "read_note", args: { name: "../etc/passwd" } },
+              { id: "d", name: "subagent", args: { agent: "nope", task: "x" } },
+              { id: "e", name: "subagent", args: { agent: "explore" } },
+            ],
+          }
+        : { text: toolResults(req.messages).map((m) => m.content).join("\n") },
+    );
+    const run = startTestTurn({ model, workspaceDir: ws.dir }, "break things");
+    const result = await run.result;
+    expect(result.status).toBe("completed");
+    expect(result.response).toContain('Error [unknown_tool]: Unknown tool "delete_everything"');
+    expect(result.response).toContain("Error [invalid_arguments]: Arguments for \"read_note\" are not valid JSON");
+    expect(result.response).toContain("Error [invalid_arguments]: Invalid arguments for \"read_note\"");
+    expect(result.response).toContain('Error [unknown_subagent]: Unknown subagent "nope". Available subagents: explore, general');
+    expect(result.response).toMatch(/Error \[invalid_arguments\]: Invalid arguments for "subagent": task/);
+    expect(ofType(run.events, "tool:result").every((e) => e.status === "error")).toBe(true);
+    expect(ofType(run.events, "subagent_started")).toHaveLength(0);
+  });
+
+  it("ends the turn as failed with the model's readable error", async () => {
+    const model = scriptedModel(() => ({ text: "Partial ", error: new ModelError("rate_limited", "The model provider is rate limiting requests; try again in a minute.") }));
+    const run = startTestTurn({ model, workspaceDir: ws.dir }, "hi");
+    const result = await run.result;
+    expect(result).toMatchObject({ status: "failed", error: "The model provider is rate limiting requests; try again in a minute." });
+    expect(ofType(run.events, "turn:ended")).toEqual([expect.objectContaining({ status: "failed", error: result.error, response: "Partial " })]);
+  });
+
+  it("ends the turn as failed when the model throws a bug, and survives a publisher that throws", async () => {
+    const model = scriptedModel(() => {
+      throw new TypeError("cannot read properties of undefined");
+    });
+    const warnings: string[] = [];
+    let published = 0;
+    const run = startTestTurn(
+      {
+        model,
+        workspaceDir: ws.dir,
+        warnings,
+        onEvent: () => {
+          published++;
+          throw new Error("socket gone");
+        },
+      },
+      "hi",
+    );
+    const result = await run.result;
+    expect(result).toMatchObject({ status: "failed", error: "cannot read properties of undefined" });
+    expect(run.events.map((e) => e.type)).toEqual(["turn:started", "turn:ended"]);
+    expect(published).toBe(2);
+    expect(warnings).toContain("publishing an agent event failed");
+  });
+
+  it("fails clearly when the master runs out of steps", async () => {
+    const model = scriptedModel((_, i) => ({ toolCalls: [{ id: `c${i}`, name: "read_note", args: { name: "plan" } }] }));
+    const run = startTestTurn({ model, workspaceDir: ws.dir, limits: { maxTurns: 3 } }, "loop forever");
+    const result = await run.result;
+    expect(result).toMatchObject({ status: "failed", error: "The agent used all 3 steps without reaching a final answer." });
+    expect(model.requests).toHaveLength(3);
+    expect(ofType(run.events, "tool:result")).toHaveLength(3);
+  });
+
+  it("cancels a hanging model: one turn:ended with status cancelled", async () => {
+    const model = scriptedModel(() => ({ text: "Thinking about it", hang: true }));
+    const run = startTestTurn({ model, workspaceDir: ws.dir, onEvent: (e, r) => e.type === "turn:token" && r.handle.cancel() }, "hi");
+    const result = await run.result;
+    expect(result.status).toBe("cancelled");
+    expect(ofType(run.events, "turn:ended")).toEqual([expect.objectContaining({ status: "cancelled" })]);
+  });
+});
+
+describe("agent runtime: subagents", () => {
+  const explorer = (reply: (req: ModelRequest, i: number) => ScriptedReply) =>
+    scriptedModel((req, i) => {
+      if (isMaster(req)) {
+        const results = toolResults(req.messages);
+        if (results.length === 0) {
+          return { text: "Delegating. ", toolCalls: [{ id: "m1", name: "subagent", args: { agent: "explore", task: "Read the plan note", objective: "Know the date" } }] };
+        }
+        return { text: `Final: ${results[0]!.content}` };
+      }
+      return reply(req, i);
+    });
+
+  it("publishes the child's lifecycle in order and gives the master only the clean result", async () => {
+    const model = explorer((req) =>
+      toolResults(req.messages).length === 0
+        ? { thinking: "SECRET_THINKING_MARK", toolCalls: [{ id: "x1", name: "read_note", args: { name: "plan" } }], usage: { inputTokens: 100, outputTokens: 10 } }
+        : { text: `The plan says: ${toolResults(req.messages)[0]!.content}`, usage: { inputTokens: 200, outputTokens: 20 } },
+    );
+    const run = startTestTurn({ model, workspaceDir: ws.dir }, "when do we ship?");
+    const result = await run.result;
+    expect(result.status).toBe("completed");
+
+    const types = run.events.map((e) => (e.type === "subagent_data" ? `data:${e.data.kind}` : e.type));
+    expect(types.filter((t) => !["turn:token", "turn:usage", "data:token"].includes(t))).toEqual([
+      "turn:started",
+      "tool:call",
+      "subagent_started",
+      "data:thinking",
+      "data:tool_call",
+      "data:tool_result",
+      "data:usage",
+      "data:usage",
+      "subagent_completed",
+      "agent:complete",
+      "tool:result",
+      "turn:ended",
+    ]);
+    // The child's answer streams between its tool result and its completion.
+    const firstToken = types.indexOf("data:token");
+    expect(firstToken).toBeGreaterThan(types.indexOf("data:tool_result"));
+    expect(firstToken).toBeLessThan(types.indexOf("subagent_completed"));
+
+    const started = ofType(run.events, "subagent_started")[0]!;
+    expect(started).toMatchObject({ callId: "m1", runId: "run1", parentRunId: null, depth: 1, name: "explore", task: "Read the plan note" });
+    expect(started.prompt).toContain("## Objective\nKnow the date");
+    const complete = ofType(run.events, "agent:complete")[0]!;
+    expect(complete.response).toMatch(/^\[Subagent Result: explore-run1\]\nStatus: Completed\nCondensation: Level 1 \(passthrough\)/);
+    expect(complete.response).toContain("The plan says: Release 2.0 ships on May 3.");
+    expect(complete.response).toMatch(/Runtime: \d+\.\ds \| Steps: 2 \| Tokens: 330 \| Cost: \$0\.0000/);
+    expect(complete.subagent).toMatchObject({ thinking: "SECRET_THINKING_MARK", status: "success", endReason: "completed", toolCalls: [{ callId: "x1", name: "read_note", status: "success" }] });
+    expect(ofType(run.events, "tool:result")[0]).toMatchObject({ callId: "m1", status: "success", response: complete.response });
+
+    const finalMaster = model.requests.filter(isMaster).at(-1)!;
+    const toolMessage = finalMaster.messages.find((m) => m.role === "tool")!;
+    expect(toolMessage.content).toBe(complete.response);
+    const serialized = JSON.stringify(finalMaster);
+    expect(serialized).not.toContain("SECRET_THINKING_MARK");
+    expect(serialized).not.toContain('"toolCalls":[{"callId"');
+    expect(serialized).not.toContain('"success":true');
+    // Chat usage of the child (300 + 30) is summed into the turn.
+    expect(result.stats.chat.inputTokens).toBeGreaterThan(300);
+    expect(ofType(run.events, "subagent_data").filter((e) => e.data.kind === "usage").at(-1)!.data).toEqual({
+      kind: "usage",
+      chat: { inputTokens: 300, outputTokens: 30 },
+      system: { inputTokens: 0, outputTokens: 0 },
+      steps: 2,
+    });
+  });
+
+  it("gives the child a spawn packet with the last five parent messages, not raw parent turns", async () => {
+    const model = explorer(() => ({ text: "done" }));
+    const run = startTestTurn({ model, workspaceDir: ws.dir }, "when do we ship?");
+    await run.result;
+    const child = model.requests.find(isExplore)!;
+    expect(child.messages.map((m) => m.role)).toEqual(["system", "user"]);
+    expect(lastUser(child.messages)).toBe("Read the plan note");
+    expect(systemOf(child)).toContain("Recent parent conversation (last 5 messages");
+    expect(systemOf(child)).toContain("user: when do we ship?");
+    expect(systemOf(child)).toContain(`Workspace: ${ws.dir}`);
+    expect(child.tools?.map((t) => t.name).sort()).toEqual(["read_note"]);
+  });
+});
