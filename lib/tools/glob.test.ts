@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+import { createGlobFilter } from "./glob";
+
+describe("createGlobFilter", () => {
+  it.each([
+    ["*.md", "docs/plan.md", "docs", true],
+    ["*.md", "README.md", ".", true],
+    ["*.md", "docs/plan.mdx", "docs", false],
+    ["*.{ts,py}", "src/a.py", "src", true],
+    ["src/**/*.ts", "src/a.ts", "src", true],
+    ["src/**/*.ts", "src/core/deep/a.ts", "src", true],
+    ["src/**/*.ts", "lib/src/a.ts", "lib", false],
+    ["src/*.ts", "src/core/a.ts", "src", false],
+    ["core/*.ts", "src/core/a.ts", "core/a.ts", true],
+    ["file?.txt", "file1.txt", ".", true],
+    ["file?.txt", "file10.txt", ".", false],
+    ["[ab].txt", "b.txt", ".", true],
+    ["[!ab].txt", "b.txt", ".", false],
+    ["a+b(1).md", "a+b(1).md", ".", true],
+    ["a.md", "aXmd", ".", false],
+  ])("%j on %j (searched as %j) → %s", (glob, workspacePath, searchPath, expected) => {
+    expect(createGlobFilter(glob)(workspacePath, searchPath)).toBe(expected);
+  });
+});
