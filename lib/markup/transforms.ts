@@ -87,11 +87,14 @@ export function applySubagentThinking(doc: MessageDoc, event: SubagentData<"thin
   });
 }
 
-/** Why: usage is a running total, so the latest report replaces the last one (idempotent). */
+/**
+ * Why: usage is a running total, so the latest report replaces the last one (idempotent);
+ * a replayed report with fewer steps than already shown is stale and changes nothing.
+ */
 export function applySubagentUsage(doc: MessageDoc, event: SubagentData<"usage">): MessageDoc {
   const { chat, system, steps } = event.data;
   return updatePanel(doc, event.runId, (panel) => {
-    if (panel.status !== "running") return panel;
+    if (panel.status !== "running" || steps < (panel.stats?.steps ?? 0)) return panel;
     const stats = { runtimeMs: 0, cost: 0, ...panel.stats, chat, system, steps };
     return deepEqual(stats, panel.stats) ? panel : { ...panel, stats };
   });

@@ -78,7 +78,7 @@ function applyData(process: SubagentProcess, data: SubagentDataPayload): Subagen
       return thinking === undefined ? process : { ...process, thinking };
     }
     case "usage": {
-      if (process.status !== "running") return process;
+      if (process.status !== "running" || data.steps < process.stats.steps) return process;
       const stats = { ...process.stats, chat: data.chat, system: data.system, steps: data.steps };
       return deepEqual(stats, process.stats) ? process : { ...process, stats };
     }

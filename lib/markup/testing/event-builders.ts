@@ -1,0 +1,63 @@
+import type { AgentEvent, AgentEventOf, SubagentDataPayload, SubagentProcess, TurnStats } from "@/lib/contracts";
+
+/** Terse builders for hand-written event tables in tests (turn "t1" unless given). */
+const TURN = "t1";
+
+export const STATS: TurnStats = {
+  chat: { inputTokens: 10, outputTokens: 5 },
+  system: { inputTokens: 0, outputTokens: 0 },
+  steps: 2,
+  runtimeMs: 1500,
+  cost: 0.01,
+};
+
+export const ev = {
+  started: (prompt = "hi"): AgentEvent => ({ type: "turn:started", turnId: TURN, prompt, createdAt: "2026-01-01T00:00:00.000Z" }),
+  token: (offset: number, text: string, turnId = TURN): AgentEventOf<"turn:token"> => ({ type: "turn:token", turnId, offset, text }),
+  call: (callId: string, textOffset: number, name = "subagent", parameters = "{}"): AgentEventOf<"tool:call"> => ({
+    type: "tool:call", turnId: TURN, callId, name, parameters, textOffset,
+  }),
+  result: (callId: string, response: string, status: "success" | "error" = "success"): AgentEventOf<"tool:result"> => ({
+    type: "tool:result", turnId: TURN, callId, response, responseSize: response.length, status,
+  }),
+  spawn: (runId: string, callId: string, parentRunId: string | null = null, task = "look"): AgentEventOf<"subagent_started"> => ({
+    type: "subagent_started", turnId: TURN, runId, parentRunId, depth: parentRunId ? 2 : 1, callId,
+    name: "researcher", task, prompt: `Task: ${task}`, startedAt: "2026-01-01T00:00:01.000Z",
+  }),
+  data: (runId: string, data: SubagentDataPayload, parentRunId: string | null = null): AgentEventOf<"subagent_data"> => ({
+    type: "subagent_data", turnId: TURN, runId, parentRunId, depth: parentRunId ? 2 : 1, data,
+  }),
+  subToken: (runId: string, offset: number, text: string) => ev.data(runId, { kind: "token", offset, text }),
+  subCall: (runId: string, callId: string, name = "grep", parameters = "{}", parentRunId: string | null = null) =>
+    ev.data(runId, { kind: "tool_call", callId, name, parameters, textOffset: 0 }, parentRunId),
+  subResult: (runId: string, callId: string, response: string) =>
+    ev.data(runId, { kind: "tool_result", callId, response, responseSize: response.length, status: "success" }),
+  usage: (runId: string, steps: number) =>
+    ev.data(runId, { kind: "usage", chat: { inputTokens: steps * 10, outputTokens: steps }, system: { inputTokens: 0, outputTokens: 0 }, steps }),
+  completed: (runId: string, response: string, parentRunId: string | null = null): AgentEventOf<"subagent_completed"> => ({
+    type: "subagent_completed", turnId: TURN, runId, parentRunId, depth: parentRunId ? 2 : 1, response, stats: STATS,
+    endReason: "completed", endedAt: "2026-01-01T00:00:09.000Z",
+  }),
+  failed: (runId: string, error: string, endReason: "failed" | "killed" = "failed"): AgentEventOf<"subagent_error"> => ({
+    type: "subagent_error", turnId: TURN, runId, parentRunId: null, depth: 1, error, stats: STATS, endReason,
+    endedAt: "2026-01-01T00:00:09.000Z",
+  }),
+  complete: (callId: string, subagent: SubagentProcess, response: string): AgentEventOf<"agent:complete"> => ({
+    type: "agent:complete", turnId: TURN, callId, runId: subagent.runId, parentRunId: subagent.parentRunId,
+    response, responseSize: response.length, subagent,
+  }),
+  usageTurn: (): AgentEventOf<"turn:usage"> => ({ type: "turn:usage", turnId: TURN, stats: STATS }),
+  ended: (status: "completed" | "failed" | "cancelled", response: string, error?: string): AgentEventOf<"turn:ended"> => ({
+    type: "turn:ended", turnId: TURN, status, response, stats: STATS, endedAt: "2026-01-01T00:01:00.000Z",
+    ...(error === undefined ? {} : { error }),
+  }),
+};
+
+/** A finished process as `agent:complete` would carry it. */
+export function finishedProcess(runId: string, response: string, overrides: Partial<SubagentProcess> = {}): SubagentProcess {
+  return {
+    runId, parentRunId: null, depth: 1, name: "researcher", task: "look", prompt: "Task: look", response,
+    toolCalls: [], stats: STATS, status: "success", endReason: "completed",
+    startedAt: "2026-01-01T00:00:01.000Z", endedAt: "2026-01-01T00:00:09.000Z", ...overrides,
+  };
+}
