@@ -23,7 +23,7 @@ const envelopeSchema = z
   .loose();
 
 /** Keys that only appear in a subagent envelope; a text mentioning them is not prose. */
-const ENVELOPE_HINT = /^\s*\{[\s\S]*"(success|data|toolCalls|thinking|stats)"\s*:/;
+const ENVELOPE_HINT = /^\s*\{[\s\S]*"(success|data|toolCalls|thinking|stats)"/;
 
 export function looksLikeEnvelope(text: string): boolean {
   return ENVELOPE_HINT.test(text);
