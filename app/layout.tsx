@@ -22,8 +22,10 @@ export default function RootLayout({ children }: { children: ReactNode }) {
     // theme-init.js sets the `dark` class before hydration, so the attribute differs by design.
     <html lang="en" suppressHydrationWarning>
       <head>
-        {/* eslint-disable-next-line @next/next/no-sync-scripts -- must run before first paint to avoid a theme flash */}
-        <script src="/theme-init.js" />
+        {/* Blocking on purpose: it must run before first paint to avoid a theme flash. suppressHydrationWarning
+            keeps React 19 from flagging a script it will not (and need not) run again on the client. */}
+        {/* eslint-disable-next-line @next/next/no-sync-scripts */}
+        <script src="/theme-init.js" suppressHydrationWarning />
       </head>
       <body className="h-dvh overflow-hidden">
         <AppShell>{children}</AppShell>

@@ -82,7 +82,7 @@ function MessageFooter({ text, turn }: { text: string; turn: TurnView }) {
   return (
     <div className="flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-zinc-400 dark:text-zinc-500">
       {text ? <CopyButton text={text} label="Copy answer" className="-ml-1.5" /> : null}
-      {stats ? (
+      {stats && (totalTokens(stats) > 0 || stats.runtimeMs > 0) ? (
         <span className="tabular-nums" title={`${totalTokens(stats).toLocaleString()} tokens · ${stats.steps} steps`}>
           {formatTokens(totalTokens(stats))} tokens · {formatDuration(stats.runtimeMs)}
           {stats.cost > 0 ? ` · ${formatCost(stats.cost)}` : ""}

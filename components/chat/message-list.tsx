@@ -64,7 +64,7 @@ export function MessageList({ turns, footer }: MessageListProps) {
 
   return (
     <div className="relative min-h-0 flex-1">
-      <div ref={scroller} className="h-full overflow-y-auto [scrollbar-gutter:stable]" data-testid="message-list">
+      <div ref={scroller} className="h-full overflow-y-auto sm:[scrollbar-gutter:stable_both-edges]" data-testid="message-list">
         <div ref={content} className="mx-auto w-full max-w-3xl space-y-6 px-3 pt-6 pb-6 sm:px-4">
           {turns.map((turn) => (
             <div key={turn.turnId} className="space-y-4">

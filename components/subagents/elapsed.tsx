@@ -8,20 +8,25 @@ export interface ElapsedProps {
   endedAt?: string;
   runtimeMs?: number;
   running: boolean;
+  /** Headers reserve width so the ticking number does not shift its neighbours. */
+  fixedWidth?: boolean;
 }
 
 /** Runtime of a run: ticks from `startedAt` while running, then the recorded runtime. */
-export function Elapsed({ startedAt, endedAt, runtimeMs, running }: ElapsedProps) {
+export function Elapsed({ startedAt, endedAt, runtimeMs, running, fixedWidth = false }: ElapsedProps) {
   const now = useNow(running);
-  const ms = elapsedMs({ startedAt, endedAt, runtimeMs, running }, now);
+  const ms = running && now === null ? null : elapsedMs({ startedAt, endedAt, runtimeMs, running }, now ?? 0);
   return (
-    <span className="inline-block min-w-[3.5ch] text-right tabular-nums" title={running ? "Running for" : "Runtime"}>
-      {formatDuration(ms)}
+    <span className={`tabular-nums ${fixedWidth ? "inline-block min-w-[4ch] text-right" : ""}`} title={running ? "Running for" : "Runtime"}>
+      {ms === null ? "…" : formatDuration(ms)}
     </span>
   );
 }
 
-export function elapsedMs({ startedAt, endedAt, runtimeMs, running }: ElapsedProps, now: number): number {
+export function elapsedMs(
+  { startedAt, endedAt, runtimeMs, running }: Pick<ElapsedProps, "startedAt" | "endedAt" | "runtimeMs" | "running">,
+  now: number,
+): number {
   const start = parseTime(startedAt);
   if (running) return start === null ? 0 : Math.max(0, now - start);
   if (runtimeMs !== undefined && runtimeMs > 0) return runtimeMs;

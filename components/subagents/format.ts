@@ -31,11 +31,11 @@ export function totalTokens(stats: TurnStats | undefined): number {
 }
 
 const END_REASON_LABELS: Record<EndReason, string> = {
-  completed: "completed",
-  failed: "failed",
-  killed: "killed",
-  watchdog_timeout: "watchdog timeout",
-  ghost_sweep: "ended by restart (ghost sweep)",
+  completed: "Completed",
+  failed: "Failed",
+  killed: "Killed",
+  watchdog_timeout: "Stopped by watchdog timeout",
+  ghost_sweep: "Ended by restart (ghost sweep)",
 };
 
 export function endReasonLabel(reason: EndReason): string {

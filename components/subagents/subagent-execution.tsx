@@ -3,7 +3,7 @@
 import { memo, useId, type ReactNode } from "react";
 import type { PanelNode, ToolNode } from "@/lib/markup/types";
 import { Markdown } from "@/components/markdown/markdown";
-import { BotIcon, ChevronRightIcon } from "@/components/ui/icons";
+import { ChevronRightIcon } from "@/components/ui/icons";
 import { useDisclosure } from "@/components/ui/disclosure";
 import { Elapsed } from "./elapsed";
 import { endReasonLabel, formatTokens, totalTokens, truncate } from "./format";
@@ -55,15 +55,12 @@ export const SubagentExecution = memo(function SubagentExecution({ panel, call }
       >
         <ChevronRightIcon size={14} className={`shrink-0 text-zinc-400 transition-transform ${open ? "rotate-90" : ""}`} />
         <StatusIcon status={panel.status} />
-        <span className="flex shrink-0 items-center gap-1 font-medium text-zinc-900 dark:text-zinc-100">
-          <BotIcon size={14} className="text-zinc-400" />
-          {panel.name}
-        </span>
+        <span className="shrink-0 font-medium text-zinc-900 dark:text-zinc-100">{panel.name}</span>
         <span className="min-w-0 flex-1 truncate text-zinc-500 dark:text-zinc-400" title={panel.task}>
           {truncate(panel.task, 140)}
         </span>
         <span className="flex shrink-0 items-center gap-2 text-xs text-zinc-500 tabular-nums dark:text-zinc-400">
-          <Elapsed startedAt={panel.startedAt} endedAt={panel.endedAt} runtimeMs={panel.stats?.runtimeMs} running={running} />
+          <Elapsed startedAt={panel.startedAt} endedAt={panel.endedAt} runtimeMs={panel.stats?.runtimeMs} running={running} fixedWidth />
           <span className="hidden sm:inline" title={`${tokens.toLocaleString()} tokens`}>
             {formatTokens(tokens)} tok
           </span>
@@ -130,7 +127,7 @@ function PanelBody({ panel, call }: SubagentExecutionProps) {
 
       {panel.status === "error" || (panel.endReason && panel.endReason !== "completed") ? (
         <div role="alert" className="rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900/70 dark:bg-red-950/40 dark:text-red-300">
-          <span className="font-medium">{panel.endReason ? `Ended: ${endReasonLabel(panel.endReason)}` : "Failed"}</span>
+          <span className="font-medium">{panel.endReason ? endReasonLabel(panel.endReason) : "Failed"}</span>
           {panel.error ? <span className="break-words whitespace-pre-wrap"> — {panel.error}</span> : null}
         </div>
       ) : null}
