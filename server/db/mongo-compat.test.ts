@@ -8,6 +8,8 @@ import { testDatabaseUri } from "@/server/testing/database";
  * than as a mystery deep inside a feature test.
  */
 let conn: Connection;
+const makeItem = (c: Connection) => c.model("Item", itemSchema);
+let Item: ReturnType<typeof makeItem>;
 
 const itemSchema = new Schema(
   {
@@ -25,6 +27,7 @@ itemSchema.index({ owner: 1, title: 1 }, { unique: true });
 
 beforeAll(async () => {
   conn = await mongoose.createConnection(testDatabaseUri("compat")).asPromise();
+  Item = makeItem(conn);
 });
 afterAll(async () => {
   await conn?.dropDatabase();
@@ -32,19 +35,17 @@ afterAll(async () => {
 });
 
 describe("mongoose operations on the test database server", () => {
-  const Item = () => conn.models.Item ?? conn.model("Item", itemSchema);
-
   it("creates indexes, including a unique one, and reports duplicate keys as 11000", async () => {
-    await Item().syncIndexes();
-    await Item().create({ _id: "a", owner: "u1", title: "x" });
-    const err = await Item()
+    await Item.syncIndexes();
+    await Item.create({ _id: "a", owner: "u1", title: "x" });
+    const err = await Item
       .create({ _id: "b", owner: "u1", title: "x" })
       .catch((e: unknown) => e);
     expect((err as { code?: number }).code).toBe(11000);
   });
 
   it("findOneAndUpdate with upsert, returning the new document with a projection", async () => {
-    const doc = await Item()
+    const doc = await Item
       .findOneAndUpdate(
         { _id: "c" },
         { $setOnInsert: { owner: "u2" }, $set: { title: "made" }, $inc: { count: 2 } },
@@ -56,15 +57,15 @@ describe("mongoose operations on the test database server", () => {
   });
 
   it("$push, $inc and $set in one update, and dotted paths", async () => {
-    await Item().updateOne({ _id: "c" }, { $push: { tags: { $each: ["t1", "t2"] } }, $inc: { count: 1 }, $set: { "nested.a": 7 } });
-    const doc = await Item().findById("c").lean();
+    await Item.updateOne({ _id: "c" }, { $push: { tags: { $each: ["t1", "t2"] } }, $inc: { count: 1 }, $set: { "nested.a": 7 } });
+    const doc = await Item.findById("c").lean();
     expect(doc?.tags).toEqual(["t1", "t2"]);
     expect(doc?.count).toBe(3);
     expect(doc?.nested?.a).toBe(7);
   });
 
   it("bulkWrite with updateOne upserts keeps order and counts", async () => {
-    const res = await Item().bulkWrite(
+    const res = await Item.bulkWrite(
       [
         { updateOne: { filter: { _id: "d" }, update: { $set: { owner: "u3", title: "d" } }, upsert: true } },
         { updateOne: { filter: { _id: "d" }, update: { $inc: { count: 5 } } } },
@@ -72,43 +73,43 @@ describe("mongoose operations on the test database server", () => {
       { ordered: true },
     );
     expect(res.upsertedCount).toBe(1);
-    expect((await Item().findById("d").lean())?.count).toBe(5);
+    expect((await Item.findById("d").lean())?.count).toBe(5);
   });
 
   it("find with sort, limit, projection and $in; countDocuments; updateMany; deleteMany", async () => {
-    await Item().insertMany([
+    await Item.insertMany([
       { _id: "e1", owner: "u4", title: "one" },
       { _id: "e2", owner: "u4", title: "two" },
       { _id: "e3", owner: "u4", title: "three" },
     ]);
-    const list = await Item().find({ owner: "u4" }, { title: 1 }).sort({ title: 1 }).limit(2).lean();
+    const list = await Item.find({ owner: "u4" }, { title: 1 }).sort({ title: 1 }).limit(2).lean();
     expect(list.map((d) => d.title)).toEqual(["one", "three"]);
-    const some = await Item().find({ _id: { $in: ["e1", "e3"] } }).lean();
+    const some = await Item.find({ _id: { $in: ["e1", "e3"] } }).lean();
     expect(some).toHaveLength(2);
-    expect(await Item().countDocuments({ owner: "u4" })).toBe(3);
-    const upd = await Item().updateMany({ owner: "u4" }, { $set: { count: 9 } });
+    expect(await Item.countDocuments({ owner: "u4" })).toBe(3);
+    const upd = await Item.updateMany({ owner: "u4" }, { $set: { count: 9 } });
     expect(upd.modifiedCount).toBe(3);
-    const del = await Item().deleteMany({ owner: "u4", title: { $ne: "one" } });
+    const del = await Item.deleteMany({ owner: "u4", title: { $ne: "one" } });
     expect(del.deletedCount).toBe(2);
   });
 
   it("stores strings with unicode edge cases and NUL intact", async () => {
     const title = "RTL \u202Eabc \u200B zero-width, emoji 🧪, NUL \u0000 end";
-    await Item().create({ _id: "u", owner: "u5", title });
-    expect((await Item().findById("u").lean())?.title).toBe(title);
+    await Item.create({ _id: "u", owner: "u5", title });
+    expect((await Item.findById("u").lean())?.title).toBe(title);
   });
 
   it("stores a 4 MB string and reads it back whole", async () => {
     const big = "x".repeat(4 * 1024 * 1024);
-    await Item().create({ _id: "big", owner: "u6", title: big });
-    expect((await Item().findById("big").lean())?.title?.length).toBe(big.length);
+    await Item.create({ _id: "big", owner: "u6", title: big });
+    expect((await Item.findById("big").lean())?.title?.length).toBe(big.length);
   });
 
   it("timestamps are set and updatedAt moves on update", async () => {
-    const before = await Item().findById("c").lean();
+    const before = await Item.findById("c").lean();
     await new Promise((r) => setTimeout(r, 5));
-    await Item().updateOne({ _id: "c" }, { $set: { title: "again" } });
-    const after = await Item().findById("c").lean();
+    await Item.updateOne({ _id: "c" }, { $set: { title: "again" } });
+    const after = await Item.findById("c").lean();
     expect(after!.updatedAt.getTime()).toBeGreaterThan(before!.updatedAt.getTime());
   });
 });

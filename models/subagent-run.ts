@@ -1,0 +1,40 @@
+import { model, models, Schema, type InferSchemaType } from "mongoose";
+import { statsSchema } from "./usage";
+
+/**
+ * A subagent's full process except its tool calls (those are `ToolCall` records with this
+ * run's id): prompt, thinking, response, stats, how it ended. Stored for the UI and for
+ * audit; never sent to a model.
+ */
+const subagentRunSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    sessionId: { type: String, required: true },
+    turnId: { type: String, required: true },
+    /** The tool call (in the parent's run) that spawned it. */
+    callId: { type: String, required: true },
+    parentRunId: { type: String, default: null },
+    depth: { type: Number, required: true },
+    name: { type: String, required: true },
+    task: { type: String, default: "" },
+    prompt: { type: String, default: "" },
+    thinking: { type: String },
+    response: { type: String, default: "" },
+    status: { type: String, enum: ["running", "success", "error"], required: true },
+    endReason: { type: String, enum: ["completed", "failed", "killed", "watchdog_timeout", "ghost_sweep"] },
+    error: { type: String },
+    stats: { type: statsSchema, default: () => ({}) },
+    startedAt: { type: Date, required: true },
+    endedAt: { type: Date },
+  },
+  { versionKey: false },
+);
+// History loads every run of a session in one query.
+subagentRunSchema.index({ sessionId: 1 });
+// The ghost sweep finds runs a crash left running.
+subagentRunSchema.index({ status: 1 });
+
+export type SubagentRunRecord = InferSchemaType<typeof subagentRunSchema>;
+const defineSubagentRun = () => model("SubagentRun", subagentRunSchema);
+// Next and the custom server share one mongoose registry: define once, reuse after.
+export const SubagentRunModel: ReturnType<typeof defineSubagentRun> = models.SubagentRun ?? defineSubagentRun();

@@ -1,0 +1,34 @@
+import { model, models, Schema, type InferSchemaType } from "mongoose";
+
+/**
+ * A tool call of any agent in a turn: the master's (`runId: null`) or a subagent's. The
+ * response kept here is the preview the UI shows; longer outputs are kept whole in
+ * `tool_outputs` chunks, so a turn whose tools read 50 MB never makes a large document.
+ */
+const toolCallSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    sessionId: { type: String, required: true },
+    turnId: { type: String, required: true },
+    runId: { type: String, default: null },
+    callId: { type: String, required: true },
+    /** Position among its run's calls, so reloads keep the order they happened in. */
+    order: { type: Number, required: true },
+    name: { type: String, required: true },
+    parameters: { type: String, default: "" },
+    response: { type: String, default: "" },
+    responseSize: { type: Number, default: 0 },
+    status: { type: String, enum: ["running", "success", "error"], required: true },
+    textOffset: { type: Number, default: 0 },
+  },
+  { versionKey: false },
+);
+// History loads every call of a session in one query; "show all" finds one by callId.
+toolCallSchema.index({ sessionId: 1, callId: 1 });
+// The ghost sweep finds calls a crash left running.
+toolCallSchema.index({ status: 1 });
+
+export type ToolCallRecord = InferSchemaType<typeof toolCallSchema>;
+const defineToolCall = () => model("ToolCall", toolCallSchema);
+// Next and the custom server share one mongoose registry: define once, reuse after.
+export const ToolCallModel: ReturnType<typeof defineToolCall> = models.ToolCall ?? defineToolCall();

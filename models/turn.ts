@@ -1,0 +1,29 @@
+import { model, models, Schema, type InferSchemaType } from "mongoose";
+import { statsSchema } from "./usage";
+
+/**
+ * One chat turn: the prompt and the master agent's answer. Tool calls and subagent runs
+ * live in their own collections so that no turn document grows with what its tools read.
+ */
+const turnSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    sessionId: { type: String, required: true },
+    prompt: { type: String, required: true },
+    response: { type: String, default: "" },
+    thinking: { type: String },
+    status: { type: String, enum: ["running", "completed", "failed", "cancelled"], required: true },
+    error: { type: String },
+    stats: { type: statsSchema, default: () => ({}) },
+  },
+  { timestamps: true, versionKey: false },
+);
+// History loads a session's turns in order in one query.
+turnSchema.index({ sessionId: 1, createdAt: 1 });
+// The ghost sweep finds turns a crash left running.
+turnSchema.index({ status: 1 });
+
+export type TurnRecord = InferSchemaType<typeof turnSchema>;
+const defineTurn = () => model("Turn", turnSchema);
+// Next and the custom server share one mongoose registry: define once, reuse after.
+export const TurnModel: ReturnType<typeof defineTurn> = models.Turn ?? defineTurn();

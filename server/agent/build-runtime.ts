@@ -1,0 +1,49 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { createAgentRuntime, type AgentRuntime } from "@/lib/agent/runtime";
+import { BUILTIN_DEFINITIONS, mergeDefinitions, parseSubagentDefinitions } from "@/lib/agent/definitions";
+import type { AppInfo } from "@/lib/contracts";
+import type { Env } from "@/lib/env";
+import { createDemoModel } from "@/lib/model/demo-model";
+import { createOpenAIModel } from "@/lib/model/openai-adapter";
+import type { ChatModel } from "@/lib/model/types";
+import { createWorkspaceTools } from "@/lib/tools";
+
+/**
+ * Wires the agent runtime from configuration: the model (an OpenAI-compatible endpoint
+ * when MODEL is set, else the offline demo model), the workspace tools and the subagent
+ * definitions (built-ins plus SUBAGENTS_FILE).
+ */
+export function buildRuntime(env: Env, log: { warn(msg: string, meta?: object): void }): { runtime: AgentRuntime; appInfo: AppInfo } {
+  const model = chooseModel(env, env.MODEL);
+  const systemModel = env.SYSTEM_MODEL ? chooseModel(env, env.SYSTEM_MODEL) : undefined;
+  const configured = env.SUBAGENTS_FILE ? parseSubagentDefinitions(JSON.parse(readFileSync(env.SUBAGENTS_FILE, "utf8"))) : [];
+  const runtime = createAgentRuntime({
+    model,
+    systemModel,
+    tools: createWorkspaceTools({ urlFetch: { enabled: env.URL_FETCH_ENABLED } }),
+    definitions: mergeDefinitions(BUILTIN_DEFINITIONS, configured),
+    workspaceDir: path.resolve(env.WORKSPACE_DIR),
+    limits: {
+      maxSpawnDepth: env.MAX_SPAWN_DEPTH,
+      maxChildrenPerAgent: env.MAX_CHILDREN_PER_AGENT,
+      maxResultTokens: env.MAX_RESULT_TOKENS,
+      subagentTimeoutMs: env.SUBAGENT_TIMEOUT_MS,
+      maxTurns: env.MAX_TURNS,
+      contextTokens: env.CONTEXT_TOKENS,
+    },
+    log,
+  });
+  return { runtime, appInfo: { modelLabel: model.label, demo: model.isDemo } };
+}
+
+function chooseModel(env: Env, name: string | undefined): ChatModel {
+  if (!name) return createDemoModel();
+  return createOpenAIModel({
+    baseURL: env.OPENAI_BASE_URL,
+    apiKey: env.OPENAI_API_KEY,
+    model: name,
+    timeoutMs: env.MODEL_TIMEOUT_MS,
+    maxRetries: env.MODEL_MAX_RETRIES,
+  });
+}

@@ -1,0 +1,109 @@
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
+import { Server } from "socket.io";
+import type { AppInfo } from "@/lib/contracts";
+import { createIdentity, IDENTITY_COOKIE, identityCookieHeader, parseCookies } from "@/server/auth/identity";
+import { handleApi } from "@/server/http/api";
+import { originAllowed, parseAllowedOrigins } from "@/server/http/origin";
+import { broadcastSessions, emitEvent, registerHandlers } from "@/server/realtime/handlers";
+import { sessionRoom, type AppServer } from "@/server/realtime/types";
+import { SessionRegistry } from "@/server/sessions/registry";
+import type { TurnRunner } from "@/server/sessions/turn-runner";
+
+/**
+ * One HTTP server for everything: identity cookie, the JSON API, Socket.IO and (when
+ * given) Next's page handler. Tests create it without Next on port 0.
+ */
+export interface AppOptions {
+  secret: string;
+  runner: TurnRunner;
+  appInfo: AppInfo;
+  allowedOrigins?: string;
+  /** Next's request handler; without it non-API paths answer 404. */
+  pageHandler?: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+  dbUp?: () => boolean;
+  secureCookies?: boolean;
+  rateLimit?: { burst: number; perSecond: number };
+  flushMs?: number;
+  log?: { warn(msg: string, meta?: object): void; error(msg: string, meta?: object): void };
+}
+
+export interface App {
+  httpServer: HttpServer;
+  io: AppServer;
+  registry: SessionRegistry;
+  close(): Promise<void>;
+}
+
+/** Largest socket message accepted; bigger frames are dropped by Socket.IO itself. */
+const MAX_SOCKET_MESSAGE_BYTES = 1_000_000;
+
+export function createApp(options: AppOptions): App {
+  const identity = createIdentity(options.secret);
+  const allowedOrigins = parseAllowedOrigins(options.allowedOrigins ?? "");
+  let io: AppServer;
+
+  const registry = new SessionRegistry({
+    runner: options.runner,
+    relay: (event) => emitEvent(io.to(sessionRoom(event.sessionId)), event),
+    onTitleChanged: (ownerId) => void broadcastSessions(io, ownerId).catch(() => undefined),
+    log: options.log,
+    flushMs: options.flushMs,
+  });
+
+  const httpServer = createServer((req, res) => {
+    void (async () => {
+      const cookies = parseCookies(req.headers.cookie);
+      let userId = identity.verify(cookies[IDENTITY_COOKIE]);
+      if (!userId) {
+        const minted = identity.mint();
+        userId = minted.userId;
+        res.setHeader("set-cookie", identityCookieHeader(minted.cookieValue, options.secureCookies ?? false));
+      }
+      const handled = await handleApi(req, res, userId, {
+        registry,
+        allowedOrigins,
+        onSessionsChanged: (uid) => void broadcastSessions(io, uid).catch(() => undefined),
+        dbUp: options.dbUp ?? (() => true),
+        log: options.log,
+      });
+      if (handled) return;
+      if (options.pageHandler) {
+        // Next reads the identity from the request like the API does; pass the new one on.
+        if (!cookies[IDENTITY_COOKIE]) req.headers.cookie = `${req.headers.cookie ? `${req.headers.cookie}; ` : ""}${IDENTITY_COOKIE}=${identity.sign(userId)}`;
+        await options.pageHandler(req, res);
+        return;
+      }
+      res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
+    })().catch((error: unknown) => {
+      options.log?.error("request failed", { error: String(error) });
+      if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
+      res.end("Internal error");
+    });
+  });
+
+  io = new Server(httpServer, {
+    maxHttpBufferSize: MAX_SOCKET_MESSAGE_BYTES,
+    allowRequest: (req, callback) => callback(null, originAllowed(req, allowedOrigins)),
+  });
+  io.use((socket, next) => {
+    const userId = identity.verify(parseCookies(socket.request.headers.cookie)[IDENTITY_COOKIE]);
+    if (!userId) {
+      next(new Error("unauthorized: reload the page to get a session cookie"));
+      return;
+    }
+    socket.data.userId = userId;
+    next();
+  });
+  registerHandlers(io, { registry, appInfo: options.appInfo, rateLimit: options.rateLimit, log: options.log });
+
+  return {
+    httpServer,
+    io,
+    registry,
+    async close() {
+      await registry.shutdown();
+      await io.close();
+      await new Promise<void>((resolve) => (httpServer.listening ? httpServer.close(() => resolve()) : resolve()));
+    },
+  };
+}

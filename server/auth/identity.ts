@@ -1,0 +1,80 @@
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+
+/**
+ * Who is asking. Each browser gets a random id on its first visit, kept in a signed,
+ * httpOnly, SameSite cookie; the Socket.IO handshake reads the same cookie. There is no
+ * login for a single user: the signature only stops one browser from claiming another's id.
+ */
+export const IDENTITY_COOKIE = "dlg_uid";
+const ID_PATTERN = /^[A-Za-z0-9_-]{16,64}$/;
+const ONE_YEAR_S = 365 * 24 * 3600;
+
+export interface Identity {
+  sign(userId: string): string;
+  /** The user id of a cookie value, or null when it is missing, malformed or forged. */
+  verify(cookieValue: string | undefined): string | null;
+  mint(): { userId: string; cookieValue: string };
+}
+
+export function createIdentity(secret: string): Identity {
+  const mac = (id: string) => createHmac("sha256", secret).update(id).digest("base64url");
+  const sign = (userId: string) => `${userId}.${mac(userId)}`;
+  return {
+    sign,
+    verify(cookieValue) {
+      if (!cookieValue) return null;
+      const dot = cookieValue.lastIndexOf(".");
+      if (dot <= 0) return null;
+      const id = cookieValue.slice(0, dot);
+      if (!ID_PATTERN.test(id)) return null;
+      const given = Buffer.from(cookieValue.slice(dot + 1));
+      const expected = Buffer.from(mac(id));
+      return given.length === expected.length && timingSafeEqual(given, expected) ? id : null;
+    },
+    mint() {
+      const userId = randomBytes(18).toString("base64url");
+      return { userId, cookieValue: sign(userId) };
+    },
+  };
+}
+
+/** The configured secret, else one generated once and kept under the data folder. */
+export function loadOrCreateSecret(configured: string | undefined, dataDir: string): string {
+  if (configured) return configured;
+  const file = path.resolve(dataDir, "session-secret");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  mkdirSync(path.dirname(file), { recursive: true });
+  const secret = randomBytes(32).toString("base64url");
+  writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
+}
+
+export function parseCookies(header: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!header) return out;
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq < 0) continue;
+    const name = part.slice(0, eq).trim();
+    const raw = part.slice(eq + 1).trim();
+    try {
+      out[name] = decodeURIComponent(raw);
+    } catch {
+      out[name] = raw;
+    }
+  }
+  return out;
+}
+
+export function identityCookieHeader(cookieValue: string, secure: boolean): string {
+  return [
+    `${IDENTITY_COOKIE}=${cookieValue}`,
+    "Path=/",
+    "HttpOnly",
+    "SameSite=Lax",
+    `Max-Age=${ONE_YEAR_S}`,
+    ...(secure ? ["Secure"] : []),
+  ].join("; ");
+}

@@ -1,0 +1,272 @@
+import type { AgentEvent, ChatTurn, SubagentProcess, ToolCall } from "@/lib/contracts";
+import { previewOf } from "@/lib/contracts";
+import { SubagentRunModel } from "@/models/subagent-run";
+import { ToolCallModel } from "@/models/tool-call";
+import { ToolOutputModel } from "@/models/tool-output";
+import { TurnModel } from "@/models/turn";
+import { touchSession } from "./sessions";
+
+/**
+ * Persists a session's agent events as they are relayed. Writes run one at a time in
+ * event order; streamed text is not written per token but coalesced into one write per
+ * `flushMs` (the in-memory turn is the source, so a flush always writes the latest text).
+ * A failed write is retried with backoff, so a database that drops out for a while
+ * loses nothing once it is back.
+ */
+
+const OUTPUT_CHUNK_CHARS = 1_000_000;
+
+export interface EventStoreOptions {
+  sessionId: string;
+  /** The current in-memory state of a turn (reduced from the same events). */
+  getTurn: (turnId: string) => ChatTurn | undefined;
+  flushMs?: number;
+  retry?: { attempts: number; baseDelayMs: number };
+  log?: { warn(msg: string, meta?: object): void; error(msg: string, meta?: object): void };
+}
+
+type Op = () => Promise<unknown>;
+
+export const toolCallRecordId = (turnId: string, runId: string | null, callId: string) => `${turnId}:${runId ?? "m"}:${callId}`;
+
+export class EventStore {
+  private queue: Promise<void> = Promise.resolve();
+  private readonly order = new Map<string, number>();
+  private readonly dirtyTurns = new Set<string>();
+  private readonly dirtyRuns = new Map<string, string>(); // runId → turnId
+  private flushTimer: NodeJS.Timeout | undefined;
+  private readonly flushMs: number;
+  private readonly retry: { attempts: number; baseDelayMs: number };
+  private failed = 0;
+
+  constructor(private readonly options: EventStoreOptions) {
+    this.flushMs = options.flushMs ?? 100;
+    this.retry = options.retry ?? { attempts: 8, baseDelayMs: 250 };
+  }
+
+  /** Writes that could not be made even after retries (0 in a healthy run). */
+  get failedWrites(): number {
+    return this.failed;
+  }
+
+  /**
+   * Records one event. `fullText` is the whole tool output when the event carries only
+   * its preview.
+   */
+  record(event: AgentEvent, fullText?: string): void {
+    const { sessionId } = this.options;
+    switch (event.type) {
+      case "turn:started":
+        this.enqueue(() =>
+          TurnModel.create({ _id: event.turnId, sessionId, prompt: event.prompt, status: "running", createdAt: new Date(event.createdAt) }),
+        );
+        this.enqueue(() => touchSession(sessionId));
+        return;
+      case "turn:token":
+      case "turn:usage":
+        this.markTurn(event.turnId);
+        return;
+      case "tool:call":
+        this.insertCall(event.turnId, null, event);
+        return;
+      case "tool:result":
+        this.saveResult(event.turnId, null, event.callId, event, fullText);
+        return;
+      case "subagent_started":
+        this.enqueue(() =>
+          SubagentRunModel.create({
+            _id: event.runId,
+            sessionId,
+            turnId: event.turnId,
+            callId: event.callId,
+            parentRunId: event.parentRunId,
+            depth: event.depth,
+            name: event.name,
+            task: event.task,
+            prompt: event.prompt,
+            status: "running",
+            startedAt: new Date(event.startedAt),
+          }),
+        );
+        return;
+      case "subagent_data": {
+        const { data } = event;
+        if (data.kind === "tool_call") this.insertCall(event.turnId, event.runId, data);
+        else if (data.kind === "tool_result") this.saveResult(event.turnId, event.runId, data.callId, data, fullText);
+        else this.markRun(event.turnId, event.runId);
+        return;
+      }
+      case "subagent_completed":
+      case "subagent_error":
+        this.dirtyRuns.delete(event.runId);
+        this.enqueue(() =>
+          SubagentRunModel.updateOne(
+            { _id: event.runId },
+            {
+              $set: {
+                status: event.type === "subagent_completed" ? "success" : "error",
+                endReason: event.endReason,
+                stats: event.stats,
+                endedAt: new Date(event.endedAt),
+                ...(event.type === "subagent_completed" ? { response: event.response } : { error: event.error }),
+              },
+            },
+          ),
+        );
+        return;
+      case "agent:complete":
+        this.dirtyRuns.delete(event.runId);
+        this.enqueue(() => SubagentRunModel.updateOne({ _id: event.runId }, { $set: processFields(event.subagent) }));
+        return;
+      case "turn:ended":
+        this.dirtyTurns.delete(event.turnId);
+        this.enqueue(() =>
+          TurnModel.updateOne(
+            { _id: event.turnId },
+            { $set: { status: event.status, response: event.response, stats: event.stats, ...(event.error ? { error: event.error } : {}) } },
+          ),
+        );
+        this.enqueue(() => touchSession(sessionId));
+        return;
+    }
+  }
+
+  /** Resolves once everything recorded so far is written (or given up on). */
+  async drain(): Promise<void> {
+    if (this.flushTimer) {
+      clearTimeout(this.flushTimer);
+      this.flushTimer = undefined;
+      this.enqueue(() => this.writeDirty());
+    }
+    await this.queue;
+  }
+
+  private insertCall(
+    turnId: string,
+    runId: string | null,
+    call: { callId: string; name: string; parameters: string; textOffset: number },
+  ): void {
+    const orderKey = `${turnId}|${runId ?? ""}`;
+    const order = this.order.get(orderKey) ?? 0;
+    this.order.set(orderKey, order + 1);
+    const { sessionId } = this.options;
+    this.enqueue(() =>
+      ToolCallModel.create({
+        _id: toolCallRecordId(turnId, runId, call.callId),
+        sessionId,
+        turnId,
+        runId,
+        callId: call.callId,
+        order,
+        name: call.name,
+        parameters: call.parameters,
+        status: "running",
+        textOffset: call.textOffset,
+      }),
+    );
+  }
+
+  private saveResult(
+    turnId: string,
+    runId: string | null,
+    callId: string,
+    result: { response: string; responseSize: number; status: string },
+    fullText: string | undefined,
+  ): void {
+    const id = toolCallRecordId(turnId, runId, callId);
+    const full = fullText ?? result.response;
+    const preview = previewOf(full);
+    this.enqueue(() => ToolCallModel.updateOne({ _id: id }, { $set: { ...preview, status: result.status } }));
+    if (full.length > preview.response.length) {
+      const { sessionId } = this.options;
+      const chunks: { _id: string; sessionId: string; toolCallId: string; n: number; data: string }[] = [];
+      for (let n = 0; n * OUTPUT_CHUNK_CHARS < full.length; n++) {
+        chunks.push({ _id: `${id}#${n}`, sessionId, toolCallId: id, n, data: full.slice(n * OUTPUT_CHUNK_CHARS, (n + 1) * OUTPUT_CHUNK_CHARS) });
+      }
+      // One chunk per insert keeps every write far below the 16 MB message limit.
+      for (const chunk of chunks) this.enqueue(() => ToolOutputModel.create(chunk));
+    }
+  }
+
+  private markTurn(turnId: string): void {
+    this.dirtyTurns.add(turnId);
+    this.scheduleFlush();
+  }
+
+  private markRun(turnId: string, runId: string): void {
+    this.dirtyRuns.set(runId, turnId);
+    this.scheduleFlush();
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushTimer) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      this.enqueue(() => this.writeDirty());
+    }, this.flushMs);
+  }
+
+  private async writeDirty(): Promise<void> {
+    const turns = [...this.dirtyTurns];
+    const runs = [...this.dirtyRuns];
+    this.dirtyTurns.clear();
+    this.dirtyRuns.clear();
+    for (const turnId of turns) {
+      const turn = this.options.getTurn(turnId);
+      if (turn) await TurnModel.updateOne({ _id: turnId }, { $set: { response: turn.response, stats: turn.stats } });
+    }
+    for (const [runId, turnId] of runs) {
+      const turn = this.options.getTurn(turnId);
+      const process = turn && findProcess(turn.toolCalls, runId);
+      if (process) await SubagentRunModel.updateOne({ _id: runId }, { $set: { response: process.response, thinking: process.thinking, stats: process.stats } });
+    }
+  }
+
+  private enqueue(op: Op): void {
+    this.queue = this.queue.then(() => this.runWithRetry(op));
+  }
+
+  private async runWithRetry(op: Op): Promise<void> {
+    const { attempts, baseDelayMs } = this.retry;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await op();
+        return;
+      } catch (error) {
+        // A duplicate key means an earlier attempt did land before its reply was lost.
+        if ((error as { code?: number }).code === 11000) return;
+        if (attempt >= attempts) {
+          this.failed++;
+          this.options.log?.error("could not persist an event", { sessionId: this.options.sessionId, error: String(error) });
+          return;
+        }
+        this.options.log?.warn("persisting an event failed; retrying", { attempt, error: String(error) });
+        await new Promise((r) => setTimeout(r, Math.min(baseDelayMs * 2 ** (attempt - 1), 10_000)));
+      }
+    }
+  }
+}
+
+function processFields(p: SubagentProcess) {
+  return {
+    prompt: p.prompt,
+    response: p.response,
+    status: p.status,
+    stats: p.stats,
+    ...(p.thinking !== undefined ? { thinking: p.thinking } : {}),
+    ...(p.endReason ? { endReason: p.endReason } : {}),
+    ...(p.error ? { error: p.error } : {}),
+    ...(p.endedAt ? { endedAt: new Date(p.endedAt) } : {}),
+  };
+}
+
+export function findProcess(calls: ToolCall[], runId: string): SubagentProcess | undefined {
+  for (const call of calls) {
+    const sub = call.subagent;
+    if (!sub) continue;
+    if (sub.runId === runId) return sub;
+    const nested = findProcess(sub.toolCalls, runId);
+    if (nested) return nested;
+  }
+  return undefined;
+}

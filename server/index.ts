@@ -1,0 +1,65 @@
+import next from "next";
+import { loadEnvFile } from "node:process";
+import { existsSync } from "node:fs";
+import { EnvError, env as loadEnv } from "@/lib/env";
+import { buildRuntime } from "@/server/agent/build-runtime";
+import { createApp } from "@/server/app";
+import { loadOrCreateSecret } from "@/server/auth/identity";
+import { connectDatabase, redact } from "@/server/db/connect";
+import { ghostSweep } from "@/server/data/ghost-sweep";
+import { createLogger } from "@/server/log";
+
+/**
+ * The one process: Next pages, the JSON API and Socket.IO on one port. `--dev` runs Next
+ * in development mode (hot reload); otherwise it serves the production build.
+ */
+async function main(): Promise<void> {
+  if (existsSync(".env")) loadEnvFile(".env");
+  const log = createLogger();
+  const dev = process.argv.includes("--dev");
+  const config = loadEnv();
+
+  const db = await connectDatabase(config, log);
+  log.info(`Database ready at ${redact(db.uri)}${db.embedded ? " (embedded)" : ""}`);
+  const swept = await ghostSweep();
+  if (swept.turns + swept.runs > 0) log.warn("Marked work left running by the last process as ended (ghost sweep)", swept);
+
+  const { runtime, appInfo } = buildRuntime(config, log);
+  const nextApp = next({ dev, dir: process.cwd(), hostname: config.HOST, port: config.PORT });
+  await nextApp.prepare();
+  const handle = nextApp.getRequestHandler();
+
+  const app = createApp({
+    secret: loadOrCreateSecret(config.SESSION_SECRET, config.DATA_DIR),
+    runner: runtime,
+    appInfo,
+    allowedOrigins: config.ALLOWED_ORIGINS,
+    pageHandler: (req, res) => handle(req, res),
+    dbUp: db.isUp,
+    log,
+  });
+
+  await new Promise<void>((resolve) => app.httpServer.listen(config.PORT, config.HOST, resolve));
+  const address = app.httpServer.address();
+  const port = typeof address === "object" && address ? address.port : config.PORT;
+  log.info(`Delegate is ready at http://${config.HOST === "0.0.0.0" ? "localhost" : config.HOST}:${port} — model: ${appInfo.modelLabel}`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info(`${signal}: stopping…`);
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    await app.close();
+    await db.close();
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void stop("SIGINT"));
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof EnvError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,16 @@
+/** A minimal structured logger: one line per message, JSON metadata, to stderr. */
+export interface Logger {
+  info(msg: string, meta?: object): void;
+  warn(msg: string, meta?: object): void;
+  error(msg: string, meta?: object): void;
+}
+
+export function createLogger(quiet = false): Logger {
+  const line = (level: string, msg: string, meta?: object) =>
+    process.stderr.write(`[delegate] ${level} ${msg}${meta ? ` ${JSON.stringify(meta)}` : ""}\n`);
+  return {
+    info: (msg, meta) => !quiet && line("info", msg, meta),
+    warn: (msg, meta) => line("warn", msg, meta),
+    error: (msg, meta) => line("error", msg, meta),
+  };
+}

@@ -1,0 +1,13 @@
+import type { Server, Socket } from "socket.io";
+import type { Ack, ClientToServerEvents, InterServerEvents, ServerToClientEvents, SocketData } from "@/lib/contracts";
+
+export type AppServer = Server<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
+export type AppSocket = Socket<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
+
+export type CommandName = keyof ClientToServerEvents;
+export type CommandInput<K extends CommandName> = Parameters<ClientToServerEvents[K]>[0];
+export type CommandResult<K extends CommandName> =
+  Parameters<Parameters<ClientToServerEvents[K]>[1]>[0] extends Ack<infer T> ? T : never;
+
+export const sessionRoom = (sessionId: string) => `session:${sessionId}`;
+export const userRoom = (userId: string) => `user:${userId}`;

@@ -1,0 +1,248 @@
+import {
+  AppError,
+  previewOf,
+  TOOL_RESPONSE_PREVIEW_CHARS,
+  type AgentEvent,
+  type ChatTurn,
+  type JoinResult,
+  type SessionEvent,
+} from "@/lib/contracts";
+import { applyEventToTurn, newTurn } from "@/lib/turn/reduce-turn";
+import { EventStore } from "@/server/data/event-store";
+import { loadHistory } from "@/server/data/history";
+import { newId } from "@/server/data/ids";
+import { DEFAULT_TITLE, reserveSeqBlock, touchSession } from "@/server/data/sessions";
+import type { TurnHandle, TurnRunner } from "./turn-runner";
+
+/**
+ * The server side of one chat session: starts turns, and for every event the agent
+ * publishes it (1) stamps the next sequence number, (2) folds it into the in-memory turn,
+ * (3) queues it for MongoDB and (4) relays it to the session's room, in that order, in
+ * one synchronous step. A browser that joins later gets a snapshot consistent with a
+ * sequence number, or the events it missed; either way it converges on the live state.
+ */
+
+const SEQ_BLOCK = 1_000_000;
+/** Events kept for replay; a client further behind gets a snapshot instead. */
+const REPLAY_LIMIT = 50_000;
+const TITLE_CHARS = 60;
+
+export interface DroneSessionDeps {
+  sessionId: string;
+  ownerId: string;
+  title: string;
+  runner: TurnRunner;
+  relay: (event: SessionEvent) => void;
+  onTitleChanged?: (title: string) => void;
+  log?: { warn(msg: string, meta?: object): void; error(msg: string, meta?: object): void };
+  flushMs?: number;
+}
+
+interface ActiveTurn {
+  turnId: string;
+  handle: TurnHandle;
+}
+
+export class DroneSession {
+  readonly sessionId: string;
+  readonly ownerId: string;
+  private title: string;
+  private seq = 0;
+  private seqLimit = 0;
+  private reserving: Promise<void> | undefined;
+  private log: SessionEvent[] = [];
+  /** The running turn and the last finished ones, newer than what MongoDB may hold yet. */
+  private readonly liveTurns = new Map<string, ChatTurn>();
+  private active: ActiveTurn | undefined;
+  private readonly store: EventStore;
+
+  private constructor(private readonly deps: DroneSessionDeps) {
+    this.sessionId = deps.sessionId;
+    this.ownerId = deps.ownerId;
+    this.title = deps.title;
+    this.store = new EventStore({
+      sessionId: deps.sessionId,
+      getTurn: (turnId) => this.liveTurns.get(turnId),
+      flushMs: deps.flushMs,
+      log: deps.log,
+    });
+  }
+
+  static async open(deps: DroneSessionDeps): Promise<DroneSession> {
+    const session = new DroneSession(deps);
+    session.seq = await reserveSeqBlock(deps.sessionId, SEQ_BLOCK);
+    session.seqLimit = session.seq + SEQ_BLOCK;
+    return session;
+  }
+
+  get currentSeq(): number {
+    return this.seq;
+  }
+
+  get runningTurnId(): string | undefined {
+    return this.active?.turnId;
+  }
+
+  get isIdle(): boolean {
+    return !this.active;
+  }
+
+  /** Starts a turn; one at a time per session. */
+  async startTurn(prompt: string): Promise<string> {
+    if (this.active) throw new AppError("busy", "A turn is already running in this chat. Stop it or wait for it to finish.");
+    const turnId = newId();
+    // Claim the slot before any await, so two sends cannot both start.
+    const slot: ActiveTurn = { turnId, handle: undefined as unknown as TurnHandle };
+    this.active = slot;
+    try {
+      const history = (await this.history()).filter((t) => t.status !== "running");
+      if (this.title === DEFAULT_TITLE && history.length === 0) this.retitle(prompt);
+      slot.handle = this.deps.runner.startTurn({
+        sessionId: this.sessionId,
+        turnId,
+        prompt,
+        history,
+        publish: (event) => this.onEvent(event),
+      });
+    } catch (error) {
+      this.active = undefined;
+      throw error;
+    }
+    void slot.handle.done.finally(() => {
+      if (this.active === slot) this.active = undefined;
+    });
+    return turnId;
+  }
+
+  cancel(turnId: string): void {
+    if (!this.active || this.active.turnId !== turnId) throw new AppError("not_found", "That turn is not running.");
+    this.active.handle.cancel();
+  }
+
+  steer(runId: string, message: string): void {
+    const result = this.active?.handle.steer(runId, message) ?? { ok: false as const, message: `Run ${runId} is not running.` };
+    if (!result.ok) throw new AppError("not_found", result.message);
+  }
+
+  kill(runId: string): void {
+    const result = this.active?.handle.kill(runId) ?? { ok: false as const, message: `Run ${runId} is not running.` };
+    if (!result.ok) throw new AppError("not_found", result.message);
+  }
+
+  /**
+   * What a joining browser needs. With `lastSeq` inside the replay window: the events
+   * after it (the caller sends them, then `replay:complete`). Otherwise a snapshot. Both
+   * are taken in the same tick as the caller joins the room, so nothing falls between.
+   */
+  async join(lastSeq: number | undefined): Promise<{ result: JoinResult; missed: SessionEvent[] }> {
+    if (lastSeq !== undefined && this.canReplayFrom(lastSeq)) {
+      return { result: { mode: "replay", sessionId: this.sessionId, seq: this.seq }, missed: this.eventsAfter(lastSeq) };
+    }
+    const turns = await this.history();
+    return { result: { mode: "snapshot", sessionId: this.sessionId, title: this.title, seq: this.seq, turns }, missed: [] };
+  }
+
+  /** Stored turns with the in-memory ones laid over them (they may be newer). */
+  async history(): Promise<ChatTurn[]> {
+    const stored = await loadHistory(this.sessionId);
+    const seen = new Set<string>();
+    const merged = stored.map((turn) => {
+      seen.add(turn.turnId);
+      return this.liveTurns.get(turn.turnId) ?? turn;
+    });
+    for (const [turnId, turn] of this.liveTurns) if (!seen.has(turnId)) merged.push(turn);
+    return merged;
+  }
+
+  /** Resolves when every event so far is in MongoDB. */
+  drain(): Promise<void> {
+    return this.store.drain();
+  }
+
+  /** Waits for the running turn, if any, to end. */
+  async settled(): Promise<void> {
+    await this.active?.handle.done.catch(() => undefined);
+    await this.drain();
+  }
+
+  setTitle(title: string): void {
+    this.title = title;
+  }
+
+  private onEvent(agentEvent: AgentEvent): void {
+    const { fullText, event: relayed } = splitPreview(agentEvent);
+    const event = { ...relayed, sessionId: this.sessionId, seq: this.nextSeq() } as SessionEvent;
+    this.fold(relayed);
+    this.store.record(relayed, fullText);
+    this.log.push(event);
+    if (this.log.length > REPLAY_LIMIT) this.log = this.log.slice(-Math.floor(REPLAY_LIMIT / 2));
+    this.deps.relay(event);
+  }
+
+  private fold(event: AgentEvent): void {
+    if (event.type === "turn:started") {
+      // Keep only the last finished turn besides the new one: older ones are durable.
+      for (const [turnId, turn] of this.liveTurns) if (turn.status !== "running" && this.liveTurns.size > 1) this.liveTurns.delete(turnId);
+      this.liveTurns.set(event.turnId, newTurn({ sessionId: this.sessionId, turnId: event.turnId, prompt: event.prompt, createdAt: event.createdAt }));
+      return;
+    }
+    const turn = this.liveTurns.get(event.turnId);
+    if (!turn) {
+      this.deps.log?.warn("event for an unknown turn", { type: event.type, turnId: event.turnId });
+      return;
+    }
+    this.liveTurns.set(event.turnId, applyEventToTurn(turn, event));
+  }
+
+  private nextSeq(): number {
+    this.seq += 1;
+    if (this.seqLimit - this.seq < SEQ_BLOCK / 2 && !this.reserving) {
+      this.reserving = reserveSeqBlock(this.sessionId, SEQ_BLOCK)
+        .then((start) => {
+          // Numbers below the newest reservation were never handed out by another process.
+          this.seqLimit = start + SEQ_BLOCK;
+        })
+        .catch((error: unknown) => this.deps.log?.warn("could not reserve sequence numbers", { error: String(error) }))
+        .finally(() => {
+          this.reserving = undefined;
+        });
+    }
+    return this.seq;
+  }
+
+  private canReplayFrom(lastSeq: number): boolean {
+    if (lastSeq > this.seq) return false;
+    if (lastSeq === this.seq) return true;
+    const first = this.log[0];
+    return first !== undefined && lastSeq >= first.seq - 1;
+  }
+
+  private eventsAfter(lastSeq: number): SessionEvent[] {
+    const first = this.log[0];
+    if (!first) return [];
+    return this.log.slice(Math.max(0, lastSeq + 1 - first.seq));
+  }
+
+  private retitle(prompt: string): void {
+    const oneLine = prompt.replace(/\s+/g, " ").trim();
+    const title = oneLine.length > TITLE_CHARS ? `${oneLine.slice(0, TITLE_CHARS - 1)}…` : oneLine;
+    this.title = title;
+    void touchSession(this.sessionId, title)
+      .then(() => this.deps.onTitleChanged?.(title))
+      .catch((error: unknown) => this.deps.log?.warn("could not save the title", { error: String(error) }));
+  }
+}
+
+/**
+ * Tool outputs are relayed and folded as previews; the whole text goes only to storage
+ * ("show all" reads it from there).
+ */
+function splitPreview(event: AgentEvent): { event: AgentEvent; fullText?: string } {
+  if (event.type === "tool:result" && event.response.length > TOOL_RESPONSE_PREVIEW_CHARS) {
+    return { event: { ...event, ...previewOf(event.response) }, fullText: event.response };
+  }
+  if (event.type === "subagent_data" && event.data.kind === "tool_result" && event.data.response.length > TOOL_RESPONSE_PREVIEW_CHARS) {
+    return { event: { ...event, data: { ...event.data, ...previewOf(event.data.response) } }, fullText: event.data.response };
+  }
+  return { event };
+}
