@@ -66,17 +66,16 @@ export class SubagentConfigError extends Error {
   }
 }
 
-const configSchema = z.union([
-  z.array(subagentDefinitionSchema),
-  z.object({ subagents: z.array(subagentDefinitionSchema) }).transform((c) => c.subagents),
-]);
+const listSchema = z.array(subagentDefinitionSchema);
+const fileSchema = z.object({ subagents: listSchema });
 
 /**
  * Validates a config file's definitions (an array, or `{ "subagents": [...] }`). Throws a
  * `SubagentConfigError` listing every problem, so the operator fixes them in one go.
  */
 export function parseSubagentDefinitions(json: unknown): SubagentDefinition[] {
-  const result = configSchema.safeParse(json);
+  // Pick the shape first, so issues point into the definitions rather than at a union.
+  const result = Array.isArray(json) ? listSchema.safeParse(json) : fileSchema.transform((f) => f.subagents).safeParse(json);
   if (!result.success) {
     const lines = result.error.issues.map((i) => `  ${i.path.join(".") || "(root)"}: ${i.message}`);
     throw new SubagentConfigError(`Invalid subagent definitions:\n${lines.join("\n")}`);
