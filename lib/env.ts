@@ -34,6 +34,8 @@ export const envSchema = z.object({
   MODEL_MAX_RETRIES: withDefault(int(0, 10), 2),
   /** Context budget of the master agent, in tokens. */
   CONTEXT_TOKENS: withDefault(int(2_000, 2_000_000), 100_000),
+  /** Pause between streamed chunks of the offline demo model, so streaming is visible. */
+  DEMO_CHUNK_DELAY_MS: withDefault(int(0, 5_000), 15),
 
   WORKSPACE_DIR: withDefault(z.string(), "workspace"),
   URL_FETCH_ENABLED: withDefault(bool, "false"),

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: install what is missing, type-check (tests
+# included), unit + integration tests (vitest, real database server), a production build,
+# then the browser tests (Playwright driving Debian's Chromium against the real server).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/ensure-test-deps.sh || exit 1
+mkdir -p test-results
+
+status=0
+echo "==> type-check"
+npx tsc --noEmit -p . || status=1
+
+echo "==> unit and integration tests"
+npx vitest run --reporter=default --reporter=json --outputFile.json=test-results/vitest.json || status=1
+
+echo "==> production build"
+if npx next build >test-results/next-build.log 2>&1; then
+  echo "==> browser tests"
+  PLAYWRIGHT_JSON_OUTPUT_NAME=test-results/playwright.json npx playwright test --reporter=list,json || status=1
+else
+  tail -n 40 test-results/next-build.log
+  status=1
+fi
+
+node scripts/summarize-tests.mjs test-results/vitest.json test-results/playwright.json || status=1
+exit $status
