@@ -109,6 +109,12 @@ describe("file_read", () => {
     expect(last).toBe("notes/standup.txt (lines 2-2, end of file):\n2\tBen reviews.");
   });
 
+  it("treats null optional arguments as left out", async () => {
+    expect(await call(fileReadTool, { path: "README.md", startLine: null, endLine: 1 })).toBe(
+      "README.md (lines 1-1):\n1\t# Tidepool",
+    );
+  });
+
   it("accepts arguments given as a JSON string", async () => {
     expect(await call(fileReadTool, '{"path":"README.md","endLine":1}')).toContain("1\t# Tidepool");
   });

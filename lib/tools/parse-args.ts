@@ -13,7 +13,7 @@ export function parseArgs<T extends z.ZodType>(toolName: string, schema: T, args
       throw new ToolError(`The arguments for ${toolName} are not valid JSON.`);
     }
   }
-  const result = schema.safeParse(value);
+  const result = schema.safeParse(withoutNulls(value));
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) =>
     issue.path.length ? `${issue.path.join(".")}: ${issue.message}` : issue.message,
@@ -25,4 +25,10 @@ export function parseArgs<T extends z.ZodType>(toolName: string, schema: T, args
 export function toolSpec(name: string, description: string, schema: z.ZodType): ToolSpec {
   const { $schema: _drop, ...parameters } = z.toJSONSchema(schema, { io: "input" }) as Record<string, unknown>;
   return { name, description, parameters };
+}
+
+/** Many models send `null` for an optional argument they mean to leave out. */
+function withoutNulls(value: unknown): unknown {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null));
 }
