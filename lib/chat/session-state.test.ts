@@ -1,0 +1,104 @@
+import { describe, expect, it } from "vitest";
+import type { AgentEvent, ChatTurn, JoinResult, SessionEvent } from "@/lib/contracts";
+import { docFromTurn } from "@/lib/markup/from-turn";
+import { serializeMarkup } from "@/lib/markup/serialize";
+import { ev } from "@/lib/markup/testing/event-builders";
+import { recordedStream, toSessionEvents } from "@/lib/markup/testing/recorded-stream";
+import { applyEventToTurn, newTurn } from "@/lib/turn/reduce-turn";
+import { type SessionAction, type SessionState, initialSessionState, isBusy, sessionReducer } from "./session-state";
+
+const stamp = (events: AgentEvent[], first = 1): SessionEvent[] => events.map((e, i) => ({ ...e, sessionId: "s1", seq: first + i }));
+const run = (actions: SessionAction[], state: SessionState = initialSessionState("s1")) => actions.reduce(sessionReducer, state);
+const asEvents = (events: SessionEvent[]): SessionAction[] => events.map((event) => ({ type: "event", event }));
+const markup = (state: SessionState, i = 0) => serializeMarkup(state.turns[i]!.doc);
+
+const storedTurn: ChatTurn = { ...newTurn({ sessionId: "s1", turnId: "t0", prompt: "earlier", createdAt: "c" }), response: "Old answer", status: "completed" };
+const snapshot = (seq: number, turns: ChatTurn[] = [storedTurn]): SessionAction => ({
+  type: "joined",
+  result: { mode: "snapshot", sessionId: "s1", title: "Chat", seq, turns } satisfies JoinResult,
+});
+const live = stamp([ev.started("hi"), ev.token(0, "Hello"), ev.token(5, " there")], 11);
+
+describe("sessionReducer", () => {
+  it("a snapshot replaces the state: turns become docs, with seq and status", () => {
+    const state = run([snapshot(10)]);
+    expect(state).toMatchObject({ seq: 10, title: "Chat", needsResync: false, replaying: false });
+    expect(state.turns.map((t) => [t.turnId, t.prompt, t.status])).toEqual([["t0", "earlier", "completed"]]);
+    expect(markup(state)).toBe("Old answer");
+  });
+
+  it("applies events in sequence: turn:started opens a running turn that streams", () => {
+    const state = run([snapshot(10), ...asEvents(live)]);
+    expect(state.seq).toBe(13);
+    expect(state.turns[1]).toMatchObject({ turnId: "t1", prompt: "hi", status: "running" });
+    expect(markup(state, 1)).toBe("Hello there");
+    expect(isBusy(state)).toBe(true);
+  });
+
+  const ignored: [string, SessionEvent][] = [
+    ["an event at or below the known seq", { ...live[1]!, seq: 10 }],
+    ["an event of another session", { ...live[0]!, sessionId: "s2" }],
+  ];
+  it.each(ignored)("ignores %s (same state object)", (_name, event) => {
+    const state = run([snapshot(10)]);
+    expect(sessionReducer(state, { type: "event", event })).toBe(state);
+  });
+
+  it("a gap marks needsResync and nothing more applies until a snapshot", () => {
+    const gapped = run([snapshot(10), { type: "event", event: live[0]! }, { type: "event", event: live[2]! }]);
+    expect(gapped).toMatchObject({ needsResync: true, seq: 11 });
+    expect(markup(gapped, 1)).toBe("");
+    expect(sessionReducer(gapped, { type: "event", event: { ...live[1]!, seq: 12 } })).toBe(gapped);
+    const healed = sessionReducer(gapped, snapshot(20));
+    expect(healed).toMatchObject({ needsResync: false, seq: 20 });
+  });
+
+  it("an event for a turn it never saw start asks for a resync", () => {
+    expect(run([snapshot(10), { type: "event", event: { ...live[1]!, seq: 11 } }]).needsResync).toBe(true);
+  });
+
+  it("tracks turn status, error and stats from turn:ended", () => {
+    const state = run([snapshot(10), ...asEvents([...live, ...stamp([ev.ended("failed", "Hello there", "Model unavailable")], 14)])]);
+    expect(state.turns[1]).toMatchObject({ status: "failed", error: "Model unavailable" });
+    expect(state.turns[1]!.stats.steps).toBe(2);
+    expect(isBusy(state)).toBe(false);
+  });
+
+  it("replay: joined in replay mode until replay:complete; a short replay asks for a resync", () => {
+    const replaying = run([snapshot(10), { type: "joined", result: { mode: "replay", sessionId: "s1", seq: 10 } }]);
+    expect(replaying.replaying).toBe(true);
+    const done = run([...asEvents(live), { type: "replay:complete", sessionId: "s1", seq: 13 }], replaying);
+    expect(done).toMatchObject({ replaying: false, needsResync: false, seq: 13 });
+    expect(run([{ type: "replay:complete", sessionId: "s1", seq: 15 }], replaying).needsResync).toBe(true);
+  });
+
+  describe("optimistic sending", () => {
+    const send: SessionAction = { type: "send", clientId: "k1", prompt: "hi", createdAt: "now" };
+    const orders: [string, SessionAction[]][] = [
+      ["started before the ack", [send, { type: "event", event: live[0]! }, { type: "send:acked", clientId: "k1", turnId: "t1" }]],
+      ["ack before started", [send, { type: "send:acked", clientId: "k1", turnId: "t1" }, { type: "event", event: live[0]! }]],
+    ];
+    it.each(orders)("shows the prompt at once and ends with one running turn: %s", (_name, actions) => {
+      const sending = run([snapshot(10), send]);
+      expect(sending.turns[1]).toMatchObject({ prompt: "hi", status: "sending" });
+      expect(isBusy(sending)).toBe(true);
+      const state = run([snapshot(10), ...actions]);
+      expect(state.turns.map((t) => [t.turnId, t.status])).toEqual([["t0", "completed"], ["t1", "running"]]);
+    });
+
+    it("a failed send stays visible with its error, also across a snapshot", () => {
+      const state = run([snapshot(10), send, { type: "send:failed", clientId: "k1", error: "Not connected" }, snapshot(12)]);
+      expect(state.turns[1]).toMatchObject({ prompt: "hi", status: "failed", error: "Not connected" });
+    });
+  });
+
+  it("a viewer who watched live and one who joined by snapshot see the same turns", () => {
+    const stream = recordedStream({ seed: 9, subagents: 2, grandchildren: 1, kills: 1 });
+    const watched = run(asEvents(toSessionEvents(stream)));
+    const turn = stream.events.reduce(applyEventToTurn, newTurn({ ...stream, createdAt: stream.createdAt }));
+    const joined = run([snapshot(stream.events.length, [turn])]);
+    expect(watched.turns).toStrictEqual(joined.turns.map((t) => ({ ...t })));
+    expect(markup(watched)).toBe(serializeMarkup(docFromTurn(stream.expected)));
+    expect(watched.turns[0]!.status).toBe("completed");
+  });
+});
