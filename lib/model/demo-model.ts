@@ -1,0 +1,101 @@
+import { demoReply } from "@/lib/agent/demo/playbooks";
+import { stableHash } from "@/lib/agent/demo/topics";
+import { estimateRequestTokens, estimateTokens } from "@/lib/context/tokens";
+import { ModelError, type ChatModel, type ModelRequest, type ModelStreamEvent } from "./types";
+
+/**
+ * The offline demo model ("Offline demo model", isDemo: true): answers when no provider is
+ * configured. Deterministic and network-free, it still drives the REAL tools and REAL
+ * subagents: every reply is decided from the messages it is given (its role comes from the
+ * system prompt, its progress from the tool results it has received).
+ *
+ * What triggers what (the user's latest message, case-insensitive):
+ *  - "deep dive", "thorough"/"thoroughly", "in depth" → the master spawns ONE `general`
+ *    subagent; the general splits its task on "and" / "," / "vs" and spawns an `explore`
+ *    grandchild per part (at most 3), then writes a "Deep dive" section from their results.
+ *  - "investigate", "compare", "research", "look into", "analyse/analyze", "explore",
+ *    "find", "review", "summarise/summarize", "check" → the words after the verb are split
+ *    on "and", ",", ";", "&", "vs", "versus", "with" into at most 4 topics, and the master
+ *    calls `subagent` (agent "explore") once per topic IN ONE STEP, so they run in parallel.
+ *    Example: "investigate the open bugs and the release plan" → two explore runs.
+ *  - anything else ("hello", …) → a direct streamed markdown answer: the list of these
+ *    triggers as a table plus a code block showing how to configure a real model.
+ *
+ * Each `explore` run: step 1 calls list_files (recursive) and grep (its task's keywords,
+ * plurals stripped, stopwords dropped) together; step 2 file_reads the best-scoring file
+ * (keywords in its name, grep hits); step 3 answers quoting the real lines it read
+ * (`line: text`) and the other files grep found. Steering messages it receives add their
+ * keywords and are acknowledged in its answer. The master's final answer is built from the
+ * subagents' clean results only (a section per result plus a status table).
+ *
+ * It also serves the runtime's system requests: result condensation (structured JSON) and
+ * context compaction (a summary of the user's earlier requests).
+ *
+ * Text streams in chunks of a few words with `chunkDelayMs` between them (default 15 ms,
+ * so a person can watch; 0 in tests). Usage is reported from the token estimator.
+ */
+
+export interface DemoModelOptions {
+  chunkDelayMs?: number;
+  wordsPerChunk?: number;
+}
+
+export const DEMO_MODEL_LABEL = "Offline demo model";
+
+export function createDemoModel(options: DemoModelOptions = {}): ChatModel {
+  const chunkDelayMs = options.chunkDelayMs ?? 15;
+  const wordsPerChunk = options.wordsPerChunk ?? 4;
+  return {
+    id: "demo",
+    label: DEMO_MODEL_LABEL,
+    isDemo: true,
+    stream: (request) => streamDemo(request, chunkDelayMs, wordsPerChunk),
+  };
+}
+
+async function* streamDemo(request: ModelRequest, delayMs: number, wordsPerChunk: number): AsyncGenerator<ModelStreamEvent> {
+  const reply = demoReply(request);
+  const signal = request.signal;
+  for (const piece of chunks(reply.thinking ?? "", wordsPerChunk)) {
+    await pause(delayMs, signal);
+    yield { type: "thinking", text: piece };
+  }
+  for (const piece of chunks(reply.text ?? "", wordsPerChunk)) {
+    await pause(delayMs, signal);
+    yield { type: "text", text: piece };
+  }
+  // Ids depend on the whole conversation so far: unique per run, identical on a re-run.
+  const seed = stableHash(JSON.stringify(request.messages));
+  const calls = (reply.toolCalls ?? []).map((c, i) => ({ id: `call_${seed}_${i}`, name: c.name, arguments: JSON.stringify(c.args) }));
+  for (const call of calls) yield { type: "tool_call", call };
+  yield {
+    type: "usage",
+    inputTokens: estimateRequestTokens(request.messages, request.tools),
+    outputTokens: estimateTokens((reply.thinking ?? "") + (reply.text ?? "")) + calls.reduce((n, c) => n + estimateTokens(c.arguments) + 4, 0),
+  };
+  yield { type: "done", finishReason: calls.length ? "tool_calls" : "stop" };
+}
+
+/** Splits text into pieces of a few words, keeping every character (whitespace included). */
+export function chunks(text: string, wordsPerChunk: number): string[] {
+  const words = text.match(/\S+\s*|\s+/g) ?? [];
+  const out: string[] = [];
+  for (let i = 0; i < words.length; i += wordsPerChunk) out.push(words.slice(i, i + wordsPerChunk).join(""));
+  return out;
+}
+
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (signal?.aborted) return Promise.reject(new ModelError("aborted", "The request was cancelled."));
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new ModelError("aborted", "The request was cancelled."));
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
