@@ -52,6 +52,8 @@ export interface LoopOptions {
   signal: AbortSignal;
   /** Steering messages waiting for the next step boundary. */
   drainSteering?: () => string[];
+  /** True while steering messages wait: an answer then is not final, they land as a follow-up turn. */
+  hasSteering?: () => boolean;
   hooks: LoopHooks;
   log?: WarnLog;
 }
@@ -119,6 +121,7 @@ export async function runAgentLoop(options: LoopOptions, state: LoopState): Prom
     state.messages.push({ role: "assistant", content: step.text, ...(calls.length ? { toolCalls: calls } : {}) });
     if (calls.length === 0) {
       hooks.onStepEnd?.(state.steps);
+      if (options.hasSteering?.()) continue;
       return "answered";
     }
     const outcomes = await runCalls(calls, options, state, stepCalls);

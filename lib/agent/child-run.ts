@@ -85,6 +85,7 @@ export async function runChild(executor: SubagentExecutor, spec: ChildSpec): Pro
         objective: args.objective ?? args.task,
         signal: controller.signal,
         drainSteering: () => scope.registry.drain(runId),
+        hasSteering: () => (scope.registry.get(runId)?.inbox.length ?? 0) > 0,
         log: deps.log,
         hooks: {
           onText: (text, offset) => emitData({ kind: "token", offset, text }),

@@ -56,7 +56,9 @@ describe("clean context on the live path (property)", () => {
             ];
             if (calls.length) return { thinking: plan.thinks ? `${MARK}_THINK` : undefined, toolCalls: calls, usage: { inputTokens: 7777, outputTokens: 1 } };
           }
-          if (plan.fails) return { text: "partial answer", error: new ModelError("server_error", "The provider failed.") };
+          if (plan.fails) {
+            return { thinking: plan.thinks ? `${MARK}_THINK3` : undefined, text: "partial answer", error: new ModelError("server_error", "The provider failed.") };
+          }
           return { thinking: plan.thinks ? `${MARK}_THINK2` : undefined, text: `answer ${index}` };
         });
         const first = startTestTurn({ model, workspaceDir: ws.dir }, "investigate");

@@ -201,3 +201,21 @@ describe("subagent lifecycle controls", () => {
     expect(result.response).toContain("Status: Failed\nError: Reached its limit of 2 steps without a final answer.");
   });
 });
+
+describe("steering an idle child", () => {
+  it("delivers a steer that arrives during the child's final answer as a follow-up turn", async () => {
+    let answered = 0;
+    const model = master([spawn("m1", "explore", "summarise")], (req) => {
+      answered++;
+      return { text: answered === 1 ? "first answer" : ` / follow-up to: ${lastUser(req.messages)}` };
+    });
+    const run = startTestTurn(
+      { model, workspaceDir: ws.dir, onEvent: (e, r) => e.type === "subagent_data" && e.data.kind === "token" && answered === 1 && r.handle.steer(e.runId, "also mention risks") },
+      "go",
+    );
+    await run.result;
+    const completed = ofType(run.events, "subagent_completed")[0]!;
+    expect(completed.response).toBe("first answer / follow-up to: [Steering message]\nalso mention risks");
+    expect(completed.stats.steps).toBe(2);
+  });
+});
