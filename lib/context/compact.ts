@@ -134,8 +134,3 @@ export function reinforceObjective(messages: readonly ChatMessage[], objective: 
   };
   return [...rest.slice(0, at), note, ...rest.slice(at)];
 }
-
-/** Dual detection (seed 003): the compaction flag, or a summary message in the context. */
-export function wasCompacted(result: CompactResult): boolean {
-  return result.method !== "none" || result.messages.some((m) => m.role === "system" && m.content.startsWith(SUMMARY_TAG));
-}

@@ -62,7 +62,7 @@ export function lastUser(messages: readonly ChatMessage[]): string {
   return "";
 }
 
-/** Tool messages after the last assistant-with-calls cycle began: how far the agent has got. */
+/** Every tool message in the request: how far the agent has got. */
 export function toolResults(messages: readonly ChatMessage[]): Extract<ChatMessage, { role: "tool" }>[] {
   return messages.filter((m): m is Extract<ChatMessage, { role: "tool" }> => m.role === "tool");
 }
