@@ -35,7 +35,8 @@ export interface LoopHooks {
   onText?(text: string, offset: number): void;
   onThinking?(text: string, offset: number): void;
   onToolCall?(call: ToolCall): void;
-  onToolResult?(call: ToolCall): void;
+  /** `fullText` is the whole output; `call.response` holds only its preview. */
+  onToolResult?(call: ToolCall, fullText: string): void;
   onChatUsage?(usage: Usage): void;
   onSystemUsage?(usage: Usage): void;
   onStepEnd?(steps: number): void;
@@ -151,7 +152,7 @@ async function runCalls(calls: ModelToolCall[], options: LoopOptions, state: Loo
     if (record) {
       Object.assign(record, previewOf(content), { status: outcome.status });
       if (outcome.subagent) record.subagent = outcome.subagent;
-      options.hooks.onToolResult?.(record);
+      options.hooks.onToolResult?.(record, content);
     }
   };
   const indexes = calls.map((_, i) => i);

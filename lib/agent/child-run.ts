@@ -91,7 +91,8 @@ export async function runChild(executor: SubagentExecutor, spec: ChildSpec): Pro
           onText: (text, offset) => emitData({ kind: "token", offset, text }),
           onThinking: (text, offset) => emitData({ kind: "thinking", offset, text }),
           onToolCall: (c) => emitData({ kind: "tool_call", callId: c.callId, name: c.name, parameters: c.parameters, textOffset: c.textOffset }),
-          onToolResult: (c) => emitData({ kind: "tool_result", callId: c.callId, response: c.response, responseSize: c.responseSize, status: c.status }),
+          // The whole output travels to the server, which stores it and relays a preview.
+          onToolResult: (c, fullText) => emitData({ kind: "tool_result", callId: c.callId, response: fullText, responseSize: fullText.length, status: c.status }),
           onChatUsage: (usage) => node.meter.addChat(usage),
           onSystemUsage: (usage) => node.meter.addSystem(usage),
           onStepEnd: (steps) => {

@@ -125,8 +125,9 @@ async function runTurn(
           onText: (text, offset) => publish({ type: "turn:token", turnId, offset, text }),
           onToolCall: (c) =>
             publish({ type: "tool:call", turnId, callId: c.callId, name: c.name, parameters: c.parameters, textOffset: c.textOffset }),
-          onToolResult: (c) =>
-            publish({ type: "tool:result", turnId, callId: c.callId, response: c.response, responseSize: c.responseSize, status: c.status }),
+          // The whole output travels to the server, which stores it and relays a preview.
+          onToolResult: (c, fullText) =>
+            publish({ type: "tool:result", turnId, callId: c.callId, response: fullText, responseSize: fullText.length, status: c.status }),
           onChatUsage: (usage) => meter.addChat(usage),
           onSystemUsage: (usage) => meter.addSystem(usage),
           onStepEnd: (steps) => {

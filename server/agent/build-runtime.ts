@@ -38,7 +38,7 @@ export function buildRuntime(env: Env, log: { warn(msg: string, meta?: object): 
 }
 
 function chooseModel(env: Env, name: string | undefined): ChatModel {
-  if (!name) return createDemoModel();
+  if (!name) return createDemoModel({ chunkDelayMs: env.DEMO_CHUNK_DELAY_MS });
   return createOpenAIModel({
     baseURL: env.OPENAI_BASE_URL,
     apiKey: env.OPENAI_API_KEY,
