@@ -1,4 +1,4 @@
-import { model, models, Schema, type InferSchemaType } from "mongoose";
+import mongoose, { Schema, type InferSchemaType } from "mongoose";
 
 const sessionSchema = new Schema(
   {
@@ -17,6 +17,6 @@ const sessionSchema = new Schema(
 sessionSchema.index({ ownerId: 1, updatedAt: -1 });
 
 export type SessionRecord = InferSchemaType<typeof sessionSchema>;
-const defineSession = () => model("Session", sessionSchema);
+const defineSession = () => mongoose.model("Session", sessionSchema);
 // Next and the custom server share one mongoose registry: define once, reuse after.
-export const SessionModel: ReturnType<typeof defineSession> = models.Session ?? defineSession();
+export const SessionModel: ReturnType<typeof defineSession> = mongoose.models.Session ?? defineSession();

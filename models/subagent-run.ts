@@ -1,4 +1,4 @@
-import { model, models, Schema, type InferSchemaType } from "mongoose";
+import mongoose, { Schema, type InferSchemaType } from "mongoose";
 import { statsSchema } from "./usage";
 
 /**
@@ -35,6 +35,6 @@ subagentRunSchema.index({ sessionId: 1 });
 subagentRunSchema.index({ status: 1 });
 
 export type SubagentRunRecord = InferSchemaType<typeof subagentRunSchema>;
-const defineSubagentRun = () => model("SubagentRun", subagentRunSchema);
+const defineSubagentRun = () => mongoose.model("SubagentRun", subagentRunSchema);
 // Next and the custom server share one mongoose registry: define once, reuse after.
-export const SubagentRunModel: ReturnType<typeof defineSubagentRun> = models.SubagentRun ?? defineSubagentRun();
+export const SubagentRunModel: ReturnType<typeof defineSubagentRun> = mongoose.models.SubagentRun ?? defineSubagentRun();

@@ -1,4 +1,4 @@
-import { model, models, Schema, type InferSchemaType } from "mongoose";
+import mongoose, { Schema, type InferSchemaType } from "mongoose";
 
 /**
  * A tool call of any agent in a turn: the master's (`runId: null`) or a subagent's. The
@@ -29,6 +29,6 @@ toolCallSchema.index({ sessionId: 1, callId: 1 });
 toolCallSchema.index({ status: 1 });
 
 export type ToolCallRecord = InferSchemaType<typeof toolCallSchema>;
-const defineToolCall = () => model("ToolCall", toolCallSchema);
+const defineToolCall = () => mongoose.model("ToolCall", toolCallSchema);
 // Next and the custom server share one mongoose registry: define once, reuse after.
-export const ToolCallModel: ReturnType<typeof defineToolCall> = models.ToolCall ?? defineToolCall();
+export const ToolCallModel: ReturnType<typeof defineToolCall> = mongoose.models.ToolCall ?? defineToolCall();

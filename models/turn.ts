@@ -1,4 +1,4 @@
-import { model, models, Schema, type InferSchemaType } from "mongoose";
+import mongoose, { Schema, type InferSchemaType } from "mongoose";
 import { statsSchema } from "./usage";
 
 /**
@@ -24,6 +24,6 @@ turnSchema.index({ sessionId: 1, createdAt: 1 });
 turnSchema.index({ status: 1 });
 
 export type TurnRecord = InferSchemaType<typeof turnSchema>;
-const defineTurn = () => model("Turn", turnSchema);
+const defineTurn = () => mongoose.model("Turn", turnSchema);
 // Next and the custom server share one mongoose registry: define once, reuse after.
-export const TurnModel: ReturnType<typeof defineTurn> = models.Turn ?? defineTurn();
+export const TurnModel: ReturnType<typeof defineTurn> = mongoose.models.Turn ?? defineTurn();

@@ -1,4 +1,4 @@
-import { Schema } from "mongoose";
+import mongoose, { Schema } from "mongoose";
 
 /** Sub-schemas shared by turns and subagent runs (stored shape of `TurnStats`). */
 const usage = new Schema({ inputTokens: { type: Number, default: 0 }, outputTokens: { type: Number, default: 0 } }, { _id: false });
