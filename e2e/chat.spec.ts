@@ -1,0 +1,75 @@
+import { expect, test } from "@playwright/test";
+import { lastAssistant, send, shot, startChat, waitForTurnEnd } from "./fixtures";
+
+test.describe("chat", () => {
+  test("streams a reply, and a reload shows the same conversation", async ({ page }) => {
+    await startChat(page, "hello there");
+    await expect(page.getByTestId("message-user").first()).toHaveText(/hello there/);
+    await expect(page.getByTestId("demo-badge")).toBeVisible();
+
+    // Streaming: the answer grows while the turn runs, then settles.
+    const answer = lastAssistant(page);
+    await expect(answer).toHaveAttribute("data-status", "running");
+    await expect(answer).not.toHaveText("");
+    const early = (await answer.innerText()).length;
+    await waitForTurnEnd(page);
+    const finalText = await answer.innerText();
+    expect(finalText.length).toBeGreaterThan(early);
+    await expect(answer.locator("table")).toBeVisible();
+    await shot(page, "chat-streamed");
+
+    await page.reload();
+    await expect(page.getByTestId("message-user").first()).toHaveText(/hello there/);
+    await expect(lastAssistant(page)).toHaveAttribute("data-status", "completed");
+    expect(await lastAssistant(page).innerText()).toBe(finalText);
+  });
+
+  test("starts a second chat, renames one and deletes the other", async ({ page }) => {
+    await startChat(page, "hello one");
+    await waitForTurnEnd(page);
+    const first = page.url();
+    await page.getByTestId("new-session").click();
+    await send(page, "hello two");
+    await page.waitForURL((url) => url.toString() !== first && /\/c\//.test(url.toString()));
+    await waitForTurnEnd(page);
+
+    const items = page.getByTestId("session-item");
+    await expect(items.filter({ hasText: "hello one" })).toHaveCount(1);
+    await expect(items.filter({ hasText: "hello two" })).toHaveCount(1);
+
+    const two = items.filter({ hasText: "hello two" });
+    await two.hover();
+    await two.getByTestId("session-rename").click();
+    // In edit mode the title is an input's value, not text: find the one input on screen.
+    const input = page.getByTestId("session-rename-input");
+    await input.fill("Renamed chat");
+    await input.press("Enter");
+    await expect(items.filter({ hasText: "Renamed chat" })).toHaveCount(1);
+
+    const one = items.filter({ hasText: "hello one" });
+    await one.hover();
+    await one.getByTestId("session-delete").click();
+    await one.getByTestId("session-delete-confirm").click();
+    await expect(items.filter({ hasText: "hello one" })).toHaveCount(0);
+
+    await page.reload();
+    await expect(items.filter({ hasText: "Renamed chat" })).toHaveCount(1);
+    await expect(items.filter({ hasText: "hello one" })).toHaveCount(0);
+    await shot(page, "sessions-sidebar");
+  });
+
+  test("Stop cancels a running turn and keeps what streamed", async ({ page }) => {
+    await startChat(page, "Investigate the open bugs and the release plan");
+    const answer = lastAssistant(page);
+    await expect(page.getByTestId("stop")).toBeVisible();
+    await expect(page.getByTestId("subagent-panel").first()).toBeVisible();
+    await page.getByTestId("stop").click();
+    await expect(answer).toHaveAttribute("data-status", "cancelled");
+    await expect(page.getByTestId("stop")).toHaveCount(0);
+    // Nothing keeps spinning after a stop.
+    await expect(page.locator('[data-testid="subagent-panel"][data-status="running"]')).toHaveCount(0);
+    await page.reload();
+    await expect(lastAssistant(page)).toHaveAttribute("data-status", "cancelled");
+    await expect(page.locator('[data-testid="subagent-panel"][data-status="running"]')).toHaveCount(0);
+  });
+});
