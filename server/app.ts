@@ -34,8 +34,13 @@ export interface App {
   close(): Promise<void>;
 }
 
-/** Largest socket message accepted; bigger frames are dropped by Socket.IO itself. */
-const MAX_SOCKET_MESSAGE_BYTES = 1_000_000;
+/**
+ * Largest socket message Socket.IO accepts (bigger ones close the connection with no
+ * reply). Set above the largest field any command allows, so that an oversized prompt
+ * gets a clear validation error instead of a silent disconnect; the rate limit bounds
+ * how often anyone can send one.
+ */
+const MAX_SOCKET_MESSAGE_BYTES = 16 * 1024 * 1024;
 
 export function createApp(options: AppOptions): App {
   const identity = createIdentity(options.secret);
