@@ -1,7 +1,7 @@
 "use client";
 
 import { useParams } from "next/navigation";
-import { useCallback, useState, type ReactNode } from "react";
+import { useCallback, useEffect, useState, type ReactNode } from "react";
 import { useAppInfo } from "@/components/realtime/use-app-info";
 import { useConnection } from "@/components/realtime/use-connection";
 import { Header } from "./header";
@@ -26,6 +26,11 @@ function Frame({ children }: { children: ReactNode }) {
   const [drawerOpen, setDrawerOpen] = useState(false);
   const close = useCallback(() => setDrawerOpen(false), []);
   const title = sessions?.find((s) => s.sessionId === currentSessionId)?.title ?? null;
+
+  // Tabs and history entries name the chat, not just the app.
+  useEffect(() => {
+    document.title = title ? `${title} · Delegate` : "Delegate";
+  }, [title]);
 
   return (
     <div className="flex h-dvh">

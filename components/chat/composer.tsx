@@ -59,7 +59,7 @@ export function Composer({ onSend, onStop, running, disabled = false, placeholde
   };
 
   return (
-    <form onSubmit={submit} className="mx-auto w-full max-w-3xl px-3 pb-3 sm:px-4 sm:pb-4">
+    <form onSubmit={submit} className="mx-auto w-full max-w-3xl px-3 pb-[max(0.75rem,env(safe-area-inset-bottom))] sm:px-4 sm:pb-4">
       <div className="flex items-end gap-2 rounded-xl border border-zinc-300 bg-white p-1.5 pl-3 shadow-sm focus-within:border-sky-500 focus-within:ring-2 focus-within:ring-sky-500/20 dark:border-zinc-700 dark:bg-zinc-900">
         <label htmlFor="composer" className="sr-only">
           Message

@@ -35,9 +35,11 @@ export function Header({ title, info, connection, sidebarOpen, onOpenSidebar }: 
       ) : null}
       {info ? (
         <div className="flex min-w-0 items-center gap-2">
-          <span className="hidden truncate text-xs text-zinc-500 sm:inline dark:text-zinc-400" title="Model">
-            {info.modelLabel}
-          </span>
+          {info.demo ? null : (
+            <span className="hidden truncate text-xs text-zinc-500 sm:inline dark:text-zinc-400" title="Model">
+              {info.modelLabel}
+            </span>
+          )}
           {info.demo ? (
             <span
               data-testid="demo-badge"

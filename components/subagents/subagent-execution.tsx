@@ -61,9 +61,11 @@ export const SubagentExecution = memo(function SubagentExecution({ panel, call }
         </span>
         <span className="flex shrink-0 items-center gap-2 text-xs text-zinc-500 tabular-nums dark:text-zinc-400">
           <Elapsed startedAt={panel.startedAt} endedAt={panel.endedAt} runtimeMs={panel.stats?.runtimeMs} running={running} fixedWidth />
-          <span className="hidden sm:inline" title={`${tokens.toLocaleString()} tokens`}>
-            {formatTokens(tokens)} tok
-          </span>
+          {tokens > 0 ? (
+            <span className="hidden sm:inline" title={`${tokens.toLocaleString()} tokens`}>
+              {formatTokens(tokens)} tok
+            </span>
+          ) : null}
         </span>
       </button>
       <div id={bodyId} hidden={!open}>
@@ -127,8 +129,8 @@ function PanelBody({ panel, call }: SubagentExecutionProps) {
 
       {panel.status === "error" || (panel.endReason && panel.endReason !== "completed") ? (
         <div role="alert" className="rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900/70 dark:bg-red-950/40 dark:text-red-300">
-          <span className="font-medium">{panel.endReason ? endReasonLabel(panel.endReason) : "Failed"}</span>
-          {panel.error ? <span className="break-words whitespace-pre-wrap"> — {panel.error}</span> : null}
+          <div className="text-[11px] font-semibold tracking-wide uppercase">{panel.endReason ? endReasonLabel(panel.endReason) : "Failed"}</div>
+          {panel.error ? <p className="mt-0.5 break-words whitespace-pre-wrap">{panel.error}</p> : null}
         </div>
       ) : null}
 
