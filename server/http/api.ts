@@ -46,7 +46,7 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, userI
     if (method !== "GET" && method !== "HEAD" && !originAllowed(req, deps.allowedOrigins)) {
       throw new AppError("unauthorized", "Cross-site requests are not allowed.");
     }
-    const result = await route(method, url.pathname, req, userId, deps);
+    const result = await route(method, url, req, userId, deps);
     if (result === undefined) throw new AppError("not_found", "No such API route.");
     send(res, 200, result);
   } catch (error) {
@@ -58,7 +58,8 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, userI
   return true;
 }
 
-async function route(method: string, pathname: string, req: IncomingMessage, userId: string, deps: ApiDeps): Promise<unknown> {
+async function route(method: string, url: URL, req: IncomingMessage, userId: string, deps: ApiDeps): Promise<unknown> {
+  const { pathname } = url;
   if (pathname === "/api/health" && method === "GET") return { ok: true, database: deps.dbUp() ? "up" : "down" };
   if (pathname === "/api/sessions") {
     if (method === "GET") return listSessions(userId);
@@ -93,7 +94,9 @@ async function route(method: string, pathname: string, req: IncomingMessage, use
   if (outputMatch && method === "GET") {
     const sessionId = outputMatch[1]!;
     await deps.registry.get(userId, sessionId);
-    return { response: await loadFullToolOutput(sessionId, decodeURIComponent(outputMatch[2]!)) };
+    const turnId = url.searchParams.get("turn") ?? undefined;
+    const runId = url.searchParams.get("run") || null;
+    return { response: await loadFullToolOutput(sessionId, decodeURIComponent(outputMatch[2]!), { turnId, runId }) };
   }
   return undefined;
 }
