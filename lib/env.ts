@@ -21,6 +21,8 @@ export const envSchema = z.object({
   MONGODB_URI: opt(z.string().regex(/^mongodb(\+srv)?:\/\//, "must start with mongodb:// or mongodb+srv://")),
   /** Signs identity cookies; generated and kept under DATA_DIR when unset. */
   SESSION_SECRET: opt(z.string().min(32, "must be at least 32 characters")),
+  /** Puts a login page in front of everything when set. */
+  APP_PASSWORD: opt(z.string().min(1)),
   /** Extra origins allowed to open a socket (reverse proxies), comma-separated. */
   ALLOWED_ORIGINS: withDefault(z.string(), ""),
 

@@ -2,7 +2,9 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import { Server } from "socket.io";
 import type { AppInfo } from "@/lib/contracts";
 import { createIdentity, IDENTITY_COOKIE, identityCookieHeader, parseCookies } from "@/server/auth/identity";
+import { AUTH_COOKIE, createLoginThrottle, createPasswordGate } from "@/server/auth/password-gate";
 import { handleApi } from "@/server/http/api";
+import { gateRequest, type LoginDeps } from "@/server/http/login";
 import { originAllowed, parseAllowedOrigins } from "@/server/http/origin";
 import { broadcastSessions, emitEvent, registerHandlers } from "@/server/realtime/handlers";
 import { sessionRoom, type AppServer } from "@/server/realtime/types";
@@ -22,6 +24,8 @@ export interface AppOptions {
   pageHandler?: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
   dbUp?: () => boolean;
   secureCookies?: boolean;
+  /** APP_PASSWORD: when set, everything but the login page needs a login. */
+  password?: string;
   rateLimit?: { burst: number; perSecond: number };
   flushMs?: number;
   log?: { warn(msg: string, meta?: object): void; error(msg: string, meta?: object): void };
@@ -45,6 +49,10 @@ const MAX_SOCKET_MESSAGE_BYTES = 16 * 1024 * 1024;
 export function createApp(options: AppOptions): App {
   const identity = createIdentity(options.secret);
   const allowedOrigins = parseAllowedOrigins(options.allowedOrigins ?? "");
+  const secureCookies = options.secureCookies ?? false;
+  const login: LoginDeps | undefined = options.password
+    ? { gate: createPasswordGate({ password: options.password, secret: options.secret }), throttle: createLoginThrottle(), allowedOrigins, secureCookies }
+    : undefined;
   let io: AppServer;
 
   const registry = new SessionRegistry({
@@ -58,11 +66,12 @@ export function createApp(options: AppOptions): App {
   const httpServer = createServer((req, res) => {
     void (async () => {
       const cookies = parseCookies(req.headers.cookie);
+      if (login && (await gateRequest(req, res, new URL(req.url ?? "/", "http://local"), cookies, login))) return;
       let userId = identity.verify(cookies[IDENTITY_COOKIE]);
       if (!userId) {
         const minted = identity.mint();
         userId = minted.userId;
-        res.setHeader("set-cookie", identityCookieHeader(minted.cookieValue, options.secureCookies ?? false));
+        res.setHeader("set-cookie", identityCookieHeader(minted.cookieValue, secureCookies));
       }
       const handled = await handleApi(req, res, userId, {
         registry,
@@ -91,7 +100,12 @@ export function createApp(options: AppOptions): App {
     allowRequest: (req, callback) => callback(null, originAllowed(req, allowedOrigins)),
   });
   io.use((socket, next) => {
-    const userId = identity.verify(parseCookies(socket.request.headers.cookie)[IDENTITY_COOKIE]);
+    const cookies = parseCookies(socket.request.headers.cookie);
+    if (login && !login.gate.verify(cookies[AUTH_COOKIE])) {
+      next(new Error("unauthorized: log in first"));
+      return;
+    }
+    const userId = identity.verify(cookies[IDENTITY_COOKIE]);
     if (!userId) {
       next(new Error("unauthorized: reload the page to get a session cookie"));
       return;

@@ -34,6 +34,7 @@ async function main(): Promise<void> {
     runner: runtime,
     appInfo,
     allowedOrigins: config.ALLOWED_ORIGINS,
+    password: config.APP_PASSWORD,
     pageHandler: (req, res) => handle(req, res),
     dbUp: db.isUp,
     log,

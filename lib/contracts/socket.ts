@@ -33,6 +33,8 @@ export type JoinResult = ({ mode: "snapshot" } & SessionSnapshot) | { mode: "rep
 export interface AppInfo {
   modelLabel: string;
   demo: boolean;
+  /** APP_PASSWORD is set: the UI offers a way to log out. */
+  passwordProtected: boolean;
 }
 
 export interface ClientToServerEvents {

@@ -34,7 +34,7 @@ export function buildRuntime(env: Env, log: { warn(msg: string, meta?: object): 
     },
     log,
   });
-  return { runtime, appInfo: { modelLabel: model.label, demo: model.isDemo } };
+  return { runtime, appInfo: { modelLabel: model.label, demo: model.isDemo, passwordProtected: Boolean(env.APP_PASSWORD) } };
 }
 
 function chooseModel(env: Env, name: string | undefined): ChatModel {

@@ -8,7 +8,9 @@ import path from "node:path";
  *
  * - `{ "$repeat": "x", "times": 10485760 }`            → "xxxx…" (10 MB)
  * - `{ "$concat": ["a", { "$repeat": … }, "b"] }`      → the parts joined as text
- * - `{ "$nest": 10000, "as": "object"|"array", "key": "a", "leaf": … }` → {a:{a:…leaf}}
+ * - `{ "$nest": 10000, "as": "object"|"array", "key": "a" }` → {"a":{"a":…null}} (a value)
+ * - `{ "$nestText": 10000, … }`                        → the same as JSON text (V8's
+ *   JSON.stringify overflows its stack at such depths; JSON.parse does not)
  * - `{ "$number": "NaN"|"Infinity"|"-Infinity"|"-0"|"1e309" }`
  * - `{ "$bytes": "<base64>" }`                         → a Buffer (a binary attachment)
  * - `{ "$json": … }`                                   → JSON text of the expanded value
@@ -62,7 +64,8 @@ export function expand(value: unknown, vars: Vars = {}): unknown {
     return unit.repeat(times);
   }
   if ("$concat" in d) return (d.$concat as unknown[]).map((p) => String(expand(p, vars))).join("");
-  if ("$nest" in d) return nest(Number(d.$nest), d.as === "array" ? "array" : "object", String(d.key ?? "a"), expand(d.leaf ?? null, vars));
+  if ("$nestText" in d) return nestText(Number(d.$nestText), d.as === "array" ? "array" : "object", String(d.key ?? "a"));
+  if ("$nest" in d) return JSON.parse(nestText(Number(d.$nest), d.as === "array" ? "array" : "object", String(d.key ?? "a")));
   if ("$number" in d) return special(String(d.$number));
   if ("$bytes" in d) return Buffer.from(String(d.$bytes), "base64");
   if ("$json" in d) return JSON.stringify(expand(d.$json, vars));
@@ -73,11 +76,11 @@ export function expand(value: unknown, vars: Vars = {}): unknown {
   return out;
 }
 
-function nest(depth: number, as: "object" | "array", key: string, leaf: unknown): unknown {
+function nestText(depth: number, as: "object" | "array", key: string): string {
   if (!Number.isInteger(depth) || depth < 0 || depth > MAX_NEST) throw new Error(`bad $nest: ${depth}`);
-  let value = leaf;
-  for (let i = 0; i < depth; i++) value = as === "array" ? [value] : { [key]: value };
-  return value;
+  const open = as === "array" ? "[" : `{${JSON.stringify(key)}:`;
+  const close = as === "array" ? "]" : "}";
+  return `${open.repeat(depth)}null${close.repeat(depth)}`;
 }
 
 function special(name: string): number {

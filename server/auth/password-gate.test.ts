@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { createLoginThrottle, createPasswordGate, safeNextPath } from "./password-gate";
+
+describe("password gate", () => {
+  const clock = { t: 1_800_000_000_000 };
+  const gate = createPasswordGate({ password: "correct horse", secret: "s".repeat(32), ttlMs: 1000, now: () => clock.t });
+
+  it("accepts the password and nothing else", () => {
+    expect(gate.checkPassword("correct horse")).toBe(true);
+    expect(gate.checkPassword("correct horse ")).toBe(false);
+    expect(gate.checkPassword("")).toBe(false);
+  });
+
+  it("issues cookies that verify until they expire", () => {
+    const cookie = gate.issue();
+    expect(gate.verify(cookie)).toBe(true);
+    clock.t += 1001;
+    expect(gate.verify(cookie)).toBe(false);
+  });
+
+  it("rejects forged, tampered and foreign cookies", () => {
+    const cookie = gate.issue();
+    const [expiry, mac] = cookie.split(".");
+    expect(gate.verify(`${Number(expiry) + 1_000_000}.${mac}`)).toBe(false);
+    expect(gate.verify(`${expiry}.${"A".repeat(43)}`)).toBe(false);
+    expect(gate.verify(undefined)).toBe(false);
+    expect(gate.verify("garbage")).toBe(false);
+    const otherPassword = createPasswordGate({ password: "another", secret: "s".repeat(32), now: () => clock.t });
+    expect(otherPassword.verify(cookie)).toBe(false);
+  });
+});
+
+describe("login throttle", () => {
+  it("refuses after five failures until the window passes, per address", () => {
+    const clock = { t: 0 };
+    const throttle = createLoginThrottle({ maxFailures: 5, windowMs: 60_000, now: () => clock.t });
+    for (let i = 0; i < 5; i++) {
+      expect(throttle.retryAfterMs("1.2.3.4")).toBe(0);
+      throttle.fail("1.2.3.4");
+    }
+    expect(throttle.retryAfterMs("1.2.3.4")).toBe(60_000);
+    expect(throttle.retryAfterMs("5.6.7.8")).toBe(0);
+    clock.t += 60_001;
+    expect(throttle.retryAfterMs("1.2.3.4")).toBe(0);
+  });
+});
+
+describe("safeNextPath", () => {
+  it.each([
+    ["/c/abc", "/c/abc"],
+    [null, "/"],
+    ["https://evil.example", "/"],
+    ["//evil.example", "/"],
+    ["/\\evil.example", "/"],
+  ])("%s → %s", (input, expected) => {
+    expect(safeNextPath(input)).toBe(expected);
+  });
+});

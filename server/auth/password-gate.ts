@@ -1,0 +1,81 @@
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+
+/**
+ * The optional APP_PASSWORD gate: one shared password in front of everything. A correct
+ * password earns a signed, expiring cookie; changing the password invalidates every
+ * cookie issued for the old one (the signature covers a fingerprint of it).
+ */
+export const AUTH_COOKIE = "dlg_auth";
+const TOKEN_PATTERN = /^(\d{10,13})\.([A-Za-z0-9_-]{43})$/;
+
+export interface PasswordGate {
+  checkPassword(given: string): boolean;
+  /** A fresh cookie value, valid for `ttlMs`. */
+  issue(): string;
+  verify(cookieValue: string | undefined): boolean;
+  readonly ttlMs: number;
+}
+
+export function createPasswordGate(options: { password: string; secret: string; ttlMs?: number; now?: () => number }): PasswordGate {
+  const now = options.now ?? Date.now;
+  const ttlMs = options.ttlMs ?? 30 * 24 * 3600_000;
+  const digest = (text: string) => createHash("sha256").update(text).digest();
+  const expected = digest(options.password);
+  const fingerprint = expected.toString("base64url").slice(0, 16);
+  const sign = (expiry: string) => createHmac("sha256", options.secret).update(`auth:${fingerprint}:${expiry}`).digest("base64url");
+  return {
+    ttlMs,
+    // Comparing digests keeps the comparison constant-time whatever the lengths.
+    checkPassword: (given) => timingSafeEqual(digest(given), expected),
+    issue() {
+      const expiry = String(now() + ttlMs);
+      return `${expiry}.${sign(expiry)}`;
+    },
+    verify(cookieValue) {
+      const match = cookieValue ? TOKEN_PATTERN.exec(cookieValue) : null;
+      if (!match) return false;
+      const [, expiry, mac] = match;
+      if (Number(expiry) < now()) return false;
+      const a = Buffer.from(mac!);
+      const b = Buffer.from(sign(expiry!));
+      return a.length === b.length && timingSafeEqual(a, b);
+    },
+  };
+}
+
+/**
+ * Throttles password guesses per client address: after `maxFailures` failures inside
+ * `windowMs`, further attempts are refused until the window has passed.
+ */
+export function createLoginThrottle(options: { maxFailures?: number; windowMs?: number; now?: () => number } = {}) {
+  const maxFailures = options.maxFailures ?? 5;
+  const windowMs = options.windowMs ?? 15 * 60_000;
+  const now = options.now ?? Date.now;
+  const failures = new Map<string, number[]>();
+  const recent = (key: string) => (failures.get(key) ?? []).filter((t) => now() - t < windowMs);
+  return {
+    /** Milliseconds until this client may try again; 0 when it may try now. */
+    retryAfterMs(key: string): number {
+      const list = recent(key);
+      failures.set(key, list);
+      if (list.length < maxFailures) return 0;
+      return windowMs - (now() - list[0]!);
+    },
+    fail(key: string): void {
+      const list = recent(key);
+      list.push(now());
+      failures.set(key, list);
+      // Bound memory under a flood of distinct addresses.
+      if (failures.size > 10_000) failures.delete(failures.keys().next().value!);
+    },
+    succeed(key: string): void {
+      failures.delete(key);
+    },
+  };
+}
+
+/** A same-site path to return to after login; anything else goes home. */
+export function safeNextPath(value: string | null): string {
+  if (!value || !value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\")) return "/";
+  return value;
+}

@@ -1,0 +1,90 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { AUTH_COOKIE, safeNextPath, type PasswordGate, type createLoginThrottle } from "@/server/auth/password-gate";
+import { originAllowed } from "./origin";
+
+/**
+ * Everything the APP_PASSWORD gate does over HTTP: the login and logout routes, and the
+ * check in front of every other request (pages redirect to /login, the API answers 401).
+ */
+export interface LoginDeps {
+  gate: PasswordGate;
+  throttle: ReturnType<typeof createLoginThrottle>;
+  allowedOrigins: readonly string[];
+  secureCookies: boolean;
+}
+
+/** Paths reachable without logging in: the login page and what it loads. */
+const PUBLIC_PATH = /^\/(login\/?|api\/login|api\/health|_next\/static\/.*|icon\.svg|favicon\.ico)$/;
+
+function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | string[]> = {}): void {
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function authCookie(value: string, maxAgeS: number, secure: boolean): string {
+  return [`${AUTH_COOKIE}=${value}`, "Path=/", "HttpOnly", "SameSite=Lax", `Max-Age=${maxAgeS}`, ...(secure ? ["Secure"] : [])].join("; ");
+}
+
+/**
+ * Returns true when the request was answered here (login/logout, or refused for lack of
+ * a login); false when it may go on.
+ */
+export async function gateRequest(req: IncomingMessage, res: ServerResponse, url: URL, cookies: Record<string, string>, deps: LoginDeps): Promise<boolean> {
+  const method = req.method ?? "GET";
+  if (url.pathname === "/api/login" && method === "POST") {
+    await login(req, res, deps);
+    return true;
+  }
+  if (url.pathname === "/api/logout" && method === "POST") {
+    if (!originAllowed(req, deps.allowedOrigins)) {
+      json(res, 401, { error: { code: "unauthorized", message: "Cross-site requests are not allowed." } });
+      return true;
+    }
+    json(res, 200, { ok: true }, { "set-cookie": authCookie("", 0, deps.secureCookies) });
+    return true;
+  }
+  if (PUBLIC_PATH.test(url.pathname) || deps.gate.verify(cookies[AUTH_COOKIE])) return false;
+  if (url.pathname.startsWith("/api/")) {
+    json(res, 401, { error: { code: "unauthorized", message: "Log in first." } });
+  } else {
+    res.writeHead(303, { location: `/login?next=${encodeURIComponent(safeNextPath(url.pathname + url.search))}`, "cache-control": "no-store" });
+    res.end();
+  }
+  return true;
+}
+
+async function login(req: IncomingMessage, res: ServerResponse, deps: LoginDeps): Promise<void> {
+  if (!originAllowed(req, deps.allowedOrigins)) {
+    json(res, 401, { error: { code: "unauthorized", message: "Cross-site requests are not allowed." } });
+    return;
+  }
+  const who = req.socket.remoteAddress ?? "unknown";
+  const wait = deps.throttle.retryAfterMs(who);
+  if (wait > 0) {
+    const seconds = Math.ceil(wait / 1000);
+    json(res, 429, { error: { code: "rate_limited", message: `Too many wrong passwords. Try again in ${seconds} s.` } }, { "retry-after": String(seconds) });
+    return;
+  }
+  let password = "";
+  try {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > 10_000) throw new Error("too large");
+      chunks.push(chunk as Buffer);
+    }
+    const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { password?: unknown };
+    if (typeof body.password === "string") password = body.password;
+  } catch {
+    json(res, 400, { error: { code: "bad_request", message: 'Send JSON like {"password": "…"}.' } });
+    return;
+  }
+  if (!deps.gate.checkPassword(password)) {
+    deps.throttle.fail(who);
+    json(res, 401, { error: { code: "unauthorized", message: "That password is not right." } });
+    return;
+  }
+  deps.throttle.succeed(who);
+  json(res, 200, { ok: true }, { "set-cookie": authCookie(deps.gate.issue(), Math.floor(deps.gate.ttlMs / 1000), deps.secureCookies) });
+}
