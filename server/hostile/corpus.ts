@@ -12,6 +12,7 @@ import path from "node:path";
  * - `{ "$nestText": 10000, … }`                        → the same as JSON text (V8's
  *   JSON.stringify overflows its stack at such depths; JSON.parse does not)
  * - `{ "$number": "NaN"|"Infinity"|"-Infinity"|"-0"|"1e309" }`
+ * - `{ "$manyKeys": 10000 }`                          → { k0: 0, k1: 1, … }
  * - `{ "$bytes": "<base64>" }`                         → a Buffer (a binary attachment)
  * - `{ "$json": … }`                                   → JSON text of the expanded value
  * - `{ "$literal": … }`                                → the value, not expanded
@@ -67,6 +68,7 @@ export function expand(value: unknown, vars: Vars = {}): unknown {
   if ("$nestText" in d) return nestText(Number(d.$nestText), d.as === "array" ? "array" : "object", String(d.key ?? "a"));
   if ("$nest" in d) return JSON.parse(nestText(Number(d.$nest), d.as === "array" ? "array" : "object", String(d.key ?? "a")));
   if ("$number" in d) return special(String(d.$number));
+  if ("$manyKeys" in d) return Object.fromEntries(Array.from({ length: Math.min(Number(d.$manyKeys), MAX_NEST) }, (_, i) => [`k${i}`, i]));
   if ("$bytes" in d) return Buffer.from(String(d.$bytes), "base64");
   if ("$json" in d) return JSON.stringify(expand(d.$json, vars));
   const out: Record<string, unknown> = {};

@@ -1,0 +1,75 @@
+import { createOpenAIModel } from "@/lib/model/openai-adapter";
+import { scriptedReply, startScriptedOpenAIServer, type ScriptedOpenAIServer } from "@/lib/model/testing/scripted-openai-server";
+import type { SessionSummary } from "@/lib/contracts";
+import { request, runtimeWith, startHarness, type Harness, type TestClient } from "@/server/testing/app-harness";
+
+/**
+ * The real server for hostile-input tests: real HTTP and Socket.IO on port 0, the real
+ * database server, the real agent runtime over the real OpenAI adapter talking to a
+ * scripted local model (accepted prompts start real turns). Two people: the attacker,
+ * who owns `session`, and a bystander, who owns `foreign` and must keep being served.
+ */
+export interface HostileServer {
+  harness: Harness;
+  model: ScriptedOpenAIServer;
+  attackerCookie: string;
+  bystander: TestClient;
+  /** Placeholder values the corpus refers to. */
+  vars: { session: string; foreign: string; hugeKey: string };
+  /** A new empty chat of the attacker's, over HTTP (no socket rate-limit tokens spent). */
+  freshSession(): Promise<string>;
+  /** The attacker's sessions as the sidebar lists them (over HTTP). */
+  listed(): Promise<SessionSummary[]>;
+  /** Fails the calling test unless the bystander's session list still answers. */
+  bystanderServed(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startHostileServer(label: string): Promise<HostileServer> {
+  const model = await startScriptedOpenAIServer(() => scriptedReply({ text: ["Noted."], usage: { promptTokens: 5, completionTokens: 2 } }));
+  const chatModel = createOpenAIModel({ baseURL: model.url, apiKey: "test", model: "scripted", timeoutMs: 30_000, maxRetries: 0 });
+  const harness = await startHarness(label, { runner: runtimeWith(chatModel) });
+  const attackerCookie = await harness.newCookie();
+  const bystanderCookie = await harness.newCookie();
+  const bystander = await harness.client(bystanderCookie);
+  const foreign = await request(bystander, "session:create", { title: "Bystander's chat" });
+  if (!foreign.ok) throw new Error(foreign.message);
+
+  const api = async (path: string, init: RequestInit = {}) => {
+    const res = await fetch(`${harness.baseUrl}${path}`, { ...init, headers: { cookie: attackerCookie, "content-type": "application/json", ...init.headers } });
+    const body = (await res.json()) as unknown;
+    if (!res.ok) throw new Error(`${path}: HTTP ${res.status} ${JSON.stringify(body)}`);
+    return body;
+  };
+  const freshSession = async () => ((await api("/api/sessions", { method: "POST", body: "{}" })) as SessionSummary).sessionId;
+  const session = await freshSession();
+
+  return {
+    harness,
+    model,
+    attackerCookie,
+    bystander,
+    vars: { session, foreign: foreign.data.sessionId, hugeKey: "k".repeat(100_000) },
+    freshSession,
+    listed: async () => (await api("/api/sessions")) as SessionSummary[],
+    async bystanderServed() {
+      const started = Date.now();
+      const ack = await request(bystander, "session:list", {});
+      if (!ack.ok || !ack.data.some((s) => s.sessionId === foreign.data.sessionId)) {
+        throw new Error(`the bystander was not served: ${JSON.stringify(ack).slice(0, 200)}`);
+      }
+      // Served promptly, not after the attacker's backlog.
+      if (Date.now() - started > 5_000) throw new Error(`the bystander waited ${Date.now() - started} ms`);
+    },
+    async close() {
+      await harness.close();
+      await model.close();
+    },
+  };
+}
+
+/** Prototype pollution shows up as a property every plain object inherits. */
+export function prototypePolluted(): string[] {
+  const probe = {} as Record<string, unknown>;
+  return ["polluted", "isAdmin"].filter((key) => probe[key] !== undefined);
+}
