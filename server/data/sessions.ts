@@ -47,7 +47,7 @@ export async function getOwnedSession(ownerId: string, sessionId: string): Promi
 }
 
 export async function renameSession(ownerId: string, sessionId: string, title: string): Promise<SessionSummary> {
-  const row = await SessionModel.findOneAndUpdate({ _id: sessionId, ownerId }, { $set: { title } }, { new: true, projection: SUMMARY_FIELDS }).lean<SessionRow>();
+  const row = await SessionModel.findOneAndUpdate({ _id: sessionId, ownerId }, { $set: { title } }, { returnDocument: "after", projection: SUMMARY_FIELDS }).lean<SessionRow>();
   if (!row) throw notFound();
   return toSummary(row);
 }
@@ -59,7 +59,7 @@ export async function touchSession(sessionId: string, title?: string): Promise<v
 
 /** Reserves `count` sequence numbers; returns the first number of the block. */
 export async function reserveSeqBlock(sessionId: string, count: number): Promise<number> {
-  const row = await SessionModel.findOneAndUpdate({ _id: sessionId }, { $inc: { seqReserved: count } }, { new: true, projection: { seqReserved: 1 } }).lean<{ seqReserved: number }>();
+  const row = await SessionModel.findOneAndUpdate({ _id: sessionId }, { $inc: { seqReserved: count } }, { returnDocument: "after", projection: { seqReserved: 1 } }).lean<{ seqReserved: number }>();
   if (!row) throw notFound();
   return row.seqReserved - count;
 }

@@ -44,12 +44,12 @@ describe("mongoose operations on the test database server", () => {
     expect((err as { code?: number }).code).toBe(11000);
   });
 
-  it("findOneAndUpdate with upsert, returning the new document with a projection", async () => {
+  it("findOneAndUpdate with upsert, returnDocument "after" and a projection", async () => {
     const doc = await Item
       .findOneAndUpdate(
         { _id: "c" },
         { $setOnInsert: { owner: "u2" }, $set: { title: "made" }, $inc: { count: 2 } },
-        { upsert: true, new: true, projection: { title: 1, count: 1 } },
+        { upsert: true, returnDocument: "after", projection: { title: 1, count: 1 } },
       )
       .lean();
     expect(doc).toMatchObject({ _id: "c", title: "made", count: 2 });

@@ -39,8 +39,11 @@ export function runtimeWith(model: ChatModel, overrides: Partial<AgentRuntimeDep
   });
 }
 
-export async function startHarness(label: string, options: { runner: TurnRunner } & Partial<AppOptions>): Promise<Harness> {
-  await mongoose.connect(testDatabaseUri(label), { serverSelectionTimeoutMS: 5_000 });
+export async function startHarness(
+  label: string,
+  options: { runner: TurnRunner; mongoUri?: string } & Partial<AppOptions>,
+): Promise<Harness> {
+  await mongoose.connect(options.mongoUri ?? testDatabaseUri(label), { serverSelectionTimeoutMS: 5_000 });
   const app = createApp({ secret: "test-secret-test-secret-test-secret!!", appInfo: { modelLabel: "test", demo: false, passwordProtected: Boolean(options.password) }, flushMs: 20, ...options });
   await new Promise<void>((resolve) => app.httpServer.listen(0, "127.0.0.1", resolve));
   const { port } = app.httpServer.address() as AddressInfo;

@@ -1,0 +1,67 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDemoModel } from "@/lib/model/demo-model";
+import { SubagentRunModel } from "@/models/subagent-run";
+import { TurnModel } from "@/models/turn";
+import { startMongoJavaServer, type RunningMongo } from "@/server/db/mongo-java-server";
+import { recordEvents, request, runtimeWith, startHarness, waitFor, type Harness } from "@/server/testing/app-harness";
+
+/**
+ * The database goes away in the middle of a turn and comes back: the turn keeps
+ * streaming to the browser, and once the database is back everything is stored —
+ * nothing half-written, nothing lost. (A file-backed test server, so data survives the
+ * restart, on a fixed port, so the driver finds it again.)
+ */
+let dir: string;
+let mongo: RunningMongo;
+let harness: Harness;
+let port: number;
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), "delegate-outage-"));
+  mongo = await startMongoJavaServer({ h2File: path.join(dir, "db.mv") });
+  port = mongo.port;
+  harness = await startHarness("outage", {
+    runner: runtimeWith(createDemoModel({ chunkDelayMs: 25 })),
+    mongoUri: `${mongo.uri}outage`,
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await harness?.close();
+  await mongo?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("database outage during a turn", () => {
+  it("keeps streaming, then stores the whole turn once the database is back", { timeout: 120_000 }, async () => {
+    const cookie = await harness.newCookie();
+    const socket = await harness.client(cookie);
+    const created = await request(socket, "session:create", {});
+    if (!created.ok) throw new Error(created.message);
+    const { sessionId } = created.data;
+    const events = recordEvents(socket);
+    await request(socket, "session:join", { sessionId });
+    await request(socket, "turn:send", { sessionId, text: "Investigate the open bugs and the release plan" });
+    await waitFor(() => events.some((e) => e.type === "subagent_started"), 10_000, "subagents to start");
+
+    await mongo.stop();
+    const tokensBefore = events.filter((e) => e.type === "turn:token" || e.type === "subagent_data").length;
+    await waitFor(() => events.filter((e) => e.type === "turn:token" || e.type === "subagent_data").length > tokensBefore + 5, 20_000, "streaming to go on without the database");
+
+    mongo = await startMongoJavaServer({ h2File: path.join(dir, "db.mv"), port });
+    await waitFor(() => events.some((e) => e.type === "turn:ended"), 60_000, "the turn to end");
+    const ended = events.find((e) => e.type === "turn:ended");
+    expect(ended?.type === "turn:ended" && ended.status).toBe("completed");
+
+    await (await harness.app.registry.peek(sessionId))?.drain();
+    const turn = await TurnModel.findOne({ sessionId }).lean();
+    expect(turn?.status).toBe("completed");
+    expect(turn?.response).toBe(ended?.type === "turn:ended" ? ended.response : "");
+    const runs = await SubagentRunModel.find({ sessionId }).lean();
+    expect(runs).toHaveLength(2);
+    expect(runs.every((r) => r.status === "success" && r.response.length > 0)).toBe(true);
+  });
+});
