@@ -1,6 +1,5 @@
 import type { Metadata, Viewport } from "next";
 import type { ReactNode } from "react";
-import { AppShell } from "@/components/chat/app-shell";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -27,9 +26,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
         {/* eslint-disable-next-line @next/next/no-sync-scripts */}
         <script src="/theme-init.js" suppressHydrationWarning />
       </head>
-      <body className="h-dvh overflow-hidden">
-        <AppShell>{children}</AppShell>
-      </body>
+      <body className="h-dvh overflow-hidden">{children}</body>
     </html>
   );
 }

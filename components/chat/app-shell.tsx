@@ -1,11 +1,12 @@
 "use client";
 
-import { useParams } from "next/navigation";
+import { useParams, usePathname } from "next/navigation";
 import { useCallback, useEffect, useState, type ReactNode } from "react";
 import { useAppInfo } from "@/components/realtime/use-app-info";
 import { useConnection } from "@/components/realtime/use-connection";
 import { Header } from "./header";
 import { SessionsProvider, useSessions } from "./sessions-context";
+import { LeavingContext } from "./shell-context";
 import { Sidebar } from "./sidebar";
 
 /** The frame around every page: sessions sidebar (a drawer on phones), header, content. */
@@ -25,6 +26,10 @@ function Frame({ children }: { children: ReactNode }) {
   const connection = useConnection();
   const [drawerOpen, setDrawerOpen] = useState(false);
   const close = useCallback(() => setDrawerOpen(false), []);
+  const pathname = usePathname();
+  const [leavingFrom, setLeavingFrom] = useState<string | null>(null);
+  const leaving = leavingFrom !== null && leavingFrom === pathname;
+  const leave = useCallback(() => setLeavingFrom(pathname), [pathname]);
   const title = sessions?.find((s) => s.sessionId === currentSessionId)?.title ?? null;
 
   // Tabs and history entries name the chat, not just the app.
@@ -34,10 +39,12 @@ function Frame({ children }: { children: ReactNode }) {
 
   return (
     <div className="flex h-dvh">
-      <Sidebar currentSessionId={currentSessionId} open={drawerOpen} onClose={close} />
+      <Sidebar currentSessionId={currentSessionId} open={drawerOpen} onClose={close} onLeave={leave} />
       <div className="flex min-w-0 flex-1 flex-col">
         <Header title={title} info={info} connection={connection} sidebarOpen={drawerOpen} onOpenSidebar={() => setDrawerOpen(true)} />
-        <main className="relative min-h-0 flex-1">{children}</main>
+        <main className="relative min-h-0 flex-1">
+          <LeavingContext.Provider value={leaving}>{children}</LeavingContext.Provider>
+        </main>
       </div>
     </div>
   );

@@ -4,6 +4,7 @@ import { memo, useMemo } from "react";
 import type { Segment } from "@/lib/markup/types";
 import { Markdown } from "@/components/markdown/markdown";
 import { formatCost, formatDuration, formatTokens, totalTokens } from "@/components/subagents/format";
+import { TurnIdProvider } from "@/components/subagents/panel-actions";
 import { ToolCallView } from "@/components/subagents/tool-call-view";
 import { CopyButton } from "@/components/ui/copy-button";
 import { AlertIcon } from "@/components/ui/icons";
@@ -26,41 +27,43 @@ export const AssistantMessage = memo(function AssistantMessage({ turn }: Assista
   const waiting = live && (!last || last.kind === "tool");
 
   return (
-    <article
-      data-testid="message-assistant"
-      data-turn-id={turn.turnId}
-      data-status={turn.status}
-      aria-busy={live}
-      className="group min-w-0 space-y-3"
-    >
-      {segments.map((segment, i) =>
-        segment.kind === "text" ? (
-          <Markdown key={`t${i}`} text={segment.text} streaming={live && i === segments.length - 1} className="text-[15px]" />
-        ) : (
-          <div key={segment.call.callId} className="min-w-0">
-            <ToolCallView call={segment.call} />
+    <TurnIdProvider turnId={turn.turnId}>
+      <article
+        data-testid="message-assistant"
+        data-turn-id={turn.turnId}
+        data-status={turn.status}
+        aria-busy={live}
+        className="group min-w-0 space-y-3"
+      >
+        {segments.map((segment, i) =>
+          segment.kind === "text" ? (
+            <Markdown key={`t${i}`} text={segment.text} streaming={live && i === segments.length - 1} className="text-[15px]" />
+          ) : (
+            <div key={segment.call.callId} className="min-w-0">
+              <ToolCallView call={segment.call} ownerRunId={null} />
+            </div>
+          ),
+        )}
+        {waiting ? <Working label={segments.length === 0 ? "Thinking…" : "Working…"} /> : null}
+        {turn.status === "failed" ? (
+          <div
+            role="alert"
+            data-testid="turn-error"
+            className="flex items-start gap-2 rounded-lg border border-red-200 bg-red-50 px-3 py-2.5 text-sm text-red-800 dark:border-red-900/70 dark:bg-red-950/40 dark:text-red-300"
+          >
+            <AlertIcon className="mt-0.5 shrink-0" />
+            <div className="min-w-0">
+              <p className="font-medium">This turn failed.</p>
+              {turn.error ? <p className="mt-0.5 break-words whitespace-pre-wrap">{turn.error}</p> : null}
+            </div>
           </div>
-        ),
-      )}
-      {waiting ? <Working label={segments.length === 0 ? "Thinking…" : "Working…"} /> : null}
-      {turn.status === "failed" ? (
-        <div
-          role="alert"
-          data-testid="turn-error"
-          className="flex items-start gap-2 rounded-lg border border-red-200 bg-red-50 px-3 py-2.5 text-sm text-red-800 dark:border-red-900/70 dark:bg-red-950/40 dark:text-red-300"
-        >
-          <AlertIcon className="mt-0.5 shrink-0" />
-          <div className="min-w-0">
-            <p className="font-medium">This turn failed.</p>
-            {turn.error ? <p className="mt-0.5 break-words whitespace-pre-wrap">{turn.error}</p> : null}
-          </div>
-        </div>
-      ) : null}
-      {turn.status === "cancelled" ? (
-        <p className="text-sm text-zinc-500 italic dark:text-zinc-400">Stopped{turn.error ? ` — ${turn.error}` : "."}</p>
-      ) : null}
-      {!live ? <MessageFooter text={fullText} turn={turn} /> : null}
-    </article>
+        ) : null}
+        {turn.status === "cancelled" ? (
+          <p className="text-sm text-zinc-500 italic dark:text-zinc-400">Stopped{turn.error ? ` — ${turn.error}` : "."}</p>
+        ) : null}
+        {!live ? <MessageFooter text={fullText} turn={turn} /> : null}
+      </article>
+    </TurnIdProvider>
   );
 });
 

@@ -8,6 +8,7 @@ import { Composer } from "./composer";
 import { EmptyState } from "./empty-state";
 import { MessageList } from "./message-list";
 import { takePendingPrompt } from "./pending-prompt";
+import { useLeaving } from "./shell-context";
 import { useSession } from "./use-session";
 
 export interface ChatViewProps {
@@ -18,6 +19,7 @@ export interface ChatViewProps {
 export function ChatView({ sessionId }: ChatViewProps) {
   const { state, loaded, joinError, busy, runningTurnId, send, cancel, steer, kill } = useSession(sessionId);
   const [commandError, setCommandError] = useState<string | null>(null);
+  const leaving = useLeaving();
 
   const actions = useMemo<PanelActions>(() => ({ sessionId, steer, kill }), [sessionId, steer, kill]);
 
@@ -68,7 +70,7 @@ export function ChatView({ sessionId }: ChatViewProps) {
           <MessageList turns={state.turns} footer={errorBanner} />
         )}
         {state.turns.length === 0 && errorBanner ? <div className="mx-auto w-full max-w-3xl px-3 pb-2 sm:px-4">{errorBanner}</div> : null}
-        <Composer onSend={send} onStop={runningTurnId ? stop : undefined} running={busy} disabled={!loaded} />
+        <Composer onSend={send} onStop={runningTurnId ? stop : undefined} running={busy} disabled={!loaded || leaving} />
       </div>
     </PanelActionsProvider>
   );

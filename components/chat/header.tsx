@@ -2,6 +2,7 @@
 
 import type { AppInfo } from "@/lib/contracts";
 import type { ConnectionState } from "@/components/realtime/use-connection";
+import { LogoutButton } from "@/components/auth/logout-button";
 import { MenuIcon } from "@/components/ui/icons";
 import { ThemeToggle } from "@/components/ui/theme-toggle";
 
@@ -52,6 +53,7 @@ export function Header({ title, info, connection, sidebarOpen, onOpenSidebar }: 
         </div>
       ) : null}
       <ThemeToggle />
+      {info?.passwordProtected ? <LogoutButton /> : null}
     </header>
   );
 }

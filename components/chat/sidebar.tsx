@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { PlusIcon, XIcon } from "@/components/ui/icons";
 import { SessionItem } from "./session-item";
 import { useSessions } from "./sessions-context";
@@ -12,16 +12,19 @@ export interface SidebarProps {
   /** Drawer state on narrow screens; ignored from md up, where the sidebar is always shown. */
   open: boolean;
   onClose: () => void;
+  /** Called when "New chat" starts leaving the current chat (locks its composer). */
+  onLeave: () => void;
 }
 
-export function Sidebar({ currentSessionId, open, onClose }: SidebarProps) {
-  const { sessions, loadError, create, rename, remove } = useSessions();
+export function Sidebar({ currentSessionId, open, onClose, onLeave }: SidebarProps) {
+  const { sessions, loadError, rename, remove } = useSessions();
   const router = useRouter();
-  const [creating, setCreating] = useState(false);
-  const [createError, setCreateError] = useState<string | null>(null);
+  const closeButton = useRef<HTMLButtonElement>(null);
 
   useEffect(() => {
     if (!open) return;
+    // Keyboard and screen-reader users land inside the drawer they just opened.
+    closeButton.current?.focus();
     const onKey = (e: KeyboardEvent) => {
       if (e.key === "Escape") onClose();
     };
@@ -29,17 +32,16 @@ export function Sidebar({ currentSessionId, open, onClose }: SidebarProps) {
     return () => window.removeEventListener("keydown", onKey);
   }, [open, onClose]);
 
-  const newSession = async () => {
-    setCreating(true);
-    setCreateError(null);
-    const ack = await create();
-    setCreating(false);
-    if (!ack.ok) {
-      setCreateError(`Could not create a chat: ${ack.message}`);
+  // The start page creates the session with its first prompt, so "New chat" never
+  // leaves an empty session behind.
+  const newSession = () => {
+    onClose();
+    if (currentSessionId === null) {
+      document.getElementById("composer")?.focus();
       return;
     }
-    onClose();
-    router.push(`/c/${encodeURIComponent(ack.data.sessionId)}`);
+    onLeave();
+    router.push("/");
   };
 
   return (
@@ -61,6 +63,7 @@ export function Sidebar({ currentSessionId, open, onClose }: SidebarProps) {
             Delegate
           </Link>
           <button
+            ref={closeButton}
             type="button"
             onClick={onClose}
             aria-label="Close sidebar"
@@ -74,17 +77,11 @@ export function Sidebar({ currentSessionId, open, onClose }: SidebarProps) {
             type="button"
             data-testid="new-session"
             onClick={newSession}
-            disabled={creating}
             className="flex w-full items-center justify-center gap-2 rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm font-medium text-zinc-800 shadow-xs hover:bg-zinc-100 disabled:opacity-60 dark:border-zinc-700 dark:bg-zinc-950 dark:text-zinc-100 dark:hover:bg-zinc-800"
           >
             <PlusIcon />
-            {creating ? "Creating…" : "New chat"}
+            New chat
           </button>
-          {createError ? (
-            <p role="alert" className="mt-1.5 text-xs text-red-700 dark:text-red-400">
-              {createError}
-            </p>
-          ) : null}
         </div>
         <nav aria-label="Sessions" className="min-h-0 flex-1 overflow-y-auto px-2 pb-3">
           {sessions === null ? (

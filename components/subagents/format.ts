@@ -42,6 +42,19 @@ export function endReasonLabel(reason: EndReason): string {
   return END_REASON_LABELS[reason];
 }
 
+const END_REASON_SHORT: Record<EndReason, string> = {
+  completed: "completed",
+  failed: "failed",
+  killed: "killed",
+  watchdog_timeout: "watchdog timeout",
+  ghost_sweep: "ghost sweep",
+};
+
+/** A word or two for the collapsed header, so how a run ended is visible without opening it. */
+export function endReasonShort(reason: EndReason): string {
+  return END_REASON_SHORT[reason];
+}
+
 /** Tool arguments arrive as the model wrote them; indent valid JSON, show anything else verbatim. */
 export function prettyJson(text: string): string {
   try {

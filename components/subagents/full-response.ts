@@ -3,9 +3,21 @@ import { z } from "zod";
 const fullResponseSchema = z.object({ response: z.string() });
 const errorBodySchema = z.object({ error: z.object({ message: z.string() }) });
 
+export interface ToolCallRef {
+  sessionId: string;
+  callId: string;
+  /** Call ids come from models and repeat across runs, so the turn and run pin the call down. */
+  turnId?: string;
+  runId: string | null;
+}
+
 /** Fetches a tool call's full result when only a preview travelled with the events. */
-export async function fetchFullResponse(sessionId: string, callId: string, signal?: AbortSignal): Promise<string> {
-  const url = `/api/sessions/${encodeURIComponent(sessionId)}/tool-calls/${encodeURIComponent(callId)}`;
+export async function fetchFullResponse(ref: ToolCallRef, signal?: AbortSignal): Promise<string> {
+  const query = new URLSearchParams();
+  if (ref.turnId) query.set("turn", ref.turnId);
+  if (ref.runId) query.set("run", ref.runId);
+  const path = `/api/sessions/${encodeURIComponent(ref.sessionId)}/tool-calls/${encodeURIComponent(ref.callId)}`;
+  const url = query.size > 0 ? `${path}?${query.toString()}` : path;
   const res = await fetch(url, { credentials: "same-origin", signal, headers: { accept: "application/json" } });
   const body: unknown = await res.json().catch(() => null);
   if (!res.ok) {

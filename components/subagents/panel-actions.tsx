@@ -23,3 +23,14 @@ export function PanelActionsProvider({ value, children }: { value: PanelActions;
 export function usePanelActions(): PanelActions | null {
   return useContext(PanelActionsContext);
 }
+
+const TurnIdContext = createContext<string | undefined>(undefined);
+
+/** The turn a subtree of tool calls belongs to: with the owning run, it names a call uniquely. */
+export function TurnIdProvider({ turnId, children }: { turnId: string; children: ReactNode }) {
+  return <TurnIdContext.Provider value={turnId}>{children}</TurnIdContext.Provider>;
+}
+
+export function useTurnId(): string | undefined {
+  return useContext(TurnIdContext);
+}

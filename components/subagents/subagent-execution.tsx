@@ -6,7 +6,7 @@ import { Markdown } from "@/components/markdown/markdown";
 import { ChevronRightIcon } from "@/components/ui/icons";
 import { useDisclosure } from "@/components/ui/disclosure";
 import { Elapsed } from "./elapsed";
-import { endReasonLabel, formatTokens, totalTokens, truncate } from "./format";
+import { endReasonLabel, endReasonShort, formatTokens, totalTokens, truncate } from "./format";
 import { PanelStats } from "./panel-stats";
 import { StatusIcon } from "./status-icon";
 import { SubagentControls } from "./subagent-controls";
@@ -59,6 +59,11 @@ export const SubagentExecution = memo(function SubagentExecution({ panel, call }
         <span className="min-w-0 flex-1 truncate text-zinc-500 dark:text-zinc-400" title={panel.task}>
           {truncate(panel.task, 140)}
         </span>
+        {panel.status === "error" ? (
+          <span className="shrink-0 rounded bg-red-50 px-1.5 py-0.5 text-[11px] font-medium text-red-700 dark:bg-red-950/60 dark:text-red-300">
+            {panel.endReason ? endReasonShort(panel.endReason) : "failed"}
+          </span>
+        ) : null}
         <span className="flex shrink-0 items-center gap-2 text-xs text-zinc-500 tabular-nums dark:text-zinc-400">
           <Elapsed startedAt={panel.startedAt} endedAt={panel.endedAt} runtimeMs={panel.stats?.runtimeMs} running={running} fixedWidth />
           {tokens > 0 ? (
@@ -92,7 +97,7 @@ function PanelBody({ panel, call }: SubagentExecutionProps) {
           <ol className="space-y-1.5">
             {panel.toolCalls.map((c) => (
               <li key={c.callId} className="min-w-0">
-                <ToolCallView call={c} />
+                <ToolCallView call={c} ownerRunId={panel.runId} />
               </li>
             ))}
           </ol>
@@ -136,7 +141,12 @@ function PanelBody({ panel, call }: SubagentExecutionProps) {
 
       {returned ? (
         <Block title="Returned to parent">
-          <ToolResult callId={returned.callId} response={returned.response} responseSize={returned.responseSize} />
+          <ToolResult
+            callId={returned.callId}
+            ownerRunId={panel.parentRunId}
+            response={returned.response}
+            responseSize={returned.responseSize}
+          />
         </Block>
       ) : null}
 

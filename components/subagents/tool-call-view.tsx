@@ -11,18 +11,20 @@ import { ToolResult } from "./tool-result";
 
 export interface ToolCallViewProps {
   call: ToolNode;
+  /** The run that made the call; null for the master agent. */
+  ownerRunId: string | null;
 }
 
 /**
  * One tool call as a compact chip that opens to its arguments and result. A call that
  * spawned a subagent is shown as that subagent's panel instead: the panel is the call.
  */
-export const ToolCallView = memo(function ToolCallView({ call }: ToolCallViewProps) {
+export const ToolCallView = memo(function ToolCallView({ call, ownerRunId }: ToolCallViewProps) {
   if (call.subagent) return <SubagentExecution panel={call.subagent} call={call} />;
-  return <ToolChip call={call} />;
+  return <ToolChip call={call} ownerRunId={ownerRunId} />;
 });
 
-function ToolChip({ call }: ToolCallViewProps) {
+function ToolChip({ call, ownerRunId }: ToolCallViewProps) {
   const [open, setOpen] = useDisclosure(`tool:${call.callId}`);
   const bodyId = useId();
   const hint = argumentHint(call.parameters);
@@ -53,7 +55,7 @@ function ToolChip({ call }: ToolCallViewProps) {
               {call.status === "running" ? (
                 <p className="text-xs text-zinc-500 italic dark:text-zinc-400">Waiting for the result…</p>
               ) : (
-                <ToolResult callId={call.callId} response={call.response} responseSize={call.responseSize} />
+                <ToolResult callId={call.callId} ownerRunId={ownerRunId} response={call.response} responseSize={call.responseSize} />
               )}
             </Section>
           </div>

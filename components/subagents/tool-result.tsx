@@ -1,18 +1,21 @@
 "use client";
 
 import { useEffect, useRef, useState } from "react";
-import { usePanelActions } from "./panel-actions";
+import { usePanelActions, useTurnId } from "./panel-actions";
 import { fetchFullResponse } from "./full-response";
 
 export interface ToolResultProps {
   callId: string;
+  /** The run that made the call; null for the master agent. */
+  ownerRunId: string | null;
   response: string;
   responseSize: number;
 }
 
 /** A tool's result as text; when only a preview arrived, "Show all" fetches the rest on demand. */
-export function ToolResult({ callId, response, responseSize }: ToolResultProps) {
+export function ToolResult({ callId, ownerRunId, response, responseSize }: ToolResultProps) {
   const actions = usePanelActions();
+  const turnId = useTurnId();
   const [full, setFull] = useState<string | null>(null);
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -29,7 +32,8 @@ export function ToolResult({ callId, response, responseSize }: ToolResultProps) 
     setLoading(true);
     setError(null);
     try {
-      setFull(await fetchFullResponse(actions.sessionId, callId, abort.current.signal));
+      const ref = { sessionId: actions.sessionId, callId, turnId, runId: ownerRunId };
+      setFull(await fetchFullResponse(ref, abort.current.signal));
     } catch (err) {
       if ((err as Error).name !== "AbortError") setError((err as Error).message || "Could not load the full result.");
     } finally {
