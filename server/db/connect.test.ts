@@ -1,0 +1,43 @@
+import { createServer } from "node:net";
+import { afterAll, describe, expect, it } from "vitest";
+import { connectDatabase, redact, type Database } from "./connect";
+import { startMongoJavaServer, type RunningMongo } from "./mongo-java-server";
+
+let db: Database | undefined;
+let mongo: RunningMongo | undefined;
+afterAll(async () => {
+  await db?.close();
+  await mongo?.stop();
+});
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+describe("connectDatabase", () => {
+  it("says the database is unreachable, keeps retrying, and connects once it is up", { timeout: 60_000 }, async () => {
+    const port = await freePort();
+    const warnings: string[] = [];
+    const pending = connectDatabase({ MONGODB_URI: `mongodb://127.0.0.1:${port}/startup`, DATA_DIR: ".data" }, { info: () => {}, warn: (m) => warnings.push(m) });
+    const settled = { done: false };
+    void pending.then(() => (settled.done = true));
+
+    const deadline = Date.now() + 20_000;
+    while (warnings.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(warnings[0]).toMatch(/unreachable.*retrying/);
+    expect(settled.done).toBe(false);
+
+    mongo = await startMongoJavaServer({ port });
+    db = await pending;
+    expect(db.isUp()).toBe(true);
+  });
+
+  it("never prints credentials", () => {
+    expect(redact("mongodb://user:secret@db.example:27017/x")).toBe("mongodb://***@db.example:27017/x");
+  });
+});
