@@ -44,7 +44,7 @@ describe("mongoose operations on the test database server", () => {
     expect((err as { code?: number }).code).toBe(11000);
   });
 
-  it("findOneAndUpdate with upsert, returnDocument "after" and a projection", async () => {
+  it('findOneAndUpdate with upsert, returnDocument "after" and a projection', async () => {
     const doc = await Item
       .findOneAndUpdate(
         { _id: "c" },

@@ -1,0 +1,73 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+
+/**
+ * The real app as a child process, the way a person runs it (production build, demo
+ * model unless the env says otherwise), on a loopback port.
+ */
+export interface AppProcess {
+  baseUrl: string;
+  port: number;
+  child: ChildProcess;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startAppProcess(options: { port?: number; mongoUri: string; dataDir: string; env?: Record<string, string> }): Promise<AppProcess> {
+  const port = options.port ?? (await freePort());
+  const child = spawn(process.execPath, ["--import", "tsx", "server/index.ts"], {
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      MONGODB_URI: options.mongoUri,
+      DATA_DIR: options.dataDir,
+      MODEL: "",
+      APP_PASSWORD: "",
+      DEMO_CHUNK_DELAY_MS: "40",
+      ...options.env,
+    },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitForHealth(baseUrl, child);
+  return { baseUrl, port, child, stop: (signal) => stopChild(child, signal) };
+}
+
+async function waitForHealth(baseUrl: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the app exited during start (code ${child.exitCode})`);
+    try {
+      if ((await fetch(`${baseUrl}/api/health`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  child.kill("SIGKILL");
+  throw new Error("the app did not become healthy within 120 s");
+}
+
+function stopChild(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    child.once("exit", () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.kill(signal);
+  });
+}
