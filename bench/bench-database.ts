@@ -1,0 +1,56 @@
+import { randomUUID } from "node:crypto";
+import mongoose from "mongoose";
+import { startMongoJavaServer, type RunningMongo } from "@/server/db/mongo-java-server";
+
+/**
+ * The benchmark's database: MONGODB_URI when set, else the project's own
+ * MongoDB-wire-compatible server started here (and stopped at the end). A fresh database
+ * name per run, dropped at the end. Command monitoring is on so that the reload
+ * benchmark can count the round trips one request makes.
+ */
+export interface BenchDatabase {
+  /** URI including the database name, for the app process started by the browser part. */
+  uri: string;
+  /** "mongo-java-server" or "MONGODB_URI". */
+  kind: string;
+  /** Counts commands sent over this process's mongoose connection while `fn` runs. */
+  countCommands<T>(fn: () => Promise<T>): Promise<{ result: T; commands: Record<string, number> }>;
+  close(): Promise<void>;
+}
+
+export async function openBenchDatabase(options: { baseUri?: string } = {}): Promise<BenchDatabase> {
+  let server: RunningMongo | undefined;
+  let base = options.baseUri ?? process.env.MONGODB_URI;
+  if (!base) {
+    server = await startMongoJavaServer();
+    base = server.uri;
+  }
+  const url = new URL(base);
+  url.pathname = `/bench_${randomUUID().slice(0, 8)}`;
+  const uri = url.toString();
+  await mongoose.connect(uri, { serverSelectionTimeoutMS: 10_000, monitorCommands: true });
+
+  let counting: Record<string, number> | undefined;
+  mongoose.connection.getClient().on("commandStarted", (event) => {
+    if (counting) counting[event.commandName] = (counting[event.commandName] ?? 0) + 1;
+  });
+
+  return {
+    uri,
+    kind: server ? "mongo-java-server" : "MONGODB_URI",
+    async countCommands(fn) {
+      const commands: Record<string, number> = {};
+      counting = commands;
+      try {
+        return { result: await fn(), commands };
+      } finally {
+        counting = undefined;
+      }
+    },
+    async close() {
+      await mongoose.connection.dropDatabase().catch(() => undefined);
+      await mongoose.disconnect();
+      await server?.stop();
+    },
+  };
+}

@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { openBenchDatabase, type BenchDatabase } from "./bench-database";
+import { reportTables } from "./report-tables";
+import { runSuite, type BenchReport } from "./suite";
+import { renderMarkdown, renderText } from "./table";
+
+/**
+ * The benchmarks at smoke size, so they cannot rot. Timings are never asserted (two shared
+ * cores make them noise here); what is asserted is that every part ran for real and that
+ * what it compares is comparable: both markup paths agree, every relayed event reached
+ * every client, the stored history reads back exactly, the round trips of a reload do not
+ * depend on the number of turns, and the clean context is smaller than the unfiltered one.
+ */
+describe("benchmarks (smoke mode)", () => {
+  let db: BenchDatabase;
+  let report: BenchReport;
+
+  beforeAll(async () => {
+    db = await openBenchDatabase({ baseUri: inject("mongoUri") });
+    report = await runSuite({ mode: "smoke", db, browser: "auto" });
+  }, 240_000);
+
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it("markup: the tree transforms and the naive baseline build identical markup", () => {
+    const m = report.markup;
+    expect(m.identical).toBe(true);
+    expect(m.events).toBeGreaterThan(50);
+    expect(m.nestedToolCalls).toBe(4);
+    expect(m.fast.early.medianUs).toBeGreaterThan(0);
+    expect(m.naive.late.medianUs).toBeGreaterThan(0);
+    expect(m.atSize.map((s) => s.chars)).toEqual([1_000]);
+    expect(m.atSize[0]!.actualChars).toBeGreaterThanOrEqual(1_000);
+  });
+
+  it("relay: every published event reaches every client, with a measured latency", () => {
+    for (const r of report.relay) {
+      const perSessionClients = r.clients / r.sessions;
+      expect(r.burst.deliveries).toBe(r.burst.events * perSessionClients);
+      expect(r.paced.deliveries).toBe(r.paced.events * perSessionClients);
+      expect(r.burst.eventsPerSecond).toBeGreaterThan(0);
+      expect(r.paced.latencyP50Ms).toBeGreaterThan(0);
+      expect(r.paced.latencyP99Ms).toBeGreaterThanOrEqual(r.paced.latencyP50Ms);
+    }
+  });
+
+  it("reload: history reads back exactly, and its round trips do not grow with the turns", () => {
+    const [small, large] = report.reload;
+    for (const r of [small!, large!]) {
+      expect(r.readBackExact).toBe(true);
+      expect(r.bytes).toBeGreaterThan(0);
+      expect(r.warm.totalMs).toBeGreaterThan(0);
+    }
+    expect(large!.turns).toBe(10 * small!.turns);
+    expect(small!.queries).toBeGreaterThan(0);
+    expect(large!.queries).toBe(small!.queries);
+    expect(large!.roundTrips).toBe(small!.roundTrips);
+  });
+
+  it("context: the clean context carries no internals and is smaller than the unfiltered one", () => {
+    const c = report.context;
+    expect(c.clean).toBe(true);
+    expect(c.turns).toBe(50);
+    expect(c.messages).toBeGreaterThan(c.turns * 2);
+    expect(c.naiveTokens).toBeGreaterThan(c.cleanTokens);
+  });
+
+  it("browser: when Chromium and a build are present, the whole history renders and scrolls", () => {
+    if ("skipped" in report.browser) return;
+    expect(report.browser.renderedTurns).toBe(50);
+    expect(report.browser.renderedMs).toBeGreaterThan(0);
+  });
+
+  it("the report renders as text and Markdown tables", () => {
+    const tables = reportTables(report);
+    expect(tables).toHaveLength(4);
+    for (const table of tables) {
+      expect(renderText(table)).toContain(table.headers[0]);
+      expect(renderMarkdown(table).split("\n").filter((l) => l.startsWith("|"))).toHaveLength(table.rows.length + 2);
+    }
+  });
+});

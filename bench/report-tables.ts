@@ -1,0 +1,82 @@
+import type { BenchReport } from "./suite";
+import { fmt, type Table } from "./table";
+
+/** The report as four tables (browser figures join the reload table). */
+export function reportTables(report: BenchReport): Table[] {
+  return [markupTable(report), relayTable(report), reloadTable(report), contextTable(report)];
+}
+
+function markupTable({ markup: m }: BenchReport): Table {
+  const sizes = m.atSize.map((s) => s.chars);
+  const at = (pick: (s: (typeof m.atSize)[number]) => number, digits: number) => sizes.map((chars) => fmt(pick(m.atSize.find((s) => s.chars === chars)!), digits));
+  const sizeHeader = (chars: number) => `µs/event @${chars >= 1000 ? `${chars / 1000}K` : chars} chars`;
+  return {
+    title: "1. Markup mutation (µs per event)",
+    headers: ["path", "early p50", "early p99", "late p50", "late p99", "total ms", ...sizes.map(sizeHeader)],
+    rows: [
+      ["tree transforms (applyEvent)", fmt(m.fast.early.medianUs, 2), fmt(m.fast.early.p99Us, 2), fmt(m.fast.late.medianUs, 2), fmt(m.fast.late.p99Us, 2), fmt(m.fast.totalMs, 1), ...at((s) => s.fastMedianUs, 2)],
+      ["naive: parse + serialise all", fmt(m.naive.early.medianUs, 1), fmt(m.naive.early.p99Us, 1), fmt(m.naive.late.medianUs, 1), fmt(m.naive.late.p99Us, 1), fmt(m.naive.totalMs, 1), ...at((s) => s.naiveMedianUs, 1)],
+      ["naive ÷ tree", `${fmt(m.ratio.early, 0)}×`, "", `${fmt(m.ratio.late, 0)}×`, "", `${fmt(m.ratio.total, 0)}×`, ...at((s) => s.ratio, 0).map((r) => `${r}×`)],
+      ["serializeMarkup once (µs)", "", "", "", "", "", ...at((s) => s.serializeUs, 1)],
+    ],
+    note:
+      `${fmt(m.events)} events (${m.subagents} parallel subagents, ${fmt(m.responseTokens)} response tokens, ${m.nestedToolCalls} nested tool calls); ` +
+      `final markup ${fmt(m.finalChars)} chars; early/late = first/last 10% of events. ` +
+      `Whole final message: serialize ${fmt(m.serializeFinalUs, 0)} µs, parse ${fmt(m.parseFinalUs, 0)} µs. Identical markup: ${m.identical ? "yes" : "NO"}.`,
+  };
+}
+
+function relayTable({ relay }: BenchReport): Table {
+  return {
+    title: "2. Relay: runtime → DroneSession → Socket.IO → socket.io-client (loopback)",
+    headers: ["case", "burst events", "events/s", "deliveries/s", "paced rate/session", "p50 ms", "p99 ms"],
+    rows: relay.map((r) => [
+      r.label,
+      fmt(r.burst.events),
+      fmt(r.burst.eventsPerSecond),
+      fmt(r.burst.deliveriesPerSecond),
+      `${fmt(r.paced.ratePerSession)}/s`,
+      fmt(r.paced.latencyP50Ms, 2),
+      fmt(r.paced.latencyP99Ms, 2),
+    ]),
+    note:
+      "Throughput from a burst turn (published as fast as accepted; deliveries = events × clients); latency (publish → client handler) " +
+      "from a separate paced turn. Clients share the process and the cores with the server.",
+  };
+}
+
+function reloadTable({ reload, browser }: BenchReport): Table {
+  const rendered = "skipped" in browser ? undefined : browser;
+  const rows = reload.map((r) => {
+    const isBrowserSize = rendered && rendered.turns === r.turns;
+    return [
+      `${fmt(r.turns)} turns / ${r.subagents} subagents / ${fmt(r.nestedToolCalls)} calls`,
+      `${fmt(r.bytes / 1024, 0)} KiB`,
+      fmt(r.cold.ttfbMs, 0),
+      fmt(r.warm.ttfbMs, 0),
+      fmt(r.warm.totalMs, 0),
+      fmt(r.joinSnapshotMs, 0),
+      `${r.roundTrips} (${r.queries} queries)`,
+      isBrowserSize ? `${fmt(rendered.firstRenderedMs)} / ${fmt(rendered.renderedMs)}` : "–",
+    ];
+  });
+  return {
+    title: "3. Reload a stored session (ms)",
+    headers: ["session", "history JSON", "GET ttfb cold", "GET ttfb warm", "GET complete", "session:join", "DB round trips", "Chromium first / warm"],
+    rows,
+    note:
+      `GET /api/sessions/<id> with the owner's cookie (cold = first request, opens the session; warm = median of 5). Round trips: database commands one warm GET sends. ` +
+      (rendered
+        ? `Chromium: navigation start → last turn in the DOM and the list scrolled to the bottom (${rendered.renderedTurns} turns rendered; HTML ttfb ${fmt(rendered.htmlTtfbMs, 0)} ms, DOMContentLoaded ${fmt(rendered.domContentLoadedMs, 0)} ms).`
+        : `Chromium skipped (${"skipped" in browser ? browser.skipped : ""}).`),
+  };
+}
+
+function contextTable({ context: c }: BenchReport): Table {
+  return {
+    title: "4. Context building (historical replay)",
+    headers: ["turns", "messages", "loadHistory ms", "buildSessionContext ms", "tokens (clean)", "tokens (full process JSON)", "saved"],
+    rows: [[fmt(c.turns), fmt(c.messages), fmt(c.loadHistoryMs, 0), fmt(c.buildMs, 2), fmt(c.cleanTokens), fmt(c.naiveTokens), `${fmt(c.ratio, 1)}× fewer`]],
+    note: `Tokens by estimateMessagesTokens; the comparison puts each subagent's whole process JSON in its tool message. Clean context carries no internals: ${c.clean ? "yes" : "NO"}.`,
+  };
+}

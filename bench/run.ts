@@ -1,0 +1,62 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { openBenchDatabase } from "./bench-database";
+import { reportTables } from "./report-tables";
+import { runSuite, type BenchMode } from "./suite";
+import { renderMarkdown, renderText } from "./table";
+
+/**
+ * `npm run bench` — every benchmark once on this machine, a table on stdout and the
+ * figures as JSON in bench/results/ (<timestamp>.json and latest.json; git ignores them).
+ *
+ *   --smoke        tiny sizes, each benchmark once (what bench/bench.test.ts runs)
+ *   --no-browser   skip the Chromium part
+ *   --markdown     print the tables as Markdown (for README's Performance section)
+ */
+async function main(): Promise<void> {
+  const args = new Set(process.argv.slice(2));
+  const mode: BenchMode = args.has("--smoke") ? "smoke" : "full";
+  quietRepeatedWarnings();
+  const progress = (line: string) => process.stderr.write(`… ${line}\n`);
+  progress(`starting the database (${process.env.MONGODB_URI ? "MONGODB_URI" : "mongo-java-server"})`);
+  const db = await openBenchDatabase();
+  let report;
+  try {
+    report = await runSuite({ mode, db, browser: args.has("--no-browser") ? false : mode === "full" ? true : "auto", progress });
+  } finally {
+    await db.close();
+  }
+
+  const render = args.has("--markdown") ? renderMarkdown : renderText;
+  const m = report.machine;
+  process.stdout.write(`\nDelegate benchmarks (${mode}) — ${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GB, Node ${m.node}, ${m.database}, ${report.durationS} s\n\n`);
+  process.stdout.write(reportTables(report).map(render).join("\n\n") + "\n");
+
+  const dir = path.resolve("bench/results");
+  mkdirSync(dir, { recursive: true });
+  const stamp = report.startedAt.replace(/[:.]/g, "-");
+  const json = JSON.stringify(report, null, 2);
+  const file = path.join(dir, `${stamp}${mode === "smoke" ? "-smoke" : ""}.json`);
+  writeFileSync(file, json);
+  if (mode === "full") writeFileSync(path.join(dir, "latest.json"), json);
+  process.stdout.write(`\nFigures written to ${path.relative(process.cwd(), file)}${mode === "full" ? " and bench/results/latest.json" : ""}\n`);
+}
+
+/** Dependencies repeat the same deprecation warning per call; once is enough here. */
+function quietRepeatedWarnings(): void {
+  const seen = new Set<string>();
+  process.removeAllListeners("warning");
+  process.on("warning", (warning) => {
+    if (seen.has(warning.message)) return;
+    seen.add(warning.message);
+    process.stderr.write(`(warning) ${warning.name}: ${warning.message}\n`);
+  });
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`benchmark failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,95 @@
+import type { AgentEvent, Publish, TurnStats } from "@/lib/contracts";
+import { emptyStats } from "@/lib/contracts";
+import type { TurnInput, TurnResult } from "@/lib/agent/runtime";
+import type { TurnHandle, TurnRunner } from "@/server/sessions/turn-runner";
+
+/**
+ * A stand-in for the agent runtime that publishes a fixed script at a controlled pace:
+ * one subagent streaming `events` response tokens, framed by the events a real turn has
+ * around them. Every token has the same length, so a receiver recovers the token's index
+ * from its offset and looks up when it was published — latency without stamping anything
+ * into the payload.
+ */
+export const TOKEN_TEXT = "lorem ipsum ";
+
+export interface TurnPlan {
+  events: number;
+  /** Tokens per second; undefined publishes as fast as the server takes them. */
+  ratePerSecond?: number;
+  /** Publish time of token i, `performance.now()`, filled in as the turn runs. */
+  sentAt: Float64Array;
+}
+
+/** Tokens published in one macrotask when bursting, so sockets get to write in between. */
+const BURST_CHUNK = 50;
+
+export function tokenIndex(offset: number): number {
+  return offset / TOKEN_TEXT.length;
+}
+
+export function createScriptedRunner(planFor: (sessionId: string) => TurnPlan): TurnRunner {
+  return {
+    startTurn(input: TurnInput): TurnHandle {
+      let cancelled = false;
+      const done = new Promise<TurnResult>((resolve) => {
+        setImmediate(() => void play(input, planFor(input.sessionId), () => cancelled).then(resolve));
+      });
+      return {
+        done,
+        cancel: () => {
+          cancelled = true;
+        },
+        steer: () => ({ ok: false, message: "The scripted runner cannot be steered." }),
+        kill: () => ({ ok: false, message: "The scripted runner cannot be killed." }),
+      };
+    },
+  };
+}
+
+async function play(input: TurnInput, plan: TurnPlan, cancelled: () => boolean): Promise<TurnResult> {
+  const { turnId, publish } = input;
+  const at = () => new Date().toISOString();
+  const runId = `${turnId}-run`;
+  const ref = { turnId, runId, parentRunId: null, depth: 1 };
+  publish({ type: "turn:started", turnId, prompt: input.prompt, createdAt: at() });
+  publish({ type: "tool:call", turnId, callId: "call-1", name: "subagent", parameters: '{"task":"bench"}', textOffset: 0 });
+  publish({ type: "subagent_started", ...ref, callId: "call-1", name: "researcher", task: "bench", prompt: "Task: bench", startedAt: at() });
+
+  const token = (i: number): AgentEvent => ({ type: "subagent_data", ...ref, data: { kind: "token", offset: i * TOKEN_TEXT.length, text: TOKEN_TEXT } });
+  let sent = 0;
+  const emit = (upTo: number) => {
+    for (; sent < upTo; sent++) {
+      plan.sentAt[sent] = performance.now();
+      publish(token(sent));
+    }
+  };
+  const start = performance.now();
+  while (sent < plan.events && !cancelled()) {
+    if (plan.ratePerSecond === undefined) {
+      emit(Math.min(plan.events, sent + BURST_CHUNK));
+      await new Promise((r) => setImmediate(r));
+    } else {
+      const due = Math.min(plan.events, Math.floor(((performance.now() - start) / 1000) * plan.ratePerSecond) + 1);
+      emit(due);
+      await new Promise((r) => setTimeout(r, 1));
+    }
+  }
+  return finish(publish, ref, sent, cancelled());
+}
+
+function finish(publish: Publish, ref: { turnId: string; runId: string; parentRunId: null; depth: number }, tokens: number, cancelled: boolean): TurnResult {
+  const { turnId, runId } = ref;
+  const response = TOKEN_TEXT.repeat(tokens);
+  const stats: TurnStats = { ...emptyStats(), steps: 1 };
+  const endedAt = new Date().toISOString();
+  publish({ type: "subagent_completed", ...ref, response, stats, endReason: "completed", endedAt });
+  const condensed = `[Subagent Result: researcher]\nStatus: success\n${response.slice(0, 200)}`;
+  publish({
+    type: "agent:complete", turnId, callId: "call-1", runId, parentRunId: null, response: condensed, responseSize: condensed.length,
+    subagent: { runId, parentRunId: null, depth: 1, name: "researcher", task: "bench", prompt: "Task: bench", response, toolCalls: [], stats, status: "success", endReason: "completed", startedAt: endedAt, endedAt },
+  });
+  publish({ type: "tool:result", turnId, callId: "call-1", response: condensed, responseSize: condensed.length, status: "success" });
+  const status = cancelled ? "cancelled" : "completed";
+  publish({ type: "turn:ended", turnId, status, response: "Done.", stats, endedAt });
+  return { status, response: "Done.", stats };
+}

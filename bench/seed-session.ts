@@ -1,0 +1,164 @@
+import type { ChatTurn, SubagentProcess, ToolCall, TurnStats } from "@/lib/contracts";
+import { previewOf } from "@/lib/contracts";
+import { mulberry32 } from "@/lib/markup/testing/recorded-stream";
+import { toolCallRecordId } from "@/server/data/event-store";
+import { SubagentRunModel } from "@/models/subagent-run";
+import { ToolCallModel } from "@/models/tool-call";
+import { TurnModel } from "@/models/turn";
+
+/**
+ * A long stored session for the reload and context benchmarks, built as the stored
+ * shape (`ChatTurn[]`) first and then written as the rows the EventStore would have
+ * written, bulk-inserted through the mongoose models. Keeping the turns lets the caller
+ * check that `loadHistory` reads back exactly what was stored.
+ *
+ * Shape: `subagents` runs spread evenly over the turns; a fifth of them are grandchildren
+ * (depth 2) spawned by evenly spaced top-level runs, so nesting is exercised; each run makes the same number of
+ * nested tool calls (a parent's spawn call counts as one of them).
+ */
+export interface SeedOptions {
+  sessionId: string;
+  turns: number;
+  subagents: number;
+  nestedToolCalls: number;
+  seed?: number;
+}
+
+export interface SeedShape {
+  turns: number;
+  subagents: number;
+  nestedToolCalls: number;
+  /** Documents inserted (turns + tool calls + runs). */
+  documents: number;
+}
+
+const WORDS = [
+  "the", "result", "shows", "that", "files", "under", "src", "are", "listed", "here", "and", "each", "module",
+  "exports", "one", "function", "which", "reads", "config", "from", "disk", "then", "validates", "it", "before",
+  "use;", "tests", "cover", "edge", "cases", "like", "empty", "input,", "unicode", "names", "or", "long", "paths.",
+];
+
+export function generateHistory(options: SeedOptions): ChatTurn[] {
+  const random = mulberry32(options.seed ?? 11);
+  const text = (chars: number): string => {
+    let out = "";
+    while (out.length < chars) out += WORDS[Math.floor(random() * WORDS.length)]! + (random() < 0.08 ? "\n\n" : " ");
+    return out;
+  };
+  const stats = (steps: number): TurnStats => ({
+    chat: { inputTokens: 900 * steps, outputTokens: 150 * steps },
+    system: { inputTokens: 40, outputTokens: 10 },
+    steps,
+    runtimeMs: 1_500 * steps,
+    cost: 0.002 * steps,
+  });
+  const t0 = Date.UTC(2026, 0, 1);
+  const iso = (ms: number) => new Date(ms).toISOString();
+
+  const children = Math.floor(options.subagents / 5);
+  const topLevel = options.subagents - children;
+  const perRun = Math.max(1, Math.round(options.nestedToolCalls / Math.max(1, options.subagents)));
+  const spacing = topLevel > 0 ? options.turns / topLevel : Infinity;
+  let runCount = 0;
+  let topCount = 0;
+  let childCount = 0;
+
+  const plainCall = (callId: string, textOffset: number): ToolCall => {
+    const name = ["list_files", "read_file", "grep"][Math.floor(random() * 3)]!;
+    const output = text(200 + Math.floor(random() * 400));
+    const status = random() < 0.05 ? ("error" as const) : ("success" as const);
+    return { callId, name, parameters: JSON.stringify({ path: `src/${name}/${callId}.ts` }), ...previewOf(output), status, textOffset };
+  };
+
+  const makeRun = (turnId: string, parentRunId: string | null, depth: number, at: number, spawnChild: boolean): SubagentProcess => {
+    const runId = `${options.sessionId}-run-${++runCount}`;
+    const response = text(1_500);
+    const toolCalls: ToolCall[] = [];
+    for (let i = 0; i < perRun; i++) {
+      const callId = `${runId}-call-${i + 1}`;
+      const textOffset = Math.floor((response.length * i) / perRun);
+      if (spawnChild && i === Math.floor(perRun / 2)) {
+        const child = makeRun(turnId, runId, depth + 1, at + 1_000, false);
+        const condensed = `[Subagent Result: researcher]\nStatus: success\n${child.response.slice(0, 800)}`;
+        toolCalls.push({ callId, name: "subagent", parameters: JSON.stringify({ task: child.task }), response: condensed, responseSize: condensed.length, status: "success", textOffset, subagent: child });
+      } else {
+        toolCalls.push(plainCall(callId, textOffset));
+      }
+    }
+    return {
+      runId, parentRunId, depth, name: "researcher", task: `Investigate part ${runCount}: ${text(60).trim()}`,
+      prompt: `Task: ${text(200)}`, thinking: text(300), response, toolCalls, stats: stats(perRun),
+      status: "success", endReason: "completed", startedAt: iso(at), endedAt: iso(at + 30_000),
+    };
+  };
+
+  const turns: ChatTurn[] = [];
+  for (let t = 0; t < options.turns; t++) {
+    const turnId = `${options.sessionId}-turn-${t + 1}`;
+    const createdAt = t0 + t * 60_000;
+    const response = text(600);
+    const toolCalls: ToolCall[] = [];
+    if (topCount < topLevel && t >= Math.round(topCount * spacing)) {
+      topCount++;
+      // Grandchildren go to evenly spaced top-level runs.
+      const spawnChild = Math.floor((topCount * children) / topLevel) > childCount;
+      if (spawnChild) childCount++;
+      const run = makeRun(turnId, null, 1, createdAt + 1_000, spawnChild);
+      const condensed = `[Subagent Result: researcher]\nStatus: success\n${run.response.slice(0, 800)}`;
+      toolCalls.push({
+        callId: `${turnId}-spawn`, name: "subagent", parameters: JSON.stringify({ task: run.task }),
+        response: condensed, responseSize: condensed.length, status: "success", textOffset: 200, subagent: run,
+      });
+    }
+    turns.push({
+      turnId, sessionId: options.sessionId, prompt: text(120).trim(), response, toolCalls, stats: stats(2),
+      status: "completed", createdAt: iso(createdAt), updatedAt: iso(createdAt + 45_000),
+    });
+  }
+  return turns;
+}
+
+/** Writes the turns as stored rows; returns what was written. */
+export async function insertHistory(turns: readonly ChatTurn[]): Promise<SeedShape> {
+  const turnRows: object[] = [];
+  const callRows: object[] = [];
+  const runRows: object[] = [];
+  let nested = 0;
+
+  const addCalls = (turn: ChatTurn, runId: string | null, calls: readonly ToolCall[]) => {
+    calls.forEach((call, order) => {
+      if (runId !== null) nested++;
+      callRows.push({
+        _id: toolCallRecordId(turn.turnId, runId, call.callId), sessionId: turn.sessionId, turnId: turn.turnId, runId,
+        callId: call.callId, order, name: call.name, parameters: call.parameters, response: call.response,
+        responseSize: call.responseSize, status: call.status, textOffset: call.textOffset,
+      });
+      const run = call.subagent;
+      if (!run) return;
+      runRows.push({
+        _id: run.runId, sessionId: turn.sessionId, turnId: turn.turnId, callId: call.callId, parentRunId: run.parentRunId,
+        depth: run.depth, name: run.name, task: run.task, prompt: run.prompt, thinking: run.thinking, response: run.response,
+        status: run.status, endReason: run.endReason, stats: run.stats, startedAt: new Date(run.startedAt), endedAt: run.endedAt ? new Date(run.endedAt) : undefined,
+      });
+      addCalls(turn, run.runId, run.toolCalls);
+    });
+  };
+  for (const turn of turns) {
+    turnRows.push({
+      _id: turn.turnId, sessionId: turn.sessionId, prompt: turn.prompt, response: turn.response, status: turn.status,
+      stats: turn.stats, createdAt: new Date(turn.createdAt), updatedAt: new Date(turn.updatedAt),
+    });
+    addCalls(turn, null, turn.toolCalls);
+  }
+  // `lean` skips building documents; the rows already have the stored shape.
+  await insertInBatches(TurnModel, turnRows);
+  await insertInBatches(ToolCallModel, callRows);
+  await insertInBatches(SubagentRunModel, runRows);
+  return { turns: turnRows.length, subagents: runRows.length, nestedToolCalls: nested, documents: turnRows.length + callRows.length + runRows.length };
+}
+
+const BATCH = 1_000;
+
+async function insertInBatches(model: { insertMany(rows: object[], options: { lean: true; ordered: boolean }): Promise<unknown> }, rows: object[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += BATCH) await model.insertMany(rows.slice(i, i + BATCH), { lean: true, ordered: false });
+}

@@ -1,0 +1,88 @@
+import os from "node:os";
+import { browserAvailable, runBrowserBench, type BrowserResult } from "./browser-bench";
+import type { BenchDatabase } from "./bench-database";
+import { runContextBench, type ContextResult } from "./context-bench";
+import { MARKUP_FULL, MARKUP_SMOKE, runMarkupBench, type MarkupResult } from "./markup-bench";
+import { RELAY_FULL, RELAY_SMOKE, runRelayBench, type RelayResult } from "./relay-bench";
+import { RELOAD_FULL, RELOAD_SMOKE, runReloadBench, type ReloadResult } from "./reload-bench";
+
+/**
+ * The four benchmarks in one run, at full size or at smoke size (tiny, each once — what
+ * the test suite runs so the benchmarks cannot rot). The order keeps the pure CPU work
+ * first and the browser, the heaviest neighbour, last.
+ */
+export type BenchMode = "full" | "smoke";
+
+export interface BenchReport {
+  mode: BenchMode;
+  startedAt: string;
+  durationS: number;
+  machine: { cpus: number; cpuModel: string; memoryGb: number; node: string; platform: string; database: string };
+  markup: MarkupResult;
+  relay: RelayResult[];
+  reload: ReloadResult[];
+  context: ContextResult;
+  browser: BrowserResult | { skipped: string };
+}
+
+export interface SuiteOptions {
+  mode: BenchMode;
+  db: BenchDatabase;
+  /** false skips Chromium; "auto" runs it only when a build and Chromium are present. */
+  browser: boolean | "auto";
+  /** Progress lines (stderr in the CLI). */
+  progress?: (line: string) => void;
+}
+
+export async function runSuite(options: SuiteOptions): Promise<BenchReport> {
+  const { mode, db } = options;
+  const say = options.progress ?? (() => undefined);
+  const full = mode === "full";
+  const started = Date.now();
+
+  say("markup: applying the recorded stream (tree transforms and naive baseline)…");
+  const markup = runMarkupBench(full ? MARKUP_FULL : MARKUP_SMOKE);
+  say("relay: DroneSession → Socket.IO → socket.io-client…");
+  const relay = await runRelayBench(full ? RELAY_FULL : RELAY_SMOKE);
+  say("reload: seeding sessions, HTTP and session:join, counting database commands…");
+  const reloaded = await runReloadBench(db, full ? RELOAD_FULL : RELOAD_SMOKE);
+  const largest = reloaded.sizes.at(-1)!;
+  say("context: buildSessionContext on the largest session…");
+  const context = await runContextBench(largest.sessionId, full ? 50 : 3);
+
+  let browser: BrowserResult | { skipped: string };
+  const wantBrowser = options.browser === true || (options.browser === "auto" && browserAvailable());
+  if (wantBrowser) {
+    say("browser: Chromium loading the largest session from the production build…");
+    browser = await runBrowserBench({
+      mongoUri: db.uri,
+      cookie: reloaded.cookie,
+      sessionId: largest.sessionId,
+      lastTurnId: largest.lastTurnId,
+      turns: largest.turns,
+      loads: full ? 4 : 1,
+      buildIfMissing: full,
+    });
+  } else {
+    browser = { skipped: options.browser === false ? "--no-browser" : "no production build or no Chromium" };
+  }
+
+  return {
+    mode,
+    startedAt: new Date(started).toISOString(),
+    durationS: Math.round((Date.now() - started) / 1000),
+    machine: {
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model.trim() ?? "unknown",
+      memoryGb: Math.round(os.totalmem() / 2 ** 30),
+      node: process.version,
+      platform: `${os.platform()} ${os.release()}`,
+      database: db.kind,
+    },
+    markup,
+    relay,
+    reload: reloaded.sizes,
+    context,
+    browser,
+  };
+}
