@@ -4,7 +4,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   resolve: { alias: { "@": fileURLToPath(new URL(".", import.meta.url)) } },
   test: {
-    include: ["{lib,server,models,components,bench,scripts}/**/*.test.{ts,tsx}"],
+    include: ["{lib,server,models,components,bench,scripts,load}/**/*.test.{ts,tsx}"],
     globalSetup: ["./server/testing/global-setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -72,10 +72,14 @@ export class SessionRegistry {
     await Promise.all(sessions.map((s) => s?.settled()));
   }
 
-  private evictIdle(): void {
+  /**
+   * Forgets sessions unused for `idleMs` with no turn running: their turns are in MongoDB,
+   * and a browser that comes back gets a snapshot. Runs every minute.
+   */
+  evictIdle(idleMs = IDLE_EVICT_MS): void {
     const now = Date.now();
     for (const [sessionId, pending] of this.open) {
-      if (now - (this.lastUsed.get(sessionId) ?? 0) < IDLE_EVICT_MS) continue;
+      if (now - (this.lastUsed.get(sessionId) ?? 0) < idleMs) continue;
       void pending.then((session) => {
         if (session.isIdle) {
           this.open.delete(sessionId);

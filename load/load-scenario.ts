@@ -1,0 +1,189 @@
+import type { AddressInfo } from "node:net";
+import mongoose from "mongoose";
+import { io as connect, type Socket } from "socket.io-client";
+import { BUILTIN_DEFINITIONS } from "@/lib/agent/definitions";
+import { createAgentRuntime, type TurnInput } from "@/lib/agent/runtime";
+import { initialSessionState, sessionReducer, type SessionState } from "@/lib/chat/session-state";
+import { AGENT_EVENT_TYPES, type Ack, type ClientToServerEvents, type JoinResult, type ServerToClientEvents, type SessionEvent } from "@/lib/contracts";
+import { docFromTurn } from "@/lib/markup/from-turn";
+import { serializeMarkup } from "@/lib/markup/serialize";
+import { createDemoModel } from "@/lib/model/demo-model";
+import { createWorkspaceTools } from "@/lib/tools";
+import { createApp } from "@/server/app";
+import { loadHistory } from "@/server/data/history";
+
+/**
+ * N sessions at once, each running one turn that spawns three subagents (demo model, real
+ * workspace tools), each watched by its own socket client. Checks that no event is lost
+ * or duplicated (every client's final markup equals the stored one) and measures events
+ * per second, relay latency from publish to client, and memory before, at peak and after.
+ *
+ * Server and clients share this process, so one clock times both ends of every event.
+ */
+
+export const LOAD_PROMPT = "Investigate the open bugs, the release plan and the changelog";
+
+export interface LoadOptions {
+  sessions: number;
+  mongoUri: string;
+  chunkDelayMs?: number;
+  workspaceDir?: string;
+}
+
+export interface LoadReport {
+  sessions: number;
+  subagentsPerTurn: number[];
+  events: number;
+  seconds: number;
+  eventsPerSecond: number;
+  latencyMs: { p50: number; p99: number; max: number };
+  lost: number;
+  duplicated: number;
+  mismatchedSessions: string[];
+  memoryMB: { baseline: number; peak: number; after: number };
+}
+
+type Client = Socket<ServerToClientEvents, ClientToServerEvents>;
+
+function ask<T>(socket: Client, name: keyof ClientToServerEvents, input: unknown): Promise<Ack<T>> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ack for ${name}`)), 30_000);
+    (socket.emit as unknown as (n: string, i: unknown, cb: (a: Ack<T>) => void) => void)(name, input, (ack) => {
+      clearTimeout(timer);
+      resolve(ack);
+    });
+  });
+}
+
+const heapMB = () => process.memoryUsage().heapUsed / 1024 / 1024;
+const collect = () => (globalThis as { gc?: () => void }).gc?.();
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+export async function runLoad(options: LoadOptions): Promise<LoadReport> {
+  await mongoose.connect(options.mongoUri, { serverSelectionTimeoutMS: 10_000 });
+  const runtime = createAgentRuntime({
+    model: createDemoModel({ chunkDelayMs: options.chunkDelayMs ?? 5 }),
+    tools: createWorkspaceTools(),
+    definitions: [...BUILTIN_DEFINITIONS],
+    workspaceDir: options.workspaceDir ?? `${process.cwd()}/workspace`,
+    limits: { maxSpawnDepth: 3, maxChildrenPerAgent: 5, maxResultTokens: 4000, subagentTimeoutMs: 120_000, maxTurns: 10, contextTokens: 100_000 },
+  });
+
+  // The k-th event a turn publishes is the k-th its watcher receives (one ordered socket).
+  const publishedAt = new Map<string, number[]>();
+  const runner = {
+    startTurn(input: TurnInput) {
+      const stamps: number[] = [];
+      publishedAt.set(input.turnId, stamps);
+      return runtime.startTurn({
+        ...input,
+        publish: (event) => {
+          stamps.push(performance.now());
+          input.publish(event);
+        },
+      });
+    },
+  };
+  const app = createApp({
+    secret: "load-test-secret-load-test-secret!!",
+    runner,
+    appInfo: { modelLabel: "demo", demo: true, passwordProtected: false },
+    rateLimit: { burst: 1000, perSecond: 1000 },
+    log: { warn: (m, meta) => console.warn(m, meta ?? ""), error: (m, meta) => console.error(m, meta ?? "") },
+  });
+  await new Promise<void>((resolve) => app.httpServer.listen(0, "127.0.0.1", resolve));
+  const baseUrl = `http://127.0.0.1:${(app.httpServer.address() as AddressInfo).port}`;
+
+  const clients: { socket: Client; sessionId: string; cookie: string; state: SessionState; received: { event: SessionEvent; at: number }[] }[] = [];
+  try {
+    for (let i = 0; i < options.sessions; i++) {
+      const cookie = (await fetch(`${baseUrl}/api/health`)).headers.get("set-cookie")!.split(";")[0]!;
+      const socket: Client = connect(baseUrl, { transports: ["websocket"], extraHeaders: { cookie }, reconnection: false, forceNew: true });
+      await new Promise<void>((resolve, reject) => {
+        socket.once("connect", () => resolve());
+        socket.once("connect_error", reject);
+      });
+      const created = await ask<{ sessionId: string }>(socket, "session:create", {});
+      if (!created.ok) throw new Error(created.message);
+      const client = { socket, sessionId: created.data.sessionId, cookie, state: initialSessionState(created.data.sessionId), received: [] as { event: SessionEvent; at: number }[] };
+      for (const type of AGENT_EVENT_TYPES) {
+        (socket.on as unknown as (n: string, fn: (e: SessionEvent) => void) => void)(type, (event) => client.received.push({ event, at: performance.now() }));
+      }
+      const joined = await ask<JoinResult>(socket, "session:join", { sessionId: client.sessionId });
+      if (!joined.ok) throw new Error(joined.message);
+      client.state = sessionReducer(client.state, { type: "joined", result: joined.data });
+      clients.push(client);
+    }
+
+    collect();
+    const baseline = heapMB();
+    let peak = baseline;
+    const sampler = setInterval(() => (peak = Math.max(peak, heapMB())), 50);
+    const started = performance.now();
+    await Promise.all(clients.map((c) => ask(c.socket, "turn:send", { sessionId: c.sessionId, text: LOAD_PROMPT })));
+    const deadline = Date.now() + 10 * 60_000;
+    while (!clients.every((c) => c.received.some((r) => r.event.type === "turn:ended"))) {
+      if (Date.now() > deadline) throw new Error("the turns did not end within 10 minutes");
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const seconds = (performance.now() - started) / 1000;
+    clearInterval(sampler);
+    peak = Math.max(peak, heapMB());
+
+    // Integrity: contiguous, unique sequence numbers; live markup equals stored markup.
+    let lost = 0;
+    let duplicated = 0;
+    const latencies: number[] = [];
+    const mismatched: string[] = [];
+    const subagentsPerTurn: number[] = [];
+    for (const client of clients) {
+      const seqs = client.received.map((r) => r.event.seq);
+      duplicated += seqs.length - new Set(seqs).size;
+      const first = seqs[0]!;
+      const last = seqs.at(-1)!;
+      lost += last - first + 1 - new Set(seqs).size;
+      for (const { event } of client.received) client.state = sessionReducer(client.state, { type: "event", event });
+      const turnId = client.received[0]!.event.turnId;
+      const stamps = publishedAt.get(turnId) ?? [];
+      client.received.forEach((r, k) => stamps[k] !== undefined && latencies.push(r.at - stamps[k]!));
+      lost += Math.max(0, stamps.length - client.received.length);
+      subagentsPerTurn.push(client.received.filter((r) => r.event.type === "subagent_started").length);
+
+      const session = await app.registry.peek(client.sessionId);
+      await session?.drain();
+      // What a reload would show: the turns as stored in MongoDB.
+      const stored = await loadHistory(client.sessionId);
+      const liveMarkup = client.state.turns.map((t) => serializeMarkup(t.doc));
+      const storedMarkup = stored.map((t) => serializeMarkup(docFromTurn(t)));
+      if (JSON.stringify(liveMarkup) !== JSON.stringify(storedMarkup) || client.state.needsResync) mismatched.push(client.sessionId);
+    }
+
+    for (const client of clients) client.socket.disconnect();
+    app.registry.evictIdle(0);
+    await new Promise((r) => setTimeout(r, 200));
+    collect();
+    const after = heapMB();
+    latencies.sort((a, b) => a - b);
+    const events = clients.reduce((n, c) => n + c.received.length, 0);
+    return {
+      sessions: options.sessions,
+      subagentsPerTurn,
+      events,
+      seconds,
+      eventsPerSecond: events / seconds,
+      latencyMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) ?? 0 },
+      lost,
+      duplicated,
+      mismatchedSessions: mismatched,
+      memoryMB: { baseline, peak, after },
+    };
+  } finally {
+    for (const client of clients) client.socket.disconnect();
+    await app.close();
+    await mongoose.disconnect();
+  }
+}

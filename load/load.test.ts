@@ -1,0 +1,15 @@
+import { describe, expect, it } from "vitest";
+import { testDatabaseUri } from "@/server/testing/database";
+import { runLoad } from "./load-scenario";
+
+/** The load scenario at a small size, so it cannot rot; `npm run load` runs it at 50. */
+describe("load (small)", () => {
+  it("six concurrent sessions with three subagents each lose and duplicate nothing", { timeout: 120_000 }, async () => {
+    const report = await runLoad({ sessions: 6, mongoUri: testDatabaseUri("load"), chunkDelayMs: 2 });
+    expect(report.subagentsPerTurn).toEqual(Array(6).fill(3));
+    expect(report.lost).toBe(0);
+    expect(report.duplicated).toBe(0);
+    expect(report.mismatchedSessions).toEqual([]);
+    expect(report.events).toBeGreaterThan(6 * 50);
+  });
+});
