@@ -78,7 +78,9 @@ export interface MarkdownProps {
  */
 export const Markdown = memo(function Markdown({ text, className = "", streaming = false }: MarkdownProps) {
   // Streaming re-parses on every token; deferring keeps typing and scrolling responsive.
-  const deferred = useDeferredValue(text);
+  // Settled text is never deferred, so a finished message is complete when it says so.
+  const deferredText = useDeferredValue(text);
+  const deferred = streaming ? deferredText : text;
   const rehypePlugins = deferred.length > HIGHLIGHT_MAX_CHARS ? noPlugins : highlightPlugins;
   return (
     <div className={`markdown ${streaming ? "markdown-streaming" : ""} ${className}`}>
