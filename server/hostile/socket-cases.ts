@@ -33,8 +33,10 @@ export type Outcome = { kind: "ack"; ack: Ack<unknown> } | { kind: "noReply" } |
 const DEFAULT_MESSAGE_MAX_CHARS = 300;
 /** How long silence must last to count as "no reply" (acks on loopback take milliseconds). */
 const SILENCE_MS = 400;
+/** An ack on loopback takes milliseconds; three seconds of silence means none is coming. */
+const REPLY_TIMEOUT_MS = 3_000;
 /** Generous: a 10 MB payload is encoded, sent and parsed on two shared cores. */
-const REPLY_TIMEOUT_MS = 20_000;
+const LARGE_REPLY_TIMEOUT_MS = 20_000;
 
 let nextAckId = 900_000;
 
@@ -47,7 +49,8 @@ type Engine = {
 /** Sends one case the way it describes and reports what came back. */
 export function sendCase(socket: TestClient, c: SocketCase, vars: Vars): Promise<Outcome> {
   const ackId = nextAckId++;
-  const waitMs = c.expect.noReply ? SILENCE_MS : REPLY_TIMEOUT_MS;
+  const large = JSON.stringify([c.input, c.raw]).includes('"$repeat"');
+  const waitMs = c.expect.noReply ? SILENCE_MS : large ? LARGE_REPLY_TIMEOUT_MS : REPLY_TIMEOUT_MS;
   return new Promise<Outcome>((resolve) => {
     const engine = (socket as unknown as { io: { engine: Engine } }).io.engine;
     const done = (outcome: Outcome) => {
