@@ -29,6 +29,8 @@ export async function startBenchApp(runner: TurnRunner): Promise<BenchApp> {
     appInfo: { modelLabel: "bench", demo: false, passwordProtected: false },
     // Many clients share one cookie and send a few commands each; the real limit is per socket.
     rateLimit: { burst: 100, perSecond: 100 },
+    // Warnings are the server's business; errors would make the figures meaningless.
+    log: { warn: () => undefined, error: (msg, meta) => process.stderr.write(`server error: ${msg} ${JSON.stringify(meta ?? {})}\n`) },
   });
   await new Promise<void>((resolve) => app.httpServer.listen(0, "127.0.0.1", resolve));
   const { port } = app.httpServer.address() as AddressInfo;

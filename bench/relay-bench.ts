@@ -25,7 +25,9 @@ export interface RelayCase {
 export const RELAY_FULL: RelayCase[] = [
   { label: "1 session, 1 client", sessions: 1, clientsPerSession: 1, burstEvents: 5_000, pacedEvents: 1_000, pacedRate: 500 },
   { label: "1 session, 10 clients", sessions: 1, clientsPerSession: 10, burstEvents: 5_000, pacedEvents: 1_000, pacedRate: 500 },
-  { label: "1 session, 100 clients", sessions: 1, clientsPerSession: 100, burstEvents: 2_000, pacedEvents: 1_000, pacedRate: 500 },
+  // 500/s to 100 clients is 50,000 deliveries/s, at this machine's ceiling: latency there
+  // is queueing. 100/s keeps the case below saturation, like the others.
+  { label: "1 session, 100 clients", sessions: 1, clientsPerSession: 100, burstEvents: 2_000, pacedEvents: 500, pacedRate: 100 },
   { label: "50 sessions, 1 client each", sessions: 50, clientsPerSession: 1, burstEvents: 1_000, pacedEvents: 200, pacedRate: 100 },
 ];
 
@@ -85,6 +87,8 @@ async function runCase(bench: BenchApp, cookie: string, plans: Map<string, TurnP
     rooms.push({ sessionId, clients });
   }
   const burst = await runTurn(bench, rooms, plans, c.burstEvents, undefined);
+  // A moment of quiet so the burst's garbage and the database's backlog do not bill the paced turn.
+  await new Promise((r) => setTimeout(r, 1_000));
   const paced = await runTurn(bench, rooms, plans, c.pacedEvents, c.pacedRate);
   for (const room of rooms) for (const socket of room.clients) socket.disconnect();
   return { label: c.label, sessions: c.sessions, clients: c.sessions * c.clientsPerSession, burst, paced: { ...paced, ratePerSession: c.pacedRate } };

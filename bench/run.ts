@@ -29,7 +29,7 @@ async function main(): Promise<void> {
 
   const render = args.has("--markdown") ? renderMarkdown : renderText;
   const m = report.machine;
-  process.stdout.write(`\nDelegate benchmarks (${mode}) — ${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GB, Node ${m.node}, ${m.database}, ${report.durationS} s\n\n`);
+  process.stdout.write(`\nDelegate benchmarks (${mode}) — ${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GB, Node ${m.node}, ${m.database}, load ${m.loadAverageAtStart} at start, ${report.durationS} s\n\n`);
   process.stdout.write(reportTables(report).map(render).join("\n\n") + "\n");
 
   const dir = path.resolve("bench/results");

@@ -71,7 +71,10 @@ async function play(input: TurnInput, plan: TurnPlan, cancelled: () => boolean):
     } else {
       const due = Math.min(plan.events, Math.floor(((performance.now() - start) / 1000) * plan.ratePerSecond) + 1);
       emit(due);
-      await new Promise((r) => setTimeout(r, 1));
+      // Sleep until the next token is due, as a model's stream would: polling every
+      // millisecond from 50 sessions would itself load the event loop being measured.
+      const nextAt = start + (sent / plan.ratePerSecond) * 1000;
+      await new Promise((r) => setTimeout(r, Math.max(1, nextAt - performance.now())));
     }
   }
   return finish(publish, ref, sent, cancelled());

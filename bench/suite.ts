@@ -17,7 +17,7 @@ export interface BenchReport {
   mode: BenchMode;
   startedAt: string;
   durationS: number;
-  machine: { cpus: number; cpuModel: string; memoryGb: number; node: string; platform: string; database: string };
+  machine: { cpus: number; cpuModel: string; memoryGb: number; node: string; platform: string; database: string; loadAverageAtStart: number };
   markup: MarkupResult;
   relay: RelayResult[];
   reload: ReloadResult[];
@@ -39,6 +39,8 @@ export async function runSuite(options: SuiteOptions): Promise<BenchReport> {
   const say = options.progress ?? (() => undefined);
   const full = mode === "full";
   const started = Date.now();
+  // Other work on the machine skews every figure; the 1-minute load says how much there was.
+  const loadAverageAtStart = Math.round(os.loadavg()[0]! * 100) / 100;
 
   say("markup: applying the recorded stream (tree transforms and naive baseline)…");
   const markup = runMarkupBench(full ? MARKUP_FULL : MARKUP_SMOKE);
@@ -78,6 +80,7 @@ export async function runSuite(options: SuiteOptions): Promise<BenchReport> {
       node: process.version,
       platform: `${os.platform()} ${os.release()}`,
       database: db.kind,
+      loadAverageAtStart,
     },
     markup,
     relay,
