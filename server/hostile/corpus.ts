@@ -12,6 +12,7 @@ import path from "node:path";
  * - `{ "$nestText": 10000, … }`                        → the same as JSON text (V8's
  *   JSON.stringify overflows its stack at such depths; JSON.parse does not)
  * - `{ "$number": "NaN"|"Infinity"|"-Infinity"|"-0"|"1e309" }`
+ * - `{ "$chunks": …, "size": 65536 }`                → the text cut into stream chunks
  * - `{ "$manyKeys": 10000 }`                          → { k0: 0, k1: 1, … }
  * - `{ "$bytes": "<base64>" }`                         → a Buffer (a binary attachment)
  * - `{ "$json": … }`                                   → JSON text of the expanded value
@@ -63,6 +64,11 @@ export function expand(value: unknown, vars: Vars = {}): unknown {
     const times = Number(d.times);
     if (!Number.isInteger(times) || times < 0 || unit.length * times > MAX_EXPANDED_CHARS) throw new Error(`bad $repeat: ${times}`);
     return unit.repeat(times);
+  }
+  if ("$chunks" in d) {
+    const text = String(expand(d.$chunks, vars));
+    const size = Math.max(1, Number(d.size));
+    return Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size));
   }
   if ("$concat" in d) return (d.$concat as unknown[]).map((p) => String(expand(p, vars))).join("");
   if ("$nestText" in d) return nestText(Number(d.$nestText), d.as === "array" ? "array" : "object", String(d.key ?? "a"));

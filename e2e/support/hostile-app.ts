@@ -1,0 +1,134 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { startMongoJavaServer, type RunningMongo } from "../../server/db/mongo-java-server";
+import { startScriptedOpenAIServer, type ScriptedHandler, type ScriptedOpenAIServer } from "../../lib/model/testing/scripted-openai-server";
+
+/**
+ * A second, private instance of the real app (production build) whose model is a
+ * scripted OpenAI-compatible server with hostile replies, plus an "attacker" server that
+ * counts every request it gets. Everything listens on 127.0.0.1 and stops in `stop()`.
+ */
+export interface HostileApp {
+  baseUrl: string;
+  attackerUrl: string;
+  /** Paths the attacker server was asked for: must stay empty. */
+  attackerHits: string[];
+  model: ScriptedOpenAIServer;
+  stop(): Promise<void>;
+}
+
+export async function startHostileApp(options: { handler: ScriptedHandler; workspaceFiles: Record<string, string> }): Promise<HostileApp> {
+  const stops: Array<() => Promise<void> | void> = [];
+  const stop = async () => {
+    for (const fn of stops.reverse()) await fn();
+  };
+  try {
+    const attackerHits: string[] = [];
+    const attacker = createServer((req, res) => {
+      attackerHits.push(req.url ?? "/");
+      res.writeHead(200, { "content-type": "text/plain" }).end("attacker");
+    });
+    await listen(attacker);
+    stops.push(() => closeServer(attacker));
+    const attackerUrl = `http://127.0.0.1:${(attacker.address() as AddressInfo).port}`;
+
+    const model = await startScriptedOpenAIServer(options.handler);
+    stops.push(() => model.close());
+
+    const mongoUri = await databaseUri(stops);
+    const dataDir = mkdtempSync(path.join(tmpdir(), "delegate-hostile-data-"));
+    const workspace = mkdtempSync(path.join(tmpdir(), "delegate-hostile-ws-"));
+    stops.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    stops.push(() => rmSync(workspace, { recursive: true, force: true }));
+    for (const [name, content] of Object.entries(options.workspaceFiles)) writeFileSync(path.join(workspace, name), content);
+
+    const port = await freePort();
+    const child = spawn(process.execPath, ["--import", "tsx", "server/index.ts"], {
+      env: {
+        ...process.env,
+        NODE_ENV: "production",
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        MONGODB_URI: mongoUri,
+        DATA_DIR: dataDir,
+        WORKSPACE_DIR: workspace,
+        MODEL: "scripted",
+        OPENAI_BASE_URL: model.url,
+        OPENAI_API_KEY: "test",
+        MODEL_MAX_RETRIES: "0",
+        URL_FETCH_ENABLED: "false",
+      },
+      // The app's own log is not this test's output; failures surface through the assertions.
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    child.stderr?.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
+    stops.push(() => stopChild(child));
+    const baseUrl = `http://127.0.0.1:${port}`;
+    await waitForHealth(baseUrl, child, () => stderr);
+    return { baseUrl, attackerUrl, attackerHits, model, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** The shared e2e database server under another database name, or a private one. */
+async function databaseUri(stops: Array<() => Promise<void> | void>): Promise<string> {
+  const shared = process.env.E2E_MONGODB_URI;
+  if (shared) {
+    const url = new URL(shared);
+    url.pathname = `/delegate_hostile_${Date.now().toString(36)}`;
+    return url.toString();
+  }
+  const mongo: RunningMongo = await startMongoJavaServer();
+  stops.push(() => mongo.stop());
+  return `${mongo.uri}delegate_hostile`;
+}
+
+function listen(server: Server): Promise<void> {
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+}
+
+function closeServer(server: Server): Promise<void> {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await listen(probe);
+  const { port } = probe.address() as AddressInfo;
+  await closeServer(probe);
+  return port;
+}
+
+async function waitForHealth(baseUrl: string, child: ChildProcess, log: () => string): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the hostile app exited during start (code ${child.exitCode}): ${log()}`);
+    try {
+      if ((await fetch(`${baseUrl}/api/health`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`the hostile app did not become healthy within 120 s: ${log()}`);
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    child.once("exit", () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.kill("SIGTERM");
+  });
+}
