@@ -80,3 +80,39 @@ function contextTable({ context: c }: BenchReport): Table {
     note: `Tokens by estimateMessagesTokens; the comparison puts each subagent's whole process JSON in its tool message. Clean context carries no internals: ${c.clean ? "yes" : "NO"}.`,
   };
 }
+
+/** The headline figures in one short table (README's Performance section). */
+export function summaryTable(report: BenchReport): Table {
+  const { markup: m, relay, reload, context: c, browser } = report;
+  const size = (chars: number) => m.atSize.find((s) => s.chars === chars);
+  const small = size(1_000);
+  const large = size(100_000);
+  const big = reload.at(-1)!;
+  const rows: string[][] = [
+    [
+      `Markup, µs/event p50 (early → late in the stream)`,
+      `tree ${fmt(m.fast.early.medianUs, 2)} → ${fmt(m.fast.late.medianUs, 2)}; naive ${fmt(m.naive.early.medianUs, 0)} → ${fmt(m.naive.late.medianUs, 0)}`,
+    ],
+    [
+      `Markup, µs/event p50 at 1K / 100K chars of content`,
+      `tree ${fmt(small?.fastMedianUs, 2)} / ${fmt(large?.fastMedianUs, 2)}; naive ${fmt(small?.naiveMedianUs, 0)} / ${fmt(large?.naiveMedianUs, 0)}`,
+    ],
+    [`Markup, whole stream (${fmt(m.events)} events)`, `tree ${fmt(m.fast.totalMs, 0)} ms; naive ${fmt(m.naive.totalMs, 0)} ms (${fmt(m.ratio.total, 0)}×)`],
+    ...relay.map((r) => [
+      `Relay, ${r.label}`,
+      `${fmt(r.burst.deliveriesPerSecond)} deliveries/s; p50 ${fmt(r.paced.latencyP50Ms, 1)} ms, p99 ${fmt(r.paced.latencyP99Ms, 0)} ms at ${fmt(r.paced.ratePerSession)} events/s`,
+    ]),
+    [
+      `Reload ${fmt(big.turns)} turns (${fmt(big.bytes / 2 ** 20, 1)} MiB): GET ttfb / complete, session:join`,
+      `${fmt(big.warm.ttfbMs, 0)} / ${fmt(big.warm.totalMs, 0)} ms, ${fmt(big.joinSnapshotMs, 0)} ms`,
+    ],
+    [`Reload, DB round trips per GET (${reload.map((r) => fmt(r.turns)).join(" vs ")} turns)`, reload.map((r) => String(r.roundTrips)).join(" vs ")],
+    [
+      `Reload in Chromium: rendered and scrollable (first / warm)`,
+      "skipped" in browser ? `skipped (${browser.skipped})` : `${fmt(browser.firstRenderedMs)} / ${fmt(browser.renderedMs)} ms`,
+    ],
+    [`Context: buildSessionContext, ${fmt(c.turns)} turns`, `${fmt(c.buildMs, 2)} ms (+ loadHistory ${fmt(c.loadHistoryMs, 0)} ms)`],
+    [`Context tokens: clean vs full process JSON`, `${fmt(c.cleanTokens)} vs ${fmt(c.naiveTokens)} (${fmt(c.ratio, 1)}× fewer)`],
+  ];
+  return { title: "Summary", headers: ["measure", "result"], rows, leftAligned: true };
+}

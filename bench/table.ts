@@ -8,11 +8,13 @@ export interface Table {
   rows: string[][];
   /** One line under the table: sizes and what the figures mean. */
   note?: string;
+  /** Text columns read better left-aligned; figures line up right-aligned (the default). */
+  leftAligned?: boolean;
 }
 
 export function renderText(table: Table): string {
   const widths = table.headers.map((h, i) => Math.max(h.length, ...table.rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 || table.leftAligned ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ").trimEnd();
   const out = [table.title, line(table.headers), widths.map((w) => "-".repeat(w)).join("  "), ...table.rows.map(line)];
   if (table.note) out.push(table.note);
   return out.join("\n");
@@ -20,7 +22,7 @@ export function renderText(table: Table): string {
 
 export function renderMarkdown(table: Table): string {
   const row = (cells: string[]) => `| ${cells.join(" | ")} |`;
-  const align = table.headers.map((_, i) => (i === 0 ? ":--" : "--:"));
+  const align = table.headers.map((_, i) => (i === 0 || table.leftAligned ? ":--" : "--:"));
   const out = [`**${table.title}**`, "", row(table.headers), row(align), ...table.rows.map(row)];
   if (table.note) out.push("", table.note);
   return out.join("\n");
