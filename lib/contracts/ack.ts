@@ -39,3 +39,15 @@ export class AppError extends Error {
 export function ok<T>(data: T): Ack<T> {
   return { ok: true, data };
 }
+
+const MAX_ISSUES = 10;
+const MAX_ISSUE_CHARS = 160;
+const clip = (text: string) => (text.length > MAX_ISSUE_CHARS ? `${text.slice(0, MAX_ISSUE_CHARS - 1)}…` : text);
+
+/**
+ * Validation issues as a person reads them: a few, each short. A hostile payload with
+ * 10,000 unknown keys (or one 100 KB key) must not be echoed back as a 100 KB error.
+ */
+export function describeIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): Issue[] {
+  return issues.slice(0, MAX_ISSUES).map((i) => ({ path: clip(i.path.map(String).join(".")), message: clip(i.message) }));
+}

@@ -6,7 +6,11 @@ export const MAX_TITLE_CHARS = 200;
 export const MAX_STEER_CHARS = 10_000;
 
 const id = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, "must be an id");
-const title = z.string().trim().min(1, "must not be empty").max(MAX_TITLE_CHARS);
+/** At least one character a person can see: not only spaces, zero-width or bidi controls. */
+const VISIBLE = /[^\s\p{Cc}\p{Cf}\p{Mn}\p{Zl}\p{Zp}]/u;
+const visibleText = (max: number, tooLong?: string) =>
+  z.string().trim().min(1, "must not be empty").max(max, tooLong).regex(VISIBLE, "must contain visible text");
+const title = visibleText(MAX_TITLE_CHARS);
 
 export const emptySchema = z.strictObject({});
 export const sessionCreateSchema = z.strictObject({ title: title.optional() });
@@ -19,13 +23,13 @@ export const sessionJoinSchema = z.strictObject({
 });
 export const turnSendSchema = z.strictObject({
   sessionId: id,
-  text: z.string().trim().min(1, "must not be empty").max(MAX_PROMPT_CHARS, `must be at most ${MAX_PROMPT_CHARS} characters`),
+  text: visibleText(MAX_PROMPT_CHARS, `must be at most ${MAX_PROMPT_CHARS} characters`),
 });
 export const turnCancelSchema = z.strictObject({ sessionId: id, turnId: id });
 export const subagentSteerSchema = z.strictObject({
   sessionId: id,
   runId: id,
-  message: z.string().trim().min(1, "must not be empty").max(MAX_STEER_CHARS),
+  message: visibleText(MAX_STEER_CHARS),
 });
 export const subagentKillSchema = z.strictObject({ sessionId: id, runId: id });
 

@@ -1,9 +1,10 @@
-import { lstat } from "node:fs/promises";
+import { lstat, readFile } from "node:fs/promises";
+import { Worker } from "node:worker_threads";
 import path from "node:path";
 import { z } from "zod";
 import { createGlobFilter } from "./glob";
 import { parseArgs, toolSpec } from "./parse-args";
-import { formatBytes, looksBinary, readLines } from "./text-files";
+import { formatBytes, looksBinary } from "./text-files";
 import { ToolError, type Tool } from "./types";
 import { walk } from "./walk";
 import { displayPath, resolveInWorkspace, workspaceRoot } from "./workspace-path";
@@ -13,6 +14,10 @@ export const MAX_GREP_MATCHES = 500;
 /** Larger files are skipped (and said so): they are data dumps, not something to grep. */
 export const MAX_GREP_FILE_BYTES = 1024 * 1024;
 const MAX_FILES = 5_000;
+/** All files searched in one call, together: bounds memory and the worker's input. */
+const MAX_GREP_TOTAL_BYTES = 64 * 1024 * 1024;
+/** Longest a pattern may run before its worker is stopped. */
+const GREP_TIME_LIMIT_MS = 3_000;
 /** Only this much of a line is matched and shown; bounds the regex's work per line. */
 const MAX_LINE_CHARS = 2_000;
 const SHOWN_LINE_CHARS = 300;
@@ -65,15 +70,15 @@ export const grepTool: Tool<GrepArgs> = {
       files.push(target);
     }
 
-    const matches: string[] = [];
-    const matchedFiles = new Set<string>();
+    const texts: { name: string; text: string }[] = [];
     const tooLarge: string[] = [];
     let binary = 0;
-    let capped = false;
-    scan: for (const file of files) {
+    let totalBytes = 0;
+    for (const file of files) {
       if (context.signal.aborted) break;
       const name = displayPath(root, file);
-      if ((await lstat(file)).size > MAX_GREP_FILE_BYTES) {
+      const size = (await lstat(file)).size;
+      if (size > MAX_GREP_FILE_BYTES || totalBytes + size > MAX_GREP_TOTAL_BYTES) {
         tooLarge.push(name);
         continue;
       }
@@ -81,17 +86,17 @@ export const grepTool: Tool<GrepArgs> = {
         binary += 1;
         continue;
       }
-      for await (const line of readLines(file, MAX_LINE_CHARS)) {
-        if (!regex.test(line.text)) continue;
-        if (matches.length >= args.maxMatches) {
-          capped = true;
-          break scan;
-        }
-        const text = line.text.trim();
-        matches.push(`${name}:${line.number}: ${text.length > SHOWN_LINE_CHARS ? `${text.slice(0, SHOWN_LINE_CHARS)}…` : text}`);
-        matchedFiles.add(name);
-      }
+      totalBytes += size;
+      texts.push({ name, text: await readFile(file, "utf8") });
     }
+
+    const found = await matchInWorker({ pattern: regex.source, flags: regex.flags, files: texts, maxMatches: args.maxMatches, maxLineChars: MAX_LINE_CHARS }, context.signal);
+    const capped = found.capped;
+    const matchedFiles = new Set(found.matches.map((m) => m.name));
+    const matches = found.matches.map(({ name, number, text: raw }) => {
+      const text = raw.trim();
+      return `${name}:${number}: ${text.length > SHOWN_LINE_CHARS ? `${text.slice(0, SHOWN_LINE_CHARS)}…` : text}`;
+    });
 
     const notes: string[] = [];
     if (capped) notes.push(`[Stopped at ${args.maxMatches} matches; narrow the pattern, path or glob for the rest.]`);
@@ -108,6 +113,35 @@ export const grepTool: Tool<GrepArgs> = {
     return [summary, ...matches, ...notes].join("\n");
   },
 };
+
+/**
+ * Matches in a worker thread with a deadline: a pattern that backtracks catastrophically
+ * (which no syntactic check catches in general) costs one terminated worker, not a frozen
+ * server.
+ */
+function matchInWorker(
+  job: { pattern: string; flags: string; files: { name: string; text: string }[]; maxMatches: number; maxLineChars: number },
+  signal: AbortSignal,
+): Promise<{ matches: { name: string; number: number; text: string }[]; capped: boolean }> {
+  return new Promise((resolve, reject) => {
+    // Plain JavaScript needs no loader flags; inheriting them (e.g. --input-type) breaks workers.
+    const worker = new Worker(new URL("./regex-worker.mjs", import.meta.url), { workerData: job, execArgv: [] });
+    const finish = (fn: () => void) => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+      void worker.terminate();
+      fn();
+    };
+    const timer = setTimeout(
+      () => finish(() => reject(new ToolError(`The pattern /${job.pattern}/ took longer than ${GREP_TIME_LIMIT_MS / 1000} s (it backtracks heavily); simplify it or narrow the path.`))),
+      GREP_TIME_LIMIT_MS,
+    );
+    const onAbort = () => finish(() => reject(new ToolError("The search was cancelled.")));
+    signal.addEventListener("abort", onAbort, { once: true });
+    worker.once("message", (result: { matches: { name: string; number: number; text: string }[]; capped: boolean }) => finish(() => resolve(result)));
+    worker.once("error", (error) => finish(() => reject(new ToolError(`The search failed: ${error.message}`))));
+  });
+}
 
 function compilePattern(pattern: string, ignoreCase: boolean): RegExp {
   if (NESTED_QUANTIFIER.test(pattern)) {

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
-import { AppError, sessionCreateSchema, type ErrorCode } from "@/lib/contracts";
-import { MAX_TITLE_CHARS } from "@/lib/contracts";
+import { AppError, describeIssues, sessionCreateSchema, sessionRenameSchema, type ErrorCode } from "@/lib/contracts";
 import { createSession, listSessions, renameSession } from "@/server/data/sessions";
 import { loadFullToolOutput } from "@/server/data/tool-output";
 import { toAppError } from "@/server/errors";
@@ -33,7 +32,7 @@ export interface ApiDeps {
   log?: { error(msg: string, meta?: object): void };
 }
 
-const renameBody = z.strictObject({ title: z.string().trim().min(1).max(MAX_TITLE_CHARS) });
+const renameBody = sessionRenameSchema.omit({ sessionId: true });
 const SESSION_PATH = /^\/api\/sessions\/([A-Za-z0-9_-]{1,64})$/;
 const OUTPUT_PATH = /^\/api\/sessions\/([A-Za-z0-9_-]{1,64})\/tool-calls\/([^/]{1,200})$/;
 
@@ -96,15 +95,23 @@ async function route(method: string, url: URL, req: IncomingMessage, userId: str
     await deps.registry.get(userId, sessionId);
     const turnId = url.searchParams.get("turn") ?? undefined;
     const runId = url.searchParams.get("run") || null;
-    return { response: await loadFullToolOutput(sessionId, decodeURIComponent(outputMatch[2]!), { turnId, runId }) };
+    return { response: await loadFullToolOutput(sessionId, decodePathPart(outputMatch[2]!), { turnId, runId }) };
   }
   return undefined;
+}
+
+function decodePathPart(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    throw new AppError("bad_request", "The tool call id in the address is not valid percent-encoding.");
+  }
 }
 
 function parse<T>(schema: z.ZodType<T>, value: unknown): T {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const issues = result.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
+  const issues = describeIssues(result.error.issues);
   throw new AppError("bad_request", `Invalid request: ${issues[0]?.path ?? ""} ${issues[0]?.message ?? ""}`.trim(), issues);
 }
 

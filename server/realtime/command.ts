@@ -1,5 +1,5 @@
 import { toAppError } from "@/server/errors";
-import { commandSchemas, type Ack, type Issue } from "@/lib/contracts";
+import { commandSchemas, describeIssues, type Ack } from "@/lib/contracts";
 import type { AppSocket, CommandInput, CommandName, CommandResult } from "./types";
 
 type Handler<K extends CommandName> = (input: CommandInput<K>) => Promise<CommandResult<K>> | CommandResult<K>;
@@ -16,17 +16,24 @@ export interface CommandGuard {
  * "internal" with a generic sentence (details go to the log, not to the browser).
  */
 export function onCommand<K extends CommandName>(socket: AppSocket, name: K, guard: CommandGuard, handler: Handler<K>): void {
-  const listener = async (raw: unknown, ack: unknown) => {
-    const reply = (result: Ack<CommandResult<K>>) => {
-      if (typeof ack === "function") ack(result);
-    };
+  const listener = async (args: unknown[]) => {
+    // The acknowledgement is the last argument when it is a function; a client that
+    // leaves out the input (emit(name, ack)) or adds extras still gets an answer.
+    const ack = typeof args.at(-1) === "function" ? (args.at(-1) as (r: unknown) => void) : undefined;
+    const inputs = ack ? args.slice(0, -1) : args;
+    const reply = (result: Ack<CommandResult<K>>) => ack?.(result);
+    if (inputs.length > 1) {
+      reply({ ok: false, code: "bad_request", message: `Invalid ${name} request: send one input object and an acknowledgement.` });
+      return;
+    }
+    const raw = inputs[0];
     if (!guard.allow()) {
       reply({ ok: false, code: "rate_limited", message: "Too many requests; slow down and try again in a moment." });
       return;
     }
     const parsed = commandSchemas[name].safeParse(raw);
     if (!parsed.success) {
-      const issues: Issue[] = parsed.error.issues.slice(0, 20).map((i) => ({ path: i.path.join("."), message: i.message }));
+      const issues = describeIssues(parsed.error.issues);
       const first = issues[0];
       reply({
         ok: false,
@@ -51,5 +58,5 @@ export function onCommand<K extends CommandName>(socket: AppSocket, name: K, gua
     }
   };
   // The typed `on` cannot express "validated here": the raw payload is unknown until parsed.
-  (socket.on as (event: string, fn: (raw: unknown, ack: unknown) => void) => void)(name, (raw, ack) => void listener(raw, ack));
+  (socket.on as (event: string, fn: (...args: unknown[]) => void) => void)(name, (...args) => void listener(args));
 }
