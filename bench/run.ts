@@ -20,7 +20,8 @@ async function main(): Promise<void> {
   const render = args.has("--markdown") ? renderMarkdown : renderText;
   const printIndex = argv.indexOf("--print");
   if (printIndex >= 0) {
-    const file = argv[printIndex + 1] ?? "bench/results/latest.json";
+    const next = argv[printIndex + 1];
+    const file = next && !next.startsWith("--") ? next : "bench/results/latest.json";
     print(JSON.parse(readFileSync(file, "utf8")) as BenchReport, render);
     return;
   }
