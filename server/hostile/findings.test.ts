@@ -1,4 +1,6 @@
 import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expand, label, loadCorpus } from "./corpus";
 import { checkHttpReply, sendHttpCase, type HttpCase } from "./http-cases";
@@ -53,15 +55,24 @@ function runToolInChild(c: ToolCase, workspaceDir: string, killAfterMs: number):
     const tools = { file_read: fileReadTool, list_files: listFilesTool, grep: grepTool };
     const tool = tools[process.env.TOOL];
     const started = Date.now();
+    // Other chats share this event loop: record the longest it stalls while the tool runs.
+    let last = Date.now(), lagMs = 0;
+    const ticker = setInterval(() => { lagMs = Math.max(lagMs, Date.now() - last - 20); last = Date.now(); }, 20);
+    const stop = () => { clearInterval(ticker); lagMs = Math.max(lagMs, Date.now() - last - 20); };
     try {
       const text = await tool.run(tool.parse(JSON.parse(process.env.ARGS)), { workspaceDir: process.env.WS, signal: new AbortController().signal });
-      process.stdout.write(JSON.stringify({ ok: true, text, ms: Date.now() - started }));
+      stop();
+      process.stdout.write(JSON.stringify({ ok: true, text, ms: Date.now() - started, lagMs }));
     } catch (error) {
-      process.stdout.write(JSON.stringify({ ok: false, message: String(error.message), ms: Date.now() - started }));
+      stop();
+      process.stdout.write(JSON.stringify({ ok: false, message: String(error.message), ms: Date.now() - started, lagMs }));
     }`;
+  // A file, not `-e`: the tool may start worker threads, which inherit the parent's flags.
+  const file = path.join(workspaceDir, "..", "run-tool.mts");
+  writeFileSync(file, script);
   return new Promise((resolve, reject) => {
     const started = Date.now();
-    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+    const child = spawn(process.execPath, ["--import", "tsx", file], {
       env: { ...process.env, TOOL: c.tool, ARGS: JSON.stringify(expand(c.args)), WS: workspaceDir },
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -17,13 +17,14 @@ export interface ToolCase {
   allowLocal?: boolean;
   maxBytes?: number;
   timeoutMs?: number;
-  expect: { error?: string; contains?: string[]; excludes?: string[]; maxChars?: number; withinMs?: number };
+  expect: { error?: string; contains?: string[]; excludes?: string[]; maxChars?: number; withinMs?: number; maxEventLoopLagMs?: number };
   finding?: string;
 }
 
 export const FILE_TOOLS: Record<string, Tool<any>> = { file_read: fileReadTool, list_files: listFilesTool, grep: grepTool };
 
-export type ToolOutcome = { ok: true; text: string; ms: number } | { ok: false; message: string; ms: number };
+/** `lagMs`: the longest the caller's event loop stalled during the call, when measured. */
+export type ToolOutcome = ({ ok: true; text: string } | { ok: false; message: string }) & { ms: number; lagMs?: number };
 
 /** Runs a tool the way the agent loop does: parse the model's arguments, then run. */
 export async function runTool(tool: Tool<any>, args: unknown, workspaceDir: string): Promise<ToolOutcome> {
@@ -41,6 +42,9 @@ export async function runTool(tool: Tool<any>, args: unknown, workspaceDir: stri
 export function checkToolOutcome(c: ToolCase, outcome: ToolOutcome): void {
   const want = c.expect;
   if (want.withinMs !== undefined) expect(outcome.ms, `${c.id} took ${outcome.ms} ms`).toBeLessThanOrEqual(want.withinMs);
+  if (want.maxEventLoopLagMs !== undefined) {
+    expect(outcome.lagMs, `${c.id}: the event loop stalled ${outcome.lagMs} ms`).toBeLessThanOrEqual(want.maxEventLoopLagMs);
+  }
   if (want.error !== undefined) {
     expect(outcome.ok, `${c.id}: expected a refusal, got ${outcome.ok ? outcome.text.slice(0, 200) : ""}`).toBe(false);
     if (!outcome.ok) expect(outcome.message).toMatch(new RegExp(want.error));
