@@ -55,10 +55,9 @@ describe("benchmarks (smoke mode)", () => {
     }
     expect(large!.turns).toBe(10 * small!.turns);
     expect(small!.queries).toBeGreaterThan(0);
+    // Queries, not round trips: a real mongod answers a find with 101 documents and sends
+    // the rest on getMore (one per collection per 16 MB), which grows with the data.
     expect(large!.queries).toBe(small!.queries);
-    // A real mongod answers a find with 101 documents and sends the rest on getMore (one
-    // per collection per 16 MB), so only the queries, not the batches, are turn-independent.
-    expect(large!.roundTrips - (large!.commands.getMore ?? 0)).toBe(small!.roundTrips - (small!.commands.getMore ?? 0));
   });
 
   it("context: the clean context carries no internals and is smaller than the unfiltered one", () => {
