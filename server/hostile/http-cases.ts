@@ -15,7 +15,6 @@ export interface HttpCase {
   rawBody?: unknown;
   rawBodyBase64?: string;
   expect: { status: number; code?: string; messageMatches?: string; data?: Record<string, unknown>; listedTitle?: unknown };
-  finding?: string;
 }
 
 export interface HttpReply {

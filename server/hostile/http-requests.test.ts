@@ -9,7 +9,7 @@ import { prototypePolluted, startHostileServer, type HostileServer } from "./hos
  * person still served after every batch.
  */
 const corpus = loadCorpus<HttpCase>("http-requests.json");
-const cases = corpus.cases.filter((c) => !c.finding);
+const cases = corpus.cases;
 const BATCH = 15;
 const batches = Array.from({ length: Math.ceil(cases.length / BATCH) }, (_, i) => cases.slice(i * BATCH, (i + 1) * BATCH));
 

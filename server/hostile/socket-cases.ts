@@ -15,8 +15,6 @@ export interface SocketCase {
   /** A Socket.IO packet written to the engine as-is, past the client's encoder. */
   raw?: unknown;
   expect: SocketExpect;
-  /** Set when the server does not meet the expectation yet; run by findings.test.ts. */
-  finding?: string;
 }
 
 export interface SocketExpect {

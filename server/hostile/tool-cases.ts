@@ -18,24 +18,42 @@ export interface ToolCase {
   maxBytes?: number;
   timeoutMs?: number;
   expect: { error?: string; contains?: string[]; excludes?: string[]; maxChars?: number; withinMs?: number; maxEventLoopLagMs?: number };
-  finding?: string;
 }
 
 export const FILE_TOOLS: Record<string, Tool<any>> = { file_read: fileReadTool, list_files: listFilesTool, grep: grepTool };
 
-/** `lagMs`: the longest the caller's event loop stalled during the call, when measured. */
-export type ToolOutcome = ({ ok: true; text: string } | { ok: false; message: string }) & { ms: number; lagMs?: number };
+/** `lagMs`: the longest the caller's event loop stalled during the call. */
+export type ToolOutcome = ({ ok: true; text: string } | { ok: false; message: string }) & { ms: number; lagMs: number };
 
-/** Runs a tool the way the agent loop does: parse the model's arguments, then run. */
+const LAG_TICK_MS = 10;
+
+/**
+ * Runs a tool the way the agent loop does (parse the model's arguments, then run), while
+ * a ticking timer measures how long the event loop stalls: a tool that blocks it would
+ * freeze every chat on the server.
+ */
 export async function runTool(tool: Tool<any>, args: unknown, workspaceDir: string): Promise<ToolOutcome> {
   const started = Date.now();
+  let last = started;
+  let lagMs = 0;
+  const ticker = setInterval(() => {
+    const now = Date.now();
+    lagMs = Math.max(lagMs, now - last - LAG_TICK_MS);
+    last = now;
+  }, LAG_TICK_MS);
+  const done = () => {
+    clearInterval(ticker);
+    lagMs = Math.max(lagMs, Date.now() - last - LAG_TICK_MS);
+    return { ms: Date.now() - started, lagMs };
+  };
   try {
     const text = await tool.run(tool.parse(args), { workspaceDir, signal: new AbortController().signal });
-    return { ok: true, text, ms: Date.now() - started };
+    return { ok: true, text, ...done() };
   } catch (error) {
+    const timing = done();
     // Anything but a ToolError would reach the model as a crash, not a sentence.
     expect(error, String(error)).toBeInstanceOf(ToolError);
-    return { ok: false, message: (error as Error).message, ms: Date.now() - started };
+    return { ok: false, message: (error as Error).message, ...timing };
   }
 }
 

@@ -10,8 +10,8 @@ import { buildHostileWorkspace, checkToolOutcome, FILE_TOOLS, runTool, type Tool
  * url_fetch under hostile targets (url-fetch.json): every escape is refused and every
  * oversized answer is capped, with a ToolError sentence the model can read.
  */
-const fileCases = loadCorpus<ToolCase>("file-tools.json").cases.filter((c) => !c.finding);
-const urlCases = loadCorpus<ToolCase>("url-fetch.json").cases.filter((c) => !c.finding);
+const fileCases = loadCorpus<ToolCase>("file-tools.json").cases;
+const urlCases = loadCorpus<ToolCase>("url-fetch.json").cases;
 
 let workspace: Awaited<ReturnType<typeof buildHostileWorkspace>>;
 let server: Server;

@@ -13,6 +13,7 @@ import { originAllowed } from "./origin";
  */
 
 const MAX_BODY_BYTES = 1_000_000;
+const DISCARD_LIMIT_BYTES = 32 * 1024 * 1024;
 const STATUS: Record<ErrorCode, number> = {
   bad_request: 400,
   unauthorized: 401,
@@ -118,21 +119,39 @@ function parse<T>(schema: z.ZodType<T>, value: unknown): T {
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const type = req.headers["content-type"] ?? "";
   // Requiring JSON also keeps HTML forms (which cannot send it) from posting cross-site.
-  if (!type.toLowerCase().startsWith("application/json")) throw new AppError("bad_request", "Send a JSON body (Content-Type: application/json).");
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new AppError("too_large", `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
-    chunks.push(chunk as Buffer);
+  if (!type.toLowerCase().startsWith("application/json")) {
+    req.resume();
+    throw new AppError("bad_request", "Send a JSON body (Content-Type: application/json).");
   }
-  const text = Buffer.concat(chunks).toString("utf8");
+  const text = await readBody(req);
   if (text.trim() === "") return {};
   try {
     return JSON.parse(text);
   } catch {
     throw new AppError("bad_request", "The request body is not valid JSON.");
   }
+}
+
+/**
+ * Reads the body up to MAX_BODY_BYTES. Past that it keeps reading but discards, so the
+ * client finishes sending and then reads a clear 413 (answering mid-upload leaves it
+ * stuck or reset); a body past DISCARD_LIMIT_BYTES is cut off.
+ */
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      else if (size > DISCARD_LIMIT_BYTES) req.destroy();
+    });
+    req.once("end", () => {
+      if (size > MAX_BODY_BYTES) reject(new AppError("too_large", `The request body is larger than ${MAX_BODY_BYTES} bytes.`));
+      else resolve(Buffer.concat(chunks).toString("utf8"));
+    });
+    req.once("error", reject);
+  });
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {
