@@ -18,6 +18,8 @@ export const envSchema = z.object({
   PORT: withDefault(int(0, 65535), 3000),
   /** Where the embedded database and the cookie secret live when nothing else is given. */
   DATA_DIR: withDefault(z.string(), ".data"),
+  /** Which embedded database runs without MONGODB_URI (see server/db/embedded.ts). */
+  EMBEDDED_DB: withDefault(z.enum(["auto", "mongod", "mongo-java-server"]), "auto"),
   MONGODB_URI: opt(z.string().regex(/^mongodb(\+srv)?:\/\//, "must start with mongodb:// or mongodb+srv://")),
   /** Signs identity cookies; generated and kept under DATA_DIR when unset. */
   SESSION_SECRET: opt(z.string().min(32, "must be at least 32 characters")),

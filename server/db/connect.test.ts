@@ -35,9 +35,35 @@ describe("connectDatabase", () => {
     mongo = await startMongoJavaServer({ port });
     db = await pending;
     expect(db.isUp()).toBe(true);
+    await db.close();
+    db = undefined;
   });
 
   it("never prints credentials", () => {
     expect(redact("mongodb://user:secret@db.example:27017/x")).toBe("mongodb://***@db.example:27017/x");
+  });
+});
+
+describe("the embedded database", () => {
+  it("starts without MONGODB_URI and keeps data across restarts", { timeout: 90_000 }, async () => {
+    const { mkdtempSync, rmSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const path = await import("node:path");
+    const mongoose = (await import("mongoose")).default;
+    const dataDir = mkdtempSync(path.join(tmpdir(), "delegate-embedded-"));
+    const quiet = { info: () => {}, warn: () => {} };
+    try {
+      const first = await connectDatabase({ MONGODB_URI: undefined, DATA_DIR: dataDir }, quiet);
+      expect(first.embedded).toBe(true);
+      await mongoose.connection.collection("notes").insertOne({ _id: "kept" as never, text: "still here" });
+      await first.close();
+
+      const second = await connectDatabase({ MONGODB_URI: undefined, DATA_DIR: dataDir }, quiet);
+      const doc = await mongoose.connection.collection("notes").findOne({ _id: "kept" as never });
+      expect(doc?.text).toBe("still here");
+      await second.close();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

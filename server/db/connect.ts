@@ -1,12 +1,10 @@
-import path from "node:path";
 import mongoose from "mongoose";
 import type { Env } from "@/lib/env";
-import { javaAvailable, startMongoJavaServer, type RunningMongo } from "./mongo-java-server";
+import { startEmbedded, type RunningEmbedded } from "./embedded";
 
 /**
  * Connects mongoose. With MONGODB_URI: that server. Without: an embedded database whose
- * data survives restarts under DATA_DIR — the project's MongoDB-wire-compatible server
- * with its H2 file backend (needs Java 17+; its jars come from Maven Central once).
+ * data survives restarts under DATA_DIR (see embedded.ts for which one).
  * A database that is down at start is retried until it answers; the caller logs progress.
  */
 export interface Database {
@@ -19,21 +17,22 @@ export interface Database {
 const DEFAULT_DB_NAME = "delegate";
 
 export async function connectDatabase(
-  env: Pick<Env, "MONGODB_URI" | "DATA_DIR">,
+  env: Pick<Env, "MONGODB_URI" | "DATA_DIR"> & Partial<Pick<Env, "EMBEDDED_DB">>,
   log: { info(msg: string): void; warn(msg: string): void },
 ): Promise<Database> {
-  let embedded: RunningMongo | undefined;
+  let embedded: RunningEmbedded | undefined;
   let uri = env.MONGODB_URI;
   if (!uri) {
-    if (!javaAvailable()) {
+    log.info(`No MONGODB_URI: starting the embedded database (data in ${env.DATA_DIR})…`);
+    try {
+      embedded = await startEmbedded(env.DATA_DIR, env.EMBEDDED_DB ?? "auto");
+    } catch (error) {
       throw new Error(
-        "No MONGODB_URI is set and Java is not installed, so the embedded database cannot start. " +
+        `The embedded database could not start (${(error as Error).message}). ` +
           "Set MONGODB_URI to a MongoDB server (e.g. docker compose up), or install Java 17+ and Maven.",
       );
     }
-    const file = path.resolve(env.DATA_DIR, "db", "delegate.mv.db");
-    log.info(`Starting the embedded database (data in ${file})…`);
-    embedded = await startMongoJavaServer({ h2File: file });
+    log.info(`Embedded database: ${embedded.engine}`);
     uri = `${embedded.uri}${DEFAULT_DB_NAME}`;
   }
   await connectWithRetry(uri, log);

@@ -1,0 +1,60 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
+import { homedir } from "node:os";
+import path from "node:path";
+import { javaAvailable, startMongoJavaServer } from "./mongo-java-server";
+
+/**
+ * The embedded database used when no MONGODB_URI is set, with data kept under DATA_DIR:
+ * - `mongod`: a real MongoDB through mongodb-memory-server, with a persistent db path
+ *   (it downloads a mongod binary on first use where the internet is reachable);
+ * - `mongo-java-server`: the project's MongoDB-wire-compatible server with its H2 file
+ *   backend (needs Java 17+; the same server the tests use).
+ * `auto` takes a real mongod when one is already on the machine, else the Java server
+ * when Java is installed (no download attempt that would fail offline), else mongod
+ * with a download.
+ */
+export type EmbeddedEngine = "mongod" | "mongo-java-server";
+
+export interface RunningEmbedded {
+  engine: EmbeddedEngine;
+  uri: string;
+  stop(): Promise<void>;
+}
+
+export function chooseEmbeddedEngine(input: {
+  requested: "auto" | EmbeddedEngine;
+  mongodOnMachine: boolean;
+  javaOnMachine: boolean;
+}): EmbeddedEngine {
+  if (input.requested !== "auto") return input.requested;
+  if (input.mongodOnMachine) return "mongod";
+  return input.javaOnMachine ? "mongo-java-server" : "mongod";
+}
+
+/** A mongod binary that needs no download: configured, on PATH, or cached by an earlier run. */
+export function mongodOnMachine(): boolean {
+  if (process.env.MONGOMS_SYSTEM_BINARY && existsSync(process.env.MONGOMS_SYSTEM_BINARY)) return true;
+  const onPath = spawnSync("mongod", ["--version"], { stdio: "ignore" });
+  if (!onPath.error && onPath.status === 0) return true;
+  const cache = path.join(homedir(), ".cache", "mongodb-binaries");
+  return existsSync(cache) && readdirSync(cache).some((f) => f.startsWith("mongod"));
+}
+
+export async function startEmbedded(dataDir: string, requested: "auto" | EmbeddedEngine): Promise<RunningEmbedded> {
+  const engine = chooseEmbeddedEngine({ requested, mongodOnMachine: requested === "auto" && mongodOnMachine(), javaOnMachine: javaAvailable() });
+  if (engine === "mongo-java-server") {
+    const server = await startMongoJavaServer({ h2File: path.resolve(dataDir, "db", "delegate.mv.db") });
+    return { engine, uri: server.uri, stop: server.stop };
+  }
+  const dbPath = path.resolve(dataDir, "mongod");
+  mkdirSync(dbPath, { recursive: true });
+  const { MongoMemoryServer } = await import("mongodb-memory-server-core");
+  const server = await MongoMemoryServer.create({ instance: { dbPath, storageEngine: "wiredTiger", ip: "127.0.0.1" } });
+  return {
+    engine,
+    uri: server.getUri(),
+    // Keep the files: this is the user's data, not a scratch database.
+    stop: async () => void (await server.stop({ doCleanup: false })),
+  };
+}
