@@ -1,0 +1,49 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { expect, test } from "@playwright/test";
+import { startAppProcess, type AppProcess } from "./app-process";
+import { shot } from "./fixtures";
+
+/** APP_PASSWORD in a real browser: the login page in front of everything, then logout. */
+const PASSWORD = "low tide at six";
+let app: AppProcess;
+let dataDir: string;
+
+test.beforeAll(async () => {
+  dataDir = mkdtempSync(path.join(tmpdir(), "delegate-login-"));
+  const mongoUri = new URL(`login_${Date.now()}`, process.env.E2E_MONGODB_URI).toString();
+  app = await startAppProcess({ mongoUri, dataDir, env: { APP_PASSWORD: PASSWORD } });
+});
+test.afterAll(async () => {
+  await app?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+test("a password-protected instance asks for the password, lets the right one in, and logs out", async ({ browser }) => {
+  const context = await browser.newContext({ baseURL: app.baseUrl });
+  const page = await context.newPage();
+  await page.goto("/c/someSession");
+  await expect(page).toHaveURL(/\/login\?next=%2Fc%2FsomeSession/);
+  await expect(page.getByTestId("composer")).toHaveCount(0);
+
+  await page.getByTestId("login-password").fill("high tide");
+  await page.getByTestId("login-submit").click();
+  await expect(page.getByRole("alert")).toContainText(/not right/);
+  await shot(page, "login-wrong-password");
+
+  await page.getByTestId("login-password").fill(PASSWORD);
+  await page.getByTestId("login-submit").click();
+  // Back where the person was going (a chat that does not exist, so: not found), logged in.
+  await expect(page).toHaveURL(/\/c\/someSession$/);
+  await page.goto("/");
+  await page.getByTestId("composer").fill("hello");
+  await page.getByTestId("composer").press("Enter");
+  await expect(page.getByTestId("message-assistant").first()).toHaveAttribute("data-status", "completed", { timeout: 30_000 });
+
+  await page.getByTestId("logout").click();
+  await expect(page).toHaveURL(/\/login/);
+  await page.goto("/");
+  await expect(page).toHaveURL(/\/login/);
+  await context.close();
+});
