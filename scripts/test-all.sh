@@ -11,6 +11,13 @@ status=0
 echo "==> type-check"
 npx tsc --noEmit -p . || status=1
 
+echo "==> docker-compose.yml (compose-go, the loader Docker Compose uses; no engine needed)"
+if command -v go >/dev/null; then
+  (cd tools/compose-check && go run . ../../docker-compose.yml) || status=1
+else
+  echo "Go is not installed: docker-compose.yml was not validated."
+fi
+
 echo "==> unit and integration tests"
 npx vitest run --reporter=default --reporter=json --outputFile.json=test-results/vitest.json || status=1
 
