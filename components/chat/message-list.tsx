@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useRef, useState, type ReactNode } from "react";
+import { useEffect, useLayoutEffect, useRef, useState, type ReactNode } from "react";
 import { AssistantMessage } from "./assistant-message";
 import type { TurnView } from "./turn-view";
 import { UserMessage } from "./user-message";
@@ -9,6 +9,11 @@ import { UserMessage } from "./user-message";
 const STICK_THRESHOLD_PX = 80;
 /** Growth this soon after a click is the reader opening something, not the stream. */
 const CLICK_GRACE_MS = 400;
+/**
+ * Turns rendered at first, and added each time the reader scrolls to the top: a long
+ * history opens at its end at once instead of rendering hundreds of answers up front.
+ */
+const TURNS_PER_PAGE = 30;
 
 export interface MessageListProps {
   turns: readonly TurnView[];
@@ -25,6 +30,10 @@ export function MessageList({ turns, footer }: MessageListProps) {
   const content = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
   const [showJump, setShowJump] = useState(false);
+  const [shown, setShown] = useState(TURNS_PER_PAGE);
+  const sentinel = useRef<HTMLDivElement>(null);
+  const heightBeforeMore = useRef<number | null>(null);
+  const hidden = Math.max(0, turns.length - shown);
 
   useEffect(() => {
     const el = scroller.current;
@@ -55,6 +64,31 @@ export function MessageList({ turns, footer }: MessageListProps) {
     };
   }, []);
 
+  // Reveal older turns when the reader reaches the top of what is rendered.
+  useEffect(() => {
+    const el = scroller.current;
+    const top = sentinel.current;
+    if (!el || !top || hidden === 0) return;
+    const observer = new IntersectionObserver(
+      ([entry]) => {
+        if (!entry?.isIntersecting) return;
+        heightBeforeMore.current = el.scrollHeight;
+        setShown((n) => n + TURNS_PER_PAGE);
+      },
+      { root: el, rootMargin: "200px 0px 0px 0px" },
+    );
+    observer.observe(top);
+    return () => observer.disconnect();
+  }, [hidden]);
+
+  // Keep the reader's place: older turns grow the list above what they are reading.
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el || heightBeforeMore.current === null) return;
+    el.scrollTop += el.scrollHeight - heightBeforeMore.current;
+    heightBeforeMore.current = null;
+  }, [shown]);
+
   const jump = () => {
     const el = scroller.current;
     if (!el) return;
@@ -66,7 +100,12 @@ export function MessageList({ turns, footer }: MessageListProps) {
     <div className="relative min-h-0 flex-1">
       <div ref={scroller} className="h-full overflow-y-auto sm:[scrollbar-gutter:stable_both-edges]" data-testid="message-list">
         <div ref={content} className="mx-auto w-full max-w-3xl space-y-6 px-3 pt-6 pb-6 sm:px-4">
-          {turns.map((turn) => (
+          {hidden > 0 ? (
+            <div ref={sentinel} className="text-center text-xs text-zinc-500 dark:text-zinc-400" data-testid="earlier-turns">
+              {hidden} earlier {hidden === 1 ? "message" : "messages"} above
+            </div>
+          ) : null}
+          {turns.slice(hidden).map((turn) => (
             <div key={turn.turnId} className="space-y-4">
               <UserMessage text={turn.prompt} />
               <AssistantMessage turn={turn} />
