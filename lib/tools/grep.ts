@@ -1,9 +1,9 @@
 import { lstat, readFile } from "node:fs/promises";
-import { Worker } from "node:worker_threads";
 import path from "node:path";
 import { z } from "zod";
 import { createGlobFilter } from "./glob";
 import { parseArgs, toolSpec } from "./parse-args";
+import { RegexAbortedError, RegexTimeoutError, runRegexJob, type RegexJob, type RegexMatch } from "./regex-pool";
 import { formatBytes, looksBinary } from "./text-files";
 import { ToolError, type Tool } from "./types";
 import { walk } from "./walk";
@@ -114,33 +114,17 @@ export const grepTool: Tool<GrepArgs> = {
   },
 };
 
-/**
- * Matches in a worker thread with a deadline: a pattern that backtracks catastrophically
- * (which no syntactic check catches in general) costs one terminated worker, not a frozen
- * server.
- */
-function matchInWorker(
-  job: { pattern: string; flags: string; files: { name: string; text: string }[]; maxMatches: number; maxLineChars: number },
-  signal: AbortSignal,
-): Promise<{ matches: { name: string; number: number; text: string }[]; capped: boolean }> {
-  return new Promise((resolve, reject) => {
-    // Plain JavaScript needs no loader flags; inheriting them (e.g. --input-type) breaks workers.
-    const worker = new Worker(new URL("./regex-worker.mjs", import.meta.url), { workerData: job, execArgv: [] });
-    const finish = (fn: () => void) => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", onAbort);
-      void worker.terminate();
-      fn();
-    };
-    const timer = setTimeout(
-      () => finish(() => reject(new ToolError(`The pattern /${job.pattern}/ took longer than ${GREP_TIME_LIMIT_MS / 1000} s (it backtracks heavily); simplify it or narrow the path.`))),
-      GREP_TIME_LIMIT_MS,
-    );
-    const onAbort = () => finish(() => reject(new ToolError("The search was cancelled.")));
-    signal.addEventListener("abort", onAbort, { once: true });
-    worker.once("message", (result: { matches: { name: string; number: number; text: string }[]; capped: boolean }) => finish(() => resolve(result)));
-    worker.once("error", (error) => finish(() => reject(new ToolError(`The search failed: ${error.message}`))));
-  });
+/** Matches off the main thread, with a deadline (see regex-pool.ts). */
+async function matchInWorker(job: RegexJob, signal: AbortSignal): Promise<{ matches: RegexMatch[]; capped: boolean }> {
+  try {
+    return await runRegexJob(job, GREP_TIME_LIMIT_MS, signal);
+  } catch (error) {
+    if (error instanceof RegexTimeoutError) {
+      throw new ToolError(`The pattern /${job.pattern}/ took longer than ${GREP_TIME_LIMIT_MS / 1000} s (it backtracks heavily); simplify it or narrow the path.`);
+    }
+    if (error instanceof RegexAbortedError) throw new ToolError("The search was cancelled.");
+    throw new ToolError(`The search failed: ${(error as Error).message}`);
+  }
 }
 
 function compilePattern(pattern: string, ignoreCase: boolean): RegExp {
