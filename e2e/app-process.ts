@@ -23,7 +23,16 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startAppProcess(options: { port?: number; mongoUri: string; dataDir: string; env?: Record<string, string> }): Promise<AppProcess> {
+export interface AppProcessOptions {
+  port?: number;
+  mongoUri: string;
+  dataDir: string;
+  env?: Record<string, string>;
+  /** Keep the app's log out of the test output (its last lines still explain a failed start). */
+  quiet?: boolean;
+}
+
+export async function startAppProcess(options: AppProcessOptions): Promise<AppProcess> {
   const port = options.port ?? (await freePort());
   const child = spawn(process.execPath, ["--import", "tsx", "server/index.ts"], {
     env: {
@@ -38,17 +47,19 @@ export async function startAppProcess(options: { port?: number; mongoUri: string
       DEMO_CHUNK_DELAY_MS: "40",
       ...options.env,
     },
-    stdio: ["ignore", "inherit", "inherit"],
+    stdio: options.quiet ? ["ignore", "ignore", "pipe"] : ["ignore", "inherit", "inherit"],
   });
+  let stderr = "";
+  child.stderr?.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
   const baseUrl = `http://127.0.0.1:${port}`;
-  await waitForHealth(baseUrl, child);
+  await waitForHealth(baseUrl, child, () => stderr);
   return { baseUrl, port, child, stop: (signal) => stopChild(child, signal) };
 }
 
-async function waitForHealth(baseUrl: string, child: ChildProcess): Promise<void> {
+async function waitForHealth(baseUrl: string, child: ChildProcess, log: () => string): Promise<void> {
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the app exited during start (code ${child.exitCode})`);
+    if (child.exitCode !== null) throw new Error(`the app exited during start (code ${child.exitCode}) ${log()}`);
     try {
       if ((await fetch(`${baseUrl}/api/health`)).ok) return;
     } catch {

@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { startMongoJavaServer, type RunningMongo } from "../../server/db/mongo-java-server";
+import { startAppProcess } from "../app-process";
 import { startScriptedOpenAIServer, type ScriptedHandler, type ScriptedOpenAIServer } from "../../lib/model/testing/scripted-openai-server";
 
 /**
@@ -46,15 +46,11 @@ export async function startHostileApp(options: { handler: ScriptedHandler; works
     stops.push(() => rmSync(workspace, { recursive: true, force: true }));
     for (const [name, content] of Object.entries(options.workspaceFiles)) writeFileSync(path.join(workspace, name), content);
 
-    const port = await freePort();
-    const child = spawn(process.execPath, ["--import", "tsx", "server/index.ts"], {
+    const app = await startAppProcess({
+      mongoUri,
+      dataDir,
+      quiet: true,
       env: {
-        ...process.env,
-        NODE_ENV: "production",
-        HOST: "127.0.0.1",
-        PORT: String(port),
-        MONGODB_URI: mongoUri,
-        DATA_DIR: dataDir,
         WORKSPACE_DIR: workspace,
         MODEL: "scripted",
         OPENAI_BASE_URL: model.url,
@@ -62,14 +58,9 @@ export async function startHostileApp(options: { handler: ScriptedHandler; works
         MODEL_MAX_RETRIES: "0",
         URL_FETCH_ENABLED: "false",
       },
-      // The app's own log is not this test's output; failures surface through the assertions.
-      stdio: ["ignore", "ignore", "pipe"],
     });
-    let stderr = "";
-    child.stderr?.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
-    stops.push(() => stopChild(child));
-    const baseUrl = `http://127.0.0.1:${port}`;
-    await waitForHealth(baseUrl, child, () => stderr);
+    stops.push(() => app.stop());
+    const { baseUrl } = app;
     return { baseUrl, attackerUrl, attackerHits, model, stop };
   } catch (error) {
     await stop();
@@ -97,38 +88,4 @@ function listen(server: Server): Promise<void> {
 function closeServer(server: Server): Promise<void> {
   server.closeAllConnections();
   return new Promise((resolve) => server.close(() => resolve()));
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await listen(probe);
-  const { port } = probe.address() as AddressInfo;
-  await closeServer(probe);
-  return port;
-}
-
-async function waitForHealth(baseUrl: string, child: ChildProcess, log: () => string): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the hostile app exited during start (code ${child.exitCode}): ${log()}`);
-    try {
-      if ((await fetch(`${baseUrl}/api/health`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`the hostile app did not become healthy within 120 s: ${log()}`);
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const force = setTimeout(() => child.kill("SIGKILL"), 10_000);
-    child.once("exit", () => {
-      clearTimeout(force);
-      resolve();
-    });
-    child.kill("SIGTERM");
-  });
 }
