@@ -6,7 +6,7 @@ import { createDemoModel } from "@/lib/model/demo-model";
 import { SubagentRunModel } from "@/models/subagent-run";
 import { TurnModel } from "@/models/turn";
 import { startMongoJavaServer, type RunningMongo } from "@/server/db/mongo-java-server";
-import { recordEvents, request, runtimeWith, startHarness, waitFor, type Harness } from "@/server/testing/app-harness";
+import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness } from "@/server/testing/app-harness";
 
 /**
  * The database goes away in the middle of a turn and comes back: the turn keeps
@@ -37,11 +37,7 @@ afterAll(async () => {
 
 describe("database outage during a turn", () => {
   it("keeps streaming, then stores the whole turn once the database is back", { timeout: 120_000 }, async () => {
-    const cookie = await harness.newCookie();
-    const socket = await harness.client(cookie);
-    const created = await request(socket, "session:create", {});
-    if (!created.ok) throw new Error(created.message);
-    const { sessionId } = created.data;
+    const { socket, sessionId } = await openSession(harness);
     const events = recordEvents(socket);
     await request(socket, "session:join", { sessionId });
     await request(socket, "turn:send", { sessionId, text: "Investigate the open bugs and the release plan" });

@@ -11,7 +11,7 @@ import { SubagentRunModel } from "@/models/subagent-run";
 import { ToolCallModel } from "@/models/tool-call";
 import { ToolOutputModel } from "@/models/tool-output";
 import { TurnModel } from "@/models/turn";
-import { recordEvents, request, runtimeWith, startHarness, waitFor, type Harness } from "@/server/testing/app-harness";
+import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness } from "@/server/testing/app-harness";
 
 /**
  * DESIGN: no MongoDB document may approach the 16 MB BSON limit. Five subagents each read
@@ -80,11 +80,7 @@ afterAll(async () => {
 
 describe("a 50 MB turn", () => {
   it("stores in documents far below the BSON limit and reloads whole", { timeout: 180_000 }, async () => {
-    const cookie = await harness.newCookie();
-    const socket = await harness.client(cookie);
-    const created = await request(socket, "session:create", {});
-    if (!created.ok) throw new Error(created.message);
-    const { sessionId } = created.data;
+    const { cookie, socket, sessionId } = await openSession(harness);
     const events = recordEvents(socket);
     await request(socket, "session:join", { sessionId });
     await request(socket, "turn:send", { sessionId, text: "read everything" });

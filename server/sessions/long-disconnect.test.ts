@@ -4,7 +4,7 @@ import type { JoinResult, SessionEvent } from "@/lib/contracts";
 import { docFromTurn } from "@/lib/markup/from-turn";
 import { serializeMarkup } from "@/lib/markup/serialize";
 import { createDemoModel } from "@/lib/model/demo-model";
-import { recordEvents, request, runtimeWith, startHarness, waitFor, type Harness } from "@/server/testing/app-harness";
+import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness } from "@/server/testing/app-harness";
 
 /**
  * A browser whose connection drops mid-stream and comes back two minutes later (a laptop
@@ -23,11 +23,7 @@ afterAll(async () => {
 
 describe("a connection dropped for two minutes", () => {
   it("catches up on rejoin and converges on the stored turn", { timeout: AWAY_MS + 90_000 }, async () => {
-    const cookie = await harness.newCookie();
-    const socket = await harness.client(cookie);
-    const created = await request(socket, "session:create", {});
-    if (!created.ok) throw new Error(created.message);
-    const { sessionId } = created.data;
+    const { cookie, socket, sessionId } = await openSession(harness);
     const seen = recordEvents(socket);
     const joined = await request(socket, "session:join", { sessionId });
     let state = sessionReducer(initialSessionState(sessionId), { type: "joined", result: (joined as { data: JoinResult }).data });

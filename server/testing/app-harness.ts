@@ -75,6 +75,15 @@ export async function startHarness(
   };
 }
 
+/** A new person with a new chat: their cookie, a connected socket and the session id. */
+export async function openSession(harness: Harness): Promise<{ cookie: string; socket: TestClient; sessionId: string }> {
+  const cookie = await harness.newCookie();
+  const socket = await harness.client(cookie);
+  const created = await request(socket, "session:create", {});
+  if (!created.ok) throw new Error(created.message);
+  return { cookie, socket, sessionId: created.data.sessionId };
+}
+
 /** Sends an acknowledged command and resolves with its Ack. */
 export function request<K extends keyof ClientToServerEvents>(
   socket: TestClient,
