@@ -107,6 +107,18 @@ test.describe("subagent panels", () => {
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);
     await shot(page, "mobile-dark-expanded");
+    const url = page.url();
+    const cookies = await phone.cookies();
     await phone.close();
+
+    // The same chat on a desktop in dark mode.
+    const desktop = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: "dark" });
+    await desktop.addCookies(cookies);
+    const wide = await desktop.newPage();
+    await wide.goto(url);
+    await expect(wide.getByTestId("subagent-panel")).toHaveCount(2);
+    await expect(wide.locator("html")).toHaveClass(/dark/);
+    await shot(wide, "desktop-dark");
+    await desktop.close();
   });
 });
