@@ -1,29 +1,21 @@
-import type { AddressInfo } from "node:net";
-import { io as connect, type Socket } from "socket.io-client";
-import type { Ack, ClientToServerEvents, ServerToClientEvents, SessionSummary } from "@/lib/contracts";
-import { createApp, type App } from "@/server/app";
+import type { Ack, ClientToServerEvents, SessionSummary } from "@/lib/contracts";
 import type { TurnRunner } from "@/server/sessions/turn-runner";
+import { startLiveApp, type LiveApp, type LiveClient } from "@/server/testing/live-app";
 
 /**
- * The real server (HTTP + Socket.IO + DroneSessions) on 127.0.0.1 port 0, in this
- * process, over the mongoose connection the benchmark opened. Like the test harness,
- * but without vitest's `inject`, so it also runs under plain `tsx`.
+ * The real server (server/testing/live-app.ts) as the benchmarks use it: their own secret,
+ * a looser rate limit for many clients, quiet warnings, and session creation over HTTP.
  */
-export type BenchClient = Socket<ServerToClientEvents, ClientToServerEvents>;
+export type BenchClient = LiveClient;
 
 export const BENCH_SECRET = "bench-secret-bench-secret-bench-secret!!";
 
-export interface BenchApp {
-  app: App;
-  baseUrl: string;
-  newCookie(): Promise<string>;
+export interface BenchApp extends LiveApp {
   createSession(cookie: string, title?: string): Promise<SessionSummary>;
-  client(cookie: string): Promise<BenchClient>;
-  close(): Promise<void>;
 }
 
 export async function startBenchApp(runner: TurnRunner): Promise<BenchApp> {
-  const app = createApp({
+  const live = await startLiveApp({
     secret: BENCH_SECRET,
     runner,
     appInfo: { modelLabel: "bench", demo: false, passwordProtected: false },
@@ -32,39 +24,16 @@ export async function startBenchApp(runner: TurnRunner): Promise<BenchApp> {
     // Warnings are the server's business; errors would make the figures meaningless.
     log: { warn: () => undefined, error: (msg, meta) => process.stderr.write(`server error: ${msg} ${JSON.stringify(meta ?? {})}\n`) },
   });
-  await new Promise<void>((resolve) => app.httpServer.listen(0, "127.0.0.1", resolve));
-  const { port } = app.httpServer.address() as AddressInfo;
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const clients: BenchClient[] = [];
   return {
-    app,
-    baseUrl,
-    async newCookie() {
-      const res = await fetch(`${baseUrl}/api/health`);
-      await res.arrayBuffer();
-      return (res.headers.get("set-cookie") ?? "").split(";")[0]!;
-    },
+    ...live,
     async createSession(cookie, title = "Bench") {
-      const res = await fetch(`${baseUrl}/api/sessions`, {
+      const res = await fetch(`${live.baseUrl}/api/sessions`, {
         method: "POST",
         headers: { cookie, "content-type": "application/json" },
         body: JSON.stringify({ title }),
       });
       if (!res.ok) throw new Error(`creating a session failed: ${res.status} ${await res.text()}`);
       return (await res.json()) as SessionSummary;
-    },
-    async client(cookie) {
-      const socket: BenchClient = connect(baseUrl, { transports: ["websocket"], extraHeaders: { cookie }, reconnection: false, forceNew: true });
-      clients.push(socket);
-      await new Promise<void>((resolve, reject) => {
-        socket.once("connect", () => resolve());
-        socket.once("connect_error", reject);
-      });
-      return socket;
-    },
-    async close() {
-      for (const c of clients) c.disconnect();
-      await app.close();
     },
   };
 }

@@ -68,10 +68,20 @@ describe("benchmarks (smoke mode)", () => {
     expect(c.naiveTokens).toBeGreaterThan(c.cleanTokens);
   });
 
-  it("browser: when Chromium and a build are present, the whole history renders and scrolls", () => {
-    if ("skipped" in report.browser) return;
-    expect(report.browser.renderedTurns).toBe(50);
-    expect(report.browser.renderedMs).toBeGreaterThan(0);
+  // The Chromium part needs a production build, which the test command makes after the
+  // unit tests: on a fresh clone it is skipped here, and says why (the browser tests cover
+  // long histories in e2e/long-history.spec.ts).
+  it("browser: the newest turn renders and the list scrolls, or the part says why it was skipped", () => {
+    const browser = report.browser;
+    if ("skipped" in browser) {
+      expect(browser.skipped).toMatch(/no production build|no Chromium/);
+      return;
+    }
+    // The list renders the newest turns first and reveals older ones on scroll.
+    expect(browser.renderedTurns).toBeGreaterThan(0);
+    expect(browser.renderedTurns).toBeLessThanOrEqual(50);
+    expect(browser.scrollable).toBe(true);
+    expect(browser.renderedMs).toBeGreaterThan(0);
   });
 
   it("the report renders as text and Markdown tables", () => {

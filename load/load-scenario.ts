@@ -1,16 +1,14 @@
-import type { AddressInfo } from "node:net";
 import mongoose from "mongoose";
-import { io as connect, type Socket } from "socket.io-client";
 import { BUILTIN_DEFINITIONS } from "@/lib/agent/definitions";
 import { createAgentRuntime, type TurnInput } from "@/lib/agent/runtime";
 import { initialSessionState, sessionReducer, type SessionState } from "@/lib/chat/session-state";
-import { AGENT_EVENT_TYPES, type Ack, type ClientToServerEvents, type JoinResult, type ServerToClientEvents, type SessionEvent } from "@/lib/contracts";
+import type { SessionEvent } from "@/lib/contracts";
 import { docFromTurn } from "@/lib/markup/from-turn";
 import { serializeMarkup } from "@/lib/markup/serialize";
 import { createDemoModel } from "@/lib/model/demo-model";
 import { createWorkspaceTools } from "@/lib/tools";
-import { createApp } from "@/server/app";
 import { loadHistory } from "@/server/data/history";
+import { recordEvents, request, startLiveApp, type LiveClient } from "@/server/testing/live-app";
 
 /**
  * N sessions at once, each running one turn that spawns three subagents (demo model, real
@@ -41,18 +39,6 @@ export interface LoadReport {
   duplicated: number;
   mismatchedSessions: string[];
   memoryMB: { baseline: number; peak: number; after: number };
-}
-
-type Client = Socket<ServerToClientEvents, ClientToServerEvents>;
-
-function ask<T>(socket: Client, name: keyof ClientToServerEvents, input: unknown): Promise<Ack<T>> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ack for ${name}`)), 30_000);
-    (socket.emit as unknown as (n: string, i: unknown, cb: (a: Ack<T>) => void) => void)(name, input, (ack) => {
-      clearTimeout(timer);
-      resolve(ack);
-    });
-  });
 }
 
 const heapMB = () => process.memoryUsage().heapUsed / 1024 / 1024;
@@ -88,32 +74,24 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
       });
     },
   };
-  const app = createApp({
-    secret: "load-test-secret-load-test-secret!!",
+  const live = await startLiveApp({
     runner,
     appInfo: { modelLabel: "demo", demo: true, passwordProtected: false },
     rateLimit: { burst: 1000, perSecond: 1000 },
     log: { warn: (m, meta) => console.warn(m, meta ?? ""), error: (m, meta) => console.error(m, meta ?? "") },
   });
-  await new Promise<void>((resolve) => app.httpServer.listen(0, "127.0.0.1", resolve));
-  const baseUrl = `http://127.0.0.1:${(app.httpServer.address() as AddressInfo).port}`;
+  const { app } = live;
 
-  const clients: { socket: Client; sessionId: string; cookie: string; state: SessionState; received: { event: SessionEvent; at: number }[] }[] = [];
+  const clients: { socket: LiveClient; sessionId: string; state: SessionState; received: { event: SessionEvent; at: number }[] }[] = [];
   try {
     for (let i = 0; i < options.sessions; i++) {
-      const cookie = (await fetch(`${baseUrl}/api/health`)).headers.get("set-cookie")!.split(";")[0]!;
-      const socket: Client = connect(baseUrl, { transports: ["websocket"], extraHeaders: { cookie }, reconnection: false, forceNew: true });
-      await new Promise<void>((resolve, reject) => {
-        socket.once("connect", () => resolve());
-        socket.once("connect_error", reject);
-      });
-      const created = await ask<{ sessionId: string }>(socket, "session:create", {});
+      const socket = await live.client(await live.newCookie());
+      const created = await request(socket, "session:create", {});
       if (!created.ok) throw new Error(created.message);
-      const client = { socket, sessionId: created.data.sessionId, cookie, state: initialSessionState(created.data.sessionId), received: [] as { event: SessionEvent; at: number }[] };
-      for (const type of AGENT_EVENT_TYPES) {
-        (socket.on as unknown as (n: string, fn: (e: SessionEvent) => void) => void)(type, (event) => client.received.push({ event, at: performance.now() }));
-      }
-      const joined = await ask<JoinResult>(socket, "session:join", { sessionId: client.sessionId });
+      const { sessionId } = created.data;
+      const client = { socket, sessionId, state: initialSessionState(sessionId), received: [] as { event: SessionEvent; at: number }[] };
+      recordEvents(socket, (event) => client.received.push({ event, at: performance.now() }));
+      const joined = await request(socket, "session:join", { sessionId });
       if (!joined.ok) throw new Error(joined.message);
       client.state = sessionReducer(client.state, { type: "joined", result: joined.data });
       clients.push(client);
@@ -124,7 +102,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     let peak = baseline;
     const sampler = setInterval(() => (peak = Math.max(peak, heapMB())), 50);
     const started = performance.now();
-    await Promise.all(clients.map((c) => ask(c.socket, "turn:send", { sessionId: c.sessionId, text: LOAD_PROMPT })));
+    await Promise.all(clients.map((c) => request(c.socket, "turn:send", { sessionId: c.sessionId, text: LOAD_PROMPT }, 30_000)));
     const deadline = Date.now() + 10 * 60_000;
     while (!clients.every((c) => c.received.some((r) => r.event.type === "turn:ended"))) {
       if (Date.now() > deadline) throw new Error("the turns did not end within 10 minutes");
@@ -182,8 +160,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
       memoryMB: { baseline, peak, after },
     };
   } finally {
-    for (const client of clients) client.socket.disconnect();
-    await app.close();
+    await live.close();
     await mongoose.disconnect();
   }
 }
