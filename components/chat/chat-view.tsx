@@ -3,7 +3,8 @@
 import Link from "next/link";
 import { useEffect, useMemo, useState } from "react";
 import { PanelActionsProvider, type PanelActions } from "@/components/subagents/panel-actions";
-import { AlertIcon, SpinnerIcon, XIcon } from "@/components/ui/icons";
+import { ErrorBanner } from "@/components/ui/error-banner";
+import { AlertIcon, SpinnerIcon } from "@/components/ui/icons";
 import { Composer } from "./composer";
 import { EmptyState } from "./empty-state";
 import { MessageList } from "./message-list";
@@ -37,19 +38,7 @@ export function ChatView({ sessionId }: ChatViewProps) {
 
   if (joinError && !loaded) return <JoinProblem message={joinError.message} notFound={joinError.code === "not_found"} />;
 
-  const errorBanner = commandError ? (
-    <div
-      role="alert"
-      data-testid="command-error"
-      className="flex items-start gap-2 rounded-lg border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900/70 dark:bg-red-950/40 dark:text-red-300"
-    >
-      <AlertIcon className="mt-0.5 shrink-0" />
-      <span className="min-w-0 flex-1 break-words">{commandError}</span>
-      <button type="button" onClick={() => setCommandError(null)} aria-label="Dismiss" className="rounded p-0.5 hover:bg-red-100 dark:hover:bg-red-900/50">
-        <XIcon size={14} />
-      </button>
-    </div>
-  ) : null;
+  const errorBanner = commandError ? <ErrorBanner message={commandError} onDismiss={() => setCommandError(null)} /> : null;
 
   return (
     <PanelActionsProvider value={actions}>

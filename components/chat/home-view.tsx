@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { AlertIcon } from "@/components/ui/icons";
+import { ErrorBanner } from "@/components/ui/error-banner";
 import { Composer } from "./composer";
 import { EmptyState } from "./empty-state";
 import { setPendingPrompt } from "./pending-prompt";
@@ -36,14 +36,7 @@ export function HomeView() {
       </div>
       {error ? (
         <div className="mx-auto w-full max-w-3xl px-3 pb-2 sm:px-4">
-          <div
-            role="alert"
-            data-testid="command-error"
-            className="flex items-start gap-2 rounded-lg border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900/70 dark:bg-red-950/40 dark:text-red-300"
-          >
-            <AlertIcon className="mt-0.5 shrink-0" />
-            <span className="min-w-0 break-words">{error}</span>
-          </div>
+          <ErrorBanner message={error} />
         </div>
       ) : null}
       <Composer onSend={start} running={false} />
