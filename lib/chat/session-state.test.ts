@@ -65,11 +65,17 @@ describe("sessionReducer", () => {
   });
 
   it("replay: joined in replay mode until replay:complete; a short replay asks for a resync", () => {
-    const replaying = run([snapshot(10), { type: "joined", result: { mode: "replay", sessionId: "s1", seq: 10 } }]);
+    const replaying = run([snapshot(10), { type: "joined", result: { mode: "replay", sessionId: "s1", seq: 13 } }]);
     expect(replaying.replaying).toBe(true);
     const done = run([...asEvents(live), { type: "replay:complete", sessionId: "s1", seq: 13 }], replaying);
     expect(done).toMatchObject({ replaying: false, needsResync: false, seq: 13 });
     expect(run([{ type: "replay:complete", sessionId: "s1", seq: 15 }], replaying).needsResync).toBe(true);
+  });
+
+  it("replay: the missed events may arrive before the join's answer", () => {
+    const caughtUp = run([snapshot(10), ...asEvents(live), { type: "replay:complete", sessionId: "s1", seq: 13 }]);
+    const joined = run([{ type: "joined", result: { mode: "replay", sessionId: "s1", seq: 13 } }], caughtUp);
+    expect(joined).toMatchObject({ replaying: false, needsResync: false, seq: 13 });
   });
 
   describe("optimistic sending", () => {

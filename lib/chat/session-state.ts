@@ -116,7 +116,8 @@ export function sessionReducer(state: SessionState, action: SessionAction): Sess
 
 function applyJoin(state: SessionState, result: JoinResult): SessionState {
   if (result.sessionId !== state.sessionId) return state;
-  if (result.mode === "replay") return { ...state, replaying: true };
+  // The server may send the missed events (and replay:complete) before this answer.
+  if (result.mode === "replay") return { ...state, replaying: state.seq < result.seq };
   const turns = result.turns.map(turnViewFromTurn);
   const known = new Set(turns.map((t) => t.turnId));
   // Local prompts the snapshot cannot know yet (or that failed to send) stay visible.

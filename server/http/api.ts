@@ -75,7 +75,7 @@ async function route(method: string, url: URL, req: IncomingMessage, userId: str
     const sessionId = sessionMatch[1]!;
     if (method === "GET") {
       const session = await deps.registry.get(userId, sessionId);
-      return (await session.join(undefined)).result;
+      return session.join(undefined);
     }
     if (method === "PATCH") {
       const { title } = parse(renameBody, await readJson(req));

@@ -52,17 +52,14 @@ export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
 
     onCommand(socket, "session:join", guard, async ({ sessionId, lastSeq }) => {
       const session = await registry.get(userId, sessionId);
-      const { result, missed } = await session.join(lastSeq);
-      // Same tick as the snapshot or replay was taken: later events reach this socket live.
-      void socket.join(sessionRoom(sessionId));
-      if (result.mode === "replay") {
-        // Sent after the ack so the browser knows to expect them.
-        setImmediate(() => {
+      return session.join(lastSeq, (missed) => {
+        // In order, before anything relayed later: the gap, its end marker, then live.
+        if (missed) {
           for (const event of missed) emitEvent(socket, event);
-          socket.emit("replay:complete", { sessionId, seq: result.seq });
-        });
-      }
-      return result;
+          socket.emit("replay:complete", { sessionId, seq: session.currentSeq });
+        }
+        void socket.join(sessionRoom(sessionId));
+      });
     });
 
     onCommand(socket, "session:leave", guard, async ({ sessionId }) => {

@@ -131,15 +131,19 @@ export class DroneSession {
 
   /**
    * What a joining browser needs. With `lastSeq` inside the replay window: the events
-   * after it (the caller sends them, then `replay:complete`). Otherwise a snapshot. Both
-   * are taken in the same tick as the caller joins the room, so nothing falls between.
+   * after it, handed to `subscribe`. Otherwise a snapshot (and `subscribe` gets null).
+   * `subscribe` runs in the same synchronous step as the state is read, so the caller can
+   * send the missed events and join the room before any later event is relayed: nothing
+   * falls between, nothing arrives out of order.
    */
-  async join(lastSeq: number | undefined): Promise<{ result: JoinResult; missed: SessionEvent[] }> {
+  async join(lastSeq: number | undefined, subscribe: (missed: SessionEvent[] | null) => void = () => undefined): Promise<JoinResult> {
     if (lastSeq !== undefined && this.canReplayFrom(lastSeq)) {
-      return { result: { mode: "replay", sessionId: this.sessionId, seq: this.seq }, missed: this.eventsAfter(lastSeq) };
+      subscribe(this.eventsAfter(lastSeq));
+      return { mode: "replay", sessionId: this.sessionId, seq: this.seq };
     }
     const turns = await this.history();
-    return { result: { mode: "snapshot", sessionId: this.sessionId, title: this.title, seq: this.seq, turns }, missed: [] };
+    subscribe(null);
+    return { mode: "snapshot", sessionId: this.sessionId, title: this.title, seq: this.seq, turns };
   }
 
   /** Stored turns with the in-memory ones laid over them (they may be newer). */
