@@ -48,7 +48,11 @@ export function createUrlFetchTool(options: UrlFetchOptions = {}): Tool<UrlFetch
     ),
     parse: (args) => parseArgs("url_fetch", schema, args),
     async run(args, context) {
-      const signal = AbortSignal.any([context.signal, AbortSignal.timeout(timeoutMs)]);
+      // An explicit timer, not AbortSignal.timeout(): a timeout signal held only by
+      // AbortSignal.any() can be garbage-collected before it fires, leaving a hung fetch.
+      const deadline = new AbortController();
+      const timer = setTimeout(() => deadline.abort(), timeoutMs);
+      const signal = AbortSignal.any([context.signal, deadline.signal]);
       let url = parseUrl(args.url);
       try {
         for (let hop = 0; ; hop++) {
@@ -63,6 +67,8 @@ export function createUrlFetchTool(options: UrlFetchOptions = {}): Tool<UrlFetch
         if (context.signal.aborted) throw new ToolError("The fetch was cancelled.");
         if (signal.aborted) throw new ToolError(`${url.href} did not answer within ${timeoutMs / 1000} s.`);
         throw new ToolError(`Could not fetch ${url.href}: ${describe(error)}.`);
+      } finally {
+        clearTimeout(timer);
       }
     },
   };
