@@ -73,3 +73,20 @@ test.describe("chat", () => {
     await expect(page.locator('[data-testid="subagent-panel"][data-status="running"]')).toHaveCount(0);
   });
 });
+
+test("on a phone the chats drawer keeps keyboard focus inside and closes with Escape", async ({ browser }) => {
+  const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });
+  const page = await phone.newPage();
+  await page.goto("/");
+  const drawer = page.locator("#session-sidebar");
+  await expect(drawer).toBeHidden();
+  await page.getByRole("button", { name: "Open chats" }).click();
+  await expect(drawer).toBeVisible();
+  for (let i = 0; i < 8; i++) {
+    await page.keyboard.press(i % 3 === 2 ? "Shift+Tab" : "Tab");
+    expect(await page.evaluate(() => document.getElementById("session-sidebar")?.contains(document.activeElement))).toBe(true);
+  }
+  await page.keyboard.press("Escape");
+  await expect(drawer).toBeHidden();
+  await phone.close();
+});

@@ -16,10 +16,31 @@ export interface SidebarProps {
   onLeave: () => void;
 }
 
+/** From this width the sidebar is a column beside the chat, not a modal drawer. */
+const DESKTOP_QUERY = "(min-width: 768px)";
+const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), [tabindex]:not([tabindex="-1"])';
+
+/** While the drawer covers the chat, Tab cycles inside it instead of reaching what is hidden behind. */
+function keepFocusInside(container: HTMLElement, e: KeyboardEvent): void {
+  const items = [...container.querySelectorAll<HTMLElement>(FOCUSABLE)];
+  const first = items[0];
+  const last = items.at(-1);
+  if (!first || !last) return;
+  const active = document.activeElement;
+  if (!container.contains(active) || (e.shiftKey && active === first)) {
+    e.preventDefault();
+    (e.shiftKey ? last : first).focus();
+  } else if (!e.shiftKey && active === last) {
+    e.preventDefault();
+    first.focus();
+  }
+}
+
 export function Sidebar({ currentSessionId, open, onClose, onLeave }: SidebarProps) {
   const { sessions, loadError, rename, remove } = useSessions();
   const router = useRouter();
   const closeButton = useRef<HTMLButtonElement>(null);
+  const drawer = useRef<HTMLElement>(null);
 
   useEffect(() => {
     if (!open) return;
@@ -27,6 +48,7 @@ export function Sidebar({ currentSessionId, open, onClose, onLeave }: SidebarPro
     closeButton.current?.focus();
     const onKey = (e: KeyboardEvent) => {
       if (e.key === "Escape") onClose();
+      if (e.key === "Tab" && drawer.current && !window.matchMedia(DESKTOP_QUERY).matches) keepFocusInside(drawer.current, e);
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
@@ -52,6 +74,7 @@ export function Sidebar({ currentSessionId, open, onClose, onLeave }: SidebarPro
         className={`fixed inset-0 z-30 bg-zinc-950/40 transition-opacity md:hidden ${open ? "opacity-100" : "pointer-events-none opacity-0"}`}
       />
       <aside
+        ref={drawer}
         id="session-sidebar"
         aria-label="Chats"
         className={`fixed inset-y-0 left-0 z-40 flex w-72 max-w-[85vw] flex-col border-r border-zinc-200 bg-zinc-50 transition-[translate,visibility] duration-200 md:visible md:static md:z-auto md:max-w-none md:translate-x-0 dark:border-zinc-800 dark:bg-zinc-900 ${
