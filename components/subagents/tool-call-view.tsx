@@ -5,6 +5,7 @@ import type { ToolNode } from "@/lib/markup/types";
 import { ChevronRightIcon, WrenchIcon } from "@/components/ui/icons";
 import { useDisclosure } from "@/components/ui/disclosure";
 import { argumentHint, prettyJson } from "./format";
+import { useTurnId } from "./panel-actions";
 import { StatusIcon } from "./status-icon";
 import { SubagentExecution } from "./subagent-execution";
 import { ToolResult } from "./tool-result";
@@ -25,7 +26,9 @@ export const ToolCallView = memo(function ToolCallView({ call, ownerRunId }: Too
 });
 
 function ToolChip({ call, ownerRunId }: ToolCallViewProps) {
-  const [open, setOpen] = useDisclosure(`tool:${call.callId}`);
+  // Call ids repeat across runs and turns ("call_0"): the turn and owning run make it unique.
+  const turnId = useTurnId();
+  const [open, setOpen] = useDisclosure(`tool:${turnId ?? ""}:${ownerRunId ?? "m"}:${call.callId}`);
   const bodyId = useId();
   const hint = argumentHint(call.parameters);
   return (
