@@ -34,6 +34,9 @@ export const envSchema = z.object({
   MODEL: opt(z.string().min(1)),
   /** Model used for condensing results and compacting context; defaults to MODEL. */
   SYSTEM_MODEL: opt(z.string().min(1)),
+  /** Model prices in USD per million tokens (input, output), for cost figures; unset: 0. */
+  MODEL_PRICE_INPUT: opt(z.coerce.number().nonnegative()),
+  MODEL_PRICE_OUTPUT: opt(z.coerce.number().nonnegative()),
   MODEL_TIMEOUT_MS: withDefault(int(1_000, 600_000), 120_000),
   MODEL_MAX_RETRIES: withDefault(int(0, 10), 2),
   /** Context budget of the master agent, in tokens. */

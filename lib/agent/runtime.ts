@@ -8,7 +8,7 @@ import { AbortedError, describeError } from "./model-step";
 import { masterSystemPrompt } from "./prompts";
 import { RunRegistry, type ControlResult } from "./run-registry";
 import { SubagentExecutor, type AgentNode } from "./subagent-executor";
-import { UsageMeter } from "./usage-meter";
+import { UsageMeter, type Pricing } from "./usage-meter";
 
 /**
  * The agent runtime the server drives: one `startTurn` per user message. It is pure of
@@ -35,6 +35,8 @@ export interface AgentRuntimeDeps {
     /** Context budget of every agent's requests; over it, older context is compacted. */
     contextTokens: number;
   };
+  /** Model prices, for the cost figures in stats and result footers. */
+  pricing?: Pricing;
   log?: { warn(msg: string, meta?: object): void };
   now?: () => number;
   newId?: () => string;
@@ -99,7 +101,7 @@ async function runTurn(
   deps: ResolvedDeps,
 ): Promise<TurnResult> {
   const started = deps.now();
-  const meter = new UsageMeter();
+  const meter = new UsageMeter(undefined, deps.pricing);
   const { turnId } = input;
   let state: LoopState | undefined;
   let result: Omit<TurnResult, "stats" | "response">;

@@ -6,12 +6,25 @@ import { ZERO_USAGE, type TurnStats, type Usage } from "@/lib/contracts";
  * totals include its descendants and the master's meter holds the whole turn. Steps are
  * the run's own model requests only.
  */
+/** USD per million tokens, as providers publish prices. */
+export interface Pricing {
+  inputPerMTok: number;
+  outputPerMTok: number;
+}
+
 export class UsageMeter {
   readonly chat: Usage = { ...ZERO_USAGE };
   readonly system: Usage = { ...ZERO_USAGE };
   steps = 0;
+  /** Children inherit the root's prices; without any, cost stays 0 (unknown, not free). */
+  readonly pricing: Pricing | undefined;
 
-  constructor(private readonly parent?: UsageMeter) {}
+  constructor(
+    private readonly parent?: UsageMeter,
+    pricing?: Pricing,
+  ) {
+    this.pricing = pricing ?? parent?.pricing;
+  }
 
   addChat(usage: Usage): void {
     add(this.chat, usage);
@@ -24,7 +37,15 @@ export class UsageMeter {
   }
 
   stats(runtimeMs: number): TurnStats {
-    return { chat: { ...this.chat }, system: { ...this.system }, steps: this.steps, runtimeMs: Math.max(0, runtimeMs), cost: 0 };
+    return { chat: { ...this.chat }, system: { ...this.system }, steps: this.steps, runtimeMs: Math.max(0, runtimeMs), cost: this.cost() };
+  }
+
+  /** One price for chat and system tokens: the system model defaults to the chat model. */
+  private cost(): number {
+    if (!this.pricing) return 0;
+    const input = this.chat.inputTokens + this.system.inputTokens;
+    const output = this.chat.outputTokens + this.system.outputTokens;
+    return (input * this.pricing.inputPerMTok + output * this.pricing.outputPerMTok) / 1_000_000;
   }
 }
 

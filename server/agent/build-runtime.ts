@@ -32,6 +32,10 @@ export function buildRuntime(env: Env, log: { warn(msg: string, meta?: object): 
       maxTurns: env.MAX_TURNS,
       contextTokens: env.CONTEXT_TOKENS,
     },
+    pricing:
+      env.MODEL_PRICE_INPUT !== undefined || env.MODEL_PRICE_OUTPUT !== undefined
+        ? { inputPerMTok: env.MODEL_PRICE_INPUT ?? 0, outputPerMTok: env.MODEL_PRICE_OUTPUT ?? 0 }
+        : undefined,
     log,
   });
   return { runtime, appInfo: { modelLabel: model.label, demo: model.isDemo, passwordProtected: Boolean(env.APP_PASSWORD) } };
