@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import mongoose from "mongoose";
+import { initModels } from "@/models";
 import { startMongoJavaServer, type RunningMongo } from "@/server/db/mongo-java-server";
 
 /**
@@ -29,6 +30,7 @@ export async function openBenchDatabase(options: { baseUri?: string } = {}): Pro
   url.pathname = `/bench_${randomUUID().slice(0, 8)}`;
   const uri = url.toString();
   await mongoose.connect(uri, { serverSelectionTimeoutMS: 10_000, monitorCommands: true });
+  await initModels();
 
   let counting: Record<string, number> | undefined;
   mongoose.connection.getClient().on("commandStarted", (event) => {

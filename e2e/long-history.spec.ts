@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
 import mongoose from "mongoose";
 import { generateHistory, insertHistory } from "../bench/seed-session";
-import { SessionModel } from "../models/session";
+import { initModels, SessionModel } from "../models";
 
 /**
  * A long chat opens at its end at once, and older turns appear as the reader scrolls up,
@@ -17,6 +17,7 @@ test("a long history opens at the end and reveals older turns on scroll", async 
 
   // The models use mongoose's default connection: point it at the app's database.
   await mongoose.connect(new URL("delegate_e2e", process.env.E2E_MONGODB_URI).toString());
+  await initModels();
   try {
     await SessionModel.create({ _id: sessionId, ownerId, title: "A long chat" });
     await insertHistory(generateHistory({ sessionId, turns: TURNS, subagents: 10, nestedToolCalls: 3 }));

@@ -7,6 +7,7 @@ import { docFromTurn } from "@/lib/markup/from-turn";
 import { serializeMarkup } from "@/lib/markup/serialize";
 import { createDemoModel } from "@/lib/model/demo-model";
 import { createWorkspaceTools } from "@/lib/tools";
+import { initModels } from "@/models";
 import { loadHistory } from "@/server/data/history";
 import { recordEvents, request, startLiveApp, type LiveClient } from "@/server/testing/live-app";
 
@@ -51,6 +52,7 @@ function percentile(sorted: number[], p: number): number {
 
 export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   await mongoose.connect(options.mongoUri, { serverSelectionTimeoutMS: 10_000 });
+  await initModels();
   const runtime = createAgentRuntime({
     model: createDemoModel({ chunkDelayMs: options.chunkDelayMs ?? 5 }),
     tools: createWorkspaceTools(),

@@ -1,5 +1,6 @@
 import mongoose from "mongoose";
 import type { Env } from "@/lib/env";
+import { initModels } from "@/models";
 import { startEmbedded, type RunningEmbedded } from "./embedded";
 
 /**
@@ -36,6 +37,7 @@ export async function connectDatabase(
     uri = `${embedded.uri}${DEFAULT_DB_NAME}`;
   }
   await connectWithRetry(uri, log);
+  await initModels();
   return {
     uri,
     embedded: Boolean(embedded),

@@ -3,6 +3,7 @@ import { createAgentRuntime, type AgentRuntimeDeps } from "@/lib/agent/runtime";
 import { BUILTIN_DEFINITIONS } from "@/lib/agent/definitions";
 import type { ChatModel } from "@/lib/model/types";
 import { createWorkspaceTools } from "@/lib/tools";
+import { initModels } from "@/models";
 import type { AppOptions } from "@/server/app";
 import type { TurnRunner } from "@/server/sessions/turn-runner";
 import { testDatabaseUri } from "./database";
@@ -32,6 +33,7 @@ export async function startHarness(
   options: { runner: TurnRunner; mongoUri?: string } & Partial<AppOptions>,
 ): Promise<Harness> {
   await mongoose.connect(options.mongoUri ?? testDatabaseUri(label), { serverSelectionTimeoutMS: 5_000 });
+  await initModels();
   const live = await startLiveApp({ flushMs: 20, ...options });
   return {
     ...live,
