@@ -6,6 +6,7 @@ export default defineConfig({
   test: {
     include: ["{lib,server,models,components,bench,scripts,load}/**/*.test.{ts,tsx}"],
     globalSetup: ["./server/testing/global-setup.ts"],
+    setupFiles: ["./server/testing/fast-check-setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Two cores: integration suites each start a server; run files two at a time.

@@ -137,9 +137,11 @@ describe("convergence under reconnects (property)", () => {
         const { events, turnId } = stream;
         const delivered: AgentEvent[] = [...events];
         for (const [from, delay] of dupes) {
-          const original = from % events.length;
-          const insertAt = Math.min(delivered.length, original + 1 + (delay % 20));
-          delivered.splice(insertAt, 0, events[original]!);
+          const original = events[from % events.length]!;
+          // After the original's place in what is delivered so far (earlier duplicates
+          // shift it): a duplicate never overtakes its original, as seq order guarantees.
+          const insertAt = Math.min(delivered.length, delivered.indexOf(original) + 1 + (delay % 20));
+          delivered.splice(insertAt, 0, original);
         }
         expectSameMessage(liveDoc(emptyDoc(turnId), delivered), liveDoc(emptyDoc(turnId), events));
         expect(storedTurn(stream, delivered)).toStrictEqual(storedTurn(stream, events));
