@@ -34,6 +34,7 @@ export function chooseEmbeddedEngine(input: {
 
 /** A mongod binary that needs no download: configured, on PATH, or cached by an earlier run. */
 export function mongodOnMachine(): boolean {
+  // mongodb-memory-server's own setting for a preinstalled binary (read by it, not by lib/env).
   if (process.env.MONGOMS_SYSTEM_BINARY && existsSync(process.env.MONGOMS_SYSTEM_BINARY)) return true;
   const onPath = spawnSync("mongod", ["--version"], { stdio: "ignore" });
   if (!onPath.error && onPath.status === 0) return true;
