@@ -41,7 +41,15 @@ function watch(page: Page) {
   return { dialogs, attackerRequests };
 }
 
-async function sendCase(page: Page, c: RenderCase): Promise<void> {
+/** Sends one case's prompt; the first one starts the chat (from the start page). */
+async function sendCase(page: Page, c: RenderCase, first = false): Promise<void> {
+  if (first) {
+    await page.getByTestId("composer").fill(promptFor(c));
+    await page.getByTestId("composer").press("Enter");
+    await page.waitForURL(/\/c\/[A-Za-z0-9_-]+$/);
+    await expect(page.getByTestId("message-assistant").last()).toHaveAttribute("data-status", "completed", { timeout: 60_000 });
+    return;
+  }
   const answers = page.getByTestId("message-assistant");
   const before = await answers.count();
   const composer = page.getByTestId("composer");
@@ -67,14 +75,7 @@ test("hostile model text renders as inert text, live and after a reload", async 
   const watched = watch(page);
   await page.goto(app.baseUrl);
   for (const [i, c] of textCases.entries()) {
-    if (i === 0) {
-      await page.getByTestId("composer").fill(promptFor(c));
-      await page.getByTestId("composer").press("Enter");
-      await page.waitForURL(/\/c\/[A-Za-z0-9_-]+$/);
-      await expect(page.getByTestId("message-assistant").last()).toHaveAttribute("data-status", "completed", { timeout: 60_000 });
-    } else {
-      await sendCase(page, c);
-    }
+    await sendCase(page, c, i === 0);
     const answer = page.getByTestId("message-assistant").last();
     if (c.expectText) await expect(answer, c.id).toContainText(c.expectText.replace("{attacker}", app.attackerUrl));
     await expectNoBreach(page, watched, `live ${c.id}`);
@@ -96,14 +97,7 @@ test("hostile tool output and tool errors render as text in the tool chip", asyn
   const watched = watch(page);
   await page.goto(app.baseUrl);
   for (const [i, c] of toolCases.entries()) {
-    if (i === 0) {
-      await page.getByTestId("composer").fill(promptFor(c));
-      await page.getByTestId("composer").press("Enter");
-      await page.waitForURL(/\/c\/[A-Za-z0-9_-]+$/);
-      await expect(page.getByTestId("message-assistant").last()).toHaveAttribute("data-status", "completed", { timeout: 60_000 });
-    } else {
-      await sendCase(page, c);
-    }
+    await sendCase(page, c, i === 0);
     const chip = page.getByTestId("message-assistant").last().getByTestId("tool-call");
     await expect(chip).toHaveCount(1);
     await chip.getByRole("button").first().click();
