@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 import { Server } from "socket.io";
 import type { AppInfo } from "@/lib/contracts";
 import { createIdentity, IDENTITY_COOKIE, identityCookieHeader, parseCookies } from "@/server/auth/identity";
@@ -22,6 +23,8 @@ export interface AppOptions {
   allowedOrigins?: string;
   /** Next's request handler; without it non-API paths answer 404. */
   pageHandler?: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+  /** Next's WebSocket upgrades (hot reload in development); Socket.IO keeps its own path. */
+  upgradeHandler?: (req: IncomingMessage, socket: Duplex, head: Buffer) => void | Promise<void>;
   dbUp?: () => boolean;
   secureCookies?: boolean;
   /** APP_PASSWORD: when set, everything but the login page needs a login. */
@@ -97,6 +100,8 @@ export function createApp(options: AppOptions): App {
 
   io = new Server(httpServer, {
     maxHttpBufferSize: MAX_SOCKET_MESSAGE_BYTES,
+    // Other upgrades (Next's hot reload) are handed on below instead of being cut off.
+    destroyUpgrade: !options.upgradeHandler,
     allowRequest: (req, callback) => callback(null, originAllowed(req, allowedOrigins)),
   });
   io.use((socket, next) => {
@@ -113,6 +118,12 @@ export function createApp(options: AppOptions): App {
     socket.data.userId = userId;
     next();
   });
+  if (options.upgradeHandler) {
+    const upgrade = options.upgradeHandler;
+    httpServer.on("upgrade", (req, socket, head) => {
+      if (!req.url?.startsWith("/socket.io/")) void upgrade(req, socket as Duplex, head as Buffer);
+    });
+  }
   registerHandlers(io, { registry, appInfo: options.appInfo, rateLimit: options.rateLimit, log: options.log });
 
   return {

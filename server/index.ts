@@ -36,6 +36,7 @@ async function main(): Promise<void> {
     allowedOrigins: config.ALLOWED_ORIGINS,
     password: config.APP_PASSWORD,
     pageHandler: (req, res) => handle(req, res),
+    upgradeHandler: dev ? nextApp.getUpgradeHandler() : undefined,
     dbUp: db.isUp,
     log,
   });
