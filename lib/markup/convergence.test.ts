@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { AgentEvent, ChatTurn } from "@/lib/contracts";
 import { applyEventToTurn, newTurn } from "@/lib/turn/reduce-turn";
+import { processInTurn } from "@/lib/turn/process-path";
 import { docFromTurn } from "./from-turn";
 import { applyEventNaive } from "./naive-baseline";
 import { parseMarkup } from "./parse";
@@ -62,7 +63,7 @@ describe.each(scenarios)("convergence: %s", (_name, options) => {
     events.forEach((event, i) => {
       if (event.type !== "agent:complete") return;
       const before = storedTurn(stream, events.slice(0, i));
-      const accumulated = findProcess(before, event.runId);
+      const accumulated = processInTurn(before, event.runId);
       expect(accumulated).toStrictEqual(event.subagent);
     });
   });
@@ -150,13 +151,3 @@ describe("convergence under reconnects (property)", () => {
     );
   });
 });
-
-function findProcess(turn: ChatTurn, runId: string) {
-  const stack = [...turn.toolCalls];
-  while (stack.length > 0) {
-    const call = stack.pop()!;
-    if (call.subagent?.runId === runId) return call.subagent;
-    if (call.subagent) stack.push(...call.subagent.toolCalls);
-  }
-  return undefined;
-}

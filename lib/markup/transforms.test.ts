@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "@/lib/contracts";
 import { parseMarkup } from "./parse";
 import { serializeMarkup } from "./serialize";
-import { STATS, ev, finishedProcess } from "./testing/event-builders";
+import { NESTED_EVENTS, STATS, ev, finishedProcess } from "./testing/event-builders";
 import { applyEvent } from "./transforms";
 import { emptyDoc, type MessageDoc, type PanelNode, type ToolNode } from "./types";
 
@@ -21,15 +21,7 @@ const tool = (doc: MessageDoc, callId: string): ToolNode | undefined => {
 };
 const panel = (doc: MessageDoc, callId: string): PanelNode | undefined => tool(doc, callId)?.subagent;
 
-/** A master that wrote "Hi ", called subagent c1 (run r1), which called grep c2 and subagent c3 (run r2). */
-const base = build([
-  ev.token(0, "Hi "),
-  ev.call("c1", 3),
-  ev.spawn("r1", "c1"),
-  ev.subCall("r1", "c2"),
-  ev.subCall("r1", "c3", "subagent"),
-  ev.spawn("r2", "c3", "r1"),
-]);
+const base = build(NESTED_EVENTS);
 
 describe("applyTurnToken (master text by offset)", () => {
   const cases: [string, AgentEvent[], string][] = [

@@ -29,6 +29,12 @@ export function runPathInTurn(turn: ChatTurn, runId: string): CallPath | undefin
   return search(turn.toolCalls, []);
 }
 
+/** Run `runId`'s process, wherever it is nested. */
+export function processInTurn(turn: ChatTurn, runId: string): SubagentProcess | undefined {
+  const path = runPathInTurn(turn, runId);
+  return path && callAt(turn, path)?.subagent;
+}
+
 /** Path of tool call `callId` made by run `parentRunId` (`null` = the master). */
 export function callPathInTurn(turn: ChatTurn, parentRunId: string | null, callId: string): CallPath | undefined {
   if (parentRunId === null) {

@@ -1,20 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { AgentEvent, ChatTurn } from "@/lib/contracts";
-import { STATS, ev, finishedProcess } from "@/lib/markup/testing/event-builders";
+import { NESTED_EVENTS, STATS, ev, finishedProcess } from "@/lib/markup/testing/event-builders";
 import { applyEventToTurn, newTurn } from "./reduce-turn";
 
 const start = newTurn({ sessionId: "s1", turnId: "t1", prompt: "hi", createdAt: "2026-01-01T00:00:00.000Z" });
 const fold = (events: readonly AgentEvent[], turn: ChatTurn = start) => events.reduce(applyEventToTurn, turn);
 
-/** Master wrote "Hi ", spawned r1 via c1; r1 called grep c2 and spawned r2 via c3. */
-const base = fold([
-  ev.token(0, "Hi "),
-  ev.call("c1", 3),
-  ev.spawn("r1", "c1"),
-  ev.subCall("r1", "c2"),
-  ev.subCall("r1", "c3", "subagent"),
-  ev.spawn("r2", "c3", "r1"),
-]);
+const base = fold(NESTED_EVENTS);
 const r1 = (t: ChatTurn) => t.toolCalls[0]!.subagent!;
 const r2 = (t: ChatTurn) => r1(t).toolCalls[1]!.subagent!;
 

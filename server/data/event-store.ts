@@ -1,4 +1,5 @@
-import type { AgentEvent, ChatTurn, SubagentProcess, ToolCall } from "@/lib/contracts";
+import type { AgentEvent, ChatTurn, SubagentProcess } from "@/lib/contracts";
+import { processInTurn } from "@/lib/turn/process-path";
 import { previewOf } from "@/lib/contracts";
 import { SubagentRunModel } from "@/models/subagent-run";
 import { ToolCallModel } from "@/models/tool-call";
@@ -37,16 +38,10 @@ export class EventStore {
   private flushTimer: NodeJS.Timeout | undefined;
   private readonly flushMs: number;
   private readonly retry: { attempts: number; baseDelayMs: number };
-  private failed = 0;
 
   constructor(private readonly options: EventStoreOptions) {
     this.flushMs = options.flushMs ?? 100;
     this.retry = options.retry ?? { attempts: 8, baseDelayMs: 250 };
-  }
-
-  /** Writes that could not be made even after retries (0 in a healthy run). */
-  get failedWrites(): number {
-    return this.failed;
   }
 
   /**
@@ -217,7 +212,7 @@ export class EventStore {
     }
     for (const [runId, turnId] of runs) {
       const turn = this.options.getTurn(turnId);
-      const process = turn && findProcess(turn.toolCalls, runId);
+      const process = turn && processInTurn(turn, runId);
       if (process) await SubagentRunModel.updateOne({ _id: runId }, { $set: { response: process.response, thinking: process.thinking, stats: process.stats } });
     }
   }
@@ -236,7 +231,6 @@ export class EventStore {
         // A duplicate key means an earlier attempt did land before its reply was lost.
         if ((error as { code?: number }).code === 11000) return;
         if (attempt >= attempts) {
-          this.failed++;
           this.options.log?.error("could not persist an event", { sessionId: this.options.sessionId, error: String(error) });
           return;
         }
@@ -258,15 +252,4 @@ function processFields(p: SubagentProcess) {
     ...(p.error ? { error: p.error } : {}),
     ...(p.endedAt ? { endedAt: new Date(p.endedAt) } : {}),
   };
-}
-
-export function findProcess(calls: ToolCall[], runId: string): SubagentProcess | undefined {
-  for (const call of calls) {
-    const sub = call.subagent;
-    if (!sub) continue;
-    if (sub.runId === runId) return sub;
-    const nested = findProcess(sub.toolCalls, runId);
-    if (nested) return nested;
-  }
-  return undefined;
 }

@@ -5,6 +5,7 @@ import { createSession, listSessions, renameSession } from "@/server/data/sessio
 import { loadFullToolOutput } from "@/server/data/tool-output";
 import { toAppError } from "@/server/errors";
 import type { SessionRegistry } from "@/server/sessions/registry";
+import { readBody } from "./body";
 import { originAllowed } from "./origin";
 
 /**
@@ -13,7 +14,6 @@ import { originAllowed } from "./origin";
  */
 
 const MAX_BODY_BYTES = 1_000_000;
-const DISCARD_LIMIT_BYTES = 32 * 1024 * 1024;
 const STATUS: Record<ErrorCode, number> = {
   bad_request: 400,
   unauthorized: 401,
@@ -123,35 +123,13 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
     req.resume();
     throw new AppError("bad_request", "Send a JSON body (Content-Type: application/json).");
   }
-  const text = await readBody(req);
+  const text = await readBody(req, MAX_BODY_BYTES);
   if (text.trim() === "") return {};
   try {
     return JSON.parse(text);
   } catch {
     throw new AppError("bad_request", "The request body is not valid JSON.");
   }
-}
-
-/**
- * Reads the body up to MAX_BODY_BYTES. Past that it keeps reading but discards, so the
- * client finishes sending and then reads a clear 413 (answering mid-upload leaves it
- * stuck or reset); a body past DISCARD_LIMIT_BYTES is cut off.
- */
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-      else if (size > DISCARD_LIMIT_BYTES) req.destroy();
-    });
-    req.once("end", () => {
-      if (size > MAX_BODY_BYTES) reject(new AppError("too_large", `The request body is larger than ${MAX_BODY_BYTES} bytes.`));
-      else resolve(Buffer.concat(chunks).toString("utf8"));
-    });
-    req.once("error", reject);
-  });
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { AUTH_COOKIE, safeNextPath, type PasswordGate, type createLoginThrottle } from "@/server/auth/password-gate";
+import { readBody } from "./body";
 import { originAllowed } from "./origin";
 
 /**
@@ -12,6 +13,8 @@ export interface LoginDeps {
   allowedOrigins: readonly string[];
   secureCookies: boolean;
 }
+
+const MAX_LOGIN_BODY_BYTES = 10_000;
 
 /** Paths reachable without logging in: the login page and what it loads. */
 const PUBLIC_PATH = /^\/(login\/?|api\/login|api\/health|_next\/static\/.*|icon\.svg|favicon\.ico)$/;
@@ -67,14 +70,7 @@ async function login(req: IncomingMessage, res: ServerResponse, deps: LoginDeps)
   }
   let password = "";
   try {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of req) {
-      size += (chunk as Buffer).length;
-      if (size > 10_000) throw new Error("too large");
-      chunks.push(chunk as Buffer);
-    }
-    const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { password?: unknown };
+    const body = JSON.parse(await readBody(req, MAX_LOGIN_BODY_BYTES)) as { password?: unknown };
     if (typeof body.password === "string") password = body.password;
   } catch {
     json(res, 400, { error: { code: "bad_request", message: 'Send JSON like {"password": "…"}.' } });

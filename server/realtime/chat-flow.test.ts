@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { JoinResult, SessionSummary } from "@/lib/contracts";
+import type { JoinResult } from "@/lib/contracts";
 import { createOpenAIModel } from "@/lib/model/openai-adapter";
 import { scriptedError, scriptedReply, startScriptedOpenAIServer, type ScriptedOpenAIServer, type ScriptedRequest } from "@/lib/model/testing/scripted-openai-server";
 import { TurnModel } from "@/models/turn";
-import { recordEvents, request, runtimeWith, startHarness, waitFor, type Harness } from "@/server/testing/app-harness";
+import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness } from "@/server/testing/app-harness";
 
 /**
  * The chat slice end to end below the browser: the real server on port 0, two
@@ -34,24 +34,18 @@ afterAll(async () => {
   await model?.close();
 });
 
-async function newSession(cookie: string) {
-  const socket = await harness.client(cookie);
-  const created = await request(socket, "session:create", {});
-  if (!created.ok) throw new Error(created.message);
-  return { socket, session: created.data as SessionSummary };
-}
 
 describe("chat over Socket.IO", () => {
   it("streams a reply to every client watching the session and stores it", async () => {
     const cookie = await harness.newCookie();
-    const { socket: a, session } = await newSession(cookie);
+    const { socket: a, sessionId } = await openSession(harness, cookie);
     const b = await harness.client(cookie);
     const eventsA = recordEvents(a);
     const eventsB = recordEvents(b);
-    expect((await request(a, "session:join", { sessionId: session.sessionId })).ok).toBe(true);
-    expect((await request(b, "session:join", { sessionId: session.sessionId })).ok).toBe(true);
+    expect((await request(a, "session:join", { sessionId: sessionId })).ok).toBe(true);
+    expect((await request(b, "session:join", { sessionId: sessionId })).ok).toBe(true);
 
-    const sent = await request(a, "turn:send", { sessionId: session.sessionId, text: "Say hello" });
+    const sent = await request(a, "turn:send", { sessionId: sessionId, text: "Say hello" });
     expect(sent.ok).toBe(true);
     await waitFor(() => eventsB.some((e) => e.type === "turn:ended"), 10_000, "turn end on client B");
 
@@ -66,9 +60,9 @@ describe("chat over Socket.IO", () => {
     expect(ended?.type === "turn:ended" && ended.status).toBe("completed");
 
     // A fresh load (another tab, later) sees the same conversation from MongoDB.
-    await harness.app.registry.peek(session.sessionId).then((s) => s?.drain());
+    await harness.app.registry.peek(sessionId).then((s) => s?.drain());
     const c = await harness.client(cookie);
-    const joined = await request(c, "session:join", { sessionId: session.sessionId });
+    const joined = await request(c, "session:join", { sessionId: sessionId });
     expect(joined.ok).toBe(true);
     const snapshot = (joined as { data: JoinResult }).data;
     expect(snapshot.mode).toBe("snapshot");
@@ -82,49 +76,49 @@ describe("chat over Socket.IO", () => {
 
   it("names the model failure in the chat and keeps what was stored", async () => {
     const cookie = await harness.newCookie();
-    const { socket, session } = await newSession(cookie);
+    const { socket, sessionId } = await openSession(harness, cookie);
     const events = recordEvents(socket);
-    await request(socket, "session:join", { sessionId: session.sessionId });
-    await request(socket, "turn:send", { sessionId: session.sessionId, text: "Say hello" });
+    await request(socket, "session:join", { sessionId: sessionId });
+    await request(socket, "turn:send", { sessionId: sessionId, text: "Say hello" });
     await waitFor(() => events.some((e) => e.type === "turn:ended"));
-    await request(socket, "turn:send", { sessionId: session.sessionId, text: "please fail" });
+    await request(socket, "turn:send", { sessionId: sessionId, text: "please fail" });
     await waitFor(() => events.filter((e) => e.type === "turn:ended").length === 2);
     const failed = events.filter((e) => e.type === "turn:ended")[1];
     expect(failed?.type === "turn:ended" && failed.status).toBe("failed");
     expect(failed?.type === "turn:ended" && failed.error).toMatch(/model|provider|500|server/i);
 
-    await harness.app.registry.peek(session.sessionId).then((s) => s?.drain());
-    const turns = await TurnModel.find({ sessionId: session.sessionId }).sort({ createdAt: 1 }).lean();
+    await harness.app.registry.peek(sessionId).then((s) => s?.drain());
+    const turns = await TurnModel.find({ sessionId: sessionId }).sort({ createdAt: 1 }).lean();
     expect(turns.map((t) => t.status)).toEqual(["completed", "failed"]);
     expect(turns[0]?.response).toBe("Hello from the model.");
   });
 
   it("cancels a running turn with Stop", async () => {
     const cookie = await harness.newCookie();
-    const { socket, session } = await newSession(cookie);
+    const { socket, sessionId } = await openSession(harness, cookie);
     const events = recordEvents(socket);
-    await request(socket, "session:join", { sessionId: session.sessionId });
-    const sent = await request(socket, "turn:send", { sessionId: session.sessionId, text: "be slow" });
+    await request(socket, "session:join", { sessionId: sessionId });
+    const sent = await request(socket, "turn:send", { sessionId: sessionId, text: "be slow" });
     if (!sent.ok) throw new Error(sent.message);
     await waitFor(() => events.some((e) => e.type === "turn:token"), 10_000, "first token");
-    const busy = await request(socket, "turn:send", { sessionId: session.sessionId, text: "another" });
+    const busy = await request(socket, "turn:send", { sessionId: sessionId, text: "another" });
     expect(busy).toMatchObject({ ok: false, code: "busy" });
 
-    const cancelled = await request(socket, "turn:cancel", { sessionId: session.sessionId, turnId: sent.data.turnId });
+    const cancelled = await request(socket, "turn:cancel", { sessionId: sessionId, turnId: sent.data.turnId });
     expect(cancelled.ok).toBe(true);
     await waitFor(() => events.some((e) => e.type === "turn:ended"), 10_000, "turn end");
     const ended = events.find((e) => e.type === "turn:ended");
     expect(ended?.type === "turn:ended" && ended.status).toBe("cancelled");
-    await harness.app.registry.peek(session.sessionId).then((s) => s?.drain());
+    await harness.app.registry.peek(sessionId).then((s) => s?.drain());
     expect((await TurnModel.findById(sent.data.turnId).lean())?.status).toBe("cancelled");
   });
 
   it("replays missed events to a client that rejoins with its last sequence number", async () => {
     const cookie = await harness.newCookie();
-    const { socket, session } = await newSession(cookie);
+    const { socket, sessionId } = await openSession(harness, cookie);
     const live = recordEvents(socket);
-    await request(socket, "session:join", { sessionId: session.sessionId });
-    await request(socket, "turn:send", { sessionId: session.sessionId, text: "Say hello" });
+    await request(socket, "session:join", { sessionId: sessionId });
+    await request(socket, "turn:send", { sessionId: sessionId, text: "Say hello" });
     await waitFor(() => live.some((e) => e.type === "turn:ended"));
 
     const cut = live[2]!.seq;
@@ -132,7 +126,7 @@ describe("chat over Socket.IO", () => {
     const replayed = recordEvents(late);
     let complete = -1;
     late.on("replay:complete", (info) => (complete = info.seq));
-    const joined = await request(late, "session:join", { sessionId: session.sessionId, lastSeq: cut });
+    const joined = await request(late, "session:join", { sessionId: sessionId, lastSeq: cut });
     expect(joined).toMatchObject({ ok: true, data: { mode: "replay" } });
     await waitFor(() => complete >= 0, 5_000, "replay:complete");
     expect(replayed.map((e) => e.seq)).toEqual(live.filter((e) => e.seq > cut).map((e) => e.seq));
@@ -159,15 +153,15 @@ describe("bad commands get a clear error and change nothing", () => {
   });
 
   it("refuses someone else's session exactly like a missing one", async () => {
-    const { session } = await newSession(await harness.newCookie());
+    const { sessionId } = await openSession(harness);
     const stranger = await harness.client(await harness.newCookie());
-    const theirs = await request(stranger, "session:join", { sessionId: session.sessionId });
+    const theirs = await request(stranger, "session:join", { sessionId: sessionId });
     const missing = await request(stranger, "session:join", { sessionId: "doesNotExist1" });
     expect(theirs).toEqual(missing);
     expect(theirs).toMatchObject({ ok: false, code: "not_found" });
-    const send = await request(stranger, "turn:send", { sessionId: session.sessionId, text: "hi" });
+    const send = await request(stranger, "turn:send", { sessionId: sessionId, text: "hi" });
     expect(send).toMatchObject({ ok: false, code: "not_found" });
-    const rename = await request(stranger, "session:rename", { sessionId: session.sessionId, title: "mine now" });
+    const rename = await request(stranger, "session:rename", { sessionId: sessionId, title: "mine now" });
     expect(rename).toMatchObject({ ok: false, code: "not_found" });
   });
 

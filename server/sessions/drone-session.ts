@@ -29,7 +29,6 @@ const TITLE_CHARS = 60;
 
 export interface DroneSessionDeps {
   sessionId: string;
-  ownerId: string;
   title: string;
   runner: TurnRunner;
   relay: (event: SessionEvent) => void;
@@ -45,7 +44,6 @@ interface ActiveTurn {
 
 export class DroneSession {
   readonly sessionId: string;
-  readonly ownerId: string;
   private title: string;
   private seq = 0;
   private seqLimit = 0;
@@ -58,7 +56,6 @@ export class DroneSession {
 
   private constructor(private readonly deps: DroneSessionDeps) {
     this.sessionId = deps.sessionId;
-    this.ownerId = deps.ownerId;
     this.title = deps.title;
     this.store = new EventStore({
       sessionId: deps.sessionId,

@@ -35,7 +35,6 @@ export class SessionRegistry {
     if (!pending) {
       pending = DroneSession.open({
         sessionId,
-        ownerId,
         title: summary.title,
         runner: this.deps.runner,
         relay: this.deps.relay,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initialSessionState, sessionReducer, type SessionState } from "@/lib/chat/session-state";
-import type { JoinResult, SessionEvent, SessionSummary } from "@/lib/contracts";
+import type { JoinResult, SessionEvent } from "@/lib/contracts";
 import { docFromTurn } from "@/lib/markup/from-turn";
 import { serializeMarkup } from "@/lib/markup/serialize";
 import { createDemoModel } from "@/lib/model/demo-model";
@@ -8,7 +8,7 @@ import { SubagentRunModel } from "@/models/subagent-run";
 import { ToolCallModel } from "@/models/tool-call";
 import { TurnModel } from "@/models/turn";
 import { ghostSweep } from "@/server/data/ghost-sweep";
-import { recordEvents, request, runtimeWith, startHarness, waitFor, type Harness, type TestClient } from "@/server/testing/app-harness";
+import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness, type TestClient } from "@/server/testing/app-harness";
 
 /**
  * Subagents through the whole server with the offline demo model and real workspace
@@ -25,13 +25,6 @@ afterAll(async () => {
   await harness?.close();
 });
 
-async function openChat(): Promise<{ cookie: string; socket: TestClient; session: SessionSummary }> {
-  const cookie = await harness.newCookie();
-  const socket = await harness.client(cookie);
-  const created = await request(socket, "session:create", {});
-  if (!created.ok) throw new Error(created.message);
-  return { cookie, socket, session: created.data };
-}
 
 /** A browser's view: the same reducer the UI uses, fed from a real socket. */
 function browserView(socket: TestClient, sessionId: string) {
@@ -66,14 +59,14 @@ const ended = (events: SessionEvent[]) => events.some((e) => e.type === "turn:en
 
 describe("subagents through the server", () => {
   it("a live viewer, a mid-run joiner and a later reload all end with the stored markup", async () => {
-    const { cookie, socket, session } = await openChat();
-    const live = browserView(socket, session.sessionId);
+    const { cookie, socket, sessionId } = await openSession(harness);
+    const live = browserView(socket, sessionId);
     await live.join();
-    await request(socket, "turn:send", { sessionId: session.sessionId, text: "Investigate the open bugs and the release plan" });
+    await request(socket, "turn:send", { sessionId: sessionId, text: "Investigate the open bugs and the release plan" });
 
     // A second tab opens while subagents are running.
     await waitFor(() => live.events.some((e) => e.type === "subagent_data"), 10_000, "subagent activity");
-    const late = browserView(await harness.client(cookie), session.sessionId);
+    const late = browserView(await harness.client(cookie), sessionId);
     await late.join();
     expect(late.sync().turns).toHaveLength(1);
 
@@ -83,7 +76,7 @@ describe("subagents through the server", () => {
     expect(liveState.needsResync).toBe(false);
     expect(lateState.needsResync).toBe(false);
 
-    const stored = await storedMarkup(cookie, session.sessionId);
+    const stored = await storedMarkup(cookie, sessionId);
     const liveMarkup = liveState.turns.map((t) => serializeMarkup(t.doc));
     expect(liveMarkup).toEqual(stored);
     expect(lateState.turns.map((t) => serializeMarkup(t.doc))).toEqual(stored);
@@ -91,33 +84,33 @@ describe("subagents through the server", () => {
     expect((stored[0]!.match(/<SubagentExecution /g) ?? []).length).toBe(2);
 
     // Full processes are stored: the runs, and their nested tool calls with results.
-    const runs = await SubagentRunModel.find({ sessionId: session.sessionId }).lean();
+    const runs = await SubagentRunModel.find({ sessionId: sessionId }).lean();
     expect(runs).toHaveLength(2);
     for (const run of runs) {
       expect(run.status).toBe("success");
       expect(run.response.length).toBeGreaterThan(20);
-      const calls = await ToolCallModel.find({ sessionId: session.sessionId, runId: run._id }).lean();
+      const calls = await ToolCallModel.find({ sessionId: sessionId, runId: run._id }).lean();
       expect(calls.map((c) => c.name)).toEqual(expect.arrayContaining(["list_files", "grep", "file_read"]));
       expect(calls.every((c) => c.status === "success" && c.response.length > 0)).toBe(true);
     }
   });
 
   it("a rejoin with the last sequence number replays the gap and converges", async () => {
-    const { cookie, socket, session } = await openChat();
-    const view = browserView(socket, session.sessionId);
+    const { cookie, socket, sessionId } = await openSession(harness);
+    const view = browserView(socket, sessionId);
     await view.join();
-    await request(socket, "turn:send", { sessionId: session.sessionId, text: "Compare the changelog and the release plan" });
+    await request(socket, "turn:send", { sessionId: sessionId, text: "Compare the changelog and the release plan" });
     await waitFor(() => view.events.some((e) => e.type === "subagent_started"), 10_000, "a subagent");
     const seenSeq = view.sync().seq;
 
     // The connection drops; events keep flowing without this tab.
     socket.disconnect();
     const again = await harness.client(cookie);
-    const resumed = browserView(again, session.sessionId);
+    const resumed = browserView(again, sessionId);
     await new Promise((r) => setTimeout(r, 100));
     // Carry over the state this tab already had, then ask only for what it missed.
     const before = view.sync();
-    const ack = await request(again, "session:join", { sessionId: session.sessionId, lastSeq: seenSeq });
+    const ack = await request(again, "session:join", { sessionId: sessionId, lastSeq: seenSeq });
     expect(ack).toMatchObject({ ok: true, data: { mode: "replay" } });
     let state = sessionReducer(before, { type: "joined", result: (ack as { data: JoinResult }).data });
     await waitFor(() => ended(resumed.events), 30_000, "turn end after rejoin");
@@ -125,59 +118,59 @@ describe("subagents through the server", () => {
     expect(resumed.events[0]!.seq).toBe(seenSeq + 1);
     for (const event of resumed.events) state = sessionReducer(state, { type: "event", event });
     expect(state.needsResync).toBe(false);
-    expect(state.turns.map((t) => serializeMarkup(t.doc))).toEqual(await storedMarkup(cookie, session.sessionId));
+    expect(state.turns.map((t) => serializeMarkup(t.doc))).toEqual(await storedMarkup(cookie, sessionId));
   });
 
   it("kill ends one running subagent as killed; only the owner may kill", async () => {
-    const { socket, session } = await openChat();
-    const view = browserView(socket, session.sessionId);
+    const { socket, sessionId } = await openSession(harness);
+    const view = browserView(socket, sessionId);
     await view.join();
-    await request(socket, "turn:send", { sessionId: session.sessionId, text: "Investigate the open bugs and the release plan" });
+    await request(socket, "turn:send", { sessionId: sessionId, text: "Investigate the open bugs and the release plan" });
     await waitFor(() => view.events.some((e) => e.type === "subagent_started"), 10_000, "a subagent");
     const started = view.events.find((e) => e.type === "subagent_started");
     const runId = started?.type === "subagent_started" ? started.runId : "";
 
     const stranger = await harness.client(await harness.newCookie());
-    expect(await request(stranger, "subagent:kill", { sessionId: session.sessionId, runId })).toMatchObject({ ok: false, code: "not_found" });
+    expect(await request(stranger, "subagent:kill", { sessionId: sessionId, runId })).toMatchObject({ ok: false, code: "not_found" });
 
-    expect(await request(socket, "subagent:kill", { sessionId: session.sessionId, runId })).toMatchObject({ ok: true });
+    expect(await request(socket, "subagent:kill", { sessionId: sessionId, runId })).toMatchObject({ ok: true });
     await waitFor(() => ended(view.events), 30_000, "turn end");
     const error = view.events.find((e) => e.type === "subagent_error" && e.runId === runId);
     expect(error?.type === "subagent_error" && error.endReason).toBe("killed");
-    await (await harness.app.registry.peek(session.sessionId))?.drain();
+    await (await harness.app.registry.peek(sessionId))?.drain();
     expect((await SubagentRunModel.findById(runId).lean())?.endReason).toBe("killed");
-    expect(await request(socket, "subagent:kill", { sessionId: session.sessionId, runId })).toMatchObject({ ok: false, code: "not_found" });
+    expect(await request(socket, "subagent:kill", { sessionId: sessionId, runId })).toMatchObject({ ok: false, code: "not_found" });
   });
 
   it("steer reaches a running subagent; steering a finished run is refused", async () => {
-    const { socket, session } = await openChat();
-    const view = browserView(socket, session.sessionId);
+    const { socket, sessionId } = await openSession(harness);
+    const view = browserView(socket, sessionId);
     await view.join();
-    await request(socket, "turn:send", { sessionId: session.sessionId, text: "Deep dive into the tide predictor" });
+    await request(socket, "turn:send", { sessionId: sessionId, text: "Deep dive into the tide predictor" });
     await waitFor(() => view.events.some((e) => e.type === "subagent_started"), 10_000, "a subagent");
     const started = view.events.find((e) => e.type === "subagent_started");
     const runId = started?.type === "subagent_started" ? started.runId : "";
-    const steer = await request(socket, "subagent:steer", { sessionId: session.sessionId, runId, message: "Focus on datum conversion." });
+    const steer = await request(socket, "subagent:steer", { sessionId: sessionId, runId, message: "Focus on datum conversion." });
     expect(steer).toMatchObject({ ok: true });
     await waitFor(() => ended(view.events), 30_000, "turn end");
-    const late = await request(socket, "subagent:steer", { sessionId: session.sessionId, runId, message: "too late" });
+    const late = await request(socket, "subagent:steer", { sessionId: sessionId, runId, message: "too late" });
     expect(late).toMatchObject({ ok: false, code: "not_found" });
   });
 });
 
 describe("ghost sweep", () => {
   it("ends what a crashed process left running, and the reload shows it", async () => {
-    const { cookie, session } = await openChat();
+    const { cookie, sessionId } = await openSession(harness);
     const now = new Date();
-    await TurnModel.create({ _id: "ghostTurn1", sessionId: session.sessionId, prompt: "p", status: "running" });
-    await ToolCallModel.create({ _id: "ghostTurn1:m:c1", sessionId: session.sessionId, turnId: "ghostTurn1", runId: null, callId: "c1", order: 0, name: "subagent", parameters: "{}", status: "running", textOffset: 0 });
-    await SubagentRunModel.create({ _id: "ghostRun1", sessionId: session.sessionId, turnId: "ghostTurn1", callId: "c1", parentRunId: null, depth: 1, name: "explore", task: "t", status: "running", startedAt: now });
+    await TurnModel.create({ _id: "ghostTurn1", sessionId: sessionId, prompt: "p", status: "running" });
+    await ToolCallModel.create({ _id: "ghostTurn1:m:c1", sessionId: sessionId, turnId: "ghostTurn1", runId: null, callId: "c1", order: 0, name: "subagent", parameters: "{}", status: "running", textOffset: 0 });
+    await SubagentRunModel.create({ _id: "ghostRun1", sessionId: sessionId, turnId: "ghostTurn1", callId: "c1", parentRunId: null, depth: 1, name: "explore", task: "t", status: "running", startedAt: now });
 
     const swept = await ghostSweep();
     expect(swept).toMatchObject({ turns: 1, runs: 1, calls: 1 });
 
     const fresh = await harness.client(cookie);
-    const ack = await request(fresh, "session:join", { sessionId: session.sessionId });
+    const ack = await request(fresh, "session:join", { sessionId: sessionId });
     if (!ack.ok || ack.data.mode !== "snapshot") throw new Error("expected a snapshot");
     const turn = ack.data.turns[0]!;
     expect(turn.status).toBe("failed");

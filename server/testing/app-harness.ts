@@ -45,9 +45,9 @@ export async function startHarness(
   };
 }
 
-/** A new person with a new chat: their cookie, a connected socket and the session id. */
-export async function openSession(harness: Harness): Promise<{ cookie: string; socket: TestClient; sessionId: string }> {
-  const cookie = await harness.newCookie();
+/** A new chat (for a new person unless `cookie` names one): the cookie, a connected socket and the session id. */
+export async function openSession(harness: Harness, cookie?: string): Promise<{ cookie: string; socket: TestClient; sessionId: string }> {
+  cookie ??= await harness.newCookie();
   const socket = await harness.client(cookie);
   const created = await request(socket, "session:create", {});
   if (!created.ok) throw new Error(created.message);

@@ -54,6 +54,16 @@ export const ev = {
 };
 
 /** A finished process as `agent:complete` would carry it. */
+/** A master that wrote "Hi ", spawned r1 via c1; r1 called grep c2 and spawned r2 via c3. */
+export const NESTED_EVENTS: readonly AgentEvent[] = [
+  ev.token(0, "Hi "),
+  ev.call("c1", 3),
+  ev.spawn("r1", "c1"),
+  ev.subCall("r1", "c2"),
+  ev.subCall("r1", "c3", "subagent"),
+  ev.spawn("r2", "c3", "r1"),
+];
+
 export function finishedProcess(runId: string, response: string, overrides: Partial<SubagentProcess> = {}): SubagentProcess {
   return {
     runId, parentRunId: null, depth: 1, name: "researcher", task: "look", prompt: "Task: look", response,
