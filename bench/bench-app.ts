@@ -1,9 +1,9 @@
 import type { Ack, ClientToServerEvents, SessionSummary } from "@/lib/contracts";
 import type { TurnRunner } from "@/server/sessions/turn-runner";
-import { startLiveApp, type LiveApp, type LiveClient } from "@/server/testing/live-app";
+import { startLiveApp, type LiveApp, type LiveClient } from "@/test/support/server/live-app";
 
 /**
- * The real server (server/testing/live-app.ts) as the benchmarks use it: their own secret,
+ * The real server (test/support/server/live-app.ts) as the benchmarks use it: their own secret,
  * a looser rate limit for many clients, quiet warnings, and session creation over HTTP.
  */
 export type BenchClient = LiveClient;

@@ -2,7 +2,7 @@ import type { AgentEvent } from "@/lib/contracts";
 import { applyEventNaive } from "@/lib/markup/naive-baseline";
 import { parseMarkup } from "@/lib/markup/parse";
 import { serializeMarkup } from "@/lib/markup/serialize";
-import { recordedStream } from "@/lib/markup/testing/recorded-stream";
+import { recordedStream } from "@/test/support/turn/recorded-stream";
 import { applyEvent } from "@/lib/markup/transforms";
 import { emptyDoc, type MessageDoc } from "@/lib/markup/types";
 import { median, round, summarize } from "./stats";

@@ -1,6 +1,6 @@
 import type { ChatTurn, SubagentProcess, ToolCall, TurnStats } from "@/lib/contracts";
 import { previewOf } from "@/lib/contracts";
-import { mulberry32 } from "@/lib/markup/testing/recorded-stream";
+import { mulberry32 } from "@/test/support/turn/recorded-stream";
 import { toolCallRecordId } from "@/server/data/event-store";
 import { SubagentRunModel } from "@/models/subagent-run";
 import { ToolCallModel } from "@/models/tool-call";

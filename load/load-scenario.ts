@@ -9,7 +9,7 @@ import { createDemoModel } from "@/lib/model/demo-model";
 import { createWorkspaceTools } from "@/lib/tools";
 import { initModels } from "@/models";
 import { loadHistory } from "@/server/data/history";
-import { recordEvents, request, startLiveApp, type LiveClient } from "@/server/testing/live-app";
+import { recordEvents, request, startLiveApp, type LiveClient } from "@/test/support/server/live-app";
 
 /**
  * N sessions at once, each running one turn that spawns three subagents (demo model, real

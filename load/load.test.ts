@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { testDatabaseUri } from "@/server/testing/database";
+import { testDatabaseUri } from "@/test/support/server/database";
 import { runLoad } from "./load-scenario";
 
 /** The load scenario at a small size, so it cannot rot; `npm run load` runs it at 50. */

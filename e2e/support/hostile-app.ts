@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { startMongoJavaServer, type RunningMongo } from "../../server/db/mongo-java-server";
 import { startAppProcess } from "../app-process";
-import { startScriptedOpenAIServer, type ScriptedHandler, type ScriptedOpenAIServer } from "../../lib/model/testing/scripted-openai-server";
+import { startScriptedOpenAIServer, type ScriptedHandler, type ScriptedOpenAIServer } from "../../test/support/model/scripted-openai-server";
 
 /**
  * A second, private instance of the real app (production build) whose model is a

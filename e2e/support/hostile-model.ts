@@ -1,5 +1,5 @@
-import { scriptedReply, type ScriptedHandler } from "../../lib/model/testing/scripted-openai-server";
-import { expand, loadCorpus } from "../../server/hostile/corpus";
+import { scriptedReply, type ScriptedHandler } from "../../test/support/model/scripted-openai-server";
+import { expand, loadCorpus } from "../../test/hostile/corpus";
 
 /** One hostile reply (test-data/hostile/render.json). */
 export interface RenderCase {

@@ -5,8 +5,8 @@ import { estimateRequestTokens } from "@/lib/context/tokens";
 import type { ModelRequest } from "@/lib/model/types";
 import { CONDENSE_SYSTEM_PROMPT } from "./condense";
 import { MASTER_PROMPT_MARKER } from "./prompts";
-import { ofType, startTestTurn, tempWorkspace } from "./testing/harness";
-import { scriptedModel, systemOf, toolResults } from "./testing/scripted-model";
+import { ofType, startTestTurn, tempWorkspace } from "@/test/support/agent/harness";
+import { scriptedModel, systemOf, toolResults } from "@/test/support/agent/scripted-model";
 
 let ws: Awaited<ReturnType<typeof tempWorkspace>>;
 beforeEach(async () => {

@@ -2,9 +2,9 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ModelError, type ModelRequest } from "@/lib/model/types";
 import { MASTER_PROMPT_MARKER } from "./prompts";
-import { startTestTurn, tempWorkspace } from "./testing/harness";
-import { lastUser, scriptedModel, systemOf, toolResults, type ScriptedReply } from "./testing/scripted-model";
-import { turnFromEvents } from "./testing/turn-from-events";
+import { startTestTurn, tempWorkspace } from "@/test/support/agent/harness";
+import { lastUser, scriptedModel, systemOf, toolResults, type ScriptedReply } from "@/test/support/agent/scripted-model";
+import { turnFromEvents } from "@/test/support/agent/turn-from-events";
 
 /**
  * Invariant 1 on the live path, over random delegation scenarios: the requests the master's

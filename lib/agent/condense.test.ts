@@ -4,7 +4,7 @@ import { estimateTokens } from "@/lib/context/tokens";
 import { ModelError } from "@/lib/model/types";
 import { CONDENSE_SYSTEM_PROMPT, condenseResult, truncateHeadTail } from "./condense";
 import { castNarrative, runLabel } from "./narrative";
-import { scriptedModel } from "./testing/scripted-model";
+import { scriptedModel } from "@/test/support/agent/scripted-model";
 
 const long = Array.from({ length: 400 }, (_, i) => `line ${i}: finding number ${i}`).join("\n");
 

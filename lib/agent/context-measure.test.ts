@@ -10,7 +10,7 @@ import { createWorkspaceTools } from "@/lib/tools";
 import { BUILTIN_DEFINITIONS } from "./definitions";
 import { MASTER_PROMPT_MARKER } from "./prompts";
 import { createAgentRuntime } from "./runtime";
-import { turnFromEvents } from "./testing/turn-from-events";
+import { turnFromEvents } from "@/test/support/agent/turn-from-events";
 
 /**
  * What the clean-context principle buys, measured: a 20-turn session on a copy of the

@@ -6,10 +6,10 @@ import {
   startScriptedOpenAIServer,
   type ScriptedOpenAIServer,
   type ScriptedRequest,
-} from "@/lib/model/testing/scripted-openai-server";
+} from "@/test/support/model/scripted-openai-server";
 import { MASTER_PROMPT_MARKER } from "./prompts";
-import { ofType, startTestTurn, tempWorkspace } from "./testing/harness";
-import { turnFromEvents } from "./testing/turn-from-events";
+import { ofType, startTestTurn, tempWorkspace } from "@/test/support/agent/harness";
+import { turnFromEvents } from "@/test/support/agent/turn-from-events";
 
 /**
  * The runtime through the real OpenAI adapter, against a real local OpenAI-compatible HTTP

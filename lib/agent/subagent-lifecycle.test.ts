@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ModelRequest } from "@/lib/model/types";
 import { BUILTIN_DEFINITIONS, type SubagentDefinition } from "./definitions";
 import { MASTER_PROMPT_MARKER } from "./prompts";
-import { ofType, startTestTurn, tempWorkspace } from "./testing/harness";
-import { lastUser, scriptedModel, systemOf, toolResults, type ScriptedReply } from "./testing/scripted-model";
+import { ofType, startTestTurn, tempWorkspace } from "@/test/support/agent/harness";
+import { lastUser, scriptedModel, systemOf, toolResults, type ScriptedReply } from "@/test/support/agent/scripted-model";
 
 let ws: Awaited<ReturnType<typeof tempWorkspace>>;
 beforeEach(async () => {

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { AgentEvent, ChatTurn, JoinResult, SessionEvent } from "@/lib/contracts";
 import { docFromTurn } from "@/lib/markup/from-turn";
 import { serializeMarkup } from "@/lib/markup/serialize";
-import { ev } from "@/lib/markup/testing/event-builders";
-import { recordedStream, toSessionEvents } from "@/lib/markup/testing/recorded-stream";
+import { ev } from "@/test/support/turn/event-builders";
+import { recordedStream, toSessionEvents } from "@/test/support/turn/recorded-stream";
 import { applyEventToTurn, newTurn } from "@/lib/turn/reduce-turn";
 import { type SessionAction, type SessionState, initialSessionState, isBusy, sessionReducer } from "./session-state";
 

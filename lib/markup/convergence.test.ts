@@ -7,7 +7,7 @@ import { docFromTurn } from "./from-turn";
 import { applyEventNaive } from "./naive-baseline";
 import { parseMarkup } from "./parse";
 import { serializeMarkup } from "./serialize";
-import { type RecordedStream, type RecordedStreamOptions, recordedStream } from "./testing/recorded-stream";
+import { type RecordedStream, type RecordedStreamOptions, recordedStream } from "@/test/support/turn/recorded-stream";
 import { applyEvent } from "./transforms";
 import { emptyDoc, type MessageDoc } from "./types";
 

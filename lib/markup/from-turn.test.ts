@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { type ChatTurn, type ToolCall, emptyStats } from "@/lib/contracts";
 import { docFromTurn } from "./from-turn";
 import { serializeMarkup } from "./serialize";
-import { STATS, finishedProcess } from "./testing/event-builders";
+import { STATS, finishedProcess } from "@/test/support/turn/event-builders";
 
 const call = (callId: string, textOffset: number, extra: Partial<ToolCall> = {}): ToolCall => ({
   callId, name: "grep", parameters: "{}", response: "ok", responseSize: 2, status: "success", textOffset, ...extra,

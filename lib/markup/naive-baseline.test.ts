@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { applyEventNaive } from "./naive-baseline";
 import { parseMarkup } from "./parse";
 import { serializeMarkup } from "./serialize";
-import { ev } from "./testing/event-builders";
-import { recordedStream } from "./testing/recorded-stream";
+import { ev } from "@/test/support/turn/event-builders";
+import { recordedStream } from "@/test/support/turn/recorded-stream";
 import { applyEvent } from "./transforms";
 import { emptyDoc } from "./types";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "@/lib/contracts";
-import { ev } from "./testing/event-builders";
+import { ev } from "@/test/support/turn/event-builders";
 import { applyEvent } from "./transforms";
 import { emptyDoc, type MessageDoc } from "./types";
 

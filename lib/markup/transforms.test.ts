@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "@/lib/contracts";
 import { parseMarkup } from "./parse";
 import { serializeMarkup } from "./serialize";
-import { NESTED_EVENTS, STATS, ev, finishedProcess } from "./testing/event-builders";
+import { NESTED_EVENTS, STATS, ev, finishedProcess } from "@/test/support/turn/event-builders";
 import { applyEvent } from "./transforms";
 import { emptyDoc, type MessageDoc, type PanelNode, type ToolNode } from "./types";
 

@@ -7,7 +7,7 @@ import {
   startScriptedOpenAIServer,
   type ScriptedOpenAIServer,
   type ScriptedResponse,
-} from "./testing/scripted-openai-server";
+} from "@/test/support/model/scripted-openai-server";
 import { ModelError, type ChatModel, type ModelRequest, type ModelStreamEvent } from "./types";
 
 let server: ScriptedOpenAIServer | undefined;

@@ -1,6 +1,6 @@
 import mongoose, { Schema, type Connection } from "mongoose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testDatabaseUri } from "@/server/testing/database";
+import { testDatabaseUri } from "@/test/support/server/database";
 
 /**
  * Every mongoose operation the app relies on, run against the test database server, so a

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDemoModel } from "@/lib/model/demo-model";
-import { request, runtimeWith, startHarness, type Harness } from "@/server/testing/app-harness";
+import { request, runtimeWith, startHarness, type Harness } from "@/test/support/server/app-harness";
 
 /** APP_PASSWORD in front of pages, the HTTP API and the socket handshake. */
 let harness: Harness;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JoinResult } from "@/lib/contracts";
 import { createOpenAIModel } from "@/lib/model/openai-adapter";
-import { scriptedError, scriptedReply, startScriptedOpenAIServer, type ScriptedOpenAIServer, type ScriptedRequest } from "@/lib/model/testing/scripted-openai-server";
+import { scriptedError, scriptedReply, startScriptedOpenAIServer, type ScriptedOpenAIServer, type ScriptedRequest } from "@/test/support/model/scripted-openai-server";
 import { TurnModel } from "@/models/turn";
-import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness } from "@/server/testing/app-harness";
+import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness } from "@/test/support/server/app-harness";
 
 /**
  * The chat slice end to end below the browser: the real server on port 0, two

@@ -1,7 +1,7 @@
 import { io as connect } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDemoModel } from "@/lib/model/demo-model";
-import { runtimeWith, startHarness, type Harness } from "@/server/testing/app-harness";
+import { runtimeWith, startHarness, type Harness } from "@/test/support/server/app-harness";
 
 /** The socket accepts the app's own origin (and configured proxies), never another site's. */
 let harness: Harness;

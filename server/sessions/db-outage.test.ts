@@ -6,7 +6,7 @@ import { createDemoModel } from "@/lib/model/demo-model";
 import { SubagentRunModel } from "@/models/subagent-run";
 import { TurnModel } from "@/models/turn";
 import { startMongoJavaServer, type RunningMongo } from "@/server/db/mongo-java-server";
-import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness } from "@/server/testing/app-harness";
+import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness } from "@/test/support/server/app-harness";
 
 /**
  * The database goes away in the middle of a turn and comes back: the turn keeps

@@ -4,7 +4,7 @@ import type { JoinResult, SessionEvent } from "@/lib/contracts";
 import { docFromTurn } from "@/lib/markup/from-turn";
 import { serializeMarkup } from "@/lib/markup/serialize";
 import { createDemoModel } from "@/lib/model/demo-model";
-import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness } from "@/server/testing/app-harness";
+import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness } from "@/test/support/server/app-harness";
 
 /**
  * A browser whose connection drops mid-stream and comes back two minutes later (a laptop

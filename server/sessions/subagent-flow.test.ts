@@ -8,7 +8,7 @@ import { SubagentRunModel } from "@/models/subagent-run";
 import { ToolCallModel } from "@/models/tool-call";
 import { TurnModel } from "@/models/turn";
 import { ghostSweep } from "@/server/data/ghost-sweep";
-import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness, type TestClient } from "@/server/testing/app-harness";
+import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness, type TestClient } from "@/test/support/server/app-harness";
 
 /**
  * Subagents through the whole server with the offline demo model and real workspace

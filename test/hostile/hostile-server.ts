@@ -1,7 +1,7 @@
 import { createOpenAIModel } from "@/lib/model/openai-adapter";
-import { scriptedReply, startScriptedOpenAIServer, type ScriptedOpenAIServer } from "@/lib/model/testing/scripted-openai-server";
+import { scriptedReply, startScriptedOpenAIServer, type ScriptedOpenAIServer } from "@/test/support/model/scripted-openai-server";
 import type { SessionSummary } from "@/lib/contracts";
-import { request, runtimeWith, startHarness, type Harness, type TestClient } from "@/server/testing/app-harness";
+import { request, runtimeWith, startHarness, type Harness, type TestClient } from "@/test/support/server/app-harness";
 
 /**
  * The real server for hostile-input tests: real HTTP and Socket.IO on port 0, the real

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandSchemas } from "@/lib/contracts";
-import type { TestClient } from "@/server/testing/app-harness";
+import type { TestClient } from "@/test/support/server/app-harness";
 import { expand, label, loadCorpus } from "./corpus";
 import { prototypePolluted, startHostileServer, type HostileServer } from "./hostile-server";
 import { checkOutcome, sendCase, type SocketCase } from "./socket-cases";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Ack } from "@/lib/contracts";
-import { request } from "@/server/testing/app-harness";
+import { request } from "@/test/support/server/app-harness";
 import { expand, label, loadCorpus } from "./corpus";
 import { startHostileServer, type HostileServer } from "./hostile-server";
 

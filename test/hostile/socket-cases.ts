@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import type { Ack } from "@/lib/contracts";
-import type { TestClient } from "@/server/testing/app-harness";
+import type { TestClient } from "@/test/support/server/app-harness";
 import { expand, type Vars } from "./corpus";
 
 /** One hostile socket command (test-data/hostile/socket-commands.json). */

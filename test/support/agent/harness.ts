@@ -6,8 +6,8 @@ import type { AgentEvent, AgentEventOf, AgentEventType, ChatTurn } from "@/lib/c
 import { agentEventSchema } from "@/lib/contracts";
 import type { ChatModel } from "@/lib/model/types";
 import { ToolError, type Tool } from "@/lib/tools/types";
-import { BUILTIN_DEFINITIONS, type SubagentDefinition } from "../definitions";
-import { createAgentRuntime, type AgentRuntimeDeps, type TurnHandle, type TurnResult } from "../runtime";
+import { BUILTIN_DEFINITIONS, type SubagentDefinition } from "@/lib/agent/definitions";
+import { createAgentRuntime, type AgentRuntimeDeps, type TurnHandle, type TurnResult } from "@/lib/agent/runtime";
 
 /** Test wiring for the runtime: a real temp-dir workspace, collected (and schema-checked) events. */
 
