@@ -53,7 +53,7 @@ export async function runContextBench(sessionId: string, reps: number): Promise<
     cleanTokens,
     naiveTokens,
     ratio: round(naiveTokens / cleanTokens, 1),
-    clean: messages.every((m) => m.role !== "tool" || !/"toolCalls"|"thinking"/.test(m.content)),
+    clean: messages.every((m) => m.role !== "tool" || !/"toolCalls"|"thinking"|"steps"/.test(m.content)),
   };
 }
 
@@ -63,7 +63,7 @@ export async function runContextBench(sessionId: string, reps: number): Promise<
  */
 export function withoutCleanContext(messages: readonly ChatMessage[], turns: readonly ChatTurn[]): ChatMessage[] {
   const spawns = new Map<string, ToolCall>();
-  for (const turn of turns) for (const call of turn.toolCalls) if (call.subagent) spawns.set(call.callId, call);
+  for (const turn of turns) for (const step of turn.steps) for (const call of step.toolCalls) if (call.subagent) spawns.set(call.callId, call);
   return messages.map((message) => {
     if (message.role !== "tool") return message;
     const process = spawns.get(message.toolCallId)?.subagent;

@@ -1,17 +1,17 @@
-import type { AgentEvent } from "@/lib/contracts";
+import type { AgentEvent, ChatTurn } from "@/lib/contracts";
 import { applyEventNaive } from "@/lib/markup/naive-baseline";
-import { parseMarkup } from "@/lib/markup/parse";
-import { serializeMarkup } from "@/lib/markup/serialize";
+import { parseTurnMarkup } from "@/lib/markup/parse";
+import { serializeTurn } from "@/lib/markup/serialize";
+import { applyEvent, newTurn } from "@/lib/turn/reduce";
 import { recordedStream } from "@/test/support/turn/recorded-stream";
-import { applyEvent } from "@/lib/markup/transforms";
-import { emptyDoc, type MessageDoc } from "@/lib/markup/types";
 import { median, round, summarize } from "./stats";
 
 /**
- * Benchmark 1: the cost of folding one streamed event into the message markup, with the
- * tree transforms (`applyEvent` on a MessageDoc) against the naive baseline (parse and
- * re-serialise the whole markup string per event), over the same recorded stream in the
- * same process. The naive cost grows with the message; the point is to show by how much.
+ * Benchmark 1: the cost of folding one streamed event into a turn, with the one turn
+ * reducer (`applyEvent` on the turn tree) against the naive baseline (parse and
+ * re-serialise the whole `<SubagentExecution>` markup string per event), over the same
+ * recorded stream in the same process. The naive cost grows with the message; the point
+ * is to show by how much.
  */
 
 export interface MarkupBenchOptions {
@@ -62,7 +62,7 @@ export interface SizePoint {
   actualChars: number;
   fastMedianUs: number;
   naiveMedianUs: number;
-  /** One full `serializeMarkup` of the doc at that size: what a consumer needing the string pays. */
+  /** One full `serializeTurn` at that size: what a consumer needing the string pays. */
   serializeUs: number;
   ratio: number;
 }
@@ -94,12 +94,13 @@ export function runMarkupBench(options: MarkupBenchOptions): MarkupResult {
     // Plain prose: escaping-heavy hostile text would inflate both paths alike.
     hostile: false,
   });
-  const events = stream.events;
+  const start = newTurn({ sessionId: stream.sessionId, turnId: stream.turnId, prompt: stream.prompt, createdAt: stream.createdAt });
+  const events = stream.events.slice(1);
   const n = events.length;
 
   // Warm both paths' code (JIT) on the cheap first tenth of the stream.
-  events.slice(0, Math.ceil(n / 10)).reduce(applyEventNaive, "");
-  foldAll(events);
+  events.slice(0, Math.ceil(n / 10)).reduce(applyEventNaive, serializeTurn(start));
+  foldAll(start, events);
 
   // The naive pass first: it yields the markup length before every event, which places
   // the size windows; the fast pass then keeps the docs at those same events.
@@ -108,7 +109,7 @@ export function runMarkupBench(options: MarkupBenchOptions): MarkupResult {
   /** The naive markup just before the first event at or past each size. */
   const naiveAt = new Map<number, string>();
   const starts = new Map<number, number>();
-  let markup = "";
+  let markup = serializeTurn(start);
   const naiveStart = performance.now();
   for (let i = 0; i < n; i++) {
     lengthBefore[i] = markup.length;
@@ -131,8 +132,8 @@ export function runMarkupBench(options: MarkupBenchOptions): MarkupResult {
   const checkpoints = new Set(windows.filter((w) => w.start >= 0).map((w) => w.start));
 
   const fastUs = new Float64Array(n);
-  const docAt = new Map<number, MessageDoc>();
-  let doc = emptyDoc(stream.turnId);
+  const docAt = new Map<number, ChatTurn>();
+  let doc = start;
   const fastStart = performance.now();
   for (let i = 0; i < n; i++) {
     if (checkpoints.has(i)) docAt.set(i, doc);
@@ -142,9 +143,9 @@ export function runMarkupBench(options: MarkupBenchOptions): MarkupResult {
   }
   const fastTotalMs = performance.now() - fastStart;
 
-  let identical = serializeMarkup(doc) === markup;
-  for (const index of checkpoints) identical &&= serializeMarkup(docAt.get(index)!) === naiveAt.get(index);
-  if (options.verifyEachEvent) identical &&= agreeAfterEachEvent(events);
+  let identical = serializeTurn(doc) === markup;
+  for (const index of checkpoints) identical &&= serializeTurn(docAt.get(index)!) === naiveAt.get(index);
+  if (options.verifyEachEvent) identical &&= agreeAfterEachEvent(start, events);
 
   const tenth = Math.max(1, Math.floor(n / 10));
   const phase = (values: Float64Array, from: number, to: number): PhaseFigures => {
@@ -170,7 +171,7 @@ export function runMarkupBench(options: MarkupBenchOptions): MarkupResult {
         actualChars: lengthBefore[w.start]!,
         fastMedianUs: round(fastMedian, 2),
         naiveMedianUs: round(naiveMedian, 2),
-        serializeUs: round(timeUs(() => serializeMarkup(at), 20), 2),
+        serializeUs: round(timeUs(() => serializeTurn(at), 20), 2),
         ratio: round(naiveMedian / fastMedian, 1),
       };
     });
@@ -189,25 +190,25 @@ export function runMarkupBench(options: MarkupBenchOptions): MarkupResult {
       late: round(naive.late.medianUs / fast.late.medianUs, 1),
     },
     atSize,
-    serializeFinalUs: round(timeUs(() => serializeMarkup(doc), 10), 1),
-    parseFinalUs: round(timeUs(() => parseMarkup(markup, stream.turnId), 10), 1),
+    serializeFinalUs: round(timeUs(() => serializeTurn(doc), 10), 1),
+    parseFinalUs: round(timeUs(() => parseTurnMarkup(markup), 10), 1),
     identical,
   };
 }
 
-function foldAll(events: readonly AgentEvent[]): MessageDoc {
-  let doc = emptyDoc(events[0]?.turnId ?? "t");
-  for (const event of events) doc = applyEvent(doc, event);
-  return doc;
+function foldAll(start: ChatTurn, events: readonly AgentEvent[]): ChatTurn {
+  let turn = start;
+  for (const event of events) turn = applyEvent(turn, event);
+  return turn;
 }
 
-function agreeAfterEachEvent(events: readonly AgentEvent[]): boolean {
-  let doc = emptyDoc(events[0]?.turnId ?? "t");
-  let markup = "";
+function agreeAfterEachEvent(start: ChatTurn, events: readonly AgentEvent[]): boolean {
+  let turn = start;
+  let markup = serializeTurn(start);
   for (const event of events) {
-    doc = applyEvent(doc, event);
+    turn = applyEvent(turn, event);
     markup = applyEventNaive(markup, event);
-    if (serializeMarkup(doc) !== markup) return false;
+    if (serializeTurn(turn) !== markup) return false;
   }
   return true;
 }

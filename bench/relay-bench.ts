@@ -111,25 +111,19 @@ async function runTurn(
     const plan: TurnPlan = { events, ratePerSecond, sentAt: new Float64Array(events) };
     plans.set(sessionId, plan);
     for (const socket of clients) {
-      const onData = (event: SessionEvent & { type: "subagent_data" }) => {
-        if (event.sessionId !== sessionId || event.data.kind !== "token") return;
+      let resolveEnded: () => void = () => undefined;
+      ended.push(new Promise<void>((resolve) => (resolveEnded = resolve)));
+      const onEvent = (event: SessionEvent) => {
+        if (event.sessionId !== sessionId) return;
+        if (event.type === "turn:ended") resolveEnded();
+        if (event.type !== "subagent_data" || event.data.kind !== "token") return;
         const now = performance.now();
         latencies.push(now - plan.sentAt[tokenIndex(event.data.offset)]!);
         deliveries++;
         lastDelivery = now;
       };
-      socket.on("subagent_data", onData);
-      ended.push(
-        new Promise<void>((resolve) => {
-          const onEnded = (event: SessionEvent) => {
-            if (event.sessionId !== sessionId) return;
-            socket.off("turn:ended", onEnded);
-            resolve();
-          };
-          socket.on("turn:ended", onEnded);
-        }),
-      );
-      detach.push(() => socket.off("subagent_data", onData));
+      socket.on("agent:event", onEvent);
+      detach.push(() => socket.off("agent:event", onEvent));
     }
   }
 

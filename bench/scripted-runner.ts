@@ -1,6 +1,7 @@
 import type { AgentEvent, Publish, TurnStats } from "@/lib/contracts";
 import { emptyStats } from "@/lib/contracts";
 import type { TurnInput, TurnResult } from "@/lib/agent/runtime";
+import { applyEvent, newTurn } from "@/lib/turn/reduce";
 import type { TurnHandle, TurnRunner } from "@/server/sessions/turn-runner";
 
 /**
@@ -52,10 +53,10 @@ async function play(input: TurnInput, plan: TurnPlan, cancelled: () => boolean):
   const runId = `${turnId}-run`;
   const ref = { turnId, runId, parentRunId: null, depth: 1 };
   publish({ type: "turn:started", turnId, prompt: input.prompt, createdAt: at() });
-  publish({ type: "tool:call", turnId, callId: "call-1", name: "subagent", parameters: '{"task":"bench"}', textOffset: 0 });
+  publish({ type: "tool:call", turnId, step: 0, callId: "call-1", name: "subagent", parameters: '{"task":"bench"}' });
   publish({ type: "subagent_started", ...ref, callId: "call-1", name: "researcher", task: "bench", prompt: "Task: bench", startedAt: at() });
 
-  const token = (i: number): AgentEvent => ({ type: "subagent_data", ...ref, data: { kind: "token", offset: i * TOKEN_TEXT.length, text: TOKEN_TEXT } });
+  const token = (i: number): AgentEvent => ({ type: "subagent_data", ...ref, data: { kind: "token", step: 0, offset: i * TOKEN_TEXT.length, text: TOKEN_TEXT } });
   let sent = 0;
   const emit = (upTo: number) => {
     for (; sent < upTo; sent++) {
@@ -77,11 +78,17 @@ async function play(input: TurnInput, plan: TurnPlan, cancelled: () => boolean):
       await new Promise((r) => setTimeout(r, Math.max(1, nextAt - performance.now())));
     }
   }
-  return finish(publish, ref, sent, cancelled());
+  return finish(input, ref, sent, cancelled());
 }
 
-function finish(publish: Publish, ref: { turnId: string; runId: string; parentRunId: null; depth: number }, tokens: number, cancelled: boolean): TurnResult {
+function finish(input: TurnInput, ref: { turnId: string; runId: string; parentRunId: null; depth: number }, tokens: number, cancelled: boolean): TurnResult {
   const { turnId, runId } = ref;
+  // The runner's own record of the turn, folded by the one reducer like the real runtime's.
+  let turn = newTurn({ sessionId: input.sessionId, turnId, prompt: input.prompt, createdAt: new Date().toISOString() });
+  const publish: Publish = (event) => {
+    turn = applyEvent(turn, event);
+    input.publish(event);
+  };
   const response = TOKEN_TEXT.repeat(tokens);
   const stats: TurnStats = { ...emptyStats(), steps: 1 };
   const endedAt = new Date().toISOString();
@@ -89,10 +96,13 @@ function finish(publish: Publish, ref: { turnId: string; runId: string; parentRu
   const condensed = `[Subagent Result: researcher]\nStatus: success\n${response.slice(0, 200)}`;
   publish({
     type: "agent:complete", turnId, callId: "call-1", runId, parentRunId: null, response: condensed, responseSize: condensed.length,
-    subagent: { runId, parentRunId: null, depth: 1, name: "researcher", task: "bench", prompt: "Task: bench", response, toolCalls: [], stats, status: "success", endReason: "completed", startedAt: endedAt, endedAt },
+    subagent: {
+      runId, parentRunId: null, depth: 1, name: "researcher", task: "bench", prompt: "Task: bench", steps: [{ text: response, thinking: "", toolCalls: [] }],
+      response, stats, status: "success", endReason: "completed", startedAt: endedAt, endedAt,
+    },
   });
   publish({ type: "tool:result", turnId, callId: "call-1", response: condensed, responseSize: condensed.length, status: "success" });
   const status = cancelled ? "cancelled" : "completed";
-  publish({ type: "turn:ended", turnId, status, response: "Done.", stats, endedAt });
-  return { status, response: "Done.", stats };
+  publish({ type: "turn:ended", turnId, status, stats, endedAt });
+  return { status, stats, turn };
 }

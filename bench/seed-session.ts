@@ -1,5 +1,5 @@
-import type { ChatTurn, SubagentProcess, ToolCall, TurnStats } from "@/lib/contracts";
-import { previewOf } from "@/lib/contracts";
+import type { ChatTurn, Step, SubagentProcess, ToolCall, TurnStats } from "@/lib/contracts";
+import { toolOutputOf } from "@/lib/contracts";
 import { mulberry32 } from "@/test/support/turn/recorded-stream";
 import { toolCallRecordId } from "@/server/data/event-store";
 import { SubagentRunModel } from "@/models/subagent-run";
@@ -63,31 +63,36 @@ export function generateHistory(options: SeedOptions): ChatTurn[] {
   let topCount = 0;
   let childCount = 0;
 
-  const plainCall = (callId: string, textOffset: number): ToolCall => {
+  const plainCall = (callId: string): ToolCall => {
     const name = ["list_files", "read_file", "grep"][Math.floor(random() * 3)]!;
     const output = text(200 + Math.floor(random() * 400));
     const status = random() < 0.05 ? ("error" as const) : ("success" as const);
-    return { callId, name, parameters: JSON.stringify({ path: `src/${name}/${callId}.ts` }), ...previewOf(output), status, textOffset };
+    const { response, responseSize } = toolOutputOf(output);
+    return { callId, name, parameters: JSON.stringify({ path: `src/${name}/${callId}.ts` }), response, responseSize, status };
   };
 
   const makeRun = (turnId: string, parentRunId: string | null, depth: number, at: number, spawnChild: boolean): SubagentProcess => {
     const runId = `${options.sessionId}-run-${++runCount}`;
     const response = text(1_500);
-    const toolCalls: ToolCall[] = [];
+    // Two working steps sharing the calls (reasoning and interim text each), then the answer.
+    const working: Step[] = [
+      { text: text(150), thinking: text(150), toolCalls: [] },
+      { text: text(150), thinking: text(150), toolCalls: [] },
+    ];
     for (let i = 0; i < perRun; i++) {
       const callId = `${runId}-call-${i + 1}`;
-      const textOffset = Math.floor((response.length * i) / perRun);
+      const step = working[i < perRun / 2 ? 0 : 1]!;
       if (spawnChild && i === Math.floor(perRun / 2)) {
         const child = makeRun(turnId, runId, depth + 1, at + 1_000, false);
         const condensed = `[Subagent Result: researcher]\nStatus: success\n${child.response.slice(0, 800)}`;
-        toolCalls.push({ callId, name: "subagent", parameters: JSON.stringify({ task: child.task }), response: condensed, responseSize: condensed.length, status: "success", textOffset, subagent: child });
+        step.toolCalls.push({ callId, name: "subagent", parameters: JSON.stringify({ task: child.task }), response: condensed, responseSize: condensed.length, status: "success", subagent: child });
       } else {
-        toolCalls.push(plainCall(callId, textOffset));
+        step.toolCalls.push(plainCall(callId));
       }
     }
     return {
       runId, parentRunId, depth, name: "researcher", task: `Investigate part ${runCount}: ${text(60).trim()}`,
-      prompt: `Task: ${text(200)}`, thinking: text(300), response, toolCalls, stats: stats(perRun),
+      prompt: `Task: ${text(200)}`, steps: [...working, { text: response, thinking: "", toolCalls: [] }], response, stats: stats(perRun),
       status: "success", endReason: "completed", startedAt: iso(at), endedAt: iso(at + 30_000),
     };
   };
@@ -96,7 +101,6 @@ export function generateHistory(options: SeedOptions): ChatTurn[] {
   for (let t = 0; t < options.turns; t++) {
     const turnId = `${options.sessionId}-turn-${t + 1}`;
     const createdAt = t0 + t * 60_000;
-    const response = text(600);
     const toolCalls: ToolCall[] = [];
     if (topCount < topLevel && t >= Math.round(topCount * spacing)) {
       topCount++;
@@ -107,12 +111,15 @@ export function generateHistory(options: SeedOptions): ChatTurn[] {
       const condensed = `[Subagent Result: researcher]\nStatus: success\n${run.response.slice(0, 800)}`;
       toolCalls.push({
         callId: `${turnId}-spawn`, name: "subagent", parameters: JSON.stringify({ task: run.task }),
-        response: condensed, responseSize: condensed.length, status: "success", textOffset: 200, subagent: run,
+        response: condensed, responseSize: condensed.length, status: "success", subagent: run,
       });
     }
+    const steps: Step[] = toolCalls.length
+      ? [{ text: text(200), thinking: "", toolCalls }, { text: text(400), thinking: "", toolCalls: [] }]
+      : [{ text: text(600), thinking: "", toolCalls: [] }];
     turns.push({
-      turnId, sessionId: options.sessionId, prompt: text(120).trim(), response, toolCalls, stats: stats(2),
-      status: "completed", createdAt: iso(createdAt), updatedAt: iso(createdAt + 45_000),
+      turnId, sessionId: options.sessionId, prompt: text(120).trim(), steps, stats: stats(steps.length),
+      status: "completed", createdAt: iso(createdAt), endedAt: iso(createdAt + 45_000),
     });
   }
   return turns;
@@ -125,30 +132,34 @@ export async function insertHistory(turns: readonly ChatTurn[]): Promise<SeedSha
   const runRows: object[] = [];
   let nested = 0;
 
-  const addCalls = (turn: ChatTurn, runId: string | null, calls: readonly ToolCall[]) => {
-    calls.forEach((call, order) => {
-      if (runId !== null) nested++;
-      callRows.push({
-        _id: toolCallRecordId(turn.turnId, runId, call.callId), sessionId: turn.sessionId, turnId: turn.turnId, runId,
-        callId: call.callId, order, name: call.name, parameters: call.parameters, response: call.response,
-        responseSize: call.responseSize, status: call.status, textOffset: call.textOffset,
-      });
-      const run = call.subagent;
-      if (!run) return;
-      runRows.push({
-        _id: run.runId, sessionId: turn.sessionId, turnId: turn.turnId, callId: call.callId, parentRunId: run.parentRunId,
-        depth: run.depth, name: run.name, task: run.task, prompt: run.prompt, thinking: run.thinking, response: run.response,
-        status: run.status, endReason: run.endReason, stats: run.stats, startedAt: new Date(run.startedAt), endedAt: run.endedAt ? new Date(run.endedAt) : undefined,
-      });
-      addCalls(turn, run.runId, run.toolCalls);
+  const texts = (steps: readonly Step[]) => steps.map((s) => ({ text: s.text, thinking: s.thinking }));
+  const addCalls = (turn: ChatTurn, runId: string | null, steps: readonly Step[]) => {
+    let order = 0;
+    steps.forEach((step, index) => {
+      for (const call of step.toolCalls) {
+        if (runId !== null) nested++;
+        callRows.push({
+          _id: toolCallRecordId(turn.turnId, runId, call.callId), sessionId: turn.sessionId, turnId: turn.turnId, runId,
+          callId: call.callId, step: index, order: order++, name: call.name, parameters: call.parameters, response: call.response,
+          responseSize: call.responseSize, status: call.status,
+        });
+        const run = call.subagent;
+        if (!run) continue;
+        runRows.push({
+          _id: run.runId, sessionId: turn.sessionId, turnId: turn.turnId, callId: call.callId, parentRunId: run.parentRunId,
+          depth: run.depth, name: run.name, task: run.task, prompt: run.prompt, steps: texts(run.steps), response: run.response,
+          status: run.status, endReason: run.endReason, stats: run.stats, startedAt: new Date(run.startedAt), endedAt: run.endedAt ? new Date(run.endedAt) : undefined,
+        });
+        addCalls(turn, run.runId, run.steps);
+      }
     });
   };
   for (const turn of turns) {
     turnRows.push({
-      _id: turn.turnId, sessionId: turn.sessionId, prompt: turn.prompt, response: turn.response, status: turn.status,
-      stats: turn.stats, createdAt: new Date(turn.createdAt), updatedAt: new Date(turn.updatedAt),
+      _id: turn.turnId, sessionId: turn.sessionId, prompt: turn.prompt, steps: texts(turn.steps), status: turn.status,
+      stats: turn.stats, createdAt: new Date(turn.createdAt), endedAt: turn.endedAt ? new Date(turn.endedAt) : undefined,
     });
-    addCalls(turn, null, turn.toolCalls);
+    addCalls(turn, null, turn.steps);
   }
   // `lean` skips building documents; the rows already have the stored shape.
   await insertInBatches(TurnModel, turnRows);

@@ -10,6 +10,15 @@ describe("parseEnv", () => {
     expect(env.MAX_CHILDREN_PER_AGENT).toBe(5);
     expect(env.MAX_RESULT_TOKENS).toBe(4000);
     expect(env.URL_FETCH_ENABLED).toBe(false);
+    expect(env.MAX_STEPS).toBe(25);
+    expect(env.RESULT_FOOTER).toBe(true);
+  });
+
+  it("reads MAX_TURNS, the old name of MAX_STEPS, when MAX_STEPS is unset", () => {
+    expect(parseEnv({ MAX_TURNS: "7" }).MAX_STEPS).toBe(7);
+    expect(parseEnv({ MAX_TURNS: "7", MAX_STEPS: "9" }).MAX_STEPS).toBe(9);
+    expect(parseEnv({ MAX_TURNS: "7", MAX_STEPS: "" }).MAX_STEPS).toBe(7);
+    expect(parseEnv({ RESULT_FOOTER: "false" }).RESULT_FOOTER).toBe(false);
   });
 
   it("treats empty strings as unset", () => {

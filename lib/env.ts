@@ -51,7 +51,14 @@ export const envSchema = z.object({
   MAX_CHILDREN_PER_AGENT: withDefault(int(1, 50), 5),
   MAX_RESULT_TOKENS: withDefault(int(100, 1_000_000), 4_000),
   SUBAGENT_TIMEOUT_MS: withDefault(int(1_000, 3_600_000), 300_000),
-  MAX_TURNS: withDefault(int(1, 200), 25),
+  /** The master's step limit (model requests per turn). `MAX_TURNS`, its old name, is still read. */
+  MAX_STEPS: withDefault(int(1, 200), 25),
+  /**
+   * Seed 003's metadata footer (runtime, steps, tokens, cost) under each subagent result the
+   * parent's model reads. On by default, as the seed has it; off keeps the parent's context
+   * to the result alone (seed 000).
+   */
+  RESULT_FOOTER: withDefault(bool, "true"),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -59,7 +66,8 @@ export type Env = z.infer<typeof envSchema>;
 export class EnvError extends Error {}
 
 export function parseEnv(source: Record<string, string | undefined>): Env {
-  const result = envSchema.safeParse(source);
+  const renamed = blankAsUndefined(source.MAX_STEPS) === undefined ? { ...source, MAX_STEPS: source.MAX_TURNS } : source;
+  const result = envSchema.safeParse(renamed);
   if (!result.success) {
     const lines = result.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
     throw new EnvError(`Invalid configuration:\n${lines.join("\n")}`);

@@ -3,8 +3,7 @@ import { BUILTIN_DEFINITIONS } from "@/lib/agent/definitions";
 import { createAgentRuntime, type TurnInput } from "@/lib/agent/runtime";
 import { initialSessionState, sessionReducer, type SessionState } from "@/lib/chat/session-state";
 import type { SessionEvent } from "@/lib/contracts";
-import { docFromTurn } from "@/lib/markup/from-turn";
-import { serializeMarkup } from "@/lib/markup/serialize";
+import { serializeTurn } from "@/lib/markup/serialize";
 import { createDemoModel } from "@/lib/model/demo-model";
 import { createWorkspaceTools } from "@/lib/tools";
 import { initModels } from "@/models";
@@ -58,7 +57,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     tools: createWorkspaceTools(),
     definitions: [...BUILTIN_DEFINITIONS],
     workspaceDir: options.workspaceDir ?? `${process.cwd()}/workspace`,
-    limits: { maxSpawnDepth: 3, maxChildrenPerAgent: 5, maxResultTokens: 4000, subagentTimeoutMs: 120_000, maxTurns: 10, contextTokens: 100_000 },
+    limits: { maxSpawnDepth: 3, maxChildrenPerAgent: 5, maxResultTokens: 4000, subagentTimeoutMs: 120_000, maxSteps: 10, contextTokens: 100_000, resultFooter: true },
   });
 
   // The k-th event a turn publishes is the k-th its watcher receives (one ordered socket).
@@ -137,8 +136,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
       await session?.drain();
       // What a reload would show: the turns as stored in MongoDB.
       const stored = await loadHistory(client.sessionId);
-      const liveMarkup = client.state.turns.map((t) => serializeMarkup(t.doc));
-      const storedMarkup = stored.map((t) => serializeMarkup(docFromTurn(t)));
+      const liveMarkup = client.state.turns.map(serializeTurn);
+      const storedMarkup = stored.map(serializeTurn);
       if (JSON.stringify(liveMarkup) !== JSON.stringify(storedMarkup) || client.state.needsResync) mismatched.push(client.sessionId);
     }
 

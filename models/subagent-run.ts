@@ -1,9 +1,9 @@
 import mongoose, { Schema, type InferSchemaType } from "mongoose";
-import { statsSchema } from "./usage";
+import { statsSchema, stepTextSchema } from "./usage";
 
 /**
  * A subagent's full process except its tool calls (those are `ToolCall` records with this
- * run's id): prompt, thinking, response, stats, how it ended. Stored for the UI and for
+ * run's id): prompt, the text and reasoning of each step, its final answer, stats, how it ended. Stored for the UI and for
  * audit; never sent to a model.
  */
 const subagentRunSchema = new Schema(
@@ -18,7 +18,8 @@ const subagentRunSchema = new Schema(
     name: { type: String, required: true },
     task: { type: String, default: "" },
     prompt: { type: String, default: "" },
-    thinking: { type: String },
+    steps: { type: [stepTextSchema], default: () => [] },
+    /** Its final answer alone. */
     response: { type: String, default: "" },
     status: { type: String, enum: ["running", "success", "error"], required: true },
     endReason: { type: String, enum: ["completed", "failed", "killed", "watchdog_timeout", "ghost_sweep"] },

@@ -12,6 +12,8 @@ const toolCallSchema = new Schema(
     turnId: { type: String, required: true },
     runId: { type: String, default: null },
     callId: { type: String, required: true },
+    /** The step (model request) of its run that made it. */
+    step: { type: Number, required: true },
     /** Position among its run's calls, so reloads keep the order they happened in. */
     order: { type: Number, required: true },
     name: { type: String, required: true },
@@ -19,7 +21,6 @@ const toolCallSchema = new Schema(
     response: { type: String, default: "" },
     responseSize: { type: Number, default: 0 },
     status: { type: String, enum: ["running", "success", "error"], required: true },
-    textOffset: { type: Number, default: 0 },
   },
   { versionKey: false },
 );

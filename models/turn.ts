@@ -1,8 +1,8 @@
 import mongoose, { Schema, type InferSchemaType } from "mongoose";
-import { statsSchema } from "./usage";
+import { statsSchema, stepTextSchema } from "./usage";
 
 /**
- * One chat turn: the prompt and the master agent's answer. Tool calls and subagent runs
+ * One chat turn: the prompt and the master agent's steps. Tool calls and subagent runs
  * live in their own collections so that no turn document grows with what its tools read.
  */
 const turnSchema = new Schema(
@@ -10,11 +10,11 @@ const turnSchema = new Schema(
     _id: { type: String, required: true },
     sessionId: { type: String, required: true },
     prompt: { type: String, required: true },
-    response: { type: String, default: "" },
-    thinking: { type: String },
+    steps: { type: [stepTextSchema], default: () => [] },
     status: { type: String, enum: ["running", "completed", "failed", "cancelled"], required: true },
     error: { type: String },
     stats: { type: statsSchema, default: () => ({}) },
+    endedAt: { type: Date },
   },
   { timestamps: true, versionKey: false },
 );

@@ -1,6 +1,6 @@
 import mongoose, { Schema } from "mongoose";
 
-/** Sub-schemas shared by turns and subagent runs (stored shape of `TurnStats`). */
+/** Sub-schemas shared by turns and subagent runs (stored shapes of `TurnStats` and a step's text). */
 const usage = new Schema({ inputTokens: { type: Number, default: 0 }, outputTokens: { type: Number, default: 0 } }, { _id: false });
 
 export const statsSchema = new Schema(
@@ -11,5 +11,14 @@ export const statsSchema = new Schema(
     runtimeMs: { type: Number, default: 0 },
     cost: { type: Number, default: 0 },
   },
+  { _id: false },
+);
+
+/**
+ * A step's text and reasoning. Its tool calls are `ToolCall` records carrying the step's
+ * index, so no turn or run document grows with what its tools read.
+ */
+export const stepTextSchema = new Schema(
+  { text: { type: String, default: "" }, thinking: { type: String, default: "" } },
   { _id: false },
 );

@@ -7,7 +7,7 @@ import { AUTH_COOKIE, createLoginThrottle, createPasswordGate } from "@/server/a
 import { handleApi } from "@/server/http/api";
 import { gateRequest, type LoginDeps } from "@/server/http/login";
 import { originAllowed, parseAllowedOrigins } from "@/server/http/origin";
-import { broadcastSessions, emitEvent, registerHandlers } from "@/server/realtime/handlers";
+import { broadcastSessions, registerHandlers } from "@/server/realtime/handlers";
 import { sessionRoom, type AppServer } from "@/server/realtime/types";
 import { SessionRegistry } from "@/server/sessions/registry";
 import type { TurnRunner } from "@/server/sessions/turn-runner";
@@ -60,7 +60,7 @@ export function createApp(options: AppOptions): App {
 
   const registry = new SessionRegistry({
     runner: options.runner,
-    relay: (event) => emitEvent(io.to(sessionRoom(event.sessionId)), event),
+    relay: (event) => io.to(sessionRoom(event.sessionId)).emit("agent:event", event),
     onTitleChanged: (ownerId) => void broadcastSessions(io, ownerId).catch(() => undefined),
     log: options.log,
     flushMs: options.flushMs,

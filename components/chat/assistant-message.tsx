@@ -1,30 +1,30 @@
 "use client";
 
 import { memo, useMemo } from "react";
-import type { Segment } from "@/lib/markup/types";
+import { stepsText, type ChatTurn } from "@/lib/contracts";
 import { Markdown } from "@/components/markdown/markdown";
 import { formatCost, formatDuration, formatTokens, totalTokens } from "@/components/subagents/format";
 import { TurnIdProvider } from "@/components/subagents/panel-actions";
 import { ToolCallView } from "@/components/subagents/tool-call-view";
 import { CopyButton } from "@/components/ui/copy-button";
 import { AlertIcon } from "@/components/ui/icons";
-import type { TurnView } from "./turn-view";
 
 export interface AssistantMessageProps {
-  turn: TurnView;
+  turn: ChatTurn;
 }
 
 /**
- * The agent's answer, rendered from its MessageDoc: master text as markdown, master tool
- * calls as chips, subagent calls as panels, all in the order they happened. Memoized on
- * the turn object, which the reducer replaces only when one of its events arrives.
+ * The agent's answer, rendered from the turn: each step's text as markdown, then its
+ * tool calls as chips and subagent calls as panels, in the order they happened.
+ * Memoized on the turn object, which the reducer replaces only when one of its events
+ * arrives.
  */
 export const AssistantMessage = memo(function AssistantMessage({ turn }: AssistantMessageProps) {
-  const live = turn.status === "running" || turn.status === "sending";
-  const segments = turn.doc.segments;
-  const fullText = useMemo(() => textOf(segments), [segments]);
-  const last = segments[segments.length - 1];
-  const waiting = live && (!last || last.kind === "tool");
+  const live = turn.status === "running";
+  const steps = turn.steps;
+  const fullText = useMemo(() => stepsText(steps), [steps]);
+  const last = steps[steps.length - 1];
+  const waiting = live && (!last || last.toolCalls.length > 0 || last.text === "");
 
   return (
     <TurnIdProvider turnId={turn.turnId}>
@@ -35,16 +35,10 @@ export const AssistantMessage = memo(function AssistantMessage({ turn }: Assista
         aria-busy={live}
         className="group min-w-0 space-y-3"
       >
-        {segments.map((segment, i) =>
-          segment.kind === "text" ? (
-            <Markdown key={`t${i}`} text={segment.text} streaming={live && i === segments.length - 1} className="text-[15px]" />
-          ) : (
-            <div key={segment.call.callId} className="min-w-0">
-              <ToolCallView call={segment.call} ownerRunId={null} />
-            </div>
-          ),
-        )}
-        {waiting ? <Working label={segments.length === 0 ? "Thinking…" : "Working…"} /> : null}
+        {steps.map((step, i) => (
+          <StepView key={i} text={step.text} calls={step.toolCalls} streaming={live && i === steps.length - 1 && step.toolCalls.length === 0} />
+        ))}
+        {waiting ? <Working label={steps.length === 0 ? "Thinking…" : "Working…"} /> : null}
         {turn.status === "failed" ? (
           <div
             role="alert"
@@ -67,7 +61,21 @@ export const AssistantMessage = memo(function AssistantMessage({ turn }: Assista
   );
 });
 
-function Working({ label }: { label: string }) {
+/** One step of the master: its words, then the calls it made. Memoized: finished steps skip re-rendering. */
+const StepView = memo(function StepView({ text, calls, streaming }: { text: string; calls: ChatTurn["steps"][number]["toolCalls"]; streaming: boolean }) {
+  return (
+    <>
+      {text ? <Markdown text={text} streaming={streaming} className="text-[15px]" /> : null}
+      {calls.map((call) => (
+        <div key={call.callId} className="min-w-0">
+          <ToolCallView call={call} ownerRunId={null} />
+        </div>
+      ))}
+    </>
+  );
+});
+
+export function Working({ label }: { label: string }) {
   return (
     <div className="flex items-center gap-2 text-sm text-zinc-500 dark:text-zinc-400" role="status">
       <span className="flex gap-1" aria-hidden="true">
@@ -80,7 +88,7 @@ function Working({ label }: { label: string }) {
   );
 }
 
-function MessageFooter({ text, turn }: { text: string; turn: TurnView }) {
+function MessageFooter({ text, turn }: { text: string; turn: ChatTurn }) {
   const stats = turn.stats;
   return (
     <div className="flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-zinc-400 dark:text-zinc-500">
@@ -93,11 +101,4 @@ function MessageFooter({ text, turn }: { text: string; turn: TurnView }) {
       ) : null}
     </div>
   );
-}
-
-/** The master's own words, without tool output: what "Copy answer" copies. */
-function textOf(segments: readonly Segment[]): string {
-  let out = "";
-  for (const s of segments) if (s.kind === "text") out += s.text;
-  return out.trim();
 }

@@ -47,7 +47,7 @@ export function ChatView({ sessionId }: ChatViewProps) {
           <div className="flex flex-1 items-center justify-center gap-2 text-sm text-zinc-500 dark:text-zinc-400" role="status">
             <SpinnerIcon /> Loading chat…
           </div>
-        ) : state.turns.length === 0 ? (
+        ) : state.turns.length === 0 && state.pending.length === 0 ? (
           <div className="min-h-0 flex-1 overflow-y-auto">
             <EmptyState
               onPick={(prompt) => {
@@ -56,9 +56,9 @@ export function ChatView({ sessionId }: ChatViewProps) {
             />
           </div>
         ) : (
-          <MessageList turns={state.turns} footer={errorBanner} />
+          <MessageList turns={state.turns} pending={state.pending} footer={errorBanner} />
         )}
-        {state.turns.length === 0 && errorBanner ? <div className="mx-auto w-full max-w-3xl px-3 pb-2 sm:px-4">{errorBanner}</div> : null}
+        {state.turns.length === 0 && state.pending.length === 0 && errorBanner ? <div className="mx-auto w-full max-w-3xl px-3 pb-2 sm:px-4">{errorBanner}</div> : null}
         <Composer onSend={send} onStop={runningTurnId ? stop : undefined} running={busy} disabled={!loaded || leaving} />
       </div>
     </PanelActionsProvider>

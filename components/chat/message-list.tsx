@@ -1,8 +1,10 @@
 "use client";
 
 import { useEffect, useLayoutEffect, useRef, useState, type ReactNode } from "react";
-import { AssistantMessage } from "./assistant-message";
-import type { TurnView } from "./turn-view";
+import type { ChatTurn } from "@/lib/contracts";
+import type { PendingPrompt } from "@/lib/chat/session-state";
+import { AlertIcon } from "@/components/ui/icons";
+import { AssistantMessage, Working } from "./assistant-message";
 import { UserMessage } from "./user-message";
 
 /** Within this many pixels of the bottom, the list follows new content. */
@@ -16,7 +18,9 @@ const CLICK_GRACE_MS = 400;
 const TURNS_PER_PAGE = 30;
 
 export interface MessageListProps {
-  turns: readonly TurnView[];
+  turns: readonly ChatTurn[];
+  /** Prompts sent but not started yet, shown after the turns. */
+  pending: readonly PendingPrompt[];
   /** Shown under the turns (e.g. a command error), inside the scroll area. */
   footer?: ReactNode;
 }
@@ -25,7 +29,7 @@ export interface MessageListProps {
  * Scrolls with the stream only while the reader is at the bottom: scrolling up to read
  * an earlier panel must not be yanked away by the next token.
  */
-export function MessageList({ turns, footer }: MessageListProps) {
+export function MessageList({ turns, pending, footer }: MessageListProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const content = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
@@ -111,6 +115,12 @@ export function MessageList({ turns, footer }: MessageListProps) {
               <AssistantMessage turn={turn} />
             </div>
           ))}
+          {pending.map((p) => (
+            <div key={p.clientId} className="space-y-4">
+              <UserMessage text={p.prompt} />
+              <PendingAnswer prompt={p} />
+            </div>
+          ))}
           {footer}
         </div>
       </div>
@@ -123,6 +133,30 @@ export function MessageList({ turns, footer }: MessageListProps) {
           Jump to latest ↓
         </button>
       ) : null}
+    </div>
+  );
+}
+
+/** Where a prompt's answer will appear: a quiet "Sending…", or why it was not sent. */
+function PendingAnswer({ prompt }: { prompt: PendingPrompt }) {
+  if (!prompt.error) {
+    return (
+      <div data-testid="message-assistant" data-status="sending" aria-busy="true">
+        <Working label="Sending…" />
+      </div>
+    );
+  }
+  return (
+    <div
+      role="alert"
+      data-testid="message-assistant"
+      data-status="failed"
+      className="flex items-start gap-2 rounded-lg border border-red-200 bg-red-50 px-3 py-2.5 text-sm text-red-800 dark:border-red-900/70 dark:bg-red-950/40 dark:text-red-300"
+    >
+      <AlertIcon className="mt-0.5 shrink-0" />
+      <p className="min-w-0 break-words whitespace-pre-wrap" data-testid="turn-error">
+        {prompt.error}
+      </p>
     </div>
   );
 }

@@ -1,15 +1,9 @@
 "use client";
 
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
-import {
-  AGENT_EVENT_TYPES,
-  type Ack,
-  type AgentEventType,
-  type ErrorCode,
-  type SessionEvent,
-} from "@/lib/contracts";
+import type { Ack, ErrorCode, SessionEvent } from "@/lib/contracts";
 import { initialSessionState, isBusy, sessionReducer, type SessionState } from "@/lib/chat/session-state";
-import { getSocket, request, type AppClientSocket } from "@/components/realtime/socket";
+import { getSocket, request } from "@/components/realtime/socket";
 import { newClientId } from "./client-id";
 
 export interface SessionProblem {
@@ -32,8 +26,8 @@ export interface UseSession {
 }
 
 /**
- * One open session over the shared socket. Every agent event type (from the contract's
- * own list, so a new event cannot be forgotten here) feeds the pure reducer. A fresh load
+ * One open session over the shared socket. Every agent event arrives on the one
+ * `agent:event` channel and feeds the pure reducer. A fresh load
  * asks for a snapshot; a reconnect rejoins with `lastSeq` so the server can replay only
  * what was missed; a gap the reducer detects (`needsResync`) asks for a snapshot again.
  */
@@ -79,14 +73,13 @@ export function useSession(sessionId: string): UseSession {
       dispatch({ type: "replay:complete", sessionId: info.sessionId, seq: info.seq });
     const onConnect = () => void join(true);
 
-    const listen = onAgentEvents(socket);
-    for (const type of AGENT_EVENT_TYPES) listen.on(type, onEvent);
+    socket.on("agent:event", onEvent);
     socket.on("replay:complete", onReplayComplete);
     socket.on("connect", onConnect);
     if (socket.connected) void join(false);
 
     return () => {
-      for (const type of AGENT_EVENT_TYPES) listen.off(type, onEvent);
+      socket.off("agent:event", onEvent);
       socket.off("replay:complete", onReplayComplete);
       socket.off("connect", onConnect);
       if (socket.connected) void request(socket, "session:leave", { sessionId });
@@ -130,16 +123,4 @@ export function useSession(sessionId: string): UseSession {
   const kill = useCallback((runId: string) => request(getSocket(), "subagent:kill", { sessionId, runId }), [sessionId]);
 
   return { state, loaded, joinError, busy: isBusy(state), runningTurnId, send, cancel, steer, kill };
-}
-
-/**
- * Socket.IO's typed `on` cannot take a union of event names with one shared handler;
- * every agent event relays as a SessionEvent, so the listener type is narrowed once here.
- */
-function onAgentEvents(socket: AppClientSocket) {
-  type Listen = (type: AgentEventType, handler: (event: SessionEvent) => void) => void;
-  return {
-    on: socket.on.bind(socket) as unknown as Listen,
-    off: socket.off.bind(socket) as unknown as Listen,
-  };
 }

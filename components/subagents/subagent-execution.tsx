@@ -1,7 +1,7 @@
 "use client";
 
 import { memo, useId, type ReactNode } from "react";
-import type { PanelNode, ToolNode } from "@/lib/markup/types";
+import type { Step, SubagentProcess, ToolCall } from "@/lib/contracts";
 import { Markdown } from "@/components/markdown/markdown";
 import { ChevronRightIcon } from "@/components/ui/icons";
 import { useDisclosure } from "@/components/ui/disclosure";
@@ -14,15 +14,15 @@ import { ToolCallView } from "./tool-call-view";
 import { ToolResult } from "./tool-result";
 
 export interface SubagentExecutionProps {
-  panel: PanelNode;
+  panel: SubagentProcess;
   /** The parent's tool call that spawned this run: its result is what the parent model saw. */
-  call?: ToolNode;
+  call?: ToolCall;
 }
 
 /**
  * Seed 001's `<SubagentExecution>` panel: one subagent run, collapsed to a single line,
- * expanded to everything it did. Memoized on the node: transforms copy only the path to
- * a change, so finished panels are skipped while a sibling streams.
+ * expanded to everything it did, step by step. Memoized on the process: the reducer
+ * copies only the path to a change, so finished panels are skipped while a sibling streams.
  */
 export const SubagentExecution = memo(function SubagentExecution({ panel, call }: SubagentExecutionProps) {
   const [open, setOpen] = useDisclosure(`run:${panel.runId}`);
@@ -82,9 +82,9 @@ export const SubagentExecution = memo(function SubagentExecution({ panel, call }
 
 function PanelBody({ panel, call }: SubagentExecutionProps) {
   const running = panel.status === "running";
-  const [responseOpen, setResponseOpen] = useDisclosure(`run-response:${panel.runId}`, true);
-  const responseId = useId();
-  const returned = call && call.status !== "running" && call.response !== panel.responseText ? call : null;
+  const answered = panel.status === "success";
+  const returned = call && call.status !== "running" && call.response !== panel.response ? call : null;
+  const lastIndex = panel.steps.length - 1;
 
   return (
     <div className="space-y-3 border-t border-zinc-200 px-3 pt-3 pb-3 dark:border-zinc-800">
@@ -92,45 +92,27 @@ function PanelBody({ panel, call }: SubagentExecutionProps) {
         <p className="text-sm break-words whitespace-pre-wrap text-zinc-800 dark:text-zinc-200">{panel.task}</p>
       </Block>
 
-      {panel.toolCalls.length > 0 ? (
-        <Block title={`Tool calls (${panel.toolCalls.length})`}>
-          <ol className="space-y-1.5">
-            {panel.toolCalls.map((c) => (
-              <li key={c.callId} className="min-w-0">
-                <ToolCallView call={c} ownerRunId={panel.runId} />
-              </li>
+      {panel.steps.length > 0 ? (
+        <Block title={`Steps (${panel.steps.length})`}>
+          <ol className="space-y-2" data-testid="subagent-steps">
+            {panel.steps.map((step, i) => (
+              <StepItem
+                key={i}
+                runId={panel.runId}
+                index={i}
+                step={step}
+                // The answering step's words are the response below; not shown twice.
+                hideText={answered && i === lastIndex && step.text === panel.response}
+                streaming={running && i === lastIndex}
+              />
             ))}
           </ol>
         </Block>
       ) : running ? (
-        <p className="text-xs text-zinc-500 italic dark:text-zinc-400">No tool calls yet.</p>
+        <p className="text-xs text-zinc-500 italic dark:text-zinc-400">Waiting for its first step…</p>
       ) : null}
 
-      {panel.thinking ? <Thinking runId={panel.runId} text={panel.thinking} /> : null}
-
-      <div>
-        <button
-          type="button"
-          aria-expanded={responseOpen}
-          aria-controls={responseId}
-          onClick={() => setResponseOpen(!responseOpen)}
-          className="mb-1 inline-flex items-center gap-1 rounded text-[11px] font-semibold tracking-wide text-zinc-500 uppercase hover:text-zinc-800 dark:text-zinc-400 dark:hover:text-zinc-200"
-        >
-          <ChevronRightIcon size={12} className={`transition-transform ${responseOpen ? "rotate-90" : ""}`} />
-          Response
-        </button>
-        <div id={responseId} hidden={!responseOpen}>
-          {responseOpen ? (
-            panel.responseText ? (
-              <div className="rounded-md border border-zinc-200 bg-zinc-50/60 px-3 py-2 text-sm dark:border-zinc-800 dark:bg-zinc-950/40">
-                <Markdown text={panel.responseText} streaming={running} />
-              </div>
-            ) : (
-              <p className="text-xs text-zinc-500 italic dark:text-zinc-400">{running ? "Waiting for the first words…" : "No response."}</p>
-            )
-          ) : null}
-        </div>
-      </div>
+      {answered ? <Response panel={panel} /> : null}
 
       {panel.status === "error" || (panel.endReason && panel.endReason !== "completed") ? (
         <div role="alert" className="rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900/70 dark:bg-red-950/40 dark:text-red-300">
@@ -157,9 +139,77 @@ function PanelBody({ panel, call }: SubagentExecutionProps) {
   );
 }
 
+/** The final answer alone: what was condensed and returned to the parent. */
+function Response({ panel }: { panel: SubagentProcess }) {
+  const [open, setOpen] = useDisclosure(`run-response:${panel.runId}`, true);
+  const id = useId();
+  const running = panel.status === "running";
+  return (
+    <div>
+      <button
+        type="button"
+        aria-expanded={open}
+        aria-controls={id}
+        onClick={() => setOpen(!open)}
+        className="mb-1 inline-flex items-center gap-1 rounded text-[11px] font-semibold tracking-wide text-zinc-500 uppercase hover:text-zinc-800 dark:text-zinc-400 dark:hover:text-zinc-200"
+      >
+        <ChevronRightIcon size={12} className={`transition-transform ${open ? "rotate-90" : ""}`} />
+        Response
+      </button>
+      <div id={id} hidden={!open} data-testid="subagent-response">
+        {open ? (
+          panel.response ? (
+            <div className="rounded-md border border-zinc-200 bg-zinc-50/60 px-3 py-2 text-sm dark:border-zinc-800 dark:bg-zinc-950/40">
+              <Markdown text={panel.response} />
+            </div>
+          ) : (
+            <p className="text-xs text-zinc-500 italic dark:text-zinc-400">{running ? "Not answered yet." : "No response."}</p>
+          )
+        ) : null}
+      </div>
+    </div>
+  );
+}
+
+/** One step of a run: its reasoning (folded), its words, then the calls it made. */
+const StepItem = memo(function StepItem({
+  runId,
+  index,
+  step,
+  hideText,
+  streaming,
+}: {
+  runId: string;
+  index: number;
+  step: Step;
+  hideText: boolean;
+  streaming: boolean;
+}) {
+  return (
+    <li className="min-w-0 space-y-1.5 border-l-2 border-zinc-200 pl-2.5 dark:border-zinc-800" data-testid="subagent-step">
+      <div className="text-[11px] text-zinc-400 tabular-nums dark:text-zinc-500">Step {index + 1}</div>
+      {step.thinking ? <Thinking runId={runId} step={index} text={step.thinking} /> : null}
+      {step.text && !hideText ? (
+        <div className="text-sm text-zinc-700 dark:text-zinc-300" data-testid="subagent-step-text">
+          <Markdown text={step.text} streaming={streaming && step.toolCalls.length === 0} />
+        </div>
+      ) : null}
+      {step.toolCalls.length > 0 ? (
+        <ol className="space-y-1.5">
+          {step.toolCalls.map((c) => (
+            <li key={c.callId} className="min-w-0">
+              <ToolCallView call={c} ownerRunId={runId} />
+            </li>
+          ))}
+        </ol>
+      ) : null}
+    </li>
+  );
+});
+
 /** The run's reasoning, for audit only; folded by default because it is long and noisy. */
-function Thinking({ runId, text }: { runId: string; text: string }) {
-  const [open, setOpen] = useDisclosure(`run-thinking:${runId}`);
+function Thinking({ runId, step, text }: { runId: string; step: number; text: string }) {
+  const [open, setOpen] = useDisclosure(`run-thinking:${runId}:${step}`);
   const id = useId();
   return (
     <div>

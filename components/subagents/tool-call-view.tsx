@@ -1,7 +1,7 @@
 "use client";
 
 import { memo, useId } from "react";
-import type { ToolNode } from "@/lib/markup/types";
+import type { ToolCall } from "@/lib/contracts";
 import { ChevronRightIcon, WrenchIcon } from "@/components/ui/icons";
 import { useDisclosure } from "@/components/ui/disclosure";
 import { argumentHint, prettyJson } from "./format";
@@ -11,7 +11,7 @@ import { SubagentExecution } from "./subagent-execution";
 import { ToolResult } from "./tool-result";
 
 export interface ToolCallViewProps {
-  call: ToolNode;
+  call: ToolCall;
   /** The run that made the call; null for the master agent. */
   ownerRunId: string | null;
 }

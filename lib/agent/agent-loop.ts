@@ -1,4 +1,4 @@
-import { previewOf, type SubagentProcess, type ToolCall, type Usage } from "@/lib/contracts";
+import type { Usage } from "@/lib/contracts";
 import { cleanSubagentContent, type WarnLog } from "@/lib/context/clean-result";
 import { COMPACT_SYSTEM_PROMPT, compactMessages, reinforceObjective } from "@/lib/context/compact";
 import { estimateRequestTokens } from "@/lib/context/tokens";
@@ -10,7 +10,7 @@ import { toolErrorText } from "./tool-errors";
 /**
  * The agent loop shared by the master and every subagent: stream the model, run the tool
  * calls it asks for (independent calls concurrently), feed the results back as role:"tool"
- * messages with the same ids, and stop on a final answer or after `maxTurns` requests.
+ * messages with the same ids, and stop on a final answer or after `maxSteps` requests.
  *
  * The loop owns no transport: it reports through hooks, and the caller decides whether
  * that becomes `turn:*`/`tool:*` events (master) or `subagent_data` (a child).
@@ -20,7 +20,6 @@ export interface ToolOutcome {
   /** What the calling model reads. For a subagent call: the clean narrative result. */
   content: string;
   status: "success" | "error";
-  subagent?: SubagentProcess;
 }
 
 export interface ToolInvoker {
@@ -31,12 +30,13 @@ export interface ToolInvoker {
   invoke(call: ModelToolCall, context: { messages: readonly ChatMessage[]; signal: AbortSignal }): Promise<ToolOutcome>;
 }
 
+/** What the loop reports, each tagged with the step (model request, from 0) it belongs to. */
 export interface LoopHooks {
-  onText?(text: string, offset: number): void;
-  onThinking?(text: string, offset: number): void;
-  onToolCall?(call: ToolCall): void;
-  /** `fullText` is the whole output; `call.response` holds only its preview. */
-  onToolResult?(call: ToolCall, fullText: string): void;
+  onText?(step: number, text: string, offset: number): void;
+  onThinking?(step: number, text: string, offset: number): void;
+  onToolCall?(step: number, call: ModelToolCall): void;
+  /** `content` is exactly what the calling model reads. */
+  onToolResult?(callId: string, content: string, status: ToolOutcome["status"]): void;
   onChatUsage?(usage: Usage): void;
   onSystemUsage?(usage: Usage): void;
   onStepEnd?(steps: number): void;
@@ -46,7 +46,7 @@ export interface LoopOptions {
   model: ChatModel;
   systemModel: ChatModel;
   invoker: ToolInvoker;
-  maxTurns: number;
+  maxSteps: number;
   contextTokens: number;
   /** Re-stated after every compaction (seed 003 objective reinforcement). */
   objective?: string;
@@ -59,61 +59,49 @@ export interface LoopOptions {
   log?: WarnLog;
 }
 
-/** Mutable so that a caller still has the partial transcript when the loop throws. */
+/** Mutable so that a caller still has the transcript and step count when the loop throws. */
 export interface LoopState {
   messages: ChatMessage[];
-  text: string;
-  thinking: string;
-  toolCalls: ToolCall[];
   steps: number;
 }
 
-export type LoopOutcome = "answered" | "max_turns";
+/**
+ * `answered`: a step ended without tool calls; `answer` is that step's text alone — the
+ * agent's final answer, without the interim text of the steps before it.
+ */
+export type LoopOutcome = { kind: "answered"; answer: string } | { kind: "max_steps" };
 
 export function createLoopState(messages: ChatMessage[]): LoopState {
-  return { messages, text: "", thinking: "", toolCalls: [], steps: 0 };
+  return { messages, steps: 0 };
 }
 
 export const STEER_TAG = "[Steering message]";
 
 export async function runAgentLoop(options: LoopOptions, state: LoopState): Promise<LoopOutcome> {
   const { hooks, invoker, signal } = options;
-  for (let turn = 0; turn < options.maxTurns; turn++) {
+  while (state.steps < options.maxSteps) {
     throwIfAborted(signal);
     for (const steer of options.drainSteering?.() ?? []) {
       state.messages.push({ role: "user", content: `${STEER_TAG}\n${steer}` });
     }
     await compactIfNeeded(options, state);
 
-    const stepCalls: ToolCall[] = [];
+    const index = state.steps;
+    let textLength = 0;
+    let thinkingLength = 0;
     const step = await runModelStep(
       options.model,
       { messages: [...state.messages], tools: invoker.specs.length ? invoker.specs : undefined, signal },
       {
         onText: (text) => {
-          const offset = state.text.length;
-          state.text += text;
-          hooks.onText?.(text, offset);
+          hooks.onText?.(index, text, textLength);
+          textLength += text.length;
         },
         onThinking: (text) => {
-          const offset = state.thinking.length;
-          state.thinking += text;
-          hooks.onThinking?.(text, offset);
+          hooks.onThinking?.(index, text, thinkingLength);
+          thinkingLength += text.length;
         },
-        onToolCall: (call) => {
-          const record: ToolCall = {
-            callId: call.id,
-            name: call.name,
-            parameters: call.arguments,
-            response: "",
-            responseSize: 0,
-            status: "running",
-            textOffset: state.text.length,
-          };
-          stepCalls.push(record);
-          state.toolCalls.push(record);
-          hooks.onToolCall?.(record);
-        },
+        onToolCall: (call) => hooks.onToolCall?.(index, call),
       },
     );
     state.steps++;
@@ -123,19 +111,19 @@ export async function runAgentLoop(options: LoopOptions, state: LoopState): Prom
     if (calls.length === 0) {
       hooks.onStepEnd?.(state.steps);
       if (options.hasSteering?.()) continue;
-      return "answered";
+      return { kind: "answered", answer: step.text };
     }
-    const outcomes = await runCalls(calls, options, state, stepCalls);
+    const outcomes = await runCalls(calls, options, state);
     calls.forEach((call, i) => {
       state.messages.push({ role: "tool", content: outcomes[i]!, toolCallId: call.id, toolName: call.name });
     });
     hooks.onStepEnd?.(state.steps);
   }
   throwIfAborted(signal);
-  return "max_turns";
+  return { kind: "max_steps" };
 }
 
-async function runCalls(calls: ModelToolCall[], options: LoopOptions, state: LoopState, records: ToolCall[]): Promise<string[]> {
+async function runCalls(calls: ModelToolCall[], options: LoopOptions, state: LoopState): Promise<string[]> {
   const contents: string[] = new Array(calls.length).fill("");
   const runOne = async (index: number) => {
     const call = calls[index]!;
@@ -148,12 +136,7 @@ async function runCalls(calls: ModelToolCall[], options: LoopOptions, state: Loo
     // Seed 000, live path: only the clean result of a subagent may enter the context.
     const content = call.name === SUBAGENT_TOOL_NAME ? cleanSubagentContent(outcome.content, options.log) : outcome.content;
     contents[index] = content;
-    const record = records[index];
-    if (record) {
-      Object.assign(record, previewOf(content), { status: outcome.status });
-      if (outcome.subagent) record.subagent = outcome.subagent;
-      options.hooks.onToolResult?.(record, content);
-    }
+    options.hooks.onToolResult?.(call.id, content, outcome.status);
   };
   const indexes = calls.map((_, i) => i);
   const exclusive = indexes.filter((i) => options.invoker.isExclusive(calls[i]!));

@@ -28,12 +28,11 @@ const oldTurn = (i: number): ChatTurn => ({
   turnId: `old${i}`,
   sessionId: "s1",
   prompt: `old question ${i} ${"padding ".repeat(100)}`,
-  response: `old answer ${i} ${"padding ".repeat(100)}`,
-  toolCalls: [],
+  steps: [{ text: `old answer ${i} ${"padding ".repeat(100)}`, thinking: "", toolCalls: [] }],
   stats: emptyStats(),
   status: "completed",
   createdAt: "2026-01-01T00:00:00.000Z",
-  updatedAt: "2026-01-01T00:00:00.000Z",
+  endedAt: "2026-01-01T00:00:00.000Z",
 });
 
 describe("token budget", () => {

@@ -1,6 +1,6 @@
-import { previewOf, type EndReason, type SubagentDataPayload, type SubagentProcess } from "@/lib/contracts";
+import { toolOutputOf, type EndReason, type SubagentDataPayload } from "@/lib/contracts";
 import type { ModelToolCall } from "@/lib/model/types";
-import { createLoopState, runAgentLoop, type LoopOutcome, type ToolOutcome } from "./agent-loop";
+import { createLoopState, runAgentLoop, type ToolOutcome } from "./agent-loop";
 import { condenseResult } from "./condense";
 import type { SubagentDefinition } from "./definitions";
 import { AbortedError, describeError } from "./model-step";
@@ -14,8 +14,9 @@ import { UsageMeter } from "./usage-meter";
  * One subagent run, start to end: spawn packet → `subagent_started` → the child's own loop
  * (its events forwarded as `subagent_data` through an isolated emitter tagged with runId,
  * parentRunId and depth) → `subagent_completed`/`subagent_error` → condensation and
- * narrative casting → `agent:complete` with the clean result and the full process. The
- * caller gets only the clean text (seed 000).
+ * narrative casting → `agent:complete` with the clean result and the full process (the
+ * turn reducer's fold of the run's own events, so it equals what every viewer holds).
+ * The caller gets only the clean text (seed 000), built from the final answer alone.
  *
  * The run ends for one of four reasons: completed, failed (model error, step limit),
  * killed (by steer/kill control or because its parent stopped) or watchdog_timeout.
@@ -74,13 +75,14 @@ export async function runChild(executor: SubagentExecutor, spec: ChildSpec): Pro
 
   let endReason: EndReason = "completed";
   let error: string | undefined;
+  let answer = "";
   try {
-    const outcome: LoopOutcome = await runAgentLoop(
+    const outcome = await runAgentLoop(
       {
         model: definition.model === "system" ? deps.systemModel : deps.model,
         systemModel: deps.systemModel,
         invoker: executor.invokerFor(node, definition.allowedTools),
-        maxTurns: definition.maxTurns,
+        maxSteps: definition.maxSteps,
         contextTokens: deps.limits.contextTokens,
         objective: args.objective ?? args.task,
         signal: controller.signal,
@@ -88,11 +90,10 @@ export async function runChild(executor: SubagentExecutor, spec: ChildSpec): Pro
         hasSteering: () => (scope.registry.get(runId)?.inbox.length ?? 0) > 0,
         log: deps.log,
         hooks: {
-          onText: (text, offset) => emitData({ kind: "token", offset, text }),
-          onThinking: (text, offset) => emitData({ kind: "thinking", offset, text }),
-          onToolCall: (c) => emitData({ kind: "tool_call", callId: c.callId, name: c.name, parameters: c.parameters, textOffset: c.textOffset }),
-          // The whole output travels to the server, which stores it and relays a preview.
-          onToolResult: (c, fullText) => emitData({ kind: "tool_result", callId: c.callId, response: fullText, responseSize: fullText.length, status: c.status }),
+          onText: (step, text, offset) => emitData({ kind: "token", step, offset, text }),
+          onThinking: (step, text, offset) => emitData({ kind: "thinking", step, offset, text }),
+          onToolCall: (step, c) => emitData({ kind: "tool_call", step, callId: c.id, name: c.name, parameters: c.arguments }),
+          onToolResult: (callId, content, status) => emitData({ kind: "tool_result", callId, ...toolOutputOf(content), status }),
           onChatUsage: (usage) => node.meter.addChat(usage),
           onSystemUsage: (usage) => node.meter.addSystem(usage),
           onStepEnd: (steps) => {
@@ -103,9 +104,10 @@ export async function runChild(executor: SubagentExecutor, spec: ChildSpec): Pro
       },
       state,
     );
-    if (outcome === "max_turns") {
+    if (outcome.kind === "answered") answer = outcome.answer;
+    else {
       endReason = "failed";
-      error = `Reached its limit of ${definition.maxTurns} steps without a final answer.`;
+      error = `Reached its limit of ${definition.maxSteps} steps without a final answer.`;
     }
   } catch (e) {
     if (e instanceof AbortedError || controller.signal.aborted) {
@@ -131,14 +133,14 @@ export async function runChild(executor: SubagentExecutor, spec: ChildSpec): Pro
   const endedAt = new Date(ended).toISOString();
   const stats = node.meter.stats(ended - started);
   if (endReason === "completed") {
-    executor.publish({ type: "subagent_completed", ...runRef, response: state.text, stats, endReason, endedAt });
+    executor.publish({ type: "subagent_completed", ...runRef, response: answer, stats, endReason, endedAt });
   } else {
     executor.publish({ type: "subagent_error", ...runRef, error: error ?? "Failed.", stats, endReason, endedAt });
   }
 
   // Condensation is the parent's work: its system usage is charged to the parent.
   const condensed = await condenseResult({
-    text: state.text,
+    text: answer,
     maxResultTokens: deps.limits.maxResultTokens,
     model: deps.systemModel,
     signal: parent.signal,
@@ -153,24 +155,11 @@ export async function runChild(executor: SubagentExecutor, spec: ChildSpec): Pro
     originalTokens: condensed.originalTokens,
     bodyTokens: condensed.bodyTokens,
     error,
+    footer: deps.limits.resultFooter,
   });
-  const process: SubagentProcess = {
-    runId,
-    parentRunId: parent.runId,
-    depth,
-    name: definition.name,
-    task: args.task,
-    prompt,
-    ...(state.thinking ? { thinking: state.thinking } : {}),
-    response: state.text,
-    toolCalls: state.toolCalls,
-    stats,
-    status: endReason === "completed" ? "success" : "error",
-    endReason,
-    ...(error ? { error } : {}),
-    startedAt,
-    endedAt,
-  };
-  executor.publish({ type: "agent:complete", turnId: scope.turnId, callId: call.id, runId, parentRunId: parent.runId, ...previewOf(clean), subagent: process });
-  return { content: clean, status: endReason === "completed" ? "success" : "error", subagent: process };
+  const process = scope.processOf(runId);
+  if (process) {
+    executor.publish({ type: "agent:complete", turnId: scope.turnId, callId: call.id, runId, parentRunId: parent.runId, ...toolOutputOf(clean), subagent: process });
+  }
+  return { content: clean, status: endReason === "completed" ? "success" : "error" };
 }

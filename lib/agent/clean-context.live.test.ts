@@ -4,7 +4,6 @@ import { ModelError, type ModelRequest } from "@/lib/model/types";
 import { MASTER_PROMPT_MARKER } from "./prompts";
 import { startTestTurn, tempWorkspace } from "@/test/support/agent/harness";
 import { lastUser, scriptedModel, systemOf, toolResults, type ScriptedReply } from "@/test/support/agent/scripted-model";
-import { turnFromEvents } from "@/test/support/agent/turn-from-events";
 
 /**
  * Invariant 1 on the live path, over random delegation scenarios: the requests the master's
@@ -64,7 +63,7 @@ describe("clean context on the live path (property)", () => {
         const first = startTestTurn({ model, workspaceDir: ws.dir }, "investigate");
         const firstResult = await first.result;
         expect(firstResult.status).toBe("completed");
-        const history = [turnFromEvents(first.events)];
+        const history = [firstResult.turn];
         if (plans.some((p) => p.thinks || p.readsFile || p.spawnsGrandchild)) {
           expect(JSON.stringify(history)).toContain(MARK); // stored for audit…
         }

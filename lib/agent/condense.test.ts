@@ -67,7 +67,12 @@ describe("castNarrative", () => {
       "[Subagent Result: explore-abc]\nStatus: Killed\nError: Killed before it finished.\nCondensation: Level 2 (LLM summary)\n\nBODY\n\n---\nRuntime: 1.2s | Steps: 4 | Tokens: 6200 | Cost: $0.0000\nCondensation: Level 2 | Original: 1000 tokens | Ratio: 0.25",
     ],
   ])("%s", (_, input, expected) => {
-    expect(castNarrative({ label: "explore-abc", body: "BODY", stats, originalTokens: 1000, bodyTokens: 250, ...input })).toBe(expected);
+    expect(castNarrative({ label: "explore-abc", body: "BODY", stats, originalTokens: 1000, bodyTokens: 250, footer: true, ...input })).toBe(expected);
+  });
+
+  it("leaves the stats footer out when it is switched off (RESULT_FOOTER=false)", () => {
+    const input = { label: "explore-abc", body: "BODY", stats, originalTokens: 1000, bodyTokens: 250, endReason: "completed" as const, level: 2 as const };
+    expect(castNarrative({ ...input, footer: false })).toBe("[Subagent Result: explore-abc]\nStatus: Completed\nCondensation: Level 2 (LLM summary)\n\nBODY");
   });
 
   it("labels runs by definition name and the start of the run id", () => {

@@ -10,7 +10,6 @@ import { createWorkspaceTools } from "@/lib/tools";
 import { BUILTIN_DEFINITIONS } from "./definitions";
 import { MASTER_PROMPT_MARKER } from "./prompts";
 import { createAgentRuntime } from "./runtime";
-import { turnFromEvents } from "@/test/support/agent/turn-from-events";
 
 /**
  * What the clean-context principle buys, measured: a 20-turn session on a copy of the
@@ -44,7 +43,7 @@ describe("context budget of a 20-turn session (demo model)", () => {
       tools: createWorkspaceTools(),
       definitions: [...BUILTIN_DEFINITIONS],
       workspaceDir: workspace,
-      limits: { maxSpawnDepth: 3, maxChildrenPerAgent: 5, maxResultTokens: 4_000, subagentTimeoutMs: 30_000, maxTurns: 10, contextTokens: 100_000 },
+      limits: { maxSpawnDepth: 3, maxChildrenPerAgent: 5, maxResultTokens: 4_000, subagentTimeoutMs: 30_000, maxSteps: 10, contextTokens: 100_000, resultFooter: true },
     });
     const history: ChatTurn[] = [];
     const allEvents: AgentEvent[] = [];
@@ -52,8 +51,9 @@ describe("context budget of a 20-turn session (demo model)", () => {
       const prompt = i % 4 === 1 ? RESEARCH[(i - 1) / 4]! : CHAT[i % CHAT.length]!;
       const events: AgentEvent[] = [];
       const handle = runtime.startTurn({ sessionId: "s", turnId: `t${i}`, prompt, history: [...history], publish: (e) => events.push(e) });
-      expect((await handle.done).status).toBe("completed");
-      history.push(turnFromEvents(events));
+      const done = await handle.done;
+      expect(done.status).toBe("completed");
+      history.push(done.turn);
       allEvents.push(...events);
     }
 

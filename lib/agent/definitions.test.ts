@@ -10,17 +10,18 @@ describe("subagent definitions", () => {
     expect(general!.allowedTools).toContain("subagent");
   });
 
-  it("parses a config file (array or { subagents }) with defaults, and lets it override a built-in", () => {
+  it("parses a config file (array or { subagents }) with defaults, reads the old maxTurns as maxSteps, and lets it override a built-in", () => {
     const parsed = parseSubagentDefinitions({
       subagents: [
         { name: "reviewer", description: "Reviews code", systemPrompt: "You review.", allowedTools: ["file_read"] },
         { name: "explore", description: "Custom explore", systemPrompt: "Explore differently.", maxTurns: 3 },
       ],
     });
-    expect(parsed[0]).toEqual({ name: "reviewer", description: "Reviews code", systemPrompt: "You review.", allowedTools: ["file_read"], model: "chat", maxTurns: 12, parallelizable: true });
+    expect(parsed[0]).toEqual({ name: "reviewer", description: "Reviews code", systemPrompt: "You review.", allowedTools: ["file_read"], model: "chat", maxSteps: 12, parallelizable: true });
     const merged = mergeDefinitions(BUILTIN_DEFINITIONS, parsed);
     expect(merged.map((d) => d.name)).toEqual(["explore", "general", "reviewer"]);
-    expect(merged[0]).toMatchObject({ description: "Custom explore", maxTurns: 3 });
+    expect(merged[0]).toMatchObject({ description: "Custom explore", maxSteps: 3 });
+    expect(merged[0]).not.toHaveProperty("maxTurns");
     expect(parseSubagentDefinitions([])).toEqual([]);
   });
 

@@ -9,7 +9,14 @@ import { z } from "zod";
 
 export const SUBAGENT_TOOL_NAME = "subagent";
 
-export const subagentDefinitionSchema = z.object({
+/** `maxTurns`, the old name of `maxSteps`, is still read from definition files. */
+const renameMaxTurns = (value: unknown) => {
+  if (typeof value !== "object" || value === null || !("maxTurns" in value) || "maxSteps" in value) return value;
+  const { maxTurns, ...rest } = value as Record<string, unknown>;
+  return { ...rest, maxSteps: maxTurns };
+};
+
+const definitionFields = z.object({
   name: z
     .string()
     .regex(/^[a-z][a-z0-9_-]{0,39}$/, "must be lowercase letters, digits, '-' or '_', starting with a letter"),
@@ -19,11 +26,13 @@ export const subagentDefinitionSchema = z.object({
   allowedTools: z.array(z.string().min(1)).default([]),
   /** "system" runs it on the (usually cheaper) system model. */
   model: z.enum(["chat", "system"]).default("chat"),
-  maxTurns: z.number().int().min(1).max(200).default(12),
+  /** Model requests it may make before it must answer. */
+  maxSteps: z.number().int().min(1).max(200).default(12),
   /** Several calls in one step run concurrently; otherwise one at a time. */
   parallelizable: z.boolean().default(true),
 });
-export type SubagentDefinition = z.infer<typeof subagentDefinitionSchema>;
+export const subagentDefinitionSchema = z.preprocess(renameMaxTurns, definitionFields);
+export type SubagentDefinition = z.infer<typeof definitionFields>;
 
 const READ_ONLY_TOOLS = ["list_files", "grep", "file_read", "url_fetch"];
 
@@ -40,7 +49,7 @@ export const BUILTIN_DEFINITIONS: readonly SubagentDefinition[] = Object.freeze(
     ].join("\n"),
     allowedTools: READ_ONLY_TOOLS,
     model: "chat",
-    maxTurns: 8,
+    maxSteps: 8,
     parallelizable: true,
   },
   {
@@ -54,7 +63,7 @@ export const BUILTIN_DEFINITIONS: readonly SubagentDefinition[] = Object.freeze(
     ].join("\n"),
     allowedTools: [...READ_ONLY_TOOLS, SUBAGENT_TOOL_NAME],
     model: "chat",
-    maxTurns: 12,
+    maxSteps: 12,
     parallelizable: true,
   },
 ]);

@@ -1,4 +1,4 @@
-import type { Usage } from "@/lib/contracts";
+import { wellFormed, type Usage } from "@/lib/contracts";
 import { estimateRequestTokens, estimateTokens } from "@/lib/context/tokens";
 import { ModelError, type ChatModel, type ModelRequest, type ModelToolCall } from "@/lib/model/types";
 
@@ -68,15 +68,19 @@ export async function runModelStep(model: ChatModel, request: ModelRequest, hook
   throwIfAborted(request.signal);
   try {
     for await (const event of abortable(model.stream(request), request.signal)) {
+      // Model output enters here: normalised once (see wellFormed), so every later holder agrees.
       if (event.type === "text") {
-        result.text += event.text;
-        hooks.onText?.(event.text);
+        const text = wellFormed(event.text);
+        result.text += text;
+        hooks.onText?.(text);
       } else if (event.type === "thinking") {
-        result.thinking += event.text;
-        hooks.onThinking?.(event.text);
+        const text = wellFormed(event.text);
+        result.thinking += text;
+        hooks.onThinking?.(text);
       } else if (event.type === "tool_call") {
-        result.toolCalls.push(event.call);
-        hooks.onToolCall?.(event.call);
+        const call = { ...event.call, name: wellFormed(event.call.name), arguments: wellFormed(event.call.arguments) };
+        result.toolCalls.push(call);
+        hooks.onToolCall?.(call);
       } else if (event.type === "usage") {
         reported = { inputTokens: event.inputTokens, outputTokens: event.outputTokens };
       } else if (event.type === "done") {

@@ -4,7 +4,9 @@ import type { CondensationLevel } from "./condense";
 /**
  * Seed 003's narrative casting: a tagged header and a metadata footer around a subagent's
  * (condensed) result, so the parent can tell sub-agent output from its own conversation and
- * reference one of several concurrent results by label. This text is all the parent sees.
+ * reference one of several concurrent results by label. This text is all the parent sees:
+ * the tag line, status, error, condensation level, the (condensed) final answer, and —
+ * when the footer is on — runtime, steps, tokens and cost.
  */
 
 export const RESULT_TAG_PREFIX = "Subagent Result";
@@ -32,6 +34,8 @@ export interface NarrativeInput {
   originalTokens: number;
   bodyTokens: number;
   error?: string;
+  /** Seed 003's metadata footer (runtime, steps, tokens, cost, condensation ratio). */
+  footer: boolean;
 }
 
 export function castNarrative(input: NarrativeInput): string {
@@ -39,7 +43,9 @@ export function castNarrative(input: NarrativeInput): string {
   const tokens = stats.chat.inputTokens + stats.chat.outputTokens + stats.system.inputTokens + stats.system.outputTokens;
   const lines = [`[${RESULT_TAG_PREFIX}: ${input.label}]`, `Status: ${STATUS_NAMES[input.endReason]}`];
   if (input.error) lines.push(`Error: ${input.error}`);
-  lines.push(`Condensation: ${LEVEL_NAMES[input.level]}`, "", input.body.trim() || "(no answer)", "", "---");
+  lines.push(`Condensation: ${LEVEL_NAMES[input.level]}`, "", input.body.trim() || "(no answer)");
+  if (!input.footer) return lines.join("\n");
+  lines.push("", "---");
   lines.push(
     `Runtime: ${(stats.runtimeMs / 1000).toFixed(1)}s | Steps: ${stats.steps} | Tokens: ${tokens} | Cost: $${stats.cost.toFixed(4)}`,
   );

@@ -8,8 +8,7 @@ import {
   type ScriptedRequest,
 } from "@/test/support/model/scripted-openai-server";
 import { MASTER_PROMPT_MARKER } from "./prompts";
-import { ofType, startTestTurn, tempWorkspace } from "@/test/support/agent/harness";
-import { turnFromEvents } from "@/test/support/agent/turn-from-events";
+import { masterText, ofType, startTestTurn, tempWorkspace } from "@/test/support/agent/harness";
 
 /**
  * The runtime through the real OpenAI adapter, against a real local OpenAI-compatible HTTP
@@ -65,14 +64,15 @@ describe("runtime over the OpenAI adapter and a local HTTP server", () => {
     server = await startScriptedOpenAIServer(handler);
     const first = startTestTurn({ model: model(server.url), workspaceDir: ws.dir }, "When do we ship?");
     const result = await first.result;
-    expect(result).toMatchObject({ status: "completed", response: "Let me delegate. It ships on May 3." });
+    expect(result.status).toBe("completed");
+    expect(masterText(result.turn)).toBe("Let me delegate. It ships on May 3.");
     expect(result.stats.chat).toEqual({ inputTokens: 1650, outputTokens: 49 });
 
     const complete = ofType(first.events, "agent:complete")[0]!;
-    expect(complete.subagent.thinking).toBe(`${MARK}_REASONING about files`);
-    expect(complete.subagent.toolCalls[0]).toMatchObject({ callId: `${MARK}_CALL`, name: "read_note", status: "success" });
+    expect(complete.subagent.steps[0]!.thinking).toBe(`${MARK}_REASONING about files`);
+    expect(complete.subagent.steps[0]!.toolCalls[0]).toMatchObject({ callId: `${MARK}_CALL`, name: "read_note", status: "success" });
 
-    const second = startTestTurn({ model: model(server.url), workspaceDir: ws.dir }, "follow up", [turnFromEvents(first.events)]);
+    const second = startTestTurn({ model: model(server.url), workspaceDir: ws.dir }, "follow up", [result.turn]);
     expect((await second.result).status).toBe("completed");
 
     const masterBodies = server.requests.filter(isMaster);

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ModelError, type ModelRequest } from "@/lib/model/types";
 import { MASTER_PROMPT_MARKER } from "./prompts";
-import { ofType, startTestTurn, tempWorkspace } from "@/test/support/agent/harness";
+import { masterText, ofType, startTestTurn, tempWorkspace } from "@/test/support/agent/harness";
 import { lastUser, scriptedModel, systemOf, toolResults, type ScriptedReply } from "@/test/support/agent/scripted-model";
 
 let ws: Awaited<ReturnType<typeof tempWorkspace>>;
@@ -18,7 +18,8 @@ describe("agent runtime: master turn", () => {
     const model = scriptedModel(() => ({ text: "Hello there! Here is a table.", usage: { inputTokens: 30, outputTokens: 8 } }));
     const run = startTestTurn({ model, workspaceDir: ws.dir }, "hello");
     const result = await run.result;
-    expect(result).toMatchObject({ status: "completed", response: "Hello there! Here is a table." });
+    expect(result.status).toBe("completed");
+    expect(result.turn.steps).toStrictEqual([{ text: "Hello there! Here is a table.", thinking: "", toolCalls: [] }]);
     expect(run.events[0]).toMatchObject({ type: "turn:started", prompt: "hello" });
     const tokens = ofType(run.events, "turn:token");
     expect(tokens.length).toBeGreaterThan(1);
@@ -28,12 +29,12 @@ describe("agent runtime: master turn", () => {
       offset += t.text.length;
     }
     expect(ofType(run.events, "turn:ended")).toHaveLength(1);
-    expect(run.events.at(-1)).toMatchObject({ type: "turn:ended", status: "completed", response: result.response });
+    expect(run.events.at(-1)).toMatchObject({ type: "turn:ended", status: "completed" });
     expect(result.stats.chat).toEqual({ inputTokens: 30, outputTokens: 8 });
     expect(result.stats.steps).toBe(1);
   });
 
-  it("runs a tool, feeds the result back under the same id, and orders tool events by text offset", async () => {
+  it("runs a tool, feeds the result back under the same id, and keeps each step's text with its calls", async () => {
     const model = scriptedModel((req, i) =>
       i === 0
         ? { text: "Let me check. ", toolCalls: [{ id: "c1", name: "read_note", args: { name: "plan" } }] }
@@ -41,8 +42,12 @@ describe("agent runtime: master turn", () => {
     );
     const run = startTestTurn({ model, workspaceDir: ws.dir }, "what is the plan?");
     const result = await run.result;
-    expect(result.response).toBe("Let me check. The plan: Release 2.0 ships on May 3.");
-    expect(ofType(run.events, "tool:call")[0]).toMatchObject({ callId: "c1", name: "read_note", textOffset: "Let me check. ".length });
+    expect(masterText(result.turn)).toBe("Let me check. The plan: Release 2.0 ships on May 3.");
+    expect(ofType(run.events, "tool:call")[0]).toMatchObject({ callId: "c1", name: "read_note", step: 0 });
+    expect(result.turn.steps.map((s) => [s.text, s.toolCalls.map((c) => c.callId)])).toEqual([
+      ["Let me check. ", ["c1"]],
+      ["The plan: Release 2.0 ships on May 3.", []],
+    ]);
     expect(ofType(run.events, "tool:result")[0]).toMatchObject({ callId: "c1", status: "success", response: "Release 2.0 ships on May 3." });
     const second = model.requests[1]!.messages;
     const assistant = second.find((m) => m.role === "assistant");
@@ -67,11 +72,11 @@ describe("agent runtime: master turn", () => {
     const run = startTestTurn({ model, workspaceDir: ws.dir }, "break things");
     const result = await run.result;
     expect(result.status).toBe("completed");
-    expect(result.response).toContain('Error [unknown_tool]: Unknown tool "delete_everything"');
-    expect(result.response).toContain("Error [invalid_arguments]: Arguments for \"read_note\" are not valid JSON");
-    expect(result.response).toContain("Error [invalid_arguments]: Invalid arguments for \"read_note\"");
-    expect(result.response).toContain('Error [unknown_subagent]: Unknown subagent "nope". Available subagents: explore, general');
-    expect(result.response).toMatch(/Error \[invalid_arguments\]: Invalid arguments for "subagent": task/);
+    expect(masterText(result.turn)).toContain('Error [unknown_tool]: Unknown tool "delete_everything"');
+    expect(masterText(result.turn)).toContain("Error [invalid_arguments]: Arguments for \"read_note\" are not valid JSON");
+    expect(masterText(result.turn)).toContain("Error [invalid_arguments]: Invalid arguments for \"read_note\"");
+    expect(masterText(result.turn)).toContain('Error [unknown_subagent]: Unknown subagent "nope". Available subagents: explore, general');
+    expect(masterText(result.turn)).toMatch(/Error \[invalid_arguments\]: Invalid arguments for "subagent": task/);
     expect(ofType(run.events, "tool:result").every((e) => e.status === "error")).toBe(true);
     expect(ofType(run.events, "subagent_started")).toHaveLength(0);
   });
@@ -81,7 +86,7 @@ describe("agent runtime: master turn", () => {
     const run = startTestTurn({ model, workspaceDir: ws.dir }, "hi");
     const result = await run.result;
     expect(result).toMatchObject({ status: "failed", error: "The model provider is rate limiting requests; try again in a minute." });
-    expect(ofType(run.events, "turn:ended")).toEqual([expect.objectContaining({ status: "failed", error: result.error, response: "Partial " })]);
+    expect(ofType(run.events, "turn:ended")).toEqual([expect.objectContaining({ status: "failed", error: result.error })]);
   });
 
   it("ends the turn as failed when the model throws a bug, and survives a publisher that throws", async () => {
@@ -111,7 +116,7 @@ describe("agent runtime: master turn", () => {
 
   it("fails clearly when the master runs out of steps", async () => {
     const model = scriptedModel((_, i) => ({ toolCalls: [{ id: `c${i}`, name: "read_note", args: { name: "plan" } }] }));
-    const run = startTestTurn({ model, workspaceDir: ws.dir, limits: { maxTurns: 3 } }, "loop forever");
+    const run = startTestTurn({ model, workspaceDir: ws.dir, limits: { maxSteps: 3 } }, "loop forever");
     const result = await run.result;
     expect(result).toMatchObject({ status: "failed", error: "The agent used all 3 steps without reaching a final answer." });
     expect(model.requests).toHaveLength(3);
@@ -177,7 +182,17 @@ describe("agent runtime: subagents", () => {
     expect(complete.response).toMatch(/^\[Subagent Result: explore-run1\]\nStatus: Completed\nCondensation: Level 1 \(passthrough\)/);
     expect(complete.response).toContain("The plan says: Release 2.0 ships on May 3.");
     expect(complete.response).toMatch(/Runtime: \d+\.\ds \| Steps: 2 \| Tokens: 330 \| Cost: \$0\.0000/);
-    expect(complete.subagent).toMatchObject({ thinking: "SECRET_THINKING_MARK", status: "success", endReason: "completed", toolCalls: [{ callId: "x1", name: "read_note", status: "success" }] });
+    expect(complete.subagent).toMatchObject({
+      status: "success",
+      endReason: "completed",
+      response: "The plan says: Release 2.0 ships on May 3.",
+      steps: [
+        { text: "", thinking: "SECRET_THINKING_MARK", toolCalls: [{ callId: "x1", name: "read_note", status: "success" }] },
+        { text: "The plan says: Release 2.0 ships on May 3.", thinking: "" },
+      ],
+    });
+    // The process agent:complete carries is the one the turn reducer folded from the events.
+    expect(result.turn.steps[0]!.toolCalls[0]!.subagent).toStrictEqual(complete.subagent);
     expect(ofType(run.events, "tool:result")[0]).toMatchObject({ callId: "m1", status: "success", response: complete.response });
 
     const finalMaster = model.requests.filter(isMaster).at(-1)!;

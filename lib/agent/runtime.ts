@@ -1,7 +1,9 @@
-import type { AgentEvent, ChatTurn, Publish, TurnStats } from "@/lib/contracts";
+import { toolOutputOf, type AgentEvent, type ChatTurn, type Publish, type TurnStats } from "@/lib/contracts";
 import { buildSessionContext } from "@/lib/context/build-session-context";
 import type { ChatModel } from "@/lib/model/types";
 import type { Tool } from "@/lib/tools/types";
+import { processInTurn } from "@/lib/turn/paths";
+import { applyEvent, newTurn, turnFromStart } from "@/lib/turn/reduce";
 import { createLoopState, runAgentLoop, type LoopState } from "./agent-loop";
 import type { SubagentDefinition } from "./definitions";
 import { AbortedError, describeError } from "./model-step";
@@ -30,10 +32,12 @@ export interface AgentRuntimeDeps {
     maxChildrenPerAgent: number;
     maxResultTokens: number;
     subagentTimeoutMs: number;
-    /** The master's step limit; subagents use their definition's `maxTurns`. */
-    maxTurns: number;
+    /** The master's step limit; subagents use their definition's `maxSteps`. */
+    maxSteps: number;
     /** Context budget of every agent's requests; over it, older context is compacted. */
     contextTokens: number;
+    /** Seed 003's stats footer under each subagent result the parent reads. */
+    resultFooter: boolean;
   };
   /** Model prices, for the cost figures in stats and result footers. */
   pricing?: Pricing;
@@ -53,9 +57,10 @@ export interface TurnInput {
 
 export interface TurnResult {
   status: "completed" | "failed" | "cancelled";
-  response: string;
   stats: TurnStats;
   error?: string;
+  /** The whole turn, folded from its own events by the one reducer: what every viewer holds. */
+  turn: ChatTurn;
 }
 
 export interface TurnHandle {
@@ -77,8 +82,8 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
     startTurn(input) {
       const controller = new AbortController();
       const registry = new RunRegistry();
-      const publish = safePublisher(input.publish, deps.log);
-      const done = runTurn(input, controller.signal, registry, publish, { ...deps, systemModel, now, newId });
+      const record = recorder(input, safePublisher(input.publish, deps.log));
+      const done = runTurn(input, controller.signal, registry, record, { ...deps, systemModel, now, newId });
       return {
         done,
         cancel: () => {
@@ -93,18 +98,41 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
 
 type ResolvedDeps = AgentRuntimeDeps & { systemModel: ChatModel; now: () => number; newId: () => string };
 
+/**
+ * The runtime's own record of the turn: every event it publishes is folded with the turn
+ * reducer before it leaves, so a subagent's process for `agent:complete` is exactly what
+ * the server and every browser fold from the same events.
+ */
+interface TurnRecord {
+  publish: Publish;
+  turn(): ChatTurn;
+}
+
+function recorder(input: TurnInput, publish: Publish): TurnRecord {
+  // Replaced by the turn `turn:started` opens, which is always published first.
+  let turn = newTurn({ sessionId: input.sessionId, turnId: input.turnId, prompt: input.prompt, createdAt: "" });
+  return {
+    publish: (event) => {
+      turn = event.type === "turn:started" ? turnFromStart(event, input.sessionId) : applyEvent(turn, event);
+      publish(event);
+    },
+    turn: () => turn,
+  };
+}
+
 async function runTurn(
   input: TurnInput,
   signal: AbortSignal,
   registry: RunRegistry,
-  publish: Publish,
+  record: TurnRecord,
   deps: ResolvedDeps,
 ): Promise<TurnResult> {
+  const { publish } = record;
   const started = deps.now();
   const meter = new UsageMeter(undefined, deps.pricing);
   const { turnId } = input;
   let state: LoopState | undefined;
-  let result: Omit<TurnResult, "stats" | "response">;
+  let result: Omit<TurnResult, "stats" | "turn">;
   try {
     publish({ type: "turn:started", turnId, prompt: input.prompt, createdAt: new Date(started).toISOString() });
     state = createLoopState([
@@ -112,24 +140,22 @@ async function runTurn(
       ...buildSessionContext(input.history, deps.log),
       { role: "user", content: input.prompt },
     ]);
-    const executor = new SubagentExecutor(deps, { turnId, publish, registry });
+    const processOf = (runId: string) => processInTurn(record.turn(), runId);
+    const executor = new SubagentExecutor(deps, { turnId, publish, registry, processOf });
     const master: AgentNode = { runId: null, depth: 0, activeChildren: 0, meter, signal, state };
     const outcome = await runAgentLoop(
       {
         model: deps.model,
         systemModel: deps.systemModel,
         invoker: executor.invokerFor(master, "all"),
-        maxTurns: deps.limits.maxTurns,
+        maxSteps: deps.limits.maxSteps,
         contextTokens: deps.limits.contextTokens,
         signal,
         log: deps.log,
         hooks: {
-          onText: (text, offset) => publish({ type: "turn:token", turnId, offset, text }),
-          onToolCall: (c) =>
-            publish({ type: "tool:call", turnId, callId: c.callId, name: c.name, parameters: c.parameters, textOffset: c.textOffset }),
-          // The whole output travels to the server, which stores it and relays a preview.
-          onToolResult: (c, fullText) =>
-            publish({ type: "tool:result", turnId, callId: c.callId, response: fullText, responseSize: fullText.length, status: c.status }),
+          onText: (step, text, offset) => publish({ type: "turn:token", turnId, step, offset, text }),
+          onToolCall: (step, c) => publish({ type: "tool:call", turnId, step, callId: c.id, name: c.name, parameters: c.arguments }),
+          onToolResult: (callId, content, status) => publish({ type: "tool:result", turnId, callId, ...toolOutputOf(content), status }),
           onChatUsage: (usage) => meter.addChat(usage),
           onSystemUsage: (usage) => meter.addSystem(usage),
           onStepEnd: (steps) => {
@@ -141,26 +167,23 @@ async function runTurn(
       state,
     );
     result =
-      outcome === "answered"
+      outcome.kind === "answered"
         ? { status: "completed" }
-        : { status: "failed", error: `The agent used all ${deps.limits.maxTurns} steps without reaching a final answer.` };
+        : { status: "failed", error: `The agent used all ${deps.limits.maxSteps} steps without reaching a final answer.` };
   } catch (error) {
     if (signal.aborted || error instanceof AbortedError) result = { status: "cancelled" };
     else result = { status: "failed", error: describeError(error) };
   }
-  const response = state?.text ?? "";
   const stats = meter.stats(deps.now() - started);
-  const final: TurnResult = { ...result, response, stats };
   publish({
     type: "turn:ended",
     turnId,
-    status: final.status,
-    response,
+    status: result.status,
     stats,
-    ...(final.error ? { error: final.error } : {}),
+    ...(result.error ? { error: result.error } : {}),
     endedAt: new Date(deps.now()).toISOString(),
   });
-  return final;
+  return { ...result, stats, turn: record.turn() };
 }
 
 /** A publisher that throws must not take the turn down with it (nor skip `turn:ended`). */

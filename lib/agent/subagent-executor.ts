@@ -1,4 +1,4 @@
-import type { AgentEvent, Publish, SubagentDataPayload } from "@/lib/contracts";
+import type { AgentEvent, Publish, SubagentDataPayload, SubagentProcess } from "@/lib/contracts";
 import type { WarnLog } from "@/lib/context/clean-result";
 import type { ChatModel, ModelToolCall } from "@/lib/model/types";
 import type { Tool } from "@/lib/tools/types";
@@ -24,6 +24,8 @@ export interface ExecutorLimits {
   maxResultTokens: number;
   subagentTimeoutMs: number;
   contextTokens: number;
+  /** Seed 003's stats footer under each result the parent reads. */
+  resultFooter: boolean;
 }
 
 export interface ExecutorDeps {
@@ -38,11 +40,13 @@ export interface ExecutorDeps {
   newId: () => string;
 }
 
-/** The turn a run belongs to: where its events go and where steer/kill find it. */
+/** The turn a run belongs to: where its events go, where steer/kill find it, and its record so far. */
 export interface TurnScope {
   turnId: string;
   publish: Publish;
   registry: RunRegistry;
+  /** A run's process as folded from the events published so far (the turn reducer's record). */
+  processOf(runId: string): SubagentProcess | undefined;
 }
 
 /** One agent of the tree: the master (runId null, depth 0) or a subagent. */

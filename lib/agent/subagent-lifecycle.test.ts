@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ModelRequest } from "@/lib/model/types";
 import { BUILTIN_DEFINITIONS, type SubagentDefinition } from "./definitions";
 import { MASTER_PROMPT_MARKER } from "./prompts";
-import { ofType, startTestTurn, tempWorkspace } from "@/test/support/agent/harness";
+import { masterText, ofType, startTestTurn, tempWorkspace } from "@/test/support/agent/harness";
 import { lastUser, scriptedModel, systemOf, toolResults, type ScriptedReply } from "@/test/support/agent/scripted-model";
 
 let ws: Awaited<ReturnType<typeof tempWorkspace>>;
@@ -49,10 +49,11 @@ describe("subagent tree", () => {
       ["run2", "run1"],
       ["run1", null],
     ]);
-    const nested = completes[1]!.subagent.toolCalls[0]!;
-    expect(nested.subagent).toMatchObject({ runId: "run2", depth: 2, thinking: "GRANDCHILD_THINKING", response: "Grandchild found: May 3" });
+    const nested = completes[1]!.subagent.steps[0]!.toolCalls[0]!;
+    expect(nested.subagent).toMatchObject({ runId: "run2", depth: 2, response: "Grandchild found: May 3" });
+    expect(nested.subagent!.steps.map((s) => s.thinking)).toContain("GRANDCHILD_THINKING");
     expect(nested.response).toBe(completes[0]!.response);
-    expect(result.response).toContain("General summary of: Grandchild found: May 3");
+    expect(masterText(result.turn)).toContain("General summary of: Grandchild found: May 3");
     expect(JSON.stringify(model.requests.filter(isMaster))).not.toContain("GRANDCHILD_THINKING");
   });
 
@@ -83,7 +84,7 @@ describe("subagent tree", () => {
     const errors = ofType(run.events, "tool:result").filter((r) => r.status === "error");
     expect(errors.map((e) => e.callId)).toEqual(["m5", "m6"]);
     expect(errors[0]!.response).toContain("Error [children_limit]: Spawn refused: this agent already has 5 active subagents (limit 5)");
-    expect(result.response).toContain("answer for aspect 4");
+    expect(masterText(result.turn)).toContain("answer for aspect 4");
   });
 
   it("runs parallelizable children of one step concurrently and the others one at a time", async () => {
@@ -114,9 +115,12 @@ describe("subagent lifecycle controls", () => {
     const result = await run.result;
     expect(result.status).toBe("completed");
     expect(ofType(run.events, "subagent_error")[0]).toMatchObject({ endReason: "watchdog_timeout", error: "Stopped by the watchdog after 100 ms." });
-    expect(ofType(run.events, "agent:complete")[0]!.subagent).toMatchObject({ status: "error", endReason: "watchdog_timeout", response: "working…" });
+    // What it wrote before the watchdog stays in its step for audit; it gave no answer.
+    const process = ofType(run.events, "agent:complete")[0]!.subagent;
+    expect(process).toMatchObject({ status: "error", endReason: "watchdog_timeout", response: "" });
+    expect(process.steps.map((s) => s.text)).toEqual(["working…"]);
     expect(ofType(run.events, "tool:result")[0]).toMatchObject({ status: "error" });
-    expect(result.response).toContain("Status: Timed out (watchdog)");
+    expect(masterText(result.turn)).toContain("Status: Timed out (watchdog)");
   });
 
   it("kills a running child: end reason killed, the parent gets an error result, a second kill is refused", async () => {
@@ -137,7 +141,7 @@ describe("subagent lifecycle controls", () => {
     expect(outcomes[1]).toEqual({ ok: false, message: "Run ghost was not found in this turn" });
     expect(ofType(run.events, "subagent_error")[0]).toMatchObject({ endReason: "killed" });
     expect(result.status).toBe("completed");
-    expect(result.response).toContain("Status: Killed");
+    expect(masterText(result.turn)).toContain("Status: Killed");
     expect(run.handle.kill("run1")).toEqual({ ok: false, message: "Run run1 is not running (status: killed) -- cannot kill." });
   });
 
@@ -191,19 +195,19 @@ describe("subagent lifecycle controls", () => {
     expect(run.events.at(-1)).toMatchObject({ type: "turn:ended", status: "cancelled" });
   });
 
-  it("fails a child that exceeds its definition's maxTurns and tells the parent", async () => {
-    const definitions = [{ ...BUILTIN_DEFINITIONS[0]!, maxTurns: 2 }];
+  it("fails a child that exceeds its definition's maxSteps and tells the parent", async () => {
+    const definitions = [{ ...BUILTIN_DEFINITIONS[0]!, maxSteps: 2 }];
     let n = 0;
     const model = master([spawn("m1", "explore", "loop")], () => ({ toolCalls: [{ id: `x${n++}`, name: "read_note", args: { name: "plan" } }] }));
     const run = startTestTurn({ model, workspaceDir: ws.dir, definitions: definitions.map((d) => ({ ...d, allowedTools: ["read_note"] })) }, "go");
     const result = await run.result;
     expect(ofType(run.events, "subagent_error")[0]).toMatchObject({ endReason: "failed", error: "Reached its limit of 2 steps without a final answer." });
-    expect(result.response).toContain("Status: Failed\nError: Reached its limit of 2 steps without a final answer.");
+    expect(masterText(result.turn)).toContain("Status: Failed\nError: Reached its limit of 2 steps without a final answer.");
   });
 });
 
 describe("steering an idle child", () => {
-  it("delivers a steer that arrives during the child's final answer as a follow-up turn", async () => {
+  it("delivers a steer that arrives during the child's final answer as a follow-up step, whose answer is the result", async () => {
     let answered = 0;
     const model = master([spawn("m1", "explore", "summarise")], (req) => {
       answered++;
@@ -215,7 +219,9 @@ describe("steering an idle child", () => {
     );
     await run.result;
     const completed = ofType(run.events, "subagent_completed")[0]!;
-    expect(completed.response).toBe("first answer / follow-up to: [Steering message]\nalso mention risks");
+    expect(completed.response).toBe(" / follow-up to: [Steering message]\nalso mention risks");
     expect(completed.stats.steps).toBe(2);
+    const process = ofType(run.events, "agent:complete")[0]!.subagent;
+    expect(process.steps.map((s) => s.text)).toEqual(["first answer", completed.response]);
   });
 });

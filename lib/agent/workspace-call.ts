@@ -1,4 +1,5 @@
 import { ZodError } from "zod";
+import { wellFormed } from "@/lib/contracts";
 import type { ModelToolCall } from "@/lib/model/types";
 import { ToolError, type Tool } from "@/lib/tools/types";
 import type { ToolOutcome } from "./agent-loop";
@@ -31,7 +32,8 @@ export async function runWorkspaceCall(tool: Tool, call: ModelToolCall, workspac
   });
   try {
     const run = tool.run(args, { workspaceDir, signal }).then(
-      (content): ToolOutcome => ({ content, status: "success" }),
+      // Tool output enters here: normalised once, like model output.
+      (content): ToolOutcome => ({ content: wellFormed(content), status: "success" }),
       (e: unknown): ToolOutcome =>
         e instanceof ToolError
           ? error("tool_failed", e.message)

@@ -1,18 +1,21 @@
 import { describe, expect, it } from "vitest";
 import type { AgentEvent, ChatTurn, JoinResult, SessionEvent } from "@/lib/contracts";
-import { docFromTurn } from "@/lib/markup/from-turn";
-import { serializeMarkup } from "@/lib/markup/serialize";
+import { stepsText } from "@/lib/contracts";
+import { applyEvent, newTurn } from "@/lib/turn/reduce";
 import { ev } from "@/test/support/turn/event-builders";
 import { recordedStream, toSessionEvents } from "@/test/support/turn/recorded-stream";
-import { applyEventToTurn, newTurn } from "@/lib/turn/reduce-turn";
 import { type SessionAction, type SessionState, initialSessionState, isBusy, sessionReducer } from "./session-state";
 
 const stamp = (events: AgentEvent[], first = 1): SessionEvent[] => events.map((e, i) => ({ ...e, sessionId: "s1", seq: first + i }));
 const run = (actions: SessionAction[], state: SessionState = initialSessionState("s1")) => actions.reduce(sessionReducer, state);
 const asEvents = (events: SessionEvent[]): SessionAction[] => events.map((event) => ({ type: "event", event }));
-const markup = (state: SessionState, i = 0) => serializeMarkup(state.turns[i]!.doc);
+const text = (state: SessionState, i = 0) => stepsText(state.turns[i]!.steps);
 
-const storedTurn: ChatTurn = { ...newTurn({ sessionId: "s1", turnId: "t0", prompt: "earlier", createdAt: "c" }), response: "Old answer", status: "completed" };
+const storedTurn: ChatTurn = {
+  ...newTurn({ sessionId: "s1", turnId: "t0", prompt: "earlier", createdAt: "c" }),
+  steps: [{ text: "Old answer", thinking: "", toolCalls: [] }],
+  status: "completed",
+};
 const snapshot = (seq: number, turns: ChatTurn[] = [storedTurn]): SessionAction => ({
   type: "joined",
   result: { mode: "snapshot", sessionId: "s1", title: "Chat", seq, turns } satisfies JoinResult,
@@ -20,18 +23,17 @@ const snapshot = (seq: number, turns: ChatTurn[] = [storedTurn]): SessionAction 
 const live = stamp([ev.started("hi"), ev.token(0, "Hello"), ev.token(5, " there")], 11);
 
 describe("sessionReducer", () => {
-  it("a snapshot replaces the state: turns become docs, with seq and status", () => {
+  it("a snapshot replaces the state: its turns, seq and title", () => {
     const state = run([snapshot(10)]);
     expect(state).toMatchObject({ seq: 10, title: "Chat", needsResync: false, replaying: false });
-    expect(state.turns.map((t) => [t.turnId, t.prompt, t.status])).toEqual([["t0", "earlier", "completed"]]);
-    expect(markup(state)).toBe("Old answer");
+    expect(state.turns).toStrictEqual([storedTurn]);
   });
 
   it("applies events in sequence: turn:started opens a running turn that streams", () => {
     const state = run([snapshot(10), ...asEvents(live)]);
     expect(state.seq).toBe(13);
     expect(state.turns[1]).toMatchObject({ turnId: "t1", prompt: "hi", status: "running" });
-    expect(markup(state, 1)).toBe("Hello there");
+    expect(text(state, 1)).toBe("Hello there");
     expect(isBusy(state)).toBe(true);
   });
 
@@ -47,7 +49,7 @@ describe("sessionReducer", () => {
   it("a gap marks needsResync and nothing more applies until a snapshot", () => {
     const gapped = run([snapshot(10), { type: "event", event: live[0]! }, { type: "event", event: live[2]! }]);
     expect(gapped).toMatchObject({ needsResync: true, seq: 11 });
-    expect(markup(gapped, 1)).toBe("");
+    expect(text(gapped, 1)).toBe("");
     expect(sessionReducer(gapped, { type: "event", event: { ...live[1]!, seq: 12 } })).toBe(gapped);
     const healed = sessionReducer(gapped, snapshot(20));
     expect(healed).toMatchObject({ needsResync: false, seq: 20 });
@@ -58,7 +60,7 @@ describe("sessionReducer", () => {
   });
 
   it("tracks turn status, error and stats from turn:ended", () => {
-    const state = run([snapshot(10), ...asEvents([...live, ...stamp([ev.ended("failed", "Hello there", "Model unavailable")], 14)])]);
+    const state = run([snapshot(10), ...asEvents([...live, ...stamp([ev.ended("failed", "Model unavailable")], 14)])]);
     expect(state.turns[1]).toMatchObject({ status: "failed", error: "Model unavailable" });
     expect(state.turns[1]!.stats.steps).toBe(2);
     expect(isBusy(state)).toBe(false);
@@ -86,25 +88,33 @@ describe("sessionReducer", () => {
     ];
     it.each(orders)("shows the prompt at once and ends with one running turn: %s", (_name, actions) => {
       const sending = run([snapshot(10), send]);
-      expect(sending.turns[1]).toMatchObject({ prompt: "hi", status: "sending" });
+      expect(sending.pending).toEqual([{ clientId: "k1", prompt: "hi", createdAt: "now" }]);
       expect(isBusy(sending)).toBe(true);
       const state = run([snapshot(10), ...actions]);
       expect(state.turns.map((t) => [t.turnId, t.status])).toEqual([["t0", "completed"], ["t1", "running"]]);
+      expect(state.pending).toEqual([]);
     });
 
-    it("a failed send stays visible with its error, also across a snapshot", () => {
+    it("a failed send stays visible with its error, also across a snapshot, and does not block the composer", () => {
       const state = run([snapshot(10), send, { type: "send:failed", clientId: "k1", error: "Not connected" }, snapshot(12)]);
-      expect(state.turns[1]).toMatchObject({ prompt: "hi", status: "failed", error: "Not connected" });
+      expect(state.pending).toEqual([{ clientId: "k1", prompt: "hi", createdAt: "now", error: "Not connected" }]);
+      expect(isBusy(state)).toBe(false);
+    });
+
+    it("an acknowledged prompt stays pending across a snapshot that does not hold its turn yet", () => {
+      const state = run([snapshot(10), send, { type: "send:acked", clientId: "k1", turnId: "t1" }, snapshot(10)]);
+      expect(state.pending).toEqual([{ clientId: "k1", prompt: "hi", createdAt: "now", turnId: "t1" }]);
+      expect(run([snapshot(11, [storedTurn, { ...storedTurn, turnId: "t1" }])], state).pending).toEqual([]);
     });
   });
 
   it("a viewer who watched live and one who joined by snapshot see the same turns", () => {
     const stream = recordedStream({ seed: 9, subagents: 2, grandchildren: 1, kills: 1 });
     const watched = run(asEvents(toSessionEvents(stream)));
-    const turn = stream.events.reduce(applyEventToTurn, newTurn({ ...stream, createdAt: stream.createdAt }));
+    const turn = stream.events.slice(1).reduce(applyEvent, newTurn({ ...stream, createdAt: stream.createdAt }));
     const joined = run([snapshot(stream.events.length, [turn])]);
-    expect(watched.turns).toStrictEqual(joined.turns.map((t) => ({ ...t })));
-    expect(markup(watched)).toBe(serializeMarkup(docFromTurn(stream.expected)));
+    expect(watched.turns).toStrictEqual(joined.turns);
+    expect(watched.turns).toStrictEqual([stream.expected]);
     expect(watched.turns[0]!.status).toBe("completed");
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { emptyStats, type ChatTurn, type SubagentProcess, type ToolCall } from "@/lib/contracts";
+import { emptyStats, type ChatTurn, type Step, type SubagentProcess, type ToolCall } from "@/lib/contracts";
 import { buildSessionContext } from "./build-session-context";
 import { UNREADABLE_RESULT, cleanSubagentContent } from "./clean-result";
 
@@ -8,20 +8,20 @@ const call = (over: Partial<ToolCall> & Pick<ToolCall, "callId" | "name">): Tool
   response: "",
   responseSize: 0,
   status: "success",
-  textOffset: 0,
   ...over,
 });
+
+const step = (text: string, toolCalls: ToolCall[] = []): Step => ({ text, thinking: "", toolCalls });
 
 const turn = (over: Partial<ChatTurn>): ChatTurn => ({
   turnId: "t1",
   sessionId: "s1",
   prompt: "question",
-  response: "",
-  toolCalls: [],
+  steps: [],
   stats: emptyStats(),
   status: "completed",
   createdAt: "2026-01-01T00:00:00.000Z",
-  updatedAt: "2026-01-01T00:00:01.000Z",
+  endedAt: "2026-01-01T00:00:01.000Z",
   ...over,
 });
 
@@ -32,9 +32,11 @@ const process = (response: string): SubagentProcess => ({
   name: "explore",
   task: "look",
   prompt: "the spawn packet",
-  thinking: "internal deliberation",
+  steps: [
+    { text: "Let me grep.", thinking: "internal deliberation", toolCalls: [call({ callId: "n1", name: "grep", parameters: '{"pattern":"bug"}', response: "src/a.ts:1: bug" })] },
+    step(response),
+  ],
   response,
-  toolCalls: [call({ callId: "n1", name: "grep", parameters: '{"pattern":"bug"}', response: "src/a.ts:1: bug" })],
   stats: { ...emptyStats(), steps: 3, runtimeMs: 1234 },
   status: "success",
   endReason: "completed",
@@ -46,8 +48,10 @@ describe("buildSessionContext (seed 000 tests)", () => {
     const messages = buildSessionContext([
       turn({
         prompt: "read it",
-        response: "Reading. It says hi.",
-        toolCalls: [call({ callId: "c1", name: "file_read", parameters: '{"path":"a.md"}', response: "  line one\n\tline two {json: true}\n", textOffset: 8 })],
+        steps: [
+          step("Reading.", [call({ callId: "c1", name: "file_read", parameters: '{"path":"a.md"}', response: "  line one\n\tline two {json: true}\n" })]),
+          step(" It says hi."),
+        ],
       }),
     ]);
     expect(messages).toEqual([
@@ -60,9 +64,9 @@ describe("buildSessionContext (seed 000 tests)", () => {
 
   it("uses subagent.response instead of full JSON for subagent tool calls in context replay", () => {
     const sub = process("The clean answer.");
-    const envelope = JSON.stringify({ success: true, data: { prompt: sub.prompt, thinking: sub.thinking, response: sub.response, toolCalls: sub.toolCalls, stats: sub.stats } });
+    const envelope = JSON.stringify({ success: true, data: { prompt: sub.prompt, thinking: sub.steps[0]!.thinking, response: sub.response, toolCalls: sub.steps[0]!.toolCalls, stats: sub.stats } });
     const messages = buildSessionContext([
-      turn({ response: "Done.", toolCalls: [call({ callId: "s1", name: "subagent", response: envelope, responseSize: envelope.length, subagent: sub })] }),
+      turn({ steps: [step("", [call({ callId: "s1", name: "subagent", response: envelope, responseSize: envelope.length, subagent: sub })]), step("Done.")] }),
     ]);
     const tool = messages.find((m) => m.role === "tool")!;
     expect(tool).toEqual({ role: "tool", content: "The clean answer.", toolCallId: "s1", toolName: "subagent" });
@@ -71,11 +75,12 @@ describe("buildSessionContext (seed 000 tests)", () => {
     expect(all).not.toContain("toolCalls\\\"");
     expect(all).not.toContain("thinking");
     expect(all).not.toContain("internal deliberation");
+    expect(all).not.toContain("Let me grep.");
   });
 
   it("falls back to toolCall.response for subagent calls without parsed subagent data", () => {
     const narrative = "[Subagent Result: explore-ab12]\nStatus: Completed\n\nFound it.";
-    const messages = buildSessionContext([turn({ response: "ok", toolCalls: [call({ callId: "s1", name: "subagent", response: narrative })] })]);
+    const messages = buildSessionContext([turn({ steps: [step("", [call({ callId: "s1", name: "subagent", response: narrative })]), step("ok")] })]);
     expect(messages.find((m) => m.role === "tool")).toMatchObject({ content: narrative, toolCallId: "s1" });
   });
 });
@@ -84,7 +89,7 @@ describe("buildSessionContext: our rules", () => {
   it("prefers the stored clean (narrative) result over the subagent's raw answer, as the model saw it live", () => {
     const narrative = "[Subagent Result: explore-1]\nStatus: Completed\nCondensation: Level 2 (LLM summary)\n\nSummary: short";
     const messages = buildSessionContext([
-      turn({ toolCalls: [call({ callId: "s1", name: "subagent", response: narrative, subagent: process("a very long raw answer") })], response: "x" }),
+      turn({ steps: [step("", [call({ callId: "s1", name: "subagent", response: narrative, subagent: process("a very long raw answer") })]), step("x")] }),
     ]);
     expect(messages.find((m) => m.role === "tool")!.content).toBe(narrative);
   });
@@ -94,24 +99,23 @@ describe("buildSessionContext: our rules", () => {
     const cut = envelope.slice(0, 40);
     const warnings: string[] = [];
     const log = { warn: (m: string) => warnings.push(m) };
-    const withProcess = buildSessionContext([turn({ toolCalls: [call({ callId: "a", name: "subagent", response: cut, subagent: process("from process") })] })], log);
-    const without = buildSessionContext([turn({ toolCalls: [call({ callId: "b", name: "subagent", response: cut })] })], log);
+    const withProcess = buildSessionContext([turn({ steps: [step("", [call({ callId: "a", name: "subagent", response: cut, subagent: process("from process") })])] })], log);
+    const without = buildSessionContext([turn({ steps: [step("", [call({ callId: "b", name: "subagent", response: cut })])] })], log);
     expect(withProcess.find((m) => m.role === "tool")!.content).toBe("from process");
     expect(without.find((m) => m.role === "tool")!.content).toBe(UNREADABLE_RESULT);
     expect(warnings).toHaveLength(2);
   });
 
-  it("recovers the steps of a turn from text offsets and keeps every id and the order", () => {
+  it("replays each stored step as the request it was: its text and calls, every id and the order", () => {
     const messages = buildSessionContext([
       turn({
-        response: "First. Second. Final.",
-        toolCalls: [
-          call({ callId: "a", name: "grep", textOffset: 6 }),
-          call({ callId: "b", name: "list_files", textOffset: 6 }),
-          call({ callId: "c", name: "file_read", textOffset: 14 }),
+        steps: [
+          step("First.", [call({ callId: "a", name: "grep" }), call({ callId: "b", name: "list_files" })]),
+          step(" Second.", [call({ callId: "c", name: "file_read" })]),
+          step(" Final."),
         ],
       }),
-      turn({ turnId: "t2", prompt: "next", response: "Plain." }),
+      turn({ turnId: "t2", prompt: "next", steps: [step("Plain.")] }),
     ]);
     expect(messages.map((m) => (m.role === "tool" ? `tool:${m.toolCallId}` : m.role === "assistant" ? `assistant:${m.content}|${(m.toolCalls ?? []).map((c) => c.id).join(",")}` : `${m.role}:${m.content}`))).toEqual([
       "user:question",

@@ -4,12 +4,9 @@ import { UNREADABLE_RESULT, parseEnvelope, type WarnLog } from "./clean-result";
 
 /**
  * Rebuilds the master's context from stored turns (seed 000, "historical context"):
- * user → assistant (with its tool calls) → tool messages carrying the same ids → …
- *
- * A turn is stored flat (its full text plus tool calls stamped with `textOffset`), so the
- * steps are recovered by cutting the text at each distinct offset: calls made at the same
- * offset form one assistant message, the text before them is its content, and the text
- * after the last call is the final answer. Ids and order are kept exactly.
+ * user → assistant (its step's text and tool calls) → tool messages carrying the same ids
+ * → … Each stored step is one model request, so the rebuilt messages are the ones the
+ * live loop sent: same text, same calls, same ids, same order.
  */
 export function buildSessionContext(turns: readonly ChatTurn[], log?: WarnLog): ChatMessage[] {
   const messages: ChatMessage[] = [];
@@ -23,25 +20,22 @@ export function buildSessionContext(turns: readonly ChatTurn[], log?: WarnLog): 
 
 function replayTurn(turn: ChatTurn, log?: WarnLog): ChatMessage[] {
   const out: ChatMessage[] = [];
-  const calls = [...turn.toolCalls].sort((a, b) => a.textOffset - b.textOffset);
-  let cursor = 0;
-  let i = 0;
-  while (i < calls.length) {
-    const offset = Math.min(calls[i]!.textOffset, turn.response.length);
-    const step: ToolCall[] = [];
-    while (i < calls.length && Math.min(calls[i]!.textOffset, turn.response.length) === offset) step.push(calls[i++]!);
-    const toolCalls: ModelToolCall[] = step.map((c) => ({ id: c.callId, name: c.name, arguments: c.parameters }));
-    out.push({ role: "assistant", content: turn.response.slice(cursor, Math.max(cursor, offset)), toolCalls });
-    for (const call of step) {
+  for (const step of turn.steps) {
+    if (step.toolCalls.length === 0) {
+      if (step.text) out.push({ role: "assistant", content: step.text });
+      continue;
+    }
+    const toolCalls: ModelToolCall[] = step.toolCalls.map((c) => ({ id: c.callId, name: c.name, arguments: c.parameters }));
+    out.push({ role: "assistant", content: step.text, toolCalls });
+    for (const call of step.toolCalls) {
       out.push({ role: "tool", content: storedToolContent(call, log), toolCallId: call.callId, toolName: call.name });
     }
-    cursor = Math.max(cursor, offset);
   }
-  const finalText = turn.response.slice(cursor);
-  if (finalText.length > 0) out.push({ role: "assistant", content: finalText });
-  else if (calls.length === 0 || turn.status !== "completed") {
+  const last = out[out.length - 1];
+  if (!last || last.role !== "assistant" || last.toolCalls) {
     // Keeps user/assistant alternation when a turn ended without an answer.
-    out.push({ role: "assistant", content: `[No answer: this turn ${turn.status === "completed" ? "ended empty" : `was ${turn.status}`}${turn.error ? ` (${turn.error})` : ""}.]` });
+    const how = turn.status === "completed" ? "ended empty" : `was ${turn.status}`;
+    out.push({ role: "assistant", content: `[No answer: this turn ${how}${turn.error ? ` (${turn.error})` : ""}.]` });
   }
   return out;
 }

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { emptyStats, type ChatTurn, type SubagentProcess, type ToolCall } from "@/lib/contracts";
+import { emptyStats, type ChatTurn, type Step, type SubagentProcess, type ToolCall } from "@/lib/contracts";
 import type { ChatMessage } from "@/lib/model/types";
 import { buildSessionContext } from "./build-session-context";
 
@@ -17,24 +17,30 @@ const cleanText = fc.array(word, { minLength: 0, maxLength: 6 }).map((w) => w.jo
 const marked = (what: string) => fc.integer({ min: 0, max: 999 }).map((n) => `${MARK}_${what}_${n}`);
 const stats = fc.record({ steps: fc.nat(9), runtimeMs: fc.nat(99_999) }).map((s) => ({ ...emptyStats(), ...s }));
 
+/** A subagent's non-final step: interim text, reasoning and calls — all internal. */
+const interimStep = (nested: fc.Arbitrary<ToolCall>): fc.Arbitrary<Step> =>
+  fc.record({ text: marked("INTERIM"), thinking: marked("THINKING"), toolCalls: fc.array(nested, { maxLength: 3, depthIdentifier: "tree" }) });
+
 const { process } = fc.letrec<{ process: SubagentProcess; nested: ToolCall }>((tie) => ({
-  process: fc.record(
-    {
+  process: fc
+    .record({
       runId: fc.uuid(),
       parentRunId: fc.constant(null),
       depth: fc.integer({ min: 1, max: 2 }),
       name: fc.constantFrom("explore", "general"),
       task: cleanText,
       prompt: marked("PROMPT"),
-      thinking: marked("THINKING"),
+      interim: fc.array(interimStep(tie("nested") as fc.Arbitrary<ToolCall>), { maxLength: 2 }),
+      finalThinking: marked("THINKING"),
       response: cleanText,
-      toolCalls: fc.array(tie("nested") as fc.Arbitrary<ToolCall>, { maxLength: 3, depthIdentifier: "tree" }),
       stats,
       status: fc.constantFrom("success" as const, "error" as const),
       startedAt: fc.constant("2026-01-01T00:00:00.000Z"),
-    },
-    { requiredKeys: ["runId", "parentRunId", "depth", "name", "task", "prompt", "response", "toolCalls", "stats", "status", "startedAt"] },
-  ),
+    })
+    .map(({ interim, finalThinking, ...p }): SubagentProcess => ({
+      ...p,
+      steps: [...interim, { text: p.response, thinking: finalThinking, toolCalls: [] }],
+    })),
   nested: fc.record(
     {
       callId: marked("NESTEDID"),
@@ -43,15 +49,15 @@ const { process } = fc.letrec<{ process: SubagentProcess; nested: ToolCall }>((t
       response: marked("NESTEDRESULT"),
       responseSize: fc.nat(),
       status: fc.constant("success" as const),
-      textOffset: fc.nat(50),
       subagent: fc.option(tie("process") as fc.Arbitrary<SubagentProcess>, { nil: undefined, depthIdentifier: "tree", maxDepth: 2 }),
     },
-    { requiredKeys: ["callId", "name", "parameters", "response", "responseSize", "status", "textOffset"] },
+    { requiredKeys: ["callId", "name", "parameters", "response", "responseSize", "status"] },
   ),
 })) as { process: fc.Arbitrary<SubagentProcess> };
 
 function envelopeOf(p: SubagentProcess): string {
-  return JSON.stringify({ success: true, data: { prompt: p.prompt, thinking: p.thinking, response: p.response, toolCalls: p.toolCalls, stats: p.stats } });
+  const thinking = p.steps.map((s) => s.thinking).join("");
+  return JSON.stringify({ success: true, data: { prompt: p.prompt, thinking, response: p.response, steps: p.steps, toolCalls: p.steps.flatMap((s) => s.toolCalls), stats: p.stats } });
 }
 
 const subagentCall = fc
@@ -61,9 +67,8 @@ const subagentCall = fc
     keepProcess: fc.boolean(),
     stored: fc.constantFrom("narrative", "envelope", "cut-envelope", "failed-envelope", "empty"),
     cutAt: fc.integer({ min: 1, max: 400 }),
-    offset: fc.nat(40),
   })
-  .map(({ id, process: p, keepProcess, stored, cutAt, offset }): ToolCall => {
+  .map(({ id, process: p, keepProcess, stored, cutAt }): ToolCall => {
     const envelope = envelopeOf(p);
     const response = {
       narrative: `[Subagent Result: ${p.name}-x]\nStatus: Completed\n\n${p.response}`,
@@ -79,7 +84,6 @@ const subagentCall = fc
       response,
       responseSize: response.length,
       status: p.status,
-      textOffset: offset,
       ...(keepProcess ? { subagent: p } : {}),
     };
   });
@@ -91,19 +95,18 @@ const plainCall = fc.record({
   response: cleanText,
   responseSize: fc.nat(),
   status: fc.constantFrom("success" as const, "error" as const, "running" as const),
-  textOffset: fc.nat(40),
 });
+
+const masterStep = fc.record({ text: cleanText, thinking: fc.constant(""), toolCalls: fc.array(fc.oneof(subagentCall, plainCall), { maxLength: 3 }) });
 
 const chatTurn = fc.record({
   turnId: fc.uuid(),
   sessionId: fc.constant("s"),
   prompt: cleanText,
-  response: cleanText,
-  toolCalls: fc.array(fc.oneof(subagentCall, plainCall), { maxLength: 5 }),
+  steps: fc.array(masterStep, { maxLength: 3 }),
   stats,
   status: fc.constantFrom("completed" as const, "failed" as const, "cancelled" as const, "running" as const),
   createdAt: fc.constant("2026-01-01T00:00:00.000Z"),
-  updatedAt: fc.constant("2026-01-01T00:00:00.000Z"),
 }) satisfies fc.Arbitrary<ChatTurn>;
 
 function assertProtocol(messages: ChatMessage[]): void {
@@ -121,7 +124,7 @@ function assertProtocol(messages: ChatMessage[]): void {
 }
 
 describe("clean context over random histories (property)", () => {
-  it("never rebuilds a subagent's thinking, nested tool calls, stats or envelope, and keeps the tool protocol", () => {
+  it("never rebuilds a subagent's thinking, interim step text, nested tool calls, stats or envelope, and keeps the tool protocol", () => {
     fc.assert(
       fc.property(fc.array(chatTurn, { maxLength: 6 }), (turns) => {
         const messages = buildSessionContext(turns, { warn: () => undefined });
@@ -129,7 +132,7 @@ describe("clean context over random histories (property)", () => {
         expect(text).not.toContain(MARK);
         expect(text).not.toMatch(/runtimeMs|inputTokens|\\"success\\"|\\"toolCalls\\"/);
         assertProtocol(messages);
-        const expectedIds = turns.filter((t) => t.status !== "running").flatMap((t) => t.toolCalls.map((c) => c.callId));
+        const expectedIds = turns.filter((t) => t.status !== "running").flatMap((t) => t.steps.flatMap((s) => s.toolCalls.map((c) => c.callId)));
         expect(messages.flatMap((m) => (m.role === "tool" ? [m.toolCallId] : []))).toEqual(
           expect.arrayContaining(expectedIds),
         );

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { wellFormed } from "./well-formed";
 
 /** Longest prompt a person may send; larger payloads are refused before any work. */
 export const MAX_PROMPT_CHARS = 100_000;
@@ -9,7 +10,7 @@ const id = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, "must be an id");
 /** At least one character a person can see: not only spaces, zero-width or bidi controls. */
 const VISIBLE = /[^\s\p{Cc}\p{Cf}\p{Mn}\p{Zl}\p{Zp}]/u;
 const visibleText = (max: number, tooLong?: string) =>
-  z.string().trim().min(1, "must not be empty").max(max, tooLong).regex(VISIBLE, "must contain visible text");
+  z.string().trim().min(1, "must not be empty").max(max, tooLong).regex(VISIBLE, "must contain visible text").transform(wellFormed);
 const title = visibleText(MAX_TITLE_CHARS);
 
 export const emptySchema = z.strictObject({});

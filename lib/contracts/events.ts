@@ -7,18 +7,28 @@ import {
   turnStatsSchema,
   turnStatusSchema,
   usageSchema,
-} from "./stored";
+} from "./turn";
 
 /**
  * Events the agent runtime publishes while a turn runs. The server persists each one,
- * stamps it with the session's sequence number and relays it; the browser folds the same
- * events into message markup. Text deltas carry their `offset` so that applying an event
- * twice, or after a reconnect overlap, changes nothing.
+ * stamps it with the session's sequence number and relays it; every holder of a turn
+ * folds the same events with the one reducer (`lib/turn/reduce.ts`). Text deltas carry
+ * their step and `offset` so that applying an event twice, or after a reconnect
+ * overlap, changes nothing.
  *
- * `runId` names the agent that acted: `null` for the master agent, else the subagent run.
+ * `runId` names the subagent that acted; master events have none.
  */
 
 const base = { turnId: z.string() };
+/** Index of the model request (step) of the acting agent, from 0. */
+const step = z.number().int().nonnegative();
+const offset = z.number().int().nonnegative();
+/** A tool output: its preview, full length, and the whole text only while it travels to storage. */
+const toolOutput = {
+  response: z.string(),
+  responseSize: z.number().int().nonnegative(),
+  fullResponse: z.string().optional(),
+};
 const runRef = {
   runId: z.string(),
   parentRunId: z.string().nullable(),
@@ -35,27 +45,26 @@ export const turnStartedSchema = z.object({
 export const turnTokenSchema = z.object({
   type: z.literal("turn:token"),
   ...base,
-  offset: z.number().int().nonnegative(),
+  step,
+  offset,
   text: z.string(),
 });
 
-/** A tool call made by the master agent (`runId: null`) — subagent calls included. */
+/** A tool call made by the master agent — subagent calls included. */
 export const toolCallStartedSchema = z.object({
   type: z.literal("tool:call"),
   ...base,
+  step,
   callId: z.string(),
   name: z.string(),
   parameters: z.string(),
-  textOffset: z.number().int().nonnegative(),
 });
 
 export const toolResultSchema = z.object({
   type: z.literal("tool:result"),
   ...base,
   callId: z.string(),
-  /** Preview of the clean result (see TOOL_RESPONSE_PREVIEW_CHARS). */
-  response: z.string(),
-  responseSize: z.number().int().nonnegative(),
+  ...toolOutput,
   status: toolStatusSchema,
 });
 
@@ -72,22 +81,10 @@ export const subagentStartedSchema = z.object({
 });
 
 export const subagentDataPayloadSchema = z.discriminatedUnion("kind", [
-  z.object({
-    kind: z.literal("tool_call"),
-    callId: z.string(),
-    name: z.string(),
-    parameters: z.string(),
-    textOffset: z.number().int().nonnegative(),
-  }),
-  z.object({
-    kind: z.literal("tool_result"),
-    callId: z.string(),
-    response: z.string(),
-    responseSize: z.number().int().nonnegative(),
-    status: toolStatusSchema,
-  }),
-  z.object({ kind: z.literal("token"), offset: z.number().int().nonnegative(), text: z.string() }),
-  z.object({ kind: z.literal("thinking"), offset: z.number().int().nonnegative(), text: z.string() }),
+  z.object({ kind: z.literal("tool_call"), step, callId: z.string(), name: z.string(), parameters: z.string() }),
+  z.object({ kind: z.literal("tool_result"), callId: z.string(), ...toolOutput, status: toolStatusSchema }),
+  z.object({ kind: z.literal("token"), step, offset, text: z.string() }),
+  z.object({ kind: z.literal("thinking"), step, offset, text: z.string() }),
   z.object({ kind: z.literal("usage"), chat: usageSchema, system: usageSchema, steps: z.number().int() }),
 ]);
 export type SubagentDataPayload = z.infer<typeof subagentDataPayloadSchema>;
@@ -103,7 +100,7 @@ export const subagentCompletedSchema = z.object({
   type: z.literal("subagent_completed"),
   ...base,
   ...runRef,
-  /** The subagent's own final answer (before condensation). */
+  /** The subagent's final answer alone (before condensation): the text of the step that answered. */
   response: z.string(),
   stats: turnStatsSchema,
   endReason: z.literal("completed"),
@@ -131,8 +128,8 @@ export const agentCompleteSchema = z.object({
   callId: z.string(),
   runId: z.string(),
   parentRunId: z.string().nullable(),
-  response: z.string(),
-  responseSize: z.number().int().nonnegative(),
+  /** The clean result the parent's model read (condensed and cast). */
+  ...toolOutput,
   subagent: subagentProcessSchema,
 });
 
@@ -146,7 +143,6 @@ export const turnEndedSchema = z.object({
   type: z.literal("turn:ended"),
   ...base,
   status: turnStatusSchema.exclude(["running"]),
-  response: z.string(),
   stats: turnStatsSchema,
   error: z.string().optional(),
   endedAt: z.string(),

@@ -2,4 +2,5 @@ export * from "./ack";
 export * from "./commands";
 export * from "./events";
 export * from "./socket";
-export * from "./stored";
+export * from "./turn";
+export * from "./well-formed";

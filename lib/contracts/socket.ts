@@ -20,8 +20,8 @@ import {
   type TurnCancel,
   type TurnSend,
 } from "./commands";
-import type { AgentEventType, SessionEvent, SessionSnapshot } from "./events";
-import type { SessionSummary } from "./stored";
+import type { SessionEvent, SessionSnapshot } from "./events";
+import type { SessionSummary } from "./turn";
 
 /**
  * Join answers with a snapshot (fresh load, or a gap the server cannot fill from
@@ -65,12 +65,15 @@ export const commandSchemas = {
   "subagent:kill": subagentKillSchema,
 } satisfies Record<keyof ClientToServerEvents, ZodType>;
 
-export type ServerToClientEvents = {
-  [K in AgentEventType]: (event: Extract<SessionEvent, { type: K }>) => void;
-} & {
+/**
+ * Every agent event travels on one channel as the typed union; seed 001's names
+ * (`subagent_started`, `subagent_data`, …) are its `type` field.
+ */
+export interface ServerToClientEvents {
+  "agent:event": (event: SessionEvent) => void;
   "replay:complete": (info: { sessionId: string; seq: number }) => void;
   "sessions:changed": (sessions: SessionSummary[]) => void;
-};
+}
 
 export type InterServerEvents = Record<string, never>;
 

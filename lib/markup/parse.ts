@@ -1,14 +1,21 @@
-import { endReasonSchema, runStatusSchema, toolStatusSchema, turnStatsSchema } from "@/lib/contracts";
-import { indexRuns } from "./doc-path";
+import {
+  endReasonSchema,
+  runStatusSchema,
+  toolStatusSchema,
+  turnStatsSchema,
+  turnStatusSchema,
+  type ChatTurn,
+  type Step,
+  type SubagentProcess,
+  type ToolCall,
+} from "@/lib/contracts";
 import { unescapeMarkup } from "./escape";
-import type { MessageDoc, PanelNode, Segment, ToolNode } from "./types";
 
 /**
- * Reads the canonical markup (see `serializeMarkup`) back into a doc. Text runs up to
- * the next `<`, which after escaping can only start an element the serializer wrote; a
- * `<` that starts anything else, a missing attribute or an invalid value is an error,
- * never silently shown as a panel. `turnId` is not part of the markup; pass it to get a
- * doc that equals the one serialised.
+ * Reads the markup of `serializeTurn` back into the turn. Text runs up to the next `<`,
+ * which after escaping can only start an element the serialiser wrote; a `<` that starts
+ * anything else, a missing attribute or an invalid value is an error, never silently shown
+ * as a panel (DESIGN invariant 4).
  */
 export class MarkupParseError extends Error {
   constructor(
@@ -20,11 +27,12 @@ export class MarkupParseError extends Error {
   }
 }
 
+type Element = "Turn" | "Step" | "ToolCall" | "SubagentExecution";
+
 const TEXT = /[^<]+/y;
-const OPEN_TAG = /<(ToolCall|SubagentExecution)((?:\s+[A-Za-z]+="[^"]*")*)\s*(\/?)>/y;
-const CLOSE_TAG = /<\/(ToolCall|SubagentExecution)>/y;
+const OPEN_TAG = /<(Turn|Step|ToolCall|SubagentExecution)((?:\s+[A-Za-z]+="[^"]*")*)\s*(\/?)>/y;
+const CLOSE_TAG = /<\/(Turn|Step|ToolCall|SubagentExecution)>/y;
 const ATTRIBUTE = /([A-Za-z]+)="([^"]*)"/g;
-const WHITESPACE = /\s*/y;
 const DIGITS = /^\d+$/;
 
 interface Cursor {
@@ -32,31 +40,51 @@ interface Cursor {
   at: number;
 }
 
-export function parseMarkup(markup: string, turnId = ""): MessageDoc {
-  const cursor: Cursor = { input: markup, at: 0 };
-  const segments: Segment[] = [];
-  let textLength = 0;
-  while (cursor.at < markup.length) {
-    const text = match(cursor, TEXT);
-    if (text) {
-      const value = unescapeMarkup(text[0]);
-      const last = segments[segments.length - 1];
-      if (last?.kind === "text") segments[segments.length - 1] = { kind: "text", text: last.text + value };
-      else segments.push({ kind: "text", text: value });
-      textLength += value.length;
-      continue;
-    }
-    segments.push({ kind: "tool", call: parseTool(cursor) });
-  }
-  return { turnId, segments, textLength, runs: indexRuns(segments) };
+interface Opened {
+  attrs: Map<string, string>;
+  selfClosing: boolean;
+  start: number;
 }
 
-function parseTool(cursor: Cursor): ToolNode {
-  const start = cursor.at;
-  const open = match(cursor, OPEN_TAG);
-  if (!open || open[1] !== "ToolCall") throw new MarkupParseError("Expected <ToolCall>", start);
-  const attrs = attributes(open[2]!);
-  const tool: ToolNode = {
+export function parseTurnMarkup(markup: string): ChatTurn {
+  const cursor: Cursor = { input: markup, at: 0 };
+  const { attrs, start } = open(cursor, "Turn");
+  const turn: ChatTurn = {
+    turnId: required(attrs, "turnId", start),
+    sessionId: required(attrs, "sessionId", start),
+    prompt: required(attrs, "prompt", start),
+    steps: parseSteps(cursor, "Turn"),
+    stats: parseWith(turnStatsSchema, parseJson(required(attrs, "stats", start), start), "stats", start),
+    status: parseWith(turnStatusSchema, required(attrs, "status", start), "status", start),
+    createdAt: required(attrs, "createdAt", start),
+  };
+  setOptional(turn, "error", attrs.get("error"));
+  setOptional(turn, "endedAt", attrs.get("endedAt"));
+  if (cursor.at !== markup.length) throw new MarkupParseError("Text after </Turn>", cursor.at);
+  return turn;
+}
+
+/** Steps until the closing tag of `parent`, which is consumed. */
+function parseSteps(cursor: Cursor, parent: Element): Step[] {
+  const steps: Step[] = [];
+  while (!peekClose(cursor)) {
+    const { attrs, start } = open(cursor, "Step");
+    const text = match(cursor, TEXT);
+    const step: Step = { text: text ? unescapeMarkup(text[0]) : "", thinking: attrs.get("thinking") ?? "", toolCalls: [] };
+    while (!peekClose(cursor)) {
+      if (cursor.at >= cursor.input.length) throw new MarkupParseError("Unclosed <Step>", start);
+      step.toolCalls.push(parseCall(cursor));
+    }
+    close(cursor, "Step");
+    steps.push(step);
+  }
+  close(cursor, parent);
+  return steps;
+}
+
+function parseCall(cursor: Cursor): ToolCall {
+  const { attrs, selfClosing, start } = open(cursor, "ToolCall");
+  const call: ToolCall = {
     callId: required(attrs, "callId", start),
     name: required(attrs, "name", start),
     parameters: required(attrs, "parameters", start),
@@ -64,52 +92,52 @@ function parseTool(cursor: Cursor): ToolNode {
     responseSize: integer(attrs, "responseSize", start),
     status: parseWith(toolStatusSchema, required(attrs, "status", start), "status", start),
   };
-  if (open[3] === "/") return tool;
-  match(cursor, WHITESPACE);
-  if (cursor.input.startsWith("<SubagentExecution", cursor.at)) {
-    tool.subagent = parsePanel(cursor);
-    match(cursor, WHITESPACE);
-  }
-  expectClose(cursor, "ToolCall");
-  return tool;
+  if (selfClosing) return call;
+  call.subagent = parseProcess(cursor);
+  close(cursor, "ToolCall");
+  return call;
 }
 
-function parsePanel(cursor: Cursor): PanelNode {
-  const start = cursor.at;
-  const open = match(cursor, OPEN_TAG);
-  if (!open || open[1] !== "SubagentExecution" || open[3] === "/") {
-    throw new MarkupParseError("Malformed <SubagentExecution>", start);
-  }
-  const attrs = attributes(open[2]!);
-  const panel: PanelNode = {
+function parseProcess(cursor: Cursor): SubagentProcess {
+  const { attrs, selfClosing, start } = open(cursor, "SubagentExecution");
+  if (selfClosing) throw new MarkupParseError("Malformed <SubagentExecution>", start);
+  const process: SubagentProcess = {
     runId: required(attrs, "runId", start),
     parentRunId: attrs.get("parentRunId") ?? null,
     depth: integer(attrs, "depth", start),
     name: required(attrs, "name", start),
     task: required(attrs, "task", start),
+    prompt: required(attrs, "prompt", start),
+    steps: [],
+    response: required(attrs, "response", start),
+    stats: parseWith(turnStatsSchema, parseJson(required(attrs, "stats", start), start), "stats", start),
     status: parseWith(runStatusSchema, required(attrs, "status", start), "status", start),
-    responseText: required(attrs, "responseText", start),
-    toolCalls: [],
     startedAt: required(attrs, "startedAt", start),
   };
-  const thinking = attrs.get("thinking");
-  if (thinking !== undefined) panel.thinking = thinking;
-  const stats = attrs.get("stats");
-  if (stats !== undefined) panel.stats = parseWith(turnStatsSchema, parseJson(stats, start), "stats", start);
   const endReason = attrs.get("endReason");
-  if (endReason !== undefined) panel.endReason = parseWith(endReasonSchema, endReason, "endReason", start);
-  const error = attrs.get("error");
-  if (error !== undefined) panel.error = error;
-  const endedAt = attrs.get("endedAt");
-  if (endedAt !== undefined) panel.endedAt = endedAt;
-  match(cursor, WHITESPACE);
-  while (!cursor.input.startsWith("</", cursor.at)) {
-    if (cursor.at >= cursor.input.length) throw new MarkupParseError("Unclosed <SubagentExecution>", start);
-    panel.toolCalls.push(parseTool(cursor));
-    match(cursor, WHITESPACE);
-  }
-  expectClose(cursor, "SubagentExecution");
-  return panel;
+  if (endReason !== undefined) process.endReason = parseWith(endReasonSchema, endReason, "endReason", start);
+  setOptional(process, "error", attrs.get("error"));
+  setOptional(process, "endedAt", attrs.get("endedAt"));
+  process.steps = parseSteps(cursor, "SubagentExecution");
+  return process;
+}
+
+function open(cursor: Cursor, name: Element): Opened {
+  const start = cursor.at;
+  const found = match(cursor, OPEN_TAG);
+  if (!found || found[1] !== name) throw new MarkupParseError(`Expected <${name}>`, start);
+  if (found[3] === "/" && name !== "ToolCall") throw new MarkupParseError(`Malformed <${name}>`, start);
+  return { attrs: attributes(found[2]!), selfClosing: found[3] === "/", start };
+}
+
+function peekClose(cursor: Cursor): boolean {
+  return cursor.input.startsWith("</", cursor.at) || cursor.at >= cursor.input.length;
+}
+
+function close(cursor: Cursor, name: Element): void {
+  const start = cursor.at;
+  const found = match(cursor, CLOSE_TAG);
+  if (!found || found[1] !== name) throw new MarkupParseError(`Expected </${name}>`, start);
 }
 
 function match(cursor: Cursor, pattern: RegExp): RegExpExecArray | null {
@@ -119,12 +147,6 @@ function match(cursor: Cursor, pattern: RegExp): RegExpExecArray | null {
   return found;
 }
 
-function expectClose(cursor: Cursor, name: string): void {
-  const start = cursor.at;
-  const close = match(cursor, CLOSE_TAG);
-  if (!close || close[1] !== name) throw new MarkupParseError(`Expected </${name}>`, start);
-}
-
 /** Attribute values, unescaped; the first occurrence of a name wins. */
 function attributes(source: string): Map<string, string> {
   const attrs = new Map<string, string>();
@@ -132,6 +154,10 @@ function attributes(source: string): Map<string, string> {
     if (!attrs.has(name!)) attrs.set(name!, unescapeMarkup(value!));
   }
   return attrs;
+}
+
+function setOptional<T extends object, K extends keyof T>(target: T, key: K, value: T[K] | undefined): void {
+  if (value !== undefined) target[key] = value;
 }
 
 function required(attrs: Map<string, string>, name: string, position: number): string {

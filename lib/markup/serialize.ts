@@ -1,51 +1,64 @@
-import type { TurnStats } from "@/lib/contracts";
+import type { ChatTurn, Step, SubagentProcess, ToolCall, TurnStats } from "@/lib/contracts";
 import { escapeMarkup } from "./escape";
-import type { MessageDoc, PanelNode, ToolNode } from "./types";
 
 /**
- * The canonical markup string of a message (seed 001 embeds it in the assistant message):
- * the master's text escaped verbatim, each tool call as `<ToolCall …/>`, and a call that
- * spawned a subagent as `<ToolCall …><SubagentExecution …>…nested calls…</SubagentExecution></ToolCall>`.
- * Attributes are written in a fixed order, optional ones only when present, and no
- * whitespace is added between elements, so equal docs give equal strings and
- * `parseMarkup` reads the exact doc back.
+ * Seed 001's markup as a serialisation of the turn tree, for export and for readers of
+ * the seed — never a second state: `<Turn>` holds `<Step>`s; a step holds its text
+ * (escaped verbatim) and then its `<ToolCall>`s; a call that spawned a subagent holds its
+ * `<SubagentExecution>` panel, whose own steps nest the same way. Attributes come in a
+ * fixed order, optional ones only when present, with no whitespace between elements, so
+ * equal turns give equal strings and `parseTurnMarkup` reads the exact turn back.
  */
-export function serializeMarkup(doc: MessageDoc): string {
+export function serializeTurn(turn: ChatTurn): string {
+  const attributes =
+    attr("turnId", turn.turnId) +
+    attr("sessionId", turn.sessionId) +
+    attr("prompt", turn.prompt) +
+    attr("status", turn.status) +
+    attr("stats", statsJson(turn.stats)) +
+    optional("error", turn.error) +
+    attr("createdAt", turn.createdAt) +
+    optional("endedAt", turn.endedAt);
+  return `<Turn${attributes}>${serializeSteps(turn.steps)}</Turn>`;
+}
+
+function serializeSteps(steps: readonly Step[]): string {
   let out = "";
-  for (const segment of doc.segments) {
-    out += segment.kind === "text" ? escapeMarkup(segment.text) : serializeTool(segment.call);
+  for (const step of steps) {
+    out += `<Step${step.thinking ? attr("thinking", step.thinking) : ""}>${escapeMarkup(step.text)}`;
+    out += `${step.toolCalls.map(serializeCall).join("")}</Step>`;
   }
   return out;
 }
 
-function serializeTool(tool: ToolNode): string {
+function serializeCall(call: ToolCall): string {
   const attributes =
-    attr("callId", tool.callId) +
-    attr("name", tool.name) +
-    attr("parameters", tool.parameters) +
-    attr("status", tool.status) +
-    attr("responseSize", String(tool.responseSize)) +
-    attr("response", tool.response);
-  if (!tool.subagent) return `<ToolCall${attributes}/>`;
-  return `<ToolCall${attributes}>${serializePanel(tool.subagent)}</ToolCall>`;
+    attr("callId", call.callId) +
+    attr("name", call.name) +
+    attr("parameters", call.parameters) +
+    attr("status", call.status) +
+    attr("responseSize", String(call.responseSize)) +
+    attr("response", call.response);
+  if (!call.subagent) return `<ToolCall${attributes}/>`;
+  return `<ToolCall${attributes}>${serializeProcess(call.subagent)}</ToolCall>`;
 }
 
-function serializePanel(panel: PanelNode): string {
+function serializeProcess(process: SubagentProcess): string {
   const attributes =
-    attr("runId", panel.runId) +
-    optional("parentRunId", panel.parentRunId ?? undefined) +
-    attr("depth", String(panel.depth)) +
-    attr("name", panel.name) +
-    attr("task", panel.task) +
-    attr("status", panel.status) +
-    attr("responseText", panel.responseText) +
-    optional("thinking", panel.thinking) +
-    optional("stats", panel.stats && statsJson(panel.stats)) +
-    optional("endReason", panel.endReason) +
-    optional("error", panel.error) +
-    attr("startedAt", panel.startedAt) +
-    optional("endedAt", panel.endedAt);
-  return `<SubagentExecution${attributes}>${panel.toolCalls.map(serializeTool).join("")}</SubagentExecution>`;
+    attr("runId", process.runId) +
+    optional("parentRunId", process.parentRunId ?? undefined) +
+    attr("depth", String(process.depth)) +
+    attr("name", process.name) +
+    attr("task", process.task) +
+    attr("prompt", process.prompt) +
+    attr("status", process.status) +
+    attr("response", process.response) +
+    attr("stats", statsJson(process.stats)) +
+    optional("endReason", process.endReason) +
+    optional("error", process.error) +
+    attr("startedAt", process.startedAt) +
+    optional("endedAt", process.endedAt);
+  return `<SubagentExecution${attributes}>${serializeSteps(process.steps)}</SubagentExecution>`;
 }
 
 /** Stats as JSON with a fixed key order, so the string does not depend on object history. */

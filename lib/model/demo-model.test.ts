@@ -6,6 +6,7 @@ import { agentEventSchema, type AgentEvent } from "@/lib/contracts";
 import { BUILTIN_DEFINITIONS } from "@/lib/agent/definitions";
 import { CONDENSE_SYSTEM_PROMPT, renderCondensed } from "@/lib/agent/condense";
 import { createAgentRuntime } from "@/lib/agent/runtime";
+import { masterText } from "@/test/support/agent/harness";
 import { COMPACT_SYSTEM_PROMPT } from "@/lib/context/compact";
 import { createWorkspaceTools } from "@/lib/tools";
 import { chunks, createDemoModel } from "./demo-model";
@@ -41,7 +42,7 @@ function runTurn(prompt: string, options: { chunkDelayMs?: number; onEvent?: (e:
     tools: createWorkspaceTools(),
     definitions: [...BUILTIN_DEFINITIONS],
     workspaceDir: workspace,
-    limits: { maxSpawnDepth: 3, maxChildrenPerAgent: 5, maxResultTokens: 4_000, subagentTimeoutMs: 20_000, maxTurns: 10, contextTokens: 100_000 },
+    limits: { maxSpawnDepth: 3, maxChildrenPerAgent: 5, maxResultTokens: 4_000, subagentTimeoutMs: 20_000, maxSteps: 10, contextTokens: 100_000, resultFooter: true },
   });
   const events: AgentEvent[] = [];
   const handle = runtime.startTurn({
@@ -100,15 +101,16 @@ describe("offline demo model", () => {
     for (const s of started) {
       const toolCalls = events.flatMap((e) => (e.type === "subagent_data" && e.runId === s.runId && e.data.kind === "tool_call" ? [e.data] : []));
       expect(toolCalls.map((c) => c.name)).toEqual(["list_files", "grep", "file_read"]);
-      expect(toolCalls[0]!.textOffset).toBe(toolCalls[1]!.textOffset);
+      // list_files and grep are asked for in one step, file_read in the next.
+      expect(toolCalls.map((c) => c.step)).toEqual([0, 0, 1]);
       const results = events.flatMap((e) => (e.type === "subagent_data" && e.runId === s.runId && e.data.kind === "tool_result" ? [e.data] : []));
       expect(results.every((r) => r.status === "success")).toBe(true);
     }
     const reads = events.flatMap((e) => (e.type === "subagent_data" && e.data.kind === "tool_call" && e.data.name === "file_read" ? [JSON.parse(e.data.parameters).path] : []));
     expect(reads.sort()).toEqual(["docs/release-plan.md", "notes/bug-triage.md"]);
-    expect(result.response).toContain(TRIAGE_ROW);
-    expect(result.response).toContain(RELEASE_ROW);
-    expect(result.response).toMatch(/\| 1 \| the open bugs \| explore-[0-9a-f]{8} \| Completed \|/);
+    expect(masterText(result.turn)).toContain(TRIAGE_ROW);
+    expect(masterText(result.turn)).toContain(RELEASE_ROW);
+    expect(masterText(result.turn)).toMatch(/\| 1 \| the open bugs \| explore-[0-9a-f]{8} \| Completed \|/);
   });
 
   it("deep dive: a general child spawns explore grandchildren", async () => {
@@ -118,8 +120,8 @@ describe("offline demo model", () => {
     const started = events.filter((e) => e.type === "subagent_started");
     expect(started.map((s) => [s.name, s.depth])).toEqual([["general", 1], ["explore", 2]]);
     expect(started[1]!.parentRunId).toBe(started[0]!.runId);
-    expect(result.response).toContain("### Deep dive: the release plan");
-    expect(result.response).toContain(RELEASE_ROW);
+    expect(masterText(result.turn)).toContain("### Deep dive: the release plan");
+    expect(masterText(result.turn)).toContain(RELEASE_ROW);
   });
 
   it("serves condensation with structured JSON and compaction with a summary", async () => {
@@ -149,7 +151,7 @@ describe("offline demo model", () => {
     const result = await done;
     expect(result.status).toBe("cancelled");
     expect(tokens).toBe(2);
-    expect(result.response.length).toBeGreaterThan(0);
-    expect(result.response.length).toBeLessThan(60);
+    expect(masterText(result.turn).length).toBeGreaterThan(0);
+    expect(masterText(result.turn).length).toBeLessThan(60);
   });
 });

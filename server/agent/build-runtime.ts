@@ -29,7 +29,8 @@ export function buildRuntime(env: Env, log: { warn(msg: string, meta?: object): 
       maxChildrenPerAgent: env.MAX_CHILDREN_PER_AGENT,
       maxResultTokens: env.MAX_RESULT_TOKENS,
       subagentTimeoutMs: env.SUBAGENT_TIMEOUT_MS,
-      maxTurns: env.MAX_TURNS,
+      maxSteps: env.MAX_STEPS,
+      resultFooter: env.RESULT_FOOTER,
       contextTokens: env.CONTEXT_TOKENS,
     },
     pricing:

@@ -1,6 +1,5 @@
-import type { AgentEvent, ChatTurn, SubagentProcess } from "@/lib/contracts";
-import { processInTurn } from "@/lib/turn/process-path";
-import { previewOf } from "@/lib/contracts";
+import type { AgentEvent, ChatTurn, Step, SubagentProcess, ToolOutput } from "@/lib/contracts";
+import { processInTurn } from "@/lib/turn/paths";
 import { SubagentRunModel } from "@/models/subagent-run";
 import { ToolCallModel } from "@/models/tool-call";
 import { ToolOutputModel } from "@/models/tool-output";
@@ -10,7 +9,8 @@ import { touchSession } from "./sessions";
 /**
  * Persists a session's agent events as they are relayed. Writes run one at a time in
  * event order; streamed text is not written per token but coalesced into one write per
- * `flushMs` (the in-memory turn is the source, so a flush always writes the latest text).
+ * `flushMs`. The in-memory turn (folded from the same events by the turn reducer) is the
+ * source of every text and state written, so what is stored is what viewers were shown.
  * A failed write is retried with backoff, so a database that drops out for a while
  * loses nothing once it is back.
  */
@@ -44,11 +44,8 @@ export class EventStore {
     this.retry = options.retry ?? { attempts: 8, baseDelayMs: 250 };
   }
 
-  /**
-   * Records one event. `fullText` is the whole tool output when the event carries only
-   * its preview.
-   */
-  record(event: AgentEvent, fullText?: string): void {
+  /** Records one event, already folded into the turn `getTurn` returns. */
+  record(event: AgentEvent): void {
     const { sessionId } = this.options;
     switch (event.type) {
       case "turn:started":
@@ -65,7 +62,7 @@ export class EventStore {
         this.insertCall(event.turnId, null, event);
         return;
       case "tool:result":
-        this.saveResult(event.turnId, null, event.callId, event, fullText);
+        this.saveResult(event.turnId, null, event.callId, event);
         return;
       case "subagent_started":
         this.enqueue(() =>
@@ -87,42 +84,28 @@ export class EventStore {
       case "subagent_data": {
         const { data } = event;
         if (data.kind === "tool_call") this.insertCall(event.turnId, event.runId, data);
-        else if (data.kind === "tool_result") this.saveResult(event.turnId, event.runId, data.callId, data, fullText);
+        else if (data.kind === "tool_result") this.saveResult(event.turnId, event.runId, data.callId, data);
         else this.markRun(event.turnId, event.runId);
         return;
       }
       case "subagent_completed":
-      case "subagent_error":
+      case "subagent_error": {
         this.dirtyRuns.delete(event.runId);
-        this.enqueue(() =>
-          SubagentRunModel.updateOne(
-            { _id: event.runId },
-            {
-              $set: {
-                status: event.type === "subagent_completed" ? "success" : "error",
-                endReason: event.endReason,
-                stats: event.stats,
-                endedAt: new Date(event.endedAt),
-                ...(event.type === "subagent_completed" ? { response: event.response } : { error: event.error }),
-              },
-            },
-          ),
-        );
+        const process = this.processOf(event.turnId, event.runId);
+        if (process) this.enqueue(() => SubagentRunModel.updateOne({ _id: event.runId }, { $set: processFields(process) }));
         return;
+      }
       case "agent:complete":
         this.dirtyRuns.delete(event.runId);
         this.enqueue(() => SubagentRunModel.updateOne({ _id: event.runId }, { $set: processFields(event.subagent) }));
         return;
-      case "turn:ended":
+      case "turn:ended": {
         this.dirtyTurns.delete(event.turnId);
-        this.enqueue(() =>
-          TurnModel.updateOne(
-            { _id: event.turnId },
-            { $set: { status: event.status, response: event.response, stats: event.stats, ...(event.error ? { error: event.error } : {}) } },
-          ),
-        );
+        const turn = this.options.getTurn(event.turnId);
+        if (turn) this.enqueue(() => TurnModel.updateOne({ _id: event.turnId }, { $set: turnFields(turn) }));
         this.enqueue(() => touchSession(sessionId));
         return;
+      }
     }
   }
 
@@ -136,11 +119,7 @@ export class EventStore {
     await this.queue;
   }
 
-  private insertCall(
-    turnId: string,
-    runId: string | null,
-    call: { callId: string; name: string; parameters: string; textOffset: number },
-  ): void {
+  private insertCall(turnId: string, runId: string | null, call: { step: number; callId: string; name: string; parameters: string }): void {
     const orderKey = `${turnId}|${runId ?? ""}`;
     const order = this.order.get(orderKey) ?? 0;
     this.order.set(orderKey, order + 1);
@@ -152,27 +131,21 @@ export class EventStore {
         turnId,
         runId,
         callId: call.callId,
+        step: call.step,
         order,
         name: call.name,
         parameters: call.parameters,
         status: "running",
-        textOffset: call.textOffset,
       }),
     );
   }
 
-  private saveResult(
-    turnId: string,
-    runId: string | null,
-    callId: string,
-    result: { response: string; responseSize: number; status: string },
-    fullText: string | undefined,
-  ): void {
+  /** The preview goes on the call record; a longer whole text, in chunks beside it. */
+  private saveResult(turnId: string, runId: string | null, callId: string, result: ToolOutput & { status: string }): void {
     const id = toolCallRecordId(turnId, runId, callId);
-    const full = fullText ?? result.response;
-    const preview = previewOf(full);
-    this.enqueue(() => ToolCallModel.updateOne({ _id: id }, { $set: { ...preview, status: result.status } }));
-    if (full.length > preview.response.length) {
+    const { response, responseSize, status, fullResponse: full } = result;
+    this.enqueue(() => ToolCallModel.updateOne({ _id: id }, { $set: { response, responseSize, status } }));
+    if (full !== undefined && full.length > response.length) {
       const { sessionId } = this.options;
       const chunks: { _id: string; sessionId: string; toolCallId: string; n: number; data: string }[] = [];
       for (let n = 0; n * OUTPUT_CHUNK_CHARS < full.length; n++) {
@@ -181,6 +154,11 @@ export class EventStore {
       // One chunk per insert keeps every write far below the 16 MB message limit.
       for (const chunk of chunks) this.enqueue(() => ToolOutputModel.create(chunk));
     }
+  }
+
+  private processOf(turnId: string, runId: string): SubagentProcess | undefined {
+    const turn = this.options.getTurn(turnId);
+    return turn && processInTurn(turn, runId);
   }
 
   private markTurn(turnId: string): void {
@@ -208,12 +186,11 @@ export class EventStore {
     this.dirtyRuns.clear();
     for (const turnId of turns) {
       const turn = this.options.getTurn(turnId);
-      if (turn) await TurnModel.updateOne({ _id: turnId }, { $set: { response: turn.response, stats: turn.stats } });
+      if (turn) await TurnModel.updateOne({ _id: turnId }, { $set: { steps: stepTexts(turn.steps), stats: turn.stats } });
     }
     for (const [runId, turnId] of runs) {
-      const turn = this.options.getTurn(turnId);
-      const process = turn && processInTurn(turn, runId);
-      if (process) await SubagentRunModel.updateOne({ _id: runId }, { $set: { response: process.response, thinking: process.thinking, stats: process.stats } });
+      const process = this.processOf(turnId, runId);
+      if (process) await SubagentRunModel.updateOne({ _id: runId }, { $set: { steps: stepTexts(process.steps), stats: process.stats } });
     }
   }
 
@@ -241,13 +218,28 @@ export class EventStore {
   }
 }
 
+/** What a step stores on its turn or run: its text and reasoning (its calls are records of their own). */
+function stepTexts(steps: readonly Step[]): { text: string; thinking: string }[] {
+  return steps.map((s) => ({ text: s.text, thinking: s.thinking }));
+}
+
+function turnFields(turn: ChatTurn) {
+  return {
+    steps: stepTexts(turn.steps),
+    status: turn.status,
+    stats: turn.stats,
+    ...(turn.error !== undefined ? { error: turn.error } : {}),
+    ...(turn.endedAt ? { endedAt: new Date(turn.endedAt) } : {}),
+  };
+}
+
 function processFields(p: SubagentProcess) {
   return {
     prompt: p.prompt,
+    steps: stepTexts(p.steps),
     response: p.response,
     status: p.status,
     stats: p.stats,
-    ...(p.thinking !== undefined ? { thinking: p.thinking } : {}),
     ...(p.endReason ? { endReason: p.endReason } : {}),
     ...(p.error ? { error: p.error } : {}),
     ...(p.endedAt ? { endedAt: new Date(p.endedAt) } : {}),

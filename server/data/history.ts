@@ -1,57 +1,19 @@
-import type { ChatTurn, EndReason, RunStatus, SubagentProcess, ToolCall, ToolStatus, TurnStats, TurnStatus } from "@/lib/contracts";
+import type { ChatTurn, EndReason, RunStatus, Step, SubagentProcess, ToolCall, ToolStatus, TurnStats, TurnStatus } from "@/lib/contracts";
 import { emptyStats } from "@/lib/contracts";
-import { SubagentRunModel } from "@/models/subagent-run";
-import { ToolCallModel } from "@/models/tool-call";
-import { TurnModel } from "@/models/turn";
+import { SubagentRunModel, type SubagentRunRecord } from "@/models/subagent-run";
+import { ToolCallModel, type ToolCallRecord } from "@/models/tool-call";
+import { TurnModel, type TurnRecord } from "@/models/turn";
 
 /**
  * A session's whole history in three queries (turns, tool calls, subagent runs), however
- * many turns it has, assembled into the stored shape of seed 000: subagent processes
- * nested in the tool calls that spawned them, to any depth.
+ * many turns it has, assembled into the turn tree (`ChatTurn`): each agent's steps with
+ * their tool calls, subagent processes nested in the calls that spawned them, to any
+ * depth. Built to equal, field for field, what the turn reducer folded from the events.
  */
 
-interface TurnRow {
-  _id: string;
-  sessionId: string;
-  prompt: string;
-  response: string;
-  thinking?: string | null;
-  status: TurnStatus;
-  error?: string | null;
-  stats?: TurnStats | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
-interface CallRow {
-  turnId: string;
-  runId?: string | null;
-  callId: string;
-  order: number;
-  name: string;
-  parameters: string;
-  response: string;
-  responseSize: number;
-  status: ToolStatus;
-  textOffset: number;
-}
-interface RunRow {
-  _id: string;
-  turnId: string;
-  callId: string;
-  parentRunId?: string | null;
-  depth: number;
-  name: string;
-  task: string;
-  prompt: string;
-  thinking?: string | null;
-  response: string;
-  status: RunStatus;
-  endReason?: EndReason | null;
-  error?: string | null;
-  stats?: TurnStats | null;
-  startedAt: Date;
-  endedAt?: Date | null;
-}
+type TurnRow = TurnRecord & { _id: string; createdAt: Date };
+type CallRow = ToolCallRecord;
+type RunRow = SubagentRunRecord & { _id: string };
 
 export interface HistoryRows {
   turns: TurnRow[];
@@ -74,7 +36,7 @@ export async function loadHistory(sessionId: string): Promise<ChatTurn[]> {
 
 const key = (turnId: string, runId: string | null | undefined) => `${turnId}|${runId ?? ""}`;
 
-function normalizeStats(stats: TurnStats | null | undefined): TurnStats {
+function normalizeStats(stats: Partial<TurnStats> | null | undefined): TurnStats {
   const base = emptyStats();
   if (!stats) return base;
   return {
@@ -86,7 +48,20 @@ function normalizeStats(stats: TurnStats | null | undefined): TurnStats {
   };
 }
 
-/** Pure: rows in, stored turns out. */
+/**
+ * Steps from a stored text list and the owner's calls (each carrying its step index):
+ * as many steps as either knows of, as the reducer creates them.
+ */
+function stepsOf(texts: readonly { text?: string | null; thinking?: string | null }[], calls: ToolCall[][]): Step[] {
+  const count = Math.max(texts.length, calls.length);
+  const steps: Step[] = [];
+  for (let i = 0; i < count; i++) {
+    steps.push({ text: texts[i]?.text ?? "", thinking: texts[i]?.thinking ?? "", toolCalls: calls[i] ?? [] });
+  }
+  return steps;
+}
+
+/** Pure: rows in, turns out. */
 export function assembleHistory(sessionId: string, rows: HistoryRows): ChatTurn[] {
   const callsByRun = new Map<string, CallRow[]>();
   for (const call of rows.calls) {
@@ -100,21 +75,26 @@ export function assembleHistory(sessionId: string, rows: HistoryRows): ChatTurn[
   const runBySpawn = new Map<string, RunRow>();
   for (const run of rows.runs) runBySpawn.set(`${key(run.turnId, run.parentRunId)}|${run.callId}`, run);
 
-  const toolCallsOf = (turnId: string, runId: string | null, depthGuard: number): ToolCall[] =>
-    (callsByRun.get(key(turnId, runId)) ?? []).map((call) => {
+  /** The calls of one agent, grouped by step. */
+  const callsOf = (turnId: string, runId: string | null, depthGuard: number): ToolCall[][] => {
+    const byStep: ToolCall[][] = [];
+    for (const call of callsByRun.get(key(turnId, runId)) ?? []) {
       const out: ToolCall = {
         callId: call.callId,
         name: call.name,
         parameters: call.parameters,
         response: call.response,
         responseSize: call.responseSize,
-        status: call.status,
-        textOffset: call.textOffset,
+        status: call.status as ToolStatus,
       };
       const run = runBySpawn.get(`${key(turnId, runId)}|${call.callId}`);
       if (run && depthGuard < 32) out.subagent = processOf(run, depthGuard + 1);
-      return out;
-    });
+      const step = call.step ?? 0;
+      for (let i = byStep.length; i <= step; i++) byStep.push([]);
+      byStep[step]!.push(out);
+    }
+    return byStep;
+  };
 
   const processOf = (run: RunRow, depthGuard: number): SubagentProcess => {
     const process: SubagentProcess = {
@@ -124,14 +104,13 @@ export function assembleHistory(sessionId: string, rows: HistoryRows): ChatTurn[
       name: run.name,
       task: run.task,
       prompt: run.prompt,
+      steps: stepsOf(run.steps ?? [], callsOf(run.turnId, run._id, depthGuard)),
       response: run.response,
-      toolCalls: toolCallsOf(run.turnId, run._id, depthGuard),
       stats: normalizeStats(run.stats),
-      status: run.status,
+      status: run.status as RunStatus,
       startedAt: run.startedAt.toISOString(),
     };
-    if (run.thinking) process.thinking = run.thinking;
-    if (run.endReason) process.endReason = run.endReason;
+    if (run.endReason) process.endReason = run.endReason as EndReason;
     if (run.error) process.error = run.error;
     if (run.endedAt) process.endedAt = run.endedAt.toISOString();
     return process;
@@ -142,15 +121,13 @@ export function assembleHistory(sessionId: string, rows: HistoryRows): ChatTurn[
       turnId: turn._id,
       sessionId,
       prompt: turn.prompt,
-      response: turn.response,
-      toolCalls: toolCallsOf(turn._id, null, 0),
+      steps: stepsOf(turn.steps ?? [], callsOf(turn._id, null, 0)),
       stats: normalizeStats(turn.stats),
-      status: turn.status,
+      status: turn.status as TurnStatus,
       createdAt: turn.createdAt.toISOString(),
-      updatedAt: turn.updatedAt.toISOString(),
     };
-    if (turn.thinking) out.thinking = turn.thinking;
     if (turn.error) out.error = turn.error;
+    if (turn.endedAt) out.endedAt = turn.endedAt.toISOString();
     return out;
   });
 }

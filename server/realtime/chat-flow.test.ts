@@ -68,10 +68,11 @@ describe("chat over Socket.IO", () => {
     expect(snapshot.mode).toBe("snapshot");
     if (snapshot.mode !== "snapshot") return;
     expect(snapshot.turns).toHaveLength(1);
-    expect(snapshot.turns[0]).toMatchObject({ prompt: "Say hello", response: "Hello from the model.", status: "completed" });
+    expect(snapshot.turns[0]).toMatchObject({ prompt: "Say hello", status: "completed" });
+    expect(snapshot.turns[0]!.steps.map((s) => s.text)).toEqual(["Hello from the model."]);
     expect(snapshot.title).toBe("Say hello");
     const stored = await TurnModel.findById(snapshot.turns[0]!.turnId).lean();
-    expect(stored?.response).toBe("Hello from the model.");
+    expect(stored?.steps.map((s) => s.text)).toEqual(["Hello from the model."]);
   });
 
   it("names the model failure in the chat and keeps what was stored", async () => {
@@ -90,7 +91,7 @@ describe("chat over Socket.IO", () => {
     await harness.app.registry.peek(sessionId).then((s) => s?.drain());
     const turns = await TurnModel.find({ sessionId: sessionId }).sort({ createdAt: 1 }).lean();
     expect(turns.map((t) => t.status)).toEqual(["completed", "failed"]);
-    expect(turns[0]?.response).toBe("Hello from the model.");
+    expect(turns[0]?.steps.map((s) => s.text)).toEqual(["Hello from the model."]);
   });
 
   it("cancels a running turn with Stop", async () => {

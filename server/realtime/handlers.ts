@@ -55,7 +55,7 @@ export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
       return session.join(lastSeq, (missed) => {
         // In order, before anything relayed later: the gap, its end marker, then live.
         if (missed) {
-          for (const event of missed) emitEvent(socket, event);
+          for (const event of missed) socket.emit("agent:event", event);
           socket.emit("replay:complete", { sessionId, seq: session.currentSeq });
         }
         void socket.join(sessionRoom(sessionId));
@@ -89,12 +89,4 @@ export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
       return { runId };
     });
   });
-}
-
-/**
- * Emits a session event under its own name. The payload's type is tied to its name by
- * `ServerToClientEvents`; TypeScript cannot follow that through a union, hence the one cast.
- */
-export function emitEvent(target: Pick<AppSocket, "emit"> | ReturnType<AppServer["to"]>, event: SessionEvent): void {
-  (target.emit as unknown as (name: string, payload: SessionEvent) => void).call(target, event.type, event);
 }

@@ -1,13 +1,5 @@
-import {
-  AppError,
-  previewOf,
-  TOOL_RESPONSE_PREVIEW_CHARS,
-  type AgentEvent,
-  type ChatTurn,
-  type JoinResult,
-  type SessionEvent,
-} from "@/lib/contracts";
-import { applyEventToTurn, newTurn } from "@/lib/turn/reduce-turn";
+import { AppError, type AgentEvent, type ChatTurn, type JoinResult, type SessionEvent } from "@/lib/contracts";
+import { applyEvent, turnFromStart } from "@/lib/turn/reduce";
 import { EventStore } from "@/server/data/event-store";
 import { loadHistory } from "@/server/data/history";
 import { newId } from "@/server/data/ids";
@@ -48,7 +40,8 @@ export class DroneSession {
   private seq = 0;
   private seqLimit = 0;
   private reserving: Promise<void> | undefined;
-  private log: SessionEvent[] = [];
+  /** The last events relayed, for a rejoin that missed a few (REPLAY_LIMIT). */
+  private replayBuffer: SessionEvent[] = [];
   /** The running turn and the last finished ones, newer than what MongoDB may hold yet. */
   private readonly liveTurns = new Map<string, ChatTurn>();
   private active: ActiveTurn | undefined;
@@ -170,21 +163,20 @@ export class DroneSession {
     this.title = title;
   }
 
-  private onEvent(agentEvent: AgentEvent): void {
-    const { fullText, event: relayed } = splitPreview(agentEvent);
-    const event = { ...relayed, sessionId: this.sessionId, seq: this.nextSeq() } as SessionEvent;
-    this.fold(relayed);
-    this.store.record(relayed, fullText);
-    this.log.push(event);
-    if (this.log.length > REPLAY_LIMIT) this.log = this.log.slice(-Math.floor(REPLAY_LIMIT / 2));
-    this.deps.relay(event);
+  private onEvent(event: AgentEvent): void {
+    this.fold(event);
+    this.store.record(event);
+    const relayed: SessionEvent = { ...withoutFullText(event), sessionId: this.sessionId, seq: this.nextSeq() };
+    this.replayBuffer.push(relayed);
+    if (this.replayBuffer.length > REPLAY_LIMIT) this.replayBuffer = this.replayBuffer.slice(-Math.floor(REPLAY_LIMIT / 2));
+    this.deps.relay(relayed);
   }
 
   private fold(event: AgentEvent): void {
     if (event.type === "turn:started") {
       // Keep only the last finished turn besides the new one: older ones are durable.
       for (const [turnId, turn] of this.liveTurns) if (turn.status !== "running" && this.liveTurns.size > 1) this.liveTurns.delete(turnId);
-      this.liveTurns.set(event.turnId, newTurn({ sessionId: this.sessionId, turnId: event.turnId, prompt: event.prompt, createdAt: event.createdAt }));
+      this.liveTurns.set(event.turnId, turnFromStart(event, this.sessionId));
       return;
     }
     const turn = this.liveTurns.get(event.turnId);
@@ -192,7 +184,7 @@ export class DroneSession {
       this.deps.log?.warn("event for an unknown turn", { type: event.type, turnId: event.turnId });
       return;
     }
-    this.liveTurns.set(event.turnId, applyEventToTurn(turn, event));
+    this.liveTurns.set(event.turnId, applyEvent(turn, event));
   }
 
   private nextSeq(): number {
@@ -214,14 +206,14 @@ export class DroneSession {
   private canReplayFrom(lastSeq: number): boolean {
     if (lastSeq > this.seq) return false;
     if (lastSeq === this.seq) return true;
-    const first = this.log[0];
+    const first = this.replayBuffer[0];
     return first !== undefined && lastSeq >= first.seq - 1;
   }
 
   private eventsAfter(lastSeq: number): SessionEvent[] {
-    const first = this.log[0];
+    const first = this.replayBuffer[0];
     if (!first) return [];
-    return this.log.slice(Math.max(0, lastSeq + 1 - first.seq));
+    return this.replayBuffer.slice(Math.max(0, lastSeq + 1 - first.seq));
   }
 
   private retitle(prompt: string): void {
@@ -234,16 +226,16 @@ export class DroneSession {
   }
 }
 
-/**
- * Tool outputs are relayed and folded as previews; the whole text goes only to storage
- * ("show all" reads it from there).
- */
-function splitPreview(event: AgentEvent): { event: AgentEvent; fullText?: string } {
-  if (event.type === "tool:result" && event.response.length > TOOL_RESPONSE_PREVIEW_CHARS) {
-    return { event: { ...event, ...previewOf(event.response) }, fullText: event.response };
+/** The whole text of a long tool output goes to storage only ("Show all" reads it there); viewers get the preview. */
+function withoutFullText(event: AgentEvent): AgentEvent {
+  if (event.type === "tool:result" || event.type === "agent:complete") {
+    if (event.fullResponse === undefined) return event;
+    const { fullResponse: _full, ...rest } = event;
+    return rest;
   }
-  if (event.type === "subagent_data" && event.data.kind === "tool_result" && event.data.response.length > TOOL_RESPONSE_PREVIEW_CHARS) {
-    return { event: { ...event, data: { ...event.data, ...previewOf(event.data.response) } }, fullText: event.data.response };
+  if (event.type === "subagent_data" && event.data.kind === "tool_result" && event.data.fullResponse !== undefined) {
+    const { fullResponse: _full, ...data } = event.data;
+    return { ...event, data };
   }
-  return { event };
+  return event;
 }

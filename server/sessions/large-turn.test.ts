@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import mongoose from "mongoose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { JoinResult } from "@/lib/contracts";
+import type { ChatTurn, JoinResult } from "@/lib/contracts";
 import { MASTER_PROMPT_MARKER } from "@/lib/agent/prompts";
 import { createOpenAIModel } from "@/lib/model/openai-adapter";
 import { scriptedReply, startScriptedOpenAIServer, type ScriptedOpenAIServer, type ScriptedRequest } from "@/test/support/model/scripted-openai-server";
@@ -67,7 +67,7 @@ beforeAll(async () => {
   harness = await startHarness("largeturn", {
     runner: runtimeWith(chat, {
       workspaceDir: workspace,
-      limits: { maxSpawnDepth: 3, maxChildrenPerAgent: 5, maxResultTokens: 4000, subagentTimeoutMs: 120_000, maxTurns: 10, contextTokens: 50_000_000 },
+      limits: { maxSpawnDepth: 3, maxChildrenPerAgent: 5, maxResultTokens: 4000, subagentTimeoutMs: 120_000, maxSteps: 10, contextTokens: 50_000_000, resultFooter: true },
     }),
   });
 }, 60_000);
@@ -107,19 +107,20 @@ describe("a 50 MB turn", () => {
     const joined = await request(fresh, "session:join", { sessionId });
     const snapshot = (joined as { ok: true; data: JoinResult }).data;
     if (snapshot.mode !== "snapshot") throw new Error("expected a snapshot");
-    const panels = snapshot.turns[0]!.toolCalls.map((c) => c.subagent);
+    const callsOf = (agent: { steps: ChatTurn["steps"] }) => agent.steps.flatMap((s) => s.toolCalls);
+    const panels = callsOf(snapshot.turns[0]!).map((c) => c.subagent);
     expect(panels).toHaveLength(SUBAGENTS);
     for (const panel of panels) {
       expect(panel?.status).toBe("success");
-      expect(panel?.toolCalls).toHaveLength(READS_EACH);
-      for (const call of panel!.toolCalls) {
+      expect(callsOf(panel!)).toHaveLength(READS_EACH);
+      for (const call of callsOf(panel!)) {
         expect(call.responseSize).toBeGreaterThan(250 * 1024);
         expect(call.response.length).toBeLessThan(call.responseSize);
       }
     }
     // …and "show all" returns one output whole, pinned to its run (call ids repeat across runs).
     const panel = panels[1]!;
-    const call = panel.toolCalls[3]!;
+    const call = callsOf(panel)[3]!;
     const query = `turn=${snapshot.turns[0]!.turnId}&run=${panel.runId}`;
     const res = await fetch(`${harness.baseUrl}/api/sessions/${sessionId}/tool-calls/${call.callId}?${query}`, { headers: { cookie } });
     const full = (await res.json()) as { response: string };

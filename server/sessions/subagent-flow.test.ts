@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initialSessionState, sessionReducer, type SessionState } from "@/lib/chat/session-state";
 import type { JoinResult, SessionEvent } from "@/lib/contracts";
-import { docFromTurn } from "@/lib/markup/from-turn";
-import { serializeMarkup } from "@/lib/markup/serialize";
+import type { ChatTurn } from "@/lib/contracts";
+import { serializeTurn } from "@/lib/markup/serialize";
 import { createDemoModel } from "@/lib/model/demo-model";
 import { SubagentRunModel } from "@/models/subagent-run";
 import { ToolCallModel } from "@/models/tool-call";
 import { TurnModel } from "@/models/turn";
 import { ghostSweep } from "@/server/data/ghost-sweep";
+import { loadHistory } from "@/server/data/history";
 import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness, type TestClient } from "@/test/support/server/app-harness";
 
 /**
@@ -46,19 +47,16 @@ function browserView(socket: TestClient, sessionId: string) {
   };
 }
 
-async function storedMarkup(cookie: string, sessionId: string): Promise<string[]> {
+/** The turns rebuilt from MongoDB alone (not the server's in-memory fold), once everything is written. */
+async function storedTurns(sessionId: string): Promise<ChatTurn[]> {
   await (await harness.app.registry.peek(sessionId))?.drain();
-  const fresh = await harness.client(cookie);
-  const ack = await request(fresh, "session:join", { sessionId });
-  if (!ack.ok || ack.data.mode !== "snapshot") throw new Error("expected a snapshot");
-  fresh.disconnect();
-  return ack.data.turns.map((t) => serializeMarkup(docFromTurn(t)));
+  return loadHistory(sessionId);
 }
 
 const ended = (events: SessionEvent[]) => events.some((e) => e.type === "turn:ended");
 
 describe("subagents through the server", () => {
-  it("a live viewer, a mid-run joiner and a later reload all end with the stored markup", async () => {
+  it("a live viewer, a mid-run joiner and the rebuild from MongoDB all end with the same turn and markup", async () => {
     const { cookie, socket, sessionId } = await openSession(harness);
     const live = browserView(socket, sessionId);
     await live.join();
@@ -76,12 +74,12 @@ describe("subagents through the server", () => {
     expect(liveState.needsResync).toBe(false);
     expect(lateState.needsResync).toBe(false);
 
-    const stored = await storedMarkup(cookie, sessionId);
-    const liveMarkup = liveState.turns.map((t) => serializeMarkup(t.doc));
-    expect(liveMarkup).toEqual(stored);
-    expect(lateState.turns.map((t) => serializeMarkup(t.doc))).toEqual(stored);
-    expect(stored[0]).toContain("<SubagentExecution");
-    expect((stored[0]!.match(/<SubagentExecution /g) ?? []).length).toBe(2);
+    const stored = await storedTurns(sessionId);
+    expect(liveState.turns).toStrictEqual(stored);
+    expect(lateState.turns).toStrictEqual(stored);
+    const markup = serializeTurn(stored[0]!);
+    expect(markup).toContain("<SubagentExecution");
+    expect((markup.match(/<SubagentExecution /g) ?? []).length).toBe(2);
 
     // Full processes are stored: the runs, and their nested tool calls with results.
     const runs = await SubagentRunModel.find({ sessionId: sessionId }).lean();
@@ -118,7 +116,7 @@ describe("subagents through the server", () => {
     expect(resumed.events[0]!.seq).toBe(seenSeq + 1);
     for (const event of resumed.events) state = sessionReducer(state, { type: "event", event });
     expect(state.needsResync).toBe(false);
-    expect(state.turns.map((t) => serializeMarkup(t.doc))).toEqual(await storedMarkup(cookie, sessionId));
+    expect(state.turns).toStrictEqual(await storedTurns(sessionId));
   });
 
   it("kill ends one running subagent as killed; only the owner may kill", async () => {
@@ -163,7 +161,7 @@ describe("ghost sweep", () => {
     const { cookie, sessionId } = await openSession(harness);
     const now = new Date();
     await TurnModel.create({ _id: "ghostTurn1", sessionId: sessionId, prompt: "p", status: "running" });
-    await ToolCallModel.create({ _id: "ghostTurn1:m:c1", sessionId: sessionId, turnId: "ghostTurn1", runId: null, callId: "c1", order: 0, name: "subagent", parameters: "{}", status: "running", textOffset: 0 });
+    await ToolCallModel.create({ _id: "ghostTurn1:m:c1", sessionId: sessionId, turnId: "ghostTurn1", runId: null, callId: "c1", order: 0, name: "subagent", parameters: "{}", status: "running", step: 0 });
     await SubagentRunModel.create({ _id: "ghostRun1", sessionId: sessionId, turnId: "ghostTurn1", callId: "c1", parentRunId: null, depth: 1, name: "explore", task: "t", status: "running", startedAt: now });
 
     const swept = await ghostSweep();
@@ -175,8 +173,8 @@ describe("ghost sweep", () => {
     const turn = ack.data.turns[0]!;
     expect(turn.status).toBe("failed");
     expect(turn.error).toMatch(/restarted/);
-    const panel = turn.toolCalls[0]?.subagent;
+    const panel = turn.steps[0]?.toolCalls[0]?.subagent;
     expect(panel).toMatchObject({ status: "error", endReason: "ghost_sweep" });
-    expect(serializeMarkup(docFromTurn(turn))).toContain("ghost_sweep");
+    expect(serializeTurn(turn)).toContain("ghost_sweep");
   });
 });

@@ -16,8 +16,9 @@ export const DEFAULT_LIMITS: AgentRuntimeDeps["limits"] = {
   maxChildrenPerAgent: 5,
   maxResultTokens: 4_000,
   subagentTimeoutMs: 10_000,
-  maxTurns: 10,
+  maxSteps: 10,
   contextTokens: 100_000,
+  resultFooter: true,
 };
 
 /** A minimal real tool so runtime tests do not depend on the workspace tool set. */
@@ -93,6 +94,11 @@ export function startTestTurn(options: HarnessOptions, prompt: string, history: 
   });
   run.result = run.handle.done;
   return run;
+}
+
+/** Every step's text of the master, joined as it streamed (no separators added). */
+export function masterText(turn: ChatTurn): string {
+  return turn.steps.map((s) => s.text).join("");
 }
 
 export function ofType<K extends AgentEventType>(events: readonly AgentEvent[], type: K): AgentEventOf<K>[] {

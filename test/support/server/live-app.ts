@@ -1,7 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { io as connect, type Socket } from "socket.io-client";
 import type { Ack, ClientToServerEvents, ServerToClientEvents, SessionEvent } from "@/lib/contracts";
-import { AGENT_EVENT_TYPES } from "@/lib/contracts";
 import { createApp, type App, type AppOptions } from "@/server/app";
 
 /**
@@ -73,11 +72,9 @@ export function request<K extends keyof ClientToServerEvents>(
 /** Collects every session event a client receives, in arrival order. */
 export function recordEvents(socket: LiveClient, onEvent?: (event: SessionEvent) => void): SessionEvent[] {
   const events: SessionEvent[] = [];
-  for (const type of AGENT_EVENT_TYPES) {
-    (socket.on as unknown as (n: string, fn: (e: SessionEvent) => void) => void)(type, (e) => {
-      events.push(e);
-      onEvent?.(e);
-    });
-  }
+  socket.on("agent:event", (e) => {
+    events.push(e);
+    onEvent?.(e);
+  });
   return events;
 }

@@ -13,9 +13,9 @@ export const STATS: TurnStats = {
 
 export const ev = {
   started: (prompt = "hi"): AgentEvent => ({ type: "turn:started", turnId: TURN, prompt, createdAt: "2026-01-01T00:00:00.000Z" }),
-  token: (offset: number, text: string, turnId = TURN): AgentEventOf<"turn:token"> => ({ type: "turn:token", turnId, offset, text }),
-  call: (callId: string, textOffset: number, name = "subagent", parameters = "{}"): AgentEventOf<"tool:call"> => ({
-    type: "tool:call", turnId: TURN, callId, name, parameters, textOffset,
+  token: (offset: number, text: string, step = 0, turnId = TURN): AgentEventOf<"turn:token"> => ({ type: "turn:token", turnId, step, offset, text }),
+  call: (callId: string, step = 0, name = "subagent", parameters = "{}"): AgentEventOf<"tool:call"> => ({
+    type: "tool:call", turnId: TURN, step, callId, name, parameters,
   }),
   result: (callId: string, response: string, status: "success" | "error" = "success"): AgentEventOf<"tool:result"> => ({
     type: "tool:result", turnId: TURN, callId, response, responseSize: response.length, status,
@@ -27,9 +27,10 @@ export const ev = {
   data: (runId: string, data: SubagentDataPayload, parentRunId: string | null = null): AgentEventOf<"subagent_data"> => ({
     type: "subagent_data", turnId: TURN, runId, parentRunId, depth: parentRunId ? 2 : 1, data,
   }),
-  subToken: (runId: string, offset: number, text: string) => ev.data(runId, { kind: "token", offset, text }),
-  subCall: (runId: string, callId: string, name = "grep", parameters = "{}", parentRunId: string | null = null) =>
-    ev.data(runId, { kind: "tool_call", callId, name, parameters, textOffset: 0 }, parentRunId),
+  subToken: (runId: string, offset: number, text: string, step = 0) => ev.data(runId, { kind: "token", step, offset, text }),
+  subThinking: (runId: string, offset: number, text: string, step = 0) => ev.data(runId, { kind: "thinking", step, offset, text }),
+  subCall: (runId: string, callId: string, name = "grep", parameters = "{}", parentRunId: string | null = null, step = 0) =>
+    ev.data(runId, { kind: "tool_call", step, callId, name, parameters }, parentRunId),
   subResult: (runId: string, callId: string, response: string) =>
     ev.data(runId, { kind: "tool_result", callId, response, responseSize: response.length, status: "success" }),
   usage: (runId: string, steps: number) =>
@@ -47,27 +48,27 @@ export const ev = {
     response, responseSize: response.length, subagent,
   }),
   usageTurn: (): AgentEventOf<"turn:usage"> => ({ type: "turn:usage", turnId: TURN, stats: STATS }),
-  ended: (status: "completed" | "failed" | "cancelled", response: string, error?: string): AgentEventOf<"turn:ended"> => ({
-    type: "turn:ended", turnId: TURN, status, response, stats: STATS, endedAt: "2026-01-01T00:01:00.000Z",
+  ended: (status: "completed" | "failed" | "cancelled", error?: string): AgentEventOf<"turn:ended"> => ({
+    type: "turn:ended", turnId: TURN, status, stats: STATS, endedAt: "2026-01-01T00:01:00.000Z",
     ...(error === undefined ? {} : { error }),
   }),
 };
 
-/** A finished process as `agent:complete` would carry it. */
-/** A master that wrote "Hi ", spawned r1 via c1; r1 called grep c2 and spawned r2 via c3. */
+/** A master that wrote "Hi " and spawned r1 via c1; r1 called grep c2 and spawned r2 via c3. */
 export const NESTED_EVENTS: readonly AgentEvent[] = [
   ev.token(0, "Hi "),
-  ev.call("c1", 3),
+  ev.call("c1"),
   ev.spawn("r1", "c1"),
   ev.subCall("r1", "c2"),
   ev.subCall("r1", "c3", "subagent"),
   ev.spawn("r2", "c3", "r1"),
 ];
 
+/** A finished process as `agent:complete` would carry it: one step that answered. */
 export function finishedProcess(runId: string, response: string, overrides: Partial<SubagentProcess> = {}): SubagentProcess {
   return {
     runId, parentRunId: null, depth: 1, name: "researcher", task: "look", prompt: "Task: look", response,
-    toolCalls: [], stats: STATS, status: "success", endReason: "completed",
+    steps: [{ text: response, thinking: "", toolCalls: [] }], stats: STATS, status: "success", endReason: "completed",
     startedAt: "2026-01-01T00:00:01.000Z", endedAt: "2026-01-01T00:00:09.000Z", ...overrides,
   };
 }

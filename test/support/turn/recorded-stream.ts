@@ -1,14 +1,15 @@
-import type { AgentEvent, ChatTurn, SessionEvent, SubagentProcess, ToolCall, TurnStats } from "@/lib/contracts";
-import { previewOf } from "@/lib/contracts";
+import type { AgentEvent, ChatTurn, SessionEvent, Step, SubagentProcess, ToolCall, TurnStats } from "@/lib/contracts";
+import { toolOutputOf } from "@/lib/contracts";
 
 /**
  * A realistic recorded turn, deterministic from a seed, for convergence tests and
- * benchmarks: the master streams text, calls plain tools and spawns subagents (in
- * parallel, interleaved), subagents think, stream, call tools and spawn grandchildren,
- * some fail or are killed, and each finished run is reported by `agent:complete`.
+ * benchmarks: the master streams text over three steps, calls plain tools and spawns
+ * subagents (in parallel, interleaved); subagents think, write interim text, call tools,
+ * spawn grandchildren and answer in a last step; some fail or are killed, and each
+ * finished run is reported by `agent:complete`.
  *
- * `expected` is the stored turn built independently of the reducers, from what the
- * generator knows each run produced — an oracle for `applyEventToTurn`.
+ * `expected` is the turn built independently of the reducer, from what the generator
+ * knows each run produced — an oracle for `applyEvent`.
  */
 export interface RecordedStreamOptions {
   seed?: number;
@@ -108,17 +109,22 @@ export function recordedStream(options: RecordedStreamOptions = {}): RecordedStr
     const events: AgentEvent[] = [];
     const ref = { turnId, runId, parentRunId, depth };
     const process: SubagentProcess = {
-      runId, parentRunId, depth, name, task, prompt: `Task: ${task}`, response: "", toolCalls: [],
+      runId, parentRunId, depth, name, task, prompt: `Task: ${task}`, steps: [], response: "",
       stats: zeroStats(), status: "running", startedAt: at(runIndex * 100),
+    };
+    const stepAt = (index: number): Step => {
+      while (process.steps.length <= index) process.steps.push({ text: "", thinking: "", toolCalls: [] });
+      return process.steps[index]!;
     };
     events.push({ type: "subagent_started", ...ref, callId, name, task, prompt: process.prompt, startedAt: process.startedAt });
     let streamed = 0;
-    const token = (): AgentEvent => {
+    const token = (step: number): AgentEvent => {
       streamed++;
       const text = chunk();
-      const offset = process.response.length;
-      process.response += text;
-      return { type: "subagent_data", ...ref, data: { kind: "token", offset, text } };
+      const target = stepAt(step);
+      const offset = target.text.length;
+      target.text += text;
+      return { type: "subagent_data", ...ref, data: { kind: "token", step, offset, text } };
     };
     let steps = 0;
     const usage = (): AgentEvent => {
@@ -126,42 +132,48 @@ export function recordedStream(options: RecordedStreamOptions = {}): RecordedStr
       process.stats = { ...process.stats, chat: { inputTokens: steps * 120, outputTokens: steps * 30 }, steps };
       return { type: "subagent_data", ...ref, data: { kind: "usage", chat: process.stats.chat, system: process.stats.system, steps } };
     };
+    // Step 0: reasoning, interim text ("Let me look…"), then plain tool calls.
     const thinking = chunk();
-    events.push({ type: "subagent_data", ...ref, data: { kind: "thinking", offset: 0, text: thinking } });
-    process.thinking = thinking;
+    events.push({ type: "subagent_data", ...ref, data: { kind: "thinking", step: 0, offset: 0, text: thinking } });
+    stepAt(0).thinking = thinking;
     const tokens = ending === "completed" ? o.tokensPerSubagent : Math.ceil(o.tokensPerSubagent / 2);
     const half = Math.floor(tokens / 2);
-    for (let i = 0; i < half; i++) events.push(token());
+    for (let i = 0; i < half; i++) events.push(token(0));
     for (let i = 0; i < o.nestedToolCalls; i++) {
-      const call = plainCall(process.response.length);
-      process.toolCalls.push(call.stored);
+      const call = plainCall(0);
+      stepAt(0).toolCalls.push(call.stored);
       events.push({ type: "subagent_data", ...ref, data: { kind: "tool_call", ...call.started } });
       events.push({ type: "subagent_data", ...ref, data: { kind: "tool_result", ...call.result } });
-      events.push(usage());
     }
+    events.push(usage());
+    // Step 1 (depth 1 only): grandchildren, spawned together and run interleaved.
+    let answerStep = 1;
     if (depth === 1 && o.grandchildren > 0) {
+      answerStep = 2;
       const children = Array.from({ length: o.grandchildren }, (_, i) => {
         const childCall = nextId("call-");
         const childTask = `Look into part ${i + 1} of ${task}`;
         const parameters = JSON.stringify({ task: childTask });
-        const stored: ToolCall = { callId: childCall, name: "subagent", parameters, response: "", responseSize: 0, status: "running", textOffset: process.response.length };
-        process.toolCalls.push(stored);
-        events.push({ type: "subagent_data", ...ref, data: { kind: "tool_call", callId: childCall, name: "subagent", parameters, textOffset: stored.textOffset } });
+        const stored: ToolCall = { callId: childCall, name: "subagent", parameters, response: "", responseSize: 0, status: "running" };
+        stepAt(1).toolCalls.push(stored);
+        events.push({ type: "subagent_data", ...ref, data: { kind: "tool_call", step: 1, callId: childCall, name: "subagent", parameters } });
         const child = runThread(runId, depth + 1, childCall, childTask);
         Object.assign(stored, { response: child.condensed, responseSize: child.condensed.length, status: child.status, subagent: child.process });
         child.events.push({ type: "subagent_data", ...ref, data: { kind: "tool_result", callId: childCall, response: child.condensed, responseSize: child.condensed.length, status: child.status } });
         return child.events;
       });
-      const own = Array.from({ length: Math.max(1, tokens - half - 1) }, token);
-      events.push(...interleave([...children, own], random));
+      events.push(...interleave(children, random));
+      events.push(usage());
     }
-    if (steps === 0) events.push(usage());
-    while (streamed < tokens) events.push(token());
+    // The last step: the answer (cut short by a failure or a kill).
+    while (streamed < tokens) events.push(token(answerStep));
+    events.push(usage());
     const stats: TurnStats = { ...process.stats, runtimeMs: 1000 + runIndex * 7, cost: steps * 0.0025 };
     const endedAt = at(runIndex * 100 + 50);
     if (ending === "completed") {
-      events.push({ type: "subagent_completed", ...ref, response: process.response, stats, endReason: "completed", endedAt });
-      Object.assign(process, { status: "success", stats, endReason: "completed", endedAt });
+      const answer = process.steps[answerStep]?.text ?? "";
+      events.push({ type: "subagent_completed", ...ref, response: answer, stats, endReason: "completed", endedAt });
+      Object.assign(process, { status: "success", stats, endReason: "completed", endedAt, response: answer });
     } else {
       const error = ending === "killed" ? "Killed by parent" : 'Model request failed: 500 "<html>"';
       events.push({ type: "subagent_error", ...ref, error, stats, endReason: ending as "killed" | "failed", endedAt });
@@ -173,63 +185,68 @@ export function recordedStream(options: RecordedStreamOptions = {}): RecordedStr
     return { events, process: structuredClone(process), condensed, status };
   }
 
-  function plainCall(textOffset: number) {
+  function plainCall(step: number) {
     const callId = nextId("call-");
     const name = pick(["list_files", "read_file", "grep"]);
     const parameters = JSON.stringify({ path: o.hostile ? 'notes/"<x>".md' : "notes/a.md" });
     const output = Array.from({ length: 2 + Math.floor(random() * 4) }, chunk).join("");
     const status = random() < 0.15 ? ("error" as const) : ("success" as const);
-    const { response, responseSize } = previewOf(output);
-    const stored: ToolCall = { callId, name, parameters, response, responseSize, status, textOffset };
-    return { stored, started: { callId, name, parameters, textOffset }, result: { callId, response, responseSize, status } };
+    const { response, responseSize } = toolOutputOf(output);
+    const stored: ToolCall = { callId, name, parameters, response, responseSize, status };
+    return { stored, started: { step, callId, name, parameters }, result: { callId, response, responseSize, status } };
   }
 
   const prompt = o.hostile ? 'Compare "<a>" & <b> for me' : "Compare a and b for me";
   const createdAt = at(0);
   const events: AgentEvent[] = [{ type: "turn:started", turnId, prompt, createdAt }];
   const expected: ChatTurn = {
-    turnId, sessionId: o.sessionId, prompt, response: "", toolCalls: [], stats: zeroStats(),
-    status: "running", createdAt, updatedAt: createdAt,
+    turnId, sessionId: o.sessionId, prompt, steps: [], stats: zeroStats(), status: "running", createdAt,
   };
-  const masterToken = (): AgentEvent => {
+  const masterStep = (index: number): Step => {
+    while (expected.steps.length <= index) expected.steps.push({ text: "", thinking: "", toolCalls: [] });
+    return expected.steps[index]!;
+  };
+  const masterToken = (step: number): AgentEvent => {
     const text = chunk();
-    const offset = expected.response.length;
-    expected.response += text;
-    return { type: "turn:token", turnId, offset, text };
+    const target = masterStep(step);
+    const offset = target.text.length;
+    target.text += text;
+    return { type: "turn:token", turnId, step, offset, text };
   };
+  // Step 0: text and plain calls; step 1: more text and the subagents; step 2: the answer.
   const third = Math.max(1, Math.floor(o.masterTokens / 3));
-  for (let i = 0; i < third; i++) events.push(masterToken());
+  for (let i = 0; i < third; i++) events.push(masterToken(0));
   for (let i = 0; i < o.masterToolCalls; i++) {
-    const call = plainCall(expected.response.length);
-    expected.toolCalls.push(call.stored);
+    const call = plainCall(0);
+    masterStep(0).toolCalls.push(call.stored);
     events.push({ type: "tool:call", turnId, ...call.started }, { type: "tool:result", turnId, ...call.result });
   }
-  for (let i = 0; i < third; i++) events.push(masterToken());
+  for (let i = 0; i < third; i++) events.push(masterToken(1));
   const threads: AgentEvent[][] = [];
   for (let i = 0; i < o.subagents; i++) {
     const callId = nextId("call-");
     const task = o.hostile && i === 0 ? 'Find "x" in <SubagentExecution status="success">' : `Research topic ${i + 1}`;
     const parameters = JSON.stringify({ task });
-    const stored: ToolCall = { callId, name: "subagent", parameters, response: "", responseSize: 0, status: "running", textOffset: expected.response.length };
-    expected.toolCalls.push(stored);
-    const spawn: AgentEvent = { type: "tool:call", turnId, callId, name: "subagent", parameters, textOffset: stored.textOffset };
+    const stored: ToolCall = { callId, name: "subagent", parameters, response: "", responseSize: 0, status: "running" };
+    masterStep(1).toolCalls.push(stored);
+    const spawn: AgentEvent = { type: "tool:call", turnId, step: 1, callId, name: "subagent", parameters };
     const run = runThread(null, 1, callId, task);
     Object.assign(stored, { response: run.condensed, responseSize: run.condensed.length, status: run.status, subagent: run.process });
     const thread = [spawn, ...run.events, { type: "tool:result", turnId, callId, response: run.condensed, responseSize: run.condensed.length, status: run.status } as AgentEvent];
     if (o.parallel) threads.push(thread);
-    else events.push(thread[0]!, ...interleave([thread.slice(1)], random), masterToken());
+    else events.push(...thread);
   }
   if (o.parallel) {
     events.push(...threads.map((t) => t[0]!));
     events.push(...interleave(threads.map((t) => t.slice(1)), random));
   }
   const rest = Math.max(1, o.masterTokens - 2 * third);
-  for (let i = 0; i < rest; i++) events.push(masterToken());
-  const stats: TurnStats = { chat: { inputTokens: 900, outputTokens: 300 }, system: { inputTokens: 50, outputTokens: 10 }, steps: 4, runtimeMs: 5000, cost: 0.0125 };
+  for (let i = 0; i < rest; i++) events.push(masterToken(2));
+  const stats: TurnStats = { chat: { inputTokens: 900, outputTokens: 300 }, system: { inputTokens: 50, outputTokens: 10 }, steps: 3, runtimeMs: 5000, cost: 0.0125 };
   const endedAt = at(10_000);
   events.push({ type: "turn:usage", turnId, stats });
-  events.push({ type: "turn:ended", turnId, status: "completed", response: expected.response, stats, endedAt });
-  Object.assign(expected, { stats, status: "completed", updatedAt: endedAt });
+  events.push({ type: "turn:ended", turnId, status: "completed", stats, endedAt });
+  Object.assign(expected, { stats, status: "completed", endedAt });
   return { sessionId: o.sessionId, turnId, prompt, createdAt, events, expected };
 }
 

@@ -1,10 +1,15 @@
 import { z } from "zod";
 
 /**
- * The stored shapes of seed 000 (`IChatToolCall`, `IChatSubagentProcess`, turn stats),
- * extended with what the UI and the lifecycle need (run ids, status, end reasons).
- * These are the DTOs the server assembles from MongoDB and the browser renders; the
- * same shapes feed `buildSessionContext`.
+ * The one shape of a chat turn, shared by everything that holds one: the server's fold
+ * before storage, the browser's state, replay after a reconnect, the rebuild from MongoDB,
+ * the agent's own process record, export and the tests. It is plain JSON (no classes, no
+ * Maps, no `undefined` values), so two turns compare with deep equality and travel as is.
+ *
+ * Every agent — the master and each subagent — is a list of steps, one per model request:
+ * the text it wrote, its reasoning, and the tool calls it asked for, in that order. A call
+ * that spawned a subagent holds that subagent's process, recursively (seed 000's stored
+ * shape, with steps where the seed had one flat text).
  */
 
 export const usageSchema = z.object({
@@ -39,10 +44,13 @@ export type RunStatus = z.infer<typeof runStatusSchema>;
 export const toolStatusSchema = z.enum(["running", "success", "error"]);
 export type ToolStatus = z.infer<typeof toolStatusSchema>;
 
+export const turnStatusSchema = z.enum(["running", "completed", "failed", "cancelled"]);
+export type TurnStatus = z.infer<typeof turnStatusSchema>;
+
 /**
- * A tool call as stored. `response` is the clean text the calling model saw (for a
- * subagent call: the subagent's condensed result, never its internals). Long responses
- * travel as a preview; `responseSize` is the full length, fetched on demand.
+ * A tool call. `response` is a preview of the text the calling model read (for a
+ * subagent call: the subagent's condensed, cast result, never its internals);
+ * `responseSize` is the whole length, fetched on demand ("Show all").
  */
 export interface ToolCall {
   callId: string;
@@ -52,12 +60,18 @@ export interface ToolCall {
   response: string;
   responseSize: number;
   status: ToolStatus;
-  /** Length of the owner's response text when the call was made: orders text and calls. */
-  textOffset: number;
   subagent?: SubagentProcess;
 }
 
-/** A subagent's full process: everything the master never sees, kept for the UI and audit. */
+/** One model request of an agent: what it wrote, its reasoning, the calls it made. */
+export interface Step {
+  text: string;
+  /** Reasoning, for audit only: never part of any model context but its own request. */
+  thinking: string;
+  toolCalls: ToolCall[];
+}
+
+/** A subagent's full process: everything its parent's model never sees, kept for the UI and audit. */
 export interface SubagentProcess {
   runId: string;
   parentRunId: string | null;
@@ -65,14 +79,27 @@ export interface SubagentProcess {
   name: string;
   task: string;
   prompt: string;
-  thinking?: string;
+  steps: Step[];
+  /** Its final answer alone (the text of the step that answered); "" until it completes. */
   response: string;
-  toolCalls: ToolCall[];
   stats: TurnStats;
   status: RunStatus;
   endReason?: EndReason;
   error?: string;
   startedAt: string;
+  endedAt?: string;
+}
+
+export interface ChatTurn {
+  turnId: string;
+  sessionId: string;
+  prompt: string;
+  /** The master agent's steps: its text and tool calls in the order they happened. */
+  steps: Step[];
+  stats: TurnStats;
+  status: TurnStatus;
+  error?: string;
+  createdAt: string;
   endedAt?: string;
 }
 
@@ -84,9 +111,12 @@ export const toolCallSchema: z.ZodType<ToolCall> = z.lazy(() =>
     response: z.string(),
     responseSize: z.number().int().nonnegative(),
     status: toolStatusSchema,
-    textOffset: z.number().int().nonnegative(),
     subagent: subagentProcessSchema.optional(),
   }),
+);
+
+export const stepSchema: z.ZodType<Step> = z.lazy(() =>
+  z.object({ text: z.string(), thinking: z.string(), toolCalls: z.array(toolCallSchema) }),
 );
 
 export const subagentProcessSchema: z.ZodType<SubagentProcess> = z.lazy(() =>
@@ -97,9 +127,8 @@ export const subagentProcessSchema: z.ZodType<SubagentProcess> = z.lazy(() =>
     name: z.string(),
     task: z.string(),
     prompt: z.string(),
-    thinking: z.string().optional(),
+    steps: z.array(stepSchema),
     response: z.string(),
-    toolCalls: z.array(toolCallSchema),
     stats: turnStatsSchema,
     status: runStatusSchema,
     endReason: endReasonSchema.optional(),
@@ -109,35 +138,16 @@ export const subagentProcessSchema: z.ZodType<SubagentProcess> = z.lazy(() =>
   }),
 );
 
-export const turnStatusSchema = z.enum(["running", "completed", "failed", "cancelled"]);
-export type TurnStatus = z.infer<typeof turnStatusSchema>;
-
-export interface ChatTurn {
-  turnId: string;
-  sessionId: string;
-  prompt: string;
-  response: string;
-  thinking?: string;
-  toolCalls: ToolCall[];
-  stats: TurnStats;
-  status: TurnStatus;
-  error?: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
 export const chatTurnSchema: z.ZodType<ChatTurn> = z.object({
   turnId: z.string(),
   sessionId: z.string(),
   prompt: z.string(),
-  response: z.string(),
-  thinking: z.string().optional(),
-  toolCalls: z.array(toolCallSchema),
+  steps: z.array(stepSchema),
   stats: turnStatsSchema,
   status: turnStatusSchema,
   error: z.string().optional(),
   createdAt: z.string(),
-  updatedAt: z.string(),
+  endedAt: z.string().optional(),
 });
 
 export interface SessionSummary {
@@ -147,12 +157,29 @@ export interface SessionSummary {
   updatedAt: string;
 }
 
-/** Tool output shown inline is capped; the rest is fetched over HTTP ("show all"). */
+/** Tool output shown inline is capped; the rest is fetched over HTTP ("Show all"). */
 export const TOOL_RESPONSE_PREVIEW_CHARS = 16_000;
 
-export function previewOf(text: string): { response: string; responseSize: number } {
-  return {
-    response: text.length > TOOL_RESPONSE_PREVIEW_CHARS ? text.slice(0, TOOL_RESPONSE_PREVIEW_CHARS) : text,
-    responseSize: text.length,
-  };
+/**
+ * A tool output as it travels in an event: the preview every reader gets, its full
+ * length, and — only when the preview is cut — the whole text, which the server stores
+ * and strips before relaying.
+ */
+export interface ToolOutput {
+  response: string;
+  responseSize: number;
+  fullResponse?: string;
+}
+
+export function toolOutputOf(text: string): ToolOutput {
+  if (text.length <= TOOL_RESPONSE_PREVIEW_CHARS) return { response: text, responseSize: text.length };
+  return { response: text.slice(0, TOOL_RESPONSE_PREVIEW_CHARS), responseSize: text.length, fullResponse: text };
+}
+
+/** The master's words: every step's text, as one answer (what "Copy answer" copies). */
+export function stepsText(steps: readonly Step[]): string {
+  return steps
+    .map((s) => s.text.trim())
+    .filter(Boolean)
+    .join("\n\n");
 }

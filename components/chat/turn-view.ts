@@ -1,1 +1,0 @@
-export type { TurnView, TurnViewStatus } from "@/lib/chat/session-state";

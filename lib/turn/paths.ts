@@ -1,0 +1,135 @@
+import type { ChatTurn, Step, SubagentProcess, ToolCall } from "@/lib/contracts";
+
+/**
+ * Addressing inside a turn. A call's path is `[step, call, step, call, …]`: the first
+ * pair picks a master call, each further pair a call inside the subagent process spawned
+ * by the call before it. A process's path is the path of the call that spawned it.
+ * Updates copy only the objects on the path, so untouched panels keep their identity
+ * (React skips them) and an event costs the same at 1K or 100K characters.
+ */
+export type CallPath = readonly number[];
+
+/** Anything that acts in steps: the master (the turn itself) or a subagent process. */
+export interface Agent {
+  steps: Step[];
+}
+
+export function callAt(agent: Agent, path: CallPath): ToolCall | undefined {
+  let call: ToolCall | undefined;
+  let owner: Agent | undefined = agent;
+  for (let i = 0; i + 1 < path.length && owner; i += 2) {
+    call = owner.steps[path[i]!]?.toolCalls[path[i + 1]!];
+    if (!call) return undefined;
+    owner = i + 2 < path.length ? call.subagent : undefined;
+  }
+  return call;
+}
+
+/** Where call `callId` sits among an agent's steps (newest step first: that is where calls land). */
+export function findCall(agent: Agent, callId: string): [number, number] | undefined {
+  for (let s = agent.steps.length - 1; s >= 0; s--) {
+    const index = agent.steps[s]!.toolCalls.findIndex((c) => c.callId === callId);
+    if (index >= 0) return [s, index];
+  }
+  return undefined;
+}
+
+/**
+ * runId → path, memoised per turn object and handed on to the turns the reducer derives
+ * from it. Paths never move (steps and calls are only appended), so an entry stays true
+ * in every later turn; each lookup is verified anyway and falls back to a walk. A cache,
+ * not state: the turn itself stays plain JSON.
+ */
+const runIndex = new WeakMap<ChatTurn, Map<string, number[]>>();
+
+export function carryRunIndex(from: ChatTurn, to: ChatTurn): ChatTurn {
+  const index = runIndex.get(from);
+  if (index && from !== to) runIndex.set(to, index);
+  return to;
+}
+
+export function rememberRun(turn: ChatTurn, runId: string, path: CallPath): void {
+  let index = runIndex.get(turn);
+  if (!index) runIndex.set(turn, (index = new Map()));
+  index.set(runId, [...path]);
+}
+
+/** Path of run `runId`'s process, wherever it is nested. */
+export function runPath(turn: ChatTurn, runId: string): CallPath | undefined {
+  const known = runIndex.get(turn)?.get(runId);
+  if (known && callAt(turn, known)?.subagent?.runId === runId) return known;
+  const found = walkForRun(turn, runId, []);
+  if (found) rememberRun(turn, runId, found);
+  return found;
+}
+
+function walkForRun(agent: Agent, runId: string, prefix: number[]): number[] | undefined {
+  for (let s = 0; s < agent.steps.length; s++) {
+    const calls = agent.steps[s]!.toolCalls;
+    for (let c = 0; c < calls.length; c++) {
+      const process = calls[c]!.subagent;
+      if (!process) continue;
+      if (process.runId === runId) return [...prefix, s, c];
+      const found = walkForRun(process, runId, [...prefix, s, c]);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+export function processInTurn(turn: ChatTurn, runId: string): SubagentProcess | undefined {
+  const path = runPath(turn, runId);
+  return path && callAt(turn, path)?.subagent;
+}
+
+/** Path of call `callId` made by run `parentRunId` (`null` = the master). */
+export function callPathIn(turn: ChatTurn, parentRunId: string | null, callId: string): CallPath | undefined {
+  const parentPath = parentRunId === null ? [] : runPath(turn, parentRunId);
+  if (!parentPath) return undefined;
+  const owner = parentRunId === null ? turn : callAt(turn, parentPath)?.subagent;
+  const at = owner && findCall(owner, callId);
+  return at && [...parentPath, ...at];
+}
+
+/** Replaces the call at `path` with `fn(call)`; the same agent comes back when nothing changed. */
+export function updateCallAt<A extends Agent>(agent: A, path: CallPath, fn: (call: ToolCall) => ToolCall, at = 0): A {
+  const s = path[at]!;
+  const c = path[at + 1]!;
+  const step = agent.steps[s];
+  const call = step?.toolCalls[c];
+  if (!step || !call) return agent;
+  let next: ToolCall;
+  if (at + 2 >= path.length) next = fn(call);
+  else {
+    if (!call.subagent) return agent;
+    const process = updateCallAt(call.subagent, path, fn, at + 2);
+    next = process === call.subagent ? call : { ...call, subagent: process };
+  }
+  if (next === call) return agent;
+  const toolCalls = step.toolCalls.slice();
+  toolCalls[c] = next;
+  const steps = agent.steps.slice();
+  steps[s] = { ...step, toolCalls };
+  return { ...agent, steps };
+}
+
+/** Replaces run `runId`'s process with `fn(process)`; unknown runs leave the turn as it is. */
+export function updateProcess(turn: ChatTurn, runId: string, fn: (process: SubagentProcess) => SubagentProcess): ChatTurn {
+  const path = runPath(turn, runId);
+  if (!path) return turn;
+  return updateCallAt(turn, path, (call) => {
+    const process = fn(call.subagent!);
+    return process === call.subagent ? call : { ...call, subagent: process };
+  });
+}
+
+/** Every process in the turn, depth first (for sweeps, stats and exports). */
+export function* processesOf(agent: Agent): Generator<SubagentProcess> {
+  for (const step of agent.steps) {
+    for (const call of step.toolCalls) {
+      if (!call.subagent) continue;
+      yield call.subagent;
+      yield* processesOf(call.subagent);
+    }
+  }
+}

@@ -1,0 +1,233 @@
+import type {
+  AgentEvent,
+  AgentEventOf,
+  ChatTurn,
+  EndReason,
+  Step,
+  SubagentDataPayload,
+  SubagentProcess,
+  ToolCall,
+  TurnStatus,
+} from "@/lib/contracts";
+import { emptyStats } from "@/lib/contracts";
+import { deepEqual, mapShared } from "./deep-equal";
+import { type Agent, callAt, callPathIn, carryRunIndex, findCall, rememberRun, runPath, updateCallAt, updateProcess } from "./paths";
+import { appendAtOffset } from "./text-offset";
+
+/**
+ * The one reducer of a turn: `(turn, event) → turn`. The server folds with it before
+ * storing, the browser folds with it as events arrive and after a replay, the agent
+ * runtime folds with it to record each subagent's process, and the rebuild from MongoDB
+ * must produce what it produced. Pure, with structural sharing (only the objects on the
+ * path to a change are copied) and idempotent: text carries its step and offset, a
+ * repeated start or call changes nothing, the first terminal event wins — so an event
+ * applied twice, or replayed after a reconnect, returns the very same turn object.
+ *
+ * Events of a run the turn does not know are ignored: a fold always starts from a
+ * consistent snapshot, so an unknown run means history the turn was built without.
+ */
+
+export function newTurn(input: { sessionId: string; turnId: string; prompt: string; createdAt: string }): ChatTurn {
+  return {
+    turnId: input.turnId,
+    sessionId: input.sessionId,
+    prompt: input.prompt,
+    steps: [],
+    stats: emptyStats(),
+    status: "running",
+    createdAt: input.createdAt,
+  };
+}
+
+/** The turn a `turn:started` event opens. */
+export function turnFromStart(event: AgentEventOf<"turn:started">, sessionId: string): ChatTurn {
+  return newTurn({ sessionId, turnId: event.turnId, prompt: event.prompt, createdAt: event.createdAt });
+}
+
+export function applyEvent(turn: ChatTurn, event: AgentEvent): ChatTurn {
+  if (event.turnId !== turn.turnId) return turn;
+  return carryRunIndex(turn, reduce(turn, event));
+}
+
+function reduce(turn: ChatTurn, event: AgentEvent): ChatTurn {
+  switch (event.type) {
+    case "turn:started":
+      return turn;
+    case "turn:token":
+      return turn.status === "running" ? appendText(turn, event.step, "text", event.offset, event.text) : turn;
+    case "tool:call":
+      return addCall(turn, event.step, event);
+    case "tool:result":
+      return setResult(turn, event.callId, event);
+    case "subagent_started":
+      return startSubagent(turn, event);
+    case "subagent_data":
+      return updateProcess(turn, event.runId, (process) => applyData(process, event.data));
+    case "subagent_completed":
+    case "subagent_error":
+      return updateProcess(turn, event.runId, (process) => endProcess(process, event));
+    case "agent:complete":
+      return completeAgent(turn, event);
+    case "turn:usage":
+      return turn.status !== "running" || deepEqual(turn.stats, event.stats) ? turn : { ...turn, stats: event.stats };
+    case "turn:ended":
+      return endTurn(turn, event);
+  }
+}
+
+/** Why: text accumulates per step by offset, so duplicates and overlaps append nothing twice. */
+function appendText<A extends Agent>(agent: A, index: number, field: "text" | "thinking", offset: number, text: string): A {
+  const step = agent.steps[index] ?? emptyStep();
+  const next = appendAtOffset(step[field], offset, text);
+  if (next === undefined) return agent;
+  return withStep(agent, index, { ...step, [field]: next });
+}
+
+/** Why: a call appears as soon as the model asks for it (audit while it runs); repeated, it updates by callId. */
+function addCall<A extends Agent>(agent: A, index: number, input: { callId: string; name: string; parameters: string }): A {
+  const { callId, name, parameters } = input;
+  const at = findCall(agent, callId);
+  if (at) {
+    const call = callAt(agent, at)!;
+    if (call.name === name && call.parameters === parameters) return agent;
+    return updateCallAt(agent, at, (c) => ({ ...c, name, parameters }));
+  }
+  const step = agent.steps[index] ?? emptyStep();
+  const call: ToolCall = { callId, name, parameters, response: "", responseSize: 0, status: "running" };
+  return withStep(agent, index, { ...step, toolCalls: [...step.toolCalls, call] });
+}
+
+/** Why: the preview, full size and status land on the call; the whole text never enters the turn. */
+function setResult<A extends Agent>(agent: A, callId: string, result: { response: string; responseSize: number; status: ToolCall["status"] }): A {
+  const at = findCall(agent, callId);
+  if (!at) return agent;
+  const { response, responseSize, status } = result;
+  return updateCallAt(agent, at, (call) =>
+    call.response === response && call.responseSize === responseSize && call.status === status
+      ? call
+      : { ...call, response, responseSize, status },
+  );
+}
+
+/** Why: the new process sits in the call that spawned it; a second start changes nothing. */
+function startSubagent(turn: ChatTurn, event: AgentEventOf<"subagent_started">): ChatTurn {
+  if (runPath(turn, event.runId)) return turn;
+  const path = callPathIn(turn, event.parentRunId, event.callId);
+  if (!path || callAt(turn, path)!.subagent) return turn;
+  const process: SubagentProcess = {
+    runId: event.runId,
+    parentRunId: event.parentRunId,
+    depth: event.depth,
+    name: event.name,
+    task: event.task,
+    prompt: event.prompt,
+    steps: [],
+    response: "",
+    stats: emptyStats(),
+    status: "running",
+    startedAt: event.startedAt,
+  };
+  const next = updateCallAt(turn, path, (call) => ({ ...call, subagent: process }));
+  rememberRun(carryRunIndex(turn, next), event.runId, path);
+  return next;
+}
+
+function applyData(process: SubagentProcess, data: SubagentDataPayload): SubagentProcess {
+  switch (data.kind) {
+    case "tool_call":
+      return addCall(process, data.step, data);
+    case "tool_result":
+      return setResult(process, data.callId, data);
+    case "token":
+    case "thinking":
+      if (process.status !== "running") return process;
+      return appendText(process, data.step, data.kind === "token" ? "text" : "thinking", data.offset, data.text);
+    case "usage": {
+      // Usage is a running total: the latest replaces the last; a replayed older one is stale.
+      if (process.status !== "running" || data.steps < process.stats.steps) return process;
+      const stats = { ...process.stats, chat: data.chat, system: data.system, steps: data.steps };
+      return deepEqual(stats, process.stats) ? process : { ...process, stats };
+    }
+  }
+}
+
+/** Why: the first terminal event settles the process; a replayed one cannot flip it back. */
+function endProcess(
+  process: SubagentProcess,
+  event: AgentEventOf<"subagent_completed"> | AgentEventOf<"subagent_error">,
+): SubagentProcess {
+  if (process.status !== "running") return process;
+  const ended = { stats: event.stats, endReason: event.endReason, endedAt: event.endedAt };
+  if (event.type === "subagent_completed") return { ...process, ...ended, status: "success", response: event.response };
+  return { ...process, ...ended, status: "error", error: event.error };
+}
+
+/**
+ * Why (seed 000): `agent:complete` carries the stored truth — the clean result the parent
+ * model read, set on the spawning call, and the full process, which replaces the one
+ * folded so far (they are equal when both came from this reducer, as they do).
+ */
+function completeAgent(turn: ChatTurn, event: AgentEventOf<"agent:complete">): ChatTurn {
+  const path = callPathIn(turn, event.parentRunId, event.callId);
+  if (!path) return turn;
+  const call = callAt(turn, path)!;
+  const same = call.response === event.response && call.responseSize === event.responseSize;
+  if (same && deepEqual(call.subagent, event.subagent)) return turn;
+  return updateCallAt(turn, path, (c) => ({ ...c, response: event.response, responseSize: event.responseSize, subagent: event.subagent }));
+}
+
+/**
+ * Why: the first `turn:ended` settles status, stats and error, and closes every run and
+ * call still marked running (cancel, crash, restart), so no spinner is left forever
+ * (DESIGN invariant 2).
+ */
+function endTurn(turn: ChatTurn, event: AgentEventOf<"turn:ended">): ChatTurn {
+  if (turn.status !== "running") return turn;
+  const ended: ChatTurn = { ...sweepAgent(turn, sweepOf(event.status, event.endedAt)), status: event.status, stats: event.stats, endedAt: event.endedAt };
+  if (event.error !== undefined) ended.error = event.error;
+  return ended;
+}
+
+interface Sweep {
+  endReason: EndReason;
+  error: string;
+  endedAt: string;
+}
+
+/** How runs a turn left running are closed when it ends with `status`. */
+function sweepOf(status: Exclude<TurnStatus, "running">, endedAt: string): Sweep {
+  const how = status === "completed" ? "ended" : status === "cancelled" ? "was cancelled" : "failed";
+  return { endReason: status === "cancelled" ? "killed" : "failed", error: `The turn ${how} before this subagent finished.`, endedAt };
+}
+
+function sweepAgent<A extends Agent>(agent: A, sweep: Sweep): A {
+  const steps = mapShared(agent.steps, (step) => {
+    const toolCalls = mapShared(step.toolCalls, (call) => sweepCall(call, sweep));
+    return toolCalls === step.toolCalls ? step : { ...step, toolCalls };
+  });
+  return steps === agent.steps ? agent : { ...agent, steps };
+}
+
+function sweepCall(call: ToolCall, sweep: Sweep): ToolCall {
+  const process = call.subagent && sweepProcess(call.subagent, sweep);
+  if (call.status !== "running" && process === call.subagent) return call;
+  const next: ToolCall = { ...call, status: call.status === "running" ? "error" : call.status };
+  if (process) next.subagent = process;
+  return next;
+}
+
+function sweepProcess(process: SubagentProcess, sweep: Sweep): SubagentProcess {
+  const swept = sweepAgent(process, sweep);
+  if (swept.status !== "running") return swept;
+  return { ...swept, status: "error", endReason: sweep.endReason, error: sweep.error, endedAt: sweep.endedAt };
+}
+
+const emptyStep = (): Step => ({ text: "", thinking: "", toolCalls: [] });
+
+/** Sets step `index`, creating the empty steps before it (a step with no text and no calls leaves no trace otherwise). */
+function withStep<A extends Agent>(agent: A, index: number, step: Step): A {
+  const steps = agent.steps.slice();
+  for (let i = steps.length; i < index; i++) steps.push(emptyStep());
+  steps[index] = step;
+  return { ...agent, steps };
+}
