@@ -14,7 +14,13 @@ import { recordEvents, request, startLiveApp, type LiveApp, type LiveClient } fr
  * test database server, with the real agent runtime driving whatever model the test gives.
  */
 export type TestClient = LiveClient;
-export type Harness = LiveApp;
+export interface Harness extends LiveApp {
+  /**
+   * Stops this app process and starts a fresh one on the same database, as a server
+   * restart does: nothing survives in memory; the new app knows only what MongoDB holds.
+   */
+  restart(): Promise<Harness>;
+}
 export { recordEvents, request };
 
 export function runtimeWith(model: ChatModel, overrides: Partial<AgentRuntimeDeps> = {}): TurnRunner {
@@ -34,15 +40,22 @@ export async function startHarness(
 ): Promise<Harness> {
   await mongoose.connect(options.mongoUri ?? testDatabaseUri(label), { serverSelectionTimeoutMS: 5_000 });
   await initModels();
-  const live = await startLiveApp({ flushMs: 20, ...options });
-  return {
-    ...live,
-    async close() {
-      await live.close();
-      await mongoose.connection.dropDatabase().catch(() => undefined);
-      await mongoose.disconnect();
-    },
+  const start = async (): Promise<Harness> => {
+    const live = await startLiveApp({ flushMs: 20, ...options });
+    return {
+      ...live,
+      async restart() {
+        await live.close();
+        return start();
+      },
+      async close() {
+        await live.close();
+        await mongoose.connection.dropDatabase().catch(() => undefined);
+        await mongoose.disconnect();
+      },
+    };
   };
+  return start();
 }
 
 /** A new chat (for a new person unless `cookie` names one): the cookie, a connected socket and the session id. */
