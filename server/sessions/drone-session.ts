@@ -136,6 +136,11 @@ export class DroneSession {
     return { mode: "snapshot", sessionId: this.sessionId, title: this.title, seq: this.seq, turns };
   }
 
+  /** The server's fold of a turn still held in memory (the running one and the last finished). */
+  liveTurn(turnId: string): ChatTurn | undefined {
+    return this.liveTurns.get(turnId);
+  }
+
   /** Stored turns with the in-memory ones laid over them (they may be newer). */
   async history(): Promise<ChatTurn[]> {
     const stored = await loadHistory(this.sessionId);

@@ -1,0 +1,125 @@
+import fc from "fast-check";
+import mongoose from "mongoose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TurnInput, TurnResult } from "@/lib/agent/runtime";
+import { initialSessionState, sessionReducer, type SessionState } from "@/lib/chat/session-state";
+import type { AgentEvent, SessionEvent } from "@/lib/contracts";
+import { parseTurnMarkup } from "@/lib/markup/parse";
+import { serializeTurn } from "@/lib/markup/serialize";
+import { initModels } from "@/models";
+import { loadHistory } from "@/server/data/history";
+import { createSession } from "@/server/data/sessions";
+import { testDatabaseUri } from "@/test/support/server/database";
+import { recordedStream } from "@/test/support/turn/recorded-stream";
+import { DroneSession } from "./drone-session";
+import type { TurnHandle, TurnRunner } from "./turn-runner";
+
+/**
+ * DESIGN invariants 2 and 3 over random turns (nested subagents, failures, kills,
+ * hostile text), through the real DroneSession and MongoDB: after every event the
+ * server's fold equals the browser's state built from the relayed events; at random
+ * pauses, and at the end, the turn rebuilt from MongoDB alone equals both; a viewer
+ * that missed a stretch and rejoins by sequence number converges on it too; and the
+ * seed's markup of every one of them round-trips. One reducer folds all of them.
+ */
+
+/**
+ * A stand-in for the agent runtime (named so: it runs no model) that publishes a recorded
+ * turn under the server's turn id, with run ids made unique as the runtime's are, pausing
+ * where the test asks.
+ */
+function replayRunner(events: readonly AgentEvent[], pauses: ReadonlySet<number>, onPause: () => Promise<void>): TurnRunner {
+  return {
+    startTurn(input: TurnInput): TurnHandle {
+      const done = (async (): Promise<TurnResult> => {
+        await Promise.resolve();
+        for (let i = 0; i < events.length; i++) {
+          if (pauses.has(i)) await onPause();
+          const ids = JSON.stringify(events[i]).replaceAll('"run-', `"${input.turnId}-run-`);
+          input.publish({ ...(JSON.parse(ids) as AgentEvent), turnId: input.turnId });
+        }
+        return { status: "completed", stats: { chat: { inputTokens: 0, outputTokens: 0 }, system: { inputTokens: 0, outputTokens: 0 }, steps: 0, runtimeMs: 0, cost: 0 }, turn: undefined as never };
+      })();
+      return { done, cancel: () => undefined, steer: () => ({ ok: false, message: "replay" }), kill: () => ({ ok: false, message: "replay" }) };
+    },
+  };
+}
+
+const streamOptions = fc.record({
+  seed: fc.integer({ min: 1, max: 1_000_000 }),
+  subagents: fc.integer({ min: 0, max: 3 }),
+  grandchildren: fc.integer({ min: 0, max: 2 }),
+  tokensPerSubagent: fc.integer({ min: 1, max: 6 }),
+  nestedToolCalls: fc.integer({ min: 0, max: 2 }),
+  failures: fc.integer({ min: 0, max: 2 }),
+  kills: fc.integer({ min: 0, max: 1 }),
+  parallel: fc.boolean(),
+  hostile: fc.boolean(),
+});
+
+beforeAll(async () => {
+  await mongoose.connect(testDatabaseUri("storage-convergence"), { serverSelectionTimeoutMS: 5_000 });
+  await initModels();
+});
+afterAll(async () => {
+  await mongoose.connection.dropDatabase().catch(() => undefined);
+  await mongoose.disconnect();
+});
+
+describe("server fold, browser state, replay and the rebuild from MongoDB (property)", () => {
+  it("agree after every event, at random pauses and at the end", async () => {
+    await fc.assert(
+      fc.asyncProperty(streamOptions, fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 3 }), fc.double({ min: 0, max: 1, noNaN: true }), async (options, pauseAt, missAt) => {
+        const stream = recordedStream(options);
+        const events = stream.events;
+        const { sessionId } = await createSession("owner-1");
+        const relayed: SessionEvent[] = [];
+        let browser: SessionState = initialSessionState(sessionId);
+        let checked = 0;
+        let turnId = "";
+
+        const pauses = new Set(pauseAt.map((p) => Math.max(1, Math.floor(p * events.length))));
+        const checkStored = async () => {
+          await drone.drain();
+          const [stored] = await loadHistory(sessionId);
+          expect(stored).toStrictEqual(drone.liveTurn(turnId));
+          checked++;
+        };
+        const drone: DroneSession = await DroneSession.open({
+          sessionId,
+          title: "t",
+          runner: replayRunner(events, pauses, checkStored),
+          flushMs: 5,
+          relay: (event) => {
+            relayed.push(event);
+            browser = sessionReducer(browser, { type: "event", event });
+            // The browser's state is the server's fold, after every single event.
+            expect(browser.needsResync).toBe(false);
+            expect(browser.turns[0]).toStrictEqual(drone.liveTurn(event.turnId));
+          },
+        });
+        turnId = await drone.startTurn(stream.prompt);
+        await drone.settled();
+        await checkStored();
+        expect(checked).toBe(pauses.size + 1);
+
+        const final = drone.liveTurn(turnId)!;
+        expect(final.status).toBe("completed");
+        expect(parseTurnMarkup(serializeTurn(final))).toStrictEqual(final);
+
+        // A viewer that saw the first events, then missed a stretch, rejoins by sequence number.
+        const seen = Math.floor(missAt * relayed.length);
+        let viewer: SessionState = initialSessionState(sessionId);
+        for (const event of relayed.slice(0, seen)) viewer = sessionReducer(viewer, { type: "event", event });
+        let missed: SessionEvent[] | null = null;
+        const joined = await drone.join(viewer.seq, (events) => (missed = events));
+        expect(joined.mode).toBe("replay");
+        viewer = sessionReducer(viewer, { type: "joined", result: joined });
+        for (const event of missed ?? []) viewer = sessionReducer(viewer, { type: "event", event });
+        expect(viewer.turns).toStrictEqual([final]);
+        expect(viewer.turns).toStrictEqual(await loadHistory(sessionId));
+      }),
+      { numRuns: 25 },
+    );
+  }, 120_000);
+});
