@@ -1,6 +1,7 @@
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { createSigner } from "./signer";
 
 /**
  * Who is asking. Each browser gets a random id on its first visit, kept in a signed,
@@ -19,8 +20,8 @@ export interface Identity {
 }
 
 export function createIdentity(secret: string): Identity {
-  const mac = (id: string) => createHmac("sha256", secret).update(id).digest("base64url");
-  const sign = (userId: string) => `${userId}.${mac(userId)}`;
+  const signer = createSigner(secret);
+  const sign = (userId: string) => `${userId}.${signer.sign(userId)}`;
   return {
     sign,
     verify(cookieValue) {
@@ -28,10 +29,7 @@ export function createIdentity(secret: string): Identity {
       const dot = cookieValue.lastIndexOf(".");
       if (dot <= 0) return null;
       const id = cookieValue.slice(0, dot);
-      if (!ID_PATTERN.test(id)) return null;
-      const given = Buffer.from(cookieValue.slice(dot + 1));
-      const expected = Buffer.from(mac(id));
-      return given.length === expected.length && timingSafeEqual(given, expected) ? id : null;
+      return ID_PATTERN.test(id) && signer.verify(id, cookieValue.slice(dot + 1)) ? id : null;
     },
     mint() {
       const userId = randomBytes(18).toString("base64url");
