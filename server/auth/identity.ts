@@ -1,3 +1,4 @@
+import { stringifySetCookie } from "cookie";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -49,30 +50,6 @@ export function loadOrCreateSecret(configured: string | undefined, dataDir: stri
   return secret;
 }
 
-export function parseCookies(header: string | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (!header) return out;
-  for (const part of header.split(";")) {
-    const eq = part.indexOf("=");
-    if (eq < 0) continue;
-    const name = part.slice(0, eq).trim();
-    const raw = part.slice(eq + 1).trim();
-    try {
-      out[name] = decodeURIComponent(raw);
-    } catch {
-      out[name] = raw;
-    }
-  }
-  return out;
-}
-
 export function identityCookieHeader(cookieValue: string, secure: boolean): string {
-  return [
-    `${IDENTITY_COOKIE}=${cookieValue}`,
-    "Path=/",
-    "HttpOnly",
-    "SameSite=Lax",
-    `Max-Age=${ONE_YEAR_S}`,
-    ...(secure ? ["Secure"] : []),
-  ].join("; ");
+  return stringifySetCookie(IDENTITY_COOKIE, cookieValue, { path: "/", httpOnly: true, sameSite: "lax", maxAge: ONE_YEAR_S, secure });
 }
