@@ -1,8 +1,9 @@
+import { parseCookie, stringifyCookie } from "cookie";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { Server } from "socket.io";
 import type { AppInfo } from "@/lib/contracts";
-import { createIdentity, IDENTITY_COOKIE, identityCookieHeader, parseCookies } from "@/server/auth/identity";
+import { createIdentity, IDENTITY_COOKIE, identityCookieHeader } from "@/server/auth/identity";
 import { AUTH_COOKIE, createLoginThrottle, createPasswordGate } from "@/server/auth/password-gate";
 import { handleApi } from "@/server/http/api";
 import { gateRequest, type LoginDeps } from "@/server/http/login";
@@ -68,7 +69,7 @@ export function createApp(options: AppOptions): App {
 
   const httpServer = createServer((req, res) => {
     void (async () => {
-      const cookies = parseCookies(req.headers.cookie);
+      const cookies = parseCookie(req.headers.cookie ?? "");
       if (login && (await gateRequest(req, res, new URL(req.url ?? "/", "http://local"), cookies, login))) return;
       let userId = identity.verify(cookies[IDENTITY_COOKIE]);
       if (!userId) {
@@ -86,7 +87,10 @@ export function createApp(options: AppOptions): App {
       if (handled) return;
       if (options.pageHandler) {
         // Next reads the identity from the request like the API does; pass the new one on.
-        if (!cookies[IDENTITY_COOKIE]) req.headers.cookie = `${req.headers.cookie ? `${req.headers.cookie}; ` : ""}${IDENTITY_COOKIE}=${identity.sign(userId)}`;
+        if (!cookies[IDENTITY_COOKIE]) {
+          const minted = stringifyCookie({ [IDENTITY_COOKIE]: identity.sign(userId) });
+          req.headers.cookie = req.headers.cookie ? `${req.headers.cookie}; ${minted}` : minted;
+        }
         await options.pageHandler(req, res);
         return;
       }
@@ -105,7 +109,7 @@ export function createApp(options: AppOptions): App {
     allowRequest: (req, callback) => callback(null, originAllowed(req, allowedOrigins)),
   });
   io.use((socket, next) => {
-    const cookies = parseCookies(socket.request.headers.cookie);
+    const cookies = parseCookie(socket.request.headers.cookie ?? "");
     if (login && !login.gate.verify(cookies[AUTH_COOKIE])) {
       next(new Error("unauthorized: log in first"));
       return;

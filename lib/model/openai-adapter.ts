@@ -1,4 +1,6 @@
+import { setTimeout as delay } from "node:timers/promises";
 import OpenAI from "openai";
+import pRetry, { AbortError } from "p-retry";
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { toModelError } from "./openai-errors";
 import { ToolCallAssembler, toFinishReason, toWireMessages, toWireTools } from "./openai-wire";
@@ -104,7 +106,15 @@ async function* streamCompletion(
   }
 }
 
-/** Opens the stream, retrying what a retry can fix; only before any token was produced. */
+const RETRYABLE = new Set(["rate_limited", "server_error", "stream_cut"]);
+
+/**
+ * Opens the stream, retrying what a retry can fix; only before any token was produced.
+ * p-retry runs the attempts; the wait is ours (a Retry-After header, else jittered
+ * exponential backoff), so p-retry's own delay is zero and `onFailedAttempt` sleeps or
+ * throws the final error. Its abort signal is the watchdog's: the caller's cancel and the
+ * provider's silence both stop it.
+ */
 async function openStream(
   client: OpenAI,
   body: ChatCompletionCreateParamsStreaming,
@@ -112,23 +122,35 @@ async function openStream(
   host: string,
   watch: Watchdog,
 ) {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await client.chat.completions.create(body, { signal: watch.signal, maxRetries: 0 });
-    } catch (thrown) {
-      if (watch.timedOut || watch.signal.aborted) throw thrown;
-      const error = toModelError(thrown, host);
-      const retryable =
-        error.code === "rate_limited" || error.code === "server_error" || error.code === "stream_cut";
-      const wait = error.retryAfterMs ?? backoff(attempt);
-      if (!retryable || attempt >= options.maxRetries || wait > MAX_RETRY_WAIT_MS) {
-        throw exhausted(error, attempt, wait);
+  return pRetry(
+    async () => {
+      try {
+        return await client.chat.completions.create(body, { signal: watch.signal, maxRetries: 0 });
+      } catch (thrown) {
+        // A cancel or a timeout ends it here; the caller turns it into aborted / timeout.
+        if (watch.timedOut || watch.signal.aborted) throw new AbortError(thrown instanceof Error ? thrown : String(thrown));
+        throw toModelError(thrown, host);
       }
-      watch.pause();
-      await sleep(wait, watch.signal);
-      watch.resume();
-    }
-  }
+    },
+    {
+      retries: options.maxRetries,
+      minTimeout: 0,
+      signal: watch.signal,
+      onFailedAttempt: async ({ error, retriesConsumed, retriesLeft }) => {
+        const modelError = error as ModelError;
+        const wait = modelError.retryAfterMs ?? backoff(retriesConsumed);
+        if (!RETRYABLE.has(modelError.code) || retriesLeft === 0 || wait > MAX_RETRY_WAIT_MS) {
+          throw exhausted(modelError, retriesConsumed, wait);
+        }
+        watch.pause();
+        try {
+          await delay(wait, undefined, { signal: watch.signal });
+        } finally {
+          watch.resume();
+        }
+      },
+    },
+  );
 }
 
 function exhausted(error: ModelError, retries: number, wait: number): ModelError {
@@ -187,19 +209,6 @@ function backoff(attempt: number): number {
   const exponential = Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** attempt);
   // Jitter keeps concurrent subagents from retrying in lockstep.
   return Math.round(exponential * (0.75 + Math.random() * 0.5));
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
 }
 
 function hostOf(baseURL: string): string {

@@ -30,6 +30,11 @@ describe("refusalReason", () => {
     ["ff02::1", /multicast/],
     ["::127.0.0.1", /IPv4-compatible/],
     ["example.com", /not an IP/],
+    // Special-purpose ranges named by ipaddr.js that the hand-written table did not list.
+    ["::ffff:0:127.0.0.1", /IPv4-translated form of a loopback/],
+    ["100::1", /discard-only/],
+    ["192.88.99.1", /reserved/],
+    ["3fff::1", /reserved/],
   ])("refuses %s", (address, reason) => {
     expect(refusalReason(address)).toMatch(reason);
   });

@@ -1,86 +1,89 @@
+import ipaddr from "ipaddr.js";
 import { isIPv4, isIPv6 } from "node:net";
 
 /**
  * Which IP addresses url_fetch may connect to. Anything that reaches this machine, the
  * local network or cloud metadata (169.254.169.254) is refused, including the same
- * addresses dressed up as IPv6 (IPv4-mapped, NAT64, 6to4). Returns the reason for a
- * refusal, or undefined for a public address.
+ * addresses dressed up as IPv6 (IPv4-mapped, IPv4-compatible, NAT64, 6to4). Returns the
+ * reason for a refusal, or undefined for a public address.
+ *
+ * ipaddr.js rather than node:net's BlockList: a BlockList only answers "listed or not"
+ * (one list per reason would be needed for a message) and cannot pull the IPv4 address
+ * out of a NAT64 or 6to4 address, while ipaddr.js names the IANA special-purpose ranges
+ * (`range()`) and gives the bytes to unwrap them. node:net still decides what counts as
+ * an IP address at all: its parser is strict, where ipaddr.js also takes "127.1" or
+ * "0x7f.0.0.1", spellings the URL parser has already normalised before we get here.
  */
 export function refusalReason(address: string): string | undefined {
-  if (isIPv4(address)) return ipv4Reason(ipv4ToInt(address));
+  if (isIPv4(address)) return ipv4Reason(ipaddr.IPv4.parse(address));
   const bare = address.replace(/^\[|\]$/g, "").replace(/%.*$/, "");
   if (isIPv6(bare)) return ipv6Reason(parseIPv6(bare));
   return "not an IP address";
 }
 
-const IPV4_RANGES: Array<[cidr: string, reason: string]> = [
-  ["0.0.0.0/8", "the unspecified address"],
-  ["10.0.0.0/8", "a private address"],
-  ["100.64.0.0/10", "a carrier-grade NAT address"],
-  ["127.0.0.0/8", "a loopback address"],
-  ["169.254.0.0/16", "a link-local address"],
-  ["172.16.0.0/12", "a private address"],
-  ["192.0.0.0/24", "a reserved address"],
-  ["192.0.2.0/24", "a documentation address"],
-  ["192.168.0.0/16", "a private address"],
-  ["198.18.0.0/15", "a benchmarking address"],
-  ["198.51.100.0/24", "a documentation address"],
-  ["203.0.113.0/24", "a documentation address"],
-  ["224.0.0.0/4", "a multicast address"],
-  ["240.0.0.0/4", "a reserved address"],
-];
+/** ipaddr.js range names → reasons; a name not listed (unicast, as112, amt: public anycast) is allowed. */
+const IPV4_REASONS: Record<string, string> = {
+  unspecified: "the unspecified address",
+  private: "a private address",
+  carrierGradeNat: "a carrier-grade NAT address",
+  loopback: "a loopback address",
+  linkLocal: "a link-local address",
+  multicast: "a multicast address",
+  broadcast: "a reserved address",
+  // 192.0.0.0/24, documentation, benchmarking, the 6to4 relay anycast and 240.0.0.0/4.
+  reserved: "a reserved address",
+};
 
-const IPV4_TABLE = IPV4_RANGES.map(([cidr, reason]) => {
-  const [base, bits] = cidr.split("/") as [string, string];
-  const mask = Number(bits) === 0 ? 0 : (~0 << (32 - Number(bits))) >>> 0;
-  return { network: ipv4ToInt(base) & mask, mask, reason };
-});
+const IPV6_REASONS: Record<string, string> = {
+  unspecified: "the unspecified address",
+  loopback: "a loopback address",
+  linkLocal: "a link-local address",
+  uniqueLocal: "a unique-local address",
+  deprecatedSiteLocal: "a site-local address",
+  multicast: "a multicast address",
+  teredo: "a Teredo tunnel address",
+  benchmarking: "a benchmarking address",
+  discard: "a discard-only address",
+  // 2001::/23 protocol assignments, documentation (2001:db8::/32, 3fff::/20).
+  reserved: "a reserved address",
+  deprecatedOrchid: "a reserved address",
+  orchid2: "a reserved address",
+  droneRemoteIdProtocolEntityTags: "a reserved address",
+  segmentRouting: "a reserved address",
+};
 
-function ipv4Reason(value: number): string | undefined {
-  for (const { network, mask, reason } of IPV4_TABLE) {
-    if (((value & mask) >>> 0) === network >>> 0) return reason;
-  }
-  return undefined;
+/** IPv6 ranges that carry an IPv4 address, and where: refused when that address would be. */
+const EMBEDDING: Record<string, { form: string; bytes: [number, number] }> = {
+  ipv4Mapped: { form: "an IPv4-mapped", bytes: [12, 16] },
+  rfc6145: { form: "an IPv4-translated form of", bytes: [12, 16] },
+  rfc6052: { form: "a NAT64 form of", bytes: [12, 16] },
+  "6to4": { form: "a 6to4 form of", bytes: [2, 6] },
+};
+
+/** ::/96 minus :: and ::1, which ipaddr.js files as plain unicast. */
+const IPV4_COMPATIBLE = ipaddr.IPv6.parseCIDR("::/96");
+
+function ipv4Reason(address: ipaddr.IPv4): string | undefined {
+  return IPV4_REASONS[address.range()];
 }
 
-function ipv4ToInt(address: string): number {
-  return address.split(".").reduce((acc, octet) => ((acc << 8) | Number(octet)) >>> 0, 0);
+function ipv6Reason(address: ipaddr.IPv6): string | undefined {
+  const range: string = address.range();
+  const embedding = EMBEDDING[range];
+  if (embedding) {
+    const inner = ipv4Reason(ipaddr.IPv4.parse(address.toByteArray().slice(...embedding.bytes).join(".")));
+    return inner && `${embedding.form} ${inner}`;
+  }
+  if (range === "unicast" && address.match(IPV4_COMPATIBLE)) return "an IPv4-compatible address";
+  return IPV6_REASONS[range];
 }
 
-function ipv6Reason(h: number[]): string | undefined {
-  const [a = 0, b = 0] = h;
-  const embedded = ((h[6]! << 16) | h[7]!) >>> 0;
-  const zeros = (from: number, to: number) => h.slice(from, to).every((x) => x === 0);
-  if (zeros(0, 8)) return "the unspecified address";
-  if (zeros(0, 7) && h[7] === 1) return "a loopback address";
-  if (zeros(0, 5) && h[5] === 0xffff) return ipv4Reason(embedded) && `an IPv4-mapped ${ipv4Reason(embedded)}`;
-  if (zeros(0, 6)) return "an IPv4-compatible address";
-  if (a === 0x64 && b === 0xff9b) return ipv4Reason(embedded) && `a NAT64 form of ${ipv4Reason(embedded)}`;
-  if (a === 0x2002) {
-    const inner = ((h[1]! << 16) | h[2]!) >>> 0;
-    return ipv4Reason(inner) && `a 6to4 form of ${ipv4Reason(inner)}`;
-  }
-  if (a === 0x2001 && b === 0) return "a Teredo tunnel address";
-  if (a === 0x2001 && b === 0xdb8) return "a documentation address";
-  if ((a & 0xfe00) === 0xfc00) return "a unique-local address";
-  if ((a & 0xffc0) === 0xfe80) return "a link-local address";
-  if ((a & 0xffc0) === 0xfec0) return "a site-local address";
-  if ((a & 0xff00) === 0xff00) return "a multicast address";
-  return undefined;
-}
-
-/** Eight 16-bit groups of a valid IPv6 address (validated by `isIPv6` beforehand). */
-function parseIPv6(address: string): number[] {
-  let text = address.toLowerCase();
-  const dotted = text.match(/(\d+\.\d+\.\d+\.\d+)$/);
-  if (dotted) {
-    const v4 = ipv4ToInt(dotted[1]!);
-    text = `${text.slice(0, -dotted[1]!.length)}${(v4 >>> 16).toString(16)}:${(v4 & 0xffff).toString(16)}`;
-  }
-  const [head = "", tail] = text.split("::");
-  const groups = (part: string) => (part === "" ? [] : part.split(":").map((g) => parseInt(g, 16)));
-  const left = groups(head);
-  const right = tail === undefined ? [] : groups(tail);
-  const fill = new Array<number>(8 - left.length - right.length).fill(0);
-  return [...left, ...fill, ...right];
+/**
+ * ipaddr.js reads the deprecated IPv4-compatible spelling "::a.b.c.d" as IPv4-mapped
+ * (::ffff:a.b.c.d); RFC 4291 makes it ::a.b.c.d. Build that address from its bytes.
+ */
+function parseIPv6(address: string): ipaddr.IPv6 {
+  const compatible = /^::(\d+\.\d+\.\d+\.\d+)$/.exec(address);
+  if (!compatible) return ipaddr.IPv6.parse(address);
+  return ipaddr.fromByteArray([...new Array<number>(12).fill(0), ...ipaddr.IPv4.parse(compatible[1]!).toByteArray()]) as ipaddr.IPv6;
 }

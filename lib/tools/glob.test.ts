@@ -18,7 +18,22 @@ describe("createGlobFilter", () => {
     ["[!ab].txt", "b.txt", ".", false],
     ["a+b(1).md", "a+b(1).md", ".", true],
     ["a.md", "aXmd", ".", false],
+    ["* (1).txt", "copy (1).txt", ".", true],
+    ["* (1).txt", "copy 1.txt", ".", false],
+    ["*", ".env", ".", true],
+    ["src/**", "src/a/.hidden/b.ts", "src", true],
+    ["{src,lib}/*.ts", "lib/a.ts", "lib", true],
   ])("%j on %j (searched as %j) → %s", (glob, workspacePath, searchPath, expected) => {
     expect(createGlobFilter(glob)(workspacePath, searchPath)).toBe(expected);
+  });
+});
+
+describe("createGlobFilter refusals", () => {
+  it.each([
+    ["{a,b", /unclosed "\{"/],
+    ["[ab", /unclosed "\["/],
+    ["x".repeat(201), /longer than 200/],
+  ])("refuses %j", (glob, message) => {
+    expect(() => createGlobFilter(glob)).toThrow(message);
   });
 });

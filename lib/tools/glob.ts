@@ -1,64 +1,45 @@
+import picomatch from "picomatch";
 import { ToolError } from "./types";
 
-const REGEX_SPECIAL = /[.+^$()|\\]/;
+/** Longest glob accepted. picomatch compiles a glob to a backtracking RegExp, so keep it short. */
+export const MAX_GLOB_LENGTH = 200;
 
 /**
- * Compiles a file glob to an anchored RegExp over `/`-separated paths: `*` and `?` stay
- * within one folder, `**` spans folders (`src/**\/*.ts` also matches `src/a.ts`),
- * `{ts,tsx}` alternates, `[abc]` / `[!abc]` are character classes.
+ * Paths here are always `/`-separated (whatever the OS); `*` also matches dotfiles, as
+ * it always did here; `[!abc]` is a negated class (`posix`); an unbalanced `{` or `[` is
+ * an error rather than a literal; no extglobs (`+(a|b)`).
  */
-export function globToRegExp(glob: string): RegExp {
-  let out = "";
-  let braces = 0;
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]!;
-    if (c === "*") {
-      if (glob[i + 1] === "*") {
-        const slashAfter = glob[i + 2] === "/";
-        out += slashAfter ? "(?:.*/)?" : ".*";
-        i += slashAfter ? 2 : 1;
-      } else {
-        out += "[^/]*";
-      }
-    } else if (c === "?") {
-      out += "[^/]";
-    } else if (c === "[") {
-      const close = glob.indexOf("]", i + 2);
-      if (close === -1) {
-        out += "\\[";
-      } else {
-        const body = glob.slice(i + 1, close).replace(/^!/, "^").replace(/\\/g, "\\\\");
-        out += `[${body}]`;
-        i = close;
-      }
-    } else if (c === "{") {
-      braces += 1;
-      out += "(?:";
-    } else if (c === "}" && braces > 0) {
-      braces -= 1;
-      out += ")";
-    } else if (c === "," && braces > 0) {
-      out += "|";
-    } else {
-      out += REGEX_SPECIAL.test(c) || c === "{" || c === "}" || c === "]" ? `\\${c}` : c;
-    }
-  }
-  if (braces > 0) throw new ToolError(`The glob "${glob}" has an unclosed "{".`);
-  try {
-    return new RegExp(`^${out}$`);
-  } catch {
-    throw new ToolError(`The glob "${glob}" is not valid.`);
-  }
-}
+const OPTIONS: picomatch.PicomatchOptions = {
+  windows: false,
+  dot: true,
+  posix: true,
+  noextglob: true,
+  strictBrackets: true,
+  // Escaping parentheses (below) at most doubles the length.
+  maxLength: 2 * MAX_GLOB_LENGTH,
+};
+
+const OPENER: Record<string, string> = { "}": "{", "]": "[" };
 
 /**
  * A glob without `/` matches file names anywhere (`*.md`); one with `/` matches the path
- * from the workspace root or from the folder being searched.
+ * from the workspace root or from the folder being searched. `*` and `?` stay within one
+ * folder, `**` spans folders (`src/**\/*.ts` also matches `src/a.ts`), `{ts,tsx}`
+ * alternates, `[abc]` / `[!abc]` are character classes.
  */
 export function createGlobFilter(glob: string): (workspacePath: string, searchPath: string) => boolean {
-  const regex = globToRegExp(glob);
-  if (!glob.includes("/")) {
-    return (workspacePath) => regex.test(workspacePath.slice(workspacePath.lastIndexOf("/") + 1));
+  if (glob.length > MAX_GLOB_LENGTH) throw new ToolError(`The glob is longer than ${MAX_GLOB_LENGTH} characters.`);
+  let isMatch: (path: string) => boolean;
+  try {
+    // Parentheses are plain characters in file names ("report (1).pdf"), not regex groups.
+    isMatch = picomatch(glob.replace(/[()]/g, "\\$&"), OPTIONS);
+  } catch (error) {
+    const closing = /Missing closing: "(.)"/.exec((error as Error).message)?.[1];
+    if (closing) throw new ToolError(`The glob "${glob}" has an unclosed "${OPENER[closing] ?? closing}".`);
+    throw new ToolError(`The glob "${glob}" is not valid (${(error as Error).message}).`);
   }
-  return (workspacePath, searchPath) => regex.test(workspacePath) || regex.test(searchPath);
+  if (!glob.includes("/")) {
+    return (workspacePath) => isMatch(workspacePath.slice(workspacePath.lastIndexOf("/") + 1));
+  }
+  return (workspacePath, searchPath) => isMatch(workspacePath) || isMatch(searchPath);
 }

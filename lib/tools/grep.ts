@@ -1,7 +1,7 @@
 import { lstat, readFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { createGlobFilter } from "./glob";
+import { createGlobFilter, MAX_GLOB_LENGTH } from "./glob";
 import { parseArgs, toolSpec } from "./parse-args";
 import { RegexAbortedError, RegexTimeoutError, runRegexJob, type RegexJob, type RegexMatch } from "./regex-pool";
 import { formatBytes, looksBinary } from "./text-files";
@@ -30,7 +30,7 @@ const schema = z.object({
   glob: z
     .string()
     .min(1)
-    .max(200)
+    .max(MAX_GLOB_LENGTH)
     .optional()
     .describe('Only search files matching this glob, e.g. "*.md" or "src/**/*.ts".'),
   ignoreCase: z.boolean().default(false).describe("Match regardless of letter case."),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { decodeEntities, htmlToText } from "./html-text";
+import { htmlToText } from "./html-text";
+import { ToolError } from "./types";
 
 describe("htmlToText", () => {
   it("keeps the readable text and drops scripts, styles and comments", () => {
@@ -16,16 +17,31 @@ describe("htmlToText", () => {
   it("leaves escaped markup as text rather than tags", () => {
     expect(htmlToText("<p>&lt;script&gt;x&lt;/script&gt;</p>").text).toBe("<script>x</script>");
   });
+
+  it("drops embedded and non-content elements, an SVG's title included", () => {
+    const { title, text } = htmlToText(
+      "<body><svg><title>icon</title><text>svg text</text></svg><iframe>frame</iframe><object>fallback</object><canvas>cv</canvas><template>tpl</template><p>kept</p></body>",
+    );
+    expect(title).toBeUndefined();
+    expect(text).toBe("kept");
+  });
+
+  it("refuses a page nested too deeply to parse, rather than crashing", () => {
+    expect(htmlToText(`${"<div>".repeat(500)}deep`).text).toBe("deep");
+    expect(() => htmlToText(`${"<div>".repeat(20_000)}deep`)).toThrow(ToolError);
+  });
 });
 
-describe("decodeEntities", () => {
+// These cases tested the old hand-written decodeEntities helper; the parser decodes now.
+describe("entities", () => {
   it.each([
     ["a &amp; b", "a & b"],
     ["&#65;&#x42;", "AB"],
     ["&mdash;&hellip;", "—…"],
     ["&unknown;", "&unknown;"],
-    ["&#x110000;", "&#x110000;"],
+    // The old helper left an out-of-range reference as written; HTML parsing makes it U+FFFD.
+    ["&#x110000;", "\uFFFD"],
   ])("%j → %j", (input, expected) => {
-    expect(decodeEntities(input)).toBe(expected);
+    expect(htmlToText(`<p>${input}</p>`).text).toBe(expected);
   });
 });

@@ -1,62 +1,50 @@
+import { fromHtml } from "hast-util-from-html";
+import { toText } from "hast-util-to-text";
+import { ToolError } from "./types";
+
 /**
- * Readable text from an HTML page without a DOM library: drops scripts, styles and other
- * non-content elements, turns block elements into line breaks, strips the remaining
- * tags and decodes entities. Good enough for an agent to read an article; not a browser.
+ * Readable text from an HTML page: parsed as a browser would (hast-util-from-html, on
+ * parse5), then laid out like `innerText` (hast-util-to-text): block elements become line
+ * breaks, paragraphs blank lines, table cells tabs, entities are decoded. Headings and
+ * list items keep a Markdown marker so the model still sees the page's structure.
+ * Good enough for an agent to read an article; not a browser.
  */
 
-const DROPPED = /<(script|style|noscript|template|svg|iframe|object|canvas|head)\b[^>]*>[\s\S]*?<\/\1\s*>/gi;
-const COMMENTS = /<!--[\s\S]*?-->/g;
-const TITLE = /<title\b[^>]*>([\s\S]*?)<\/title\s*>/i;
-const LIST_ITEM = /<li\b[^>]*>/gi;
-const HEADING = /<h([1-6])\b[^>]*>/gi;
-const BREAKS = /<(br|hr)\b[^>]*\/?>/gi;
-const BLOCKS =
-  /<\/?(p|div|section|article|main|header|footer|nav|aside|ul|ol|table|thead|tbody|tr|h[1-6]|pre|blockquote|figure|figcaption|dl|dt|dd|form|fieldset)\b[^>]*>/gi;
-const CELLS = /<\/(td|th)\s*>/gi;
-const TAGS = /<\/?[a-zA-Z][^>]*>/g;
-const DECLARATIONS = /<![^>]*>/g;
-const ENTITY = /&(#x[0-9a-fA-F]+|#\d+|[a-zA-Z][a-zA-Z0-9]*);/g;
-const SPACES = /[ \t\f\v\u00a0]+/g;
-const BLANK_LINES = /\n\s*\n\s*(\n\s*)+/g;
+type Root = ReturnType<typeof fromHtml>;
+type Element = Extract<Root["children"][number], { type: "element" }>;
 
-const NAMED: Record<string, string> = {
-  amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " ", copy: "©", reg: "®", trade: "™",
-  hellip: "…", mdash: "—", ndash: "–", lsquo: "‘", rsquo: "’", ldquo: "“", rdquo: "”", laquo: "«",
-  raquo: "»", bull: "•", middot: "·", deg: "°", euro: "€", pound: "£", yen: "¥", cent: "¢",
-  times: "×", divide: "÷", plusmn: "±", para: "¶", sect: "§", shy: "", zwj: "", zwnj: "",
-};
-
-export function decodeEntities(text: string): string {
-  return text.replace(ENTITY, (whole, name: string) => {
-    if (name.startsWith("#")) {
-      const code = name[1] === "x" || name[1] === "X" ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
-      return Number.isInteger(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-    }
-    return NAMED[name] ?? NAMED[name.toLowerCase()] ?? whole;
-  });
-}
+/** Never content. hast-util-to-text already skips head, script, style, noscript and template. */
+const DROPPED = new Set(["script", "style", "noscript", "template", "svg", "iframe", "object", "canvas"]);
+const HEADING = /^h([1-6])$/;
 
 export function htmlToText(html: string): { title?: string; text: string } {
-  const titleMatch = html.match(TITLE);
-  const title = titleMatch ? decodeEntities(titleMatch[1]!.replace(TAGS, "")).replace(/\s+/g, " ").trim() : undefined;
-  const text = decodeEntities(
-    html
-      .replace(COMMENTS, "")
-      .replace(DROPPED, "")
-      .replace(/\s+/g, " ")
-      .replace(HEADING, (_m, level: string) => `\n\n${"#".repeat(Number(level))} `)
-      .replace(LIST_ITEM, "\n- ")
-      .replace(BREAKS, "\n")
-      .replace(CELLS, " | ")
-      .replace(BLOCKS, "\n\n")
-      .replace(TAGS, "")
-      .replace(DECLARATIONS, ""),
-  )
-    .replace(SPACES, " ")
-    .split("\n")
-    .map((line) => line.trim())
-    .join("\n")
-    .replace(BLANK_LINES, "\n\n")
-    .trim();
-  return { title: title || undefined, text };
+  let title: string | undefined;
+  let text: string;
+  try {
+    const tree = fromHtml(html);
+    // Depth first in document order (the first <title> wins), with an explicit stack.
+    const stack: Array<Root | Element> = [tree];
+    for (let node = stack.pop(); node; node = stack.pop()) {
+      node.children = node.children.filter((child) => {
+        if (child.type !== "element") return child.type === "text";
+        if (child.tagName === "title" && title === undefined) title = toText(child).replace(/\s+/g, " ").trim();
+        if (DROPPED.has(child.tagName)) return false;
+        const level = HEADING.exec(child.tagName)?.[1];
+        if (level) child.children.unshift({ type: "text", value: `${"#".repeat(Number(level))} ` });
+        if (child.tagName === "li") child.children.unshift({ type: "text", value: "- " });
+        return true;
+      });
+      for (let i = node.children.length - 1; i >= 0; i--) {
+        const child = node.children[i]!;
+        if (child.type === "element") stack.push(child);
+      }
+    }
+    text = toText(tree);
+  } catch (error) {
+    // The parser's tree conversion and the layout recurse once per level of nesting.
+    if (error instanceof RangeError) throw new ToolError("The page nests its HTML too deeply to be read as text.");
+    throw error;
+  }
+  // innerText keeps no-break spaces; a reader wants plain ones.
+  return { title: title || undefined, text: text.replace(/\u00a0/g, " ").trim() };
 }

@@ -1,6 +1,8 @@
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { stringifySetCookie } from "cookie";
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { createSigner } from "./signer";
 
 /**
  * Who is asking. Each browser gets a random id on its first visit, kept in a signed,
@@ -19,8 +21,8 @@ export interface Identity {
 }
 
 export function createIdentity(secret: string): Identity {
-  const mac = (id: string) => createHmac("sha256", secret).update(id).digest("base64url");
-  const sign = (userId: string) => `${userId}.${mac(userId)}`;
+  const signer = createSigner(secret);
+  const sign = (userId: string) => `${userId}.${signer.sign(userId)}`;
   return {
     sign,
     verify(cookieValue) {
@@ -28,10 +30,7 @@ export function createIdentity(secret: string): Identity {
       const dot = cookieValue.lastIndexOf(".");
       if (dot <= 0) return null;
       const id = cookieValue.slice(0, dot);
-      if (!ID_PATTERN.test(id)) return null;
-      const given = Buffer.from(cookieValue.slice(dot + 1));
-      const expected = Buffer.from(mac(id));
-      return given.length === expected.length && timingSafeEqual(given, expected) ? id : null;
+      return ID_PATTERN.test(id) && signer.verify(id, cookieValue.slice(dot + 1)) ? id : null;
     },
     mint() {
       const userId = randomBytes(18).toString("base64url");
@@ -51,30 +50,6 @@ export function loadOrCreateSecret(configured: string | undefined, dataDir: stri
   return secret;
 }
 
-export function parseCookies(header: string | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (!header) return out;
-  for (const part of header.split(";")) {
-    const eq = part.indexOf("=");
-    if (eq < 0) continue;
-    const name = part.slice(0, eq).trim();
-    const raw = part.slice(eq + 1).trim();
-    try {
-      out[name] = decodeURIComponent(raw);
-    } catch {
-      out[name] = raw;
-    }
-  }
-  return out;
-}
-
 export function identityCookieHeader(cookieValue: string, secure: boolean): string {
-  return [
-    `${IDENTITY_COOKIE}=${cookieValue}`,
-    "Path=/",
-    "HttpOnly",
-    "SameSite=Lax",
-    `Max-Age=${ONE_YEAR_S}`,
-    ...(secure ? ["Secure"] : []),
-  ].join("; ");
+  return stringifySetCookie(IDENTITY_COOKIE, cookieValue, { path: "/", httpOnly: true, sameSite: "lax", maxAge: ONE_YEAR_S, secure });
 }

@@ -1,4 +1,5 @@
 import mongoose from "mongoose";
+import pRetry from "p-retry";
 import type { Env } from "@/lib/env";
 import { initModels } from "@/models";
 import { startEmbedded, type RunningEmbedded } from "./embedded";
@@ -49,17 +50,22 @@ export async function connectDatabase(
   };
 }
 
+const FIRST_RETRY_WAIT_MS = 1_000;
+const MAX_RETRY_WAIT_MS = 15_000;
+
+/** Retries forever: 1 s, 2 s, 4 s, 8 s, then every 15 s, saying so each time. */
 async function connectWithRetry(uri: string, log: { info(msg: string): void; warn(msg: string): void }): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await mongoose.connect(uri, { serverSelectionTimeoutMS: 5_000 });
-      return;
-    } catch (error) {
-      const wait = Math.min(1_000 * 2 ** Math.min(attempt - 1, 4), 15_000);
-      log.warn(`The database at ${redact(uri)} is unreachable (${(error as Error).message}); retrying in ${wait / 1000} s…`);
-      await new Promise((r) => setTimeout(r, wait));
-    }
-  }
+  await pRetry(() => mongoose.connect(uri, { serverSelectionTimeoutMS: 5_000 }), {
+    retries: Number.POSITIVE_INFINITY,
+    minTimeout: FIRST_RETRY_WAIT_MS,
+    factor: 2,
+    maxTimeout: MAX_RETRY_WAIT_MS,
+    onFailedAttempt: ({ error, retriesConsumed }) => {
+      // The same wait p-retry is about to take (minTimeout × factor^retriesConsumed, capped).
+      const wait = Math.min(FIRST_RETRY_WAIT_MS * 2 ** retriesConsumed, MAX_RETRY_WAIT_MS);
+      log.warn(`The database at ${redact(uri)} is unreachable (${error.message}); retrying in ${wait / 1000} s…`);
+    },
+  });
 }
 
 /** Never print credentials. */

@@ -1,3 +1,4 @@
+import { stringifySetCookie, type Cookies } from "cookie";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { AUTH_COOKIE, safeNextPath, type PasswordGate, type createLoginThrottle } from "@/server/auth/password-gate";
 import { readBody } from "./body";
@@ -25,14 +26,14 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
 }
 
 function authCookie(value: string, maxAgeS: number, secure: boolean): string {
-  return [`${AUTH_COOKIE}=${value}`, "Path=/", "HttpOnly", "SameSite=Lax", `Max-Age=${maxAgeS}`, ...(secure ? ["Secure"] : [])].join("; ");
+  return stringifySetCookie(AUTH_COOKIE, value, { path: "/", httpOnly: true, sameSite: "lax", maxAge: maxAgeS, secure });
 }
 
 /**
  * Returns true when the request was answered here (login/logout, or refused for lack of
  * a login); false when it may go on.
  */
-export async function gateRequest(req: IncomingMessage, res: ServerResponse, url: URL, cookies: Record<string, string>, deps: LoginDeps): Promise<boolean> {
+export async function gateRequest(req: IncomingMessage, res: ServerResponse, url: URL, cookies: Cookies, deps: LoginDeps): Promise<boolean> {
   const method = req.method ?? "GET";
   if (url.pathname === "/api/login" && method === "POST") {
     await login(req, res, deps);
