@@ -1,10 +1,11 @@
 import type { Ack, ClientToServerEvents, SessionSummary } from "@/lib/contracts";
+import type { ChatStore } from "@/server/data/store";
 import type { TurnRunner } from "@/server/sessions/turn-runner";
 import { startLiveApp, type LiveApp, type LiveClient } from "@/test/support/server/live-app";
 
 /**
  * The real server (test/support/server/live-app.ts) as the benchmarks use it: their own secret,
- * a looser rate limit for many clients, quiet warnings, and session creation over HTTP.
+ * a looser rate limit for many clients, quiet warnings, and session creation over a socket.
  */
 export type BenchClient = LiveClient;
 
@@ -14,26 +15,26 @@ export interface BenchApp extends LiveApp {
   createSession(cookie: string, title?: string): Promise<SessionSummary>;
 }
 
-export async function startBenchApp(runner: TurnRunner): Promise<BenchApp> {
+export async function startBenchApp(runner: TurnRunner, store: ChatStore): Promise<BenchApp> {
   const live = await startLiveApp({
     secret: BENCH_SECRET,
     runner,
+    store,
     appInfo: { modelLabel: "bench", demo: false, passwordProtected: false },
     // Many clients share one cookie and send a few commands each; the real limit is per socket.
     rateLimit: { burst: 100, perSecond: 100 },
     // Warnings are the server's business; errors would make the figures meaningless.
-    log: { warn: () => undefined, error: (msg, meta) => process.stderr.write(`server error: ${msg} ${JSON.stringify(meta ?? {})}\n`) },
+    log: { info: () => undefined, warn: () => undefined, error: (msg, meta) => process.stderr.write(`server error: ${msg} ${JSON.stringify(meta ?? {})}\n`) },
   });
   return {
     ...live,
     async createSession(cookie, title = "Bench") {
-      const res = await fetch(`${live.baseUrl}/api/sessions`, {
-        method: "POST",
-        headers: { cookie, "content-type": "application/json" },
-        body: JSON.stringify({ title }),
-      });
-      if (!res.ok) throw new Error(`creating a session failed: ${res.status} ${await res.text()}`);
-      return (await res.json()) as SessionSummary;
+      const socket = await live.client(cookie);
+      try {
+        return await command(socket, "session:create", { title });
+      } finally {
+        socket.disconnect();
+      }
     },
   };
 }

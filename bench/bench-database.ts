@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import mongoose from "mongoose";
-import { initModels } from "@/models";
+import { createModels, initModels, type Models } from "@/models";
+import { mongoStore, type ChatStore } from "@/server/data/store";
 import { startMongoJavaServer, type RunningMongo } from "@/server/db/mongo-java-server";
 
 /**
@@ -14,7 +15,9 @@ export interface BenchDatabase {
   uri: string;
   /** "mongo-java-server" or "MONGODB_URI". */
   kind: string;
-  /** Counts commands sent over this process's mongoose connection while `fn` runs. */
+  models: Models;
+  store: ChatStore;
+  /** Counts commands sent over this process's connection while `fn` runs. */
   countCommands<T>(fn: () => Promise<T>): Promise<{ result: T; commands: Record<string, number> }>;
   close(): Promise<void>;
 }
@@ -29,17 +32,20 @@ export async function openBenchDatabase(options: { baseUri?: string } = {}): Pro
   const url = new URL(base);
   url.pathname = `/bench_${randomUUID().slice(0, 8)}`;
   const uri = url.toString();
-  await mongoose.connect(uri, { serverSelectionTimeoutMS: 10_000, monitorCommands: true });
-  await initModels();
+  const connection = await mongoose.createConnection(uri, { serverSelectionTimeoutMS: 10_000, monitorCommands: true }).asPromise();
+  const models = createModels(connection);
+  await initModels(models);
 
   let counting: Record<string, number> | undefined;
-  mongoose.connection.getClient().on("commandStarted", (event) => {
+  connection.getClient().on("commandStarted", (event) => {
     if (counting) counting[event.commandName] = (counting[event.commandName] ?? 0) + 1;
   });
 
   return {
     uri,
     kind: server ? "mongo-java-server" : "MONGODB_URI",
+    models,
+    store: mongoStore(models),
     async countCommands(fn) {
       const commands: Record<string, number> = {};
       counting = commands;
@@ -50,8 +56,8 @@ export async function openBenchDatabase(options: { baseUri?: string } = {}): Pro
       }
     },
     async close() {
-      await mongoose.connection.dropDatabase().catch(() => undefined);
-      await mongoose.disconnect();
+      await connection.dropDatabase().catch(() => undefined);
+      await connection.close();
       await server?.stop();
     },
   };

@@ -2,7 +2,7 @@ import type { ChatTurn, ToolCall } from "@/lib/contracts";
 import { buildSessionContext } from "@/lib/context/build-session-context";
 import { estimateMessagesTokens } from "@/lib/context/tokens";
 import type { ChatMessage } from "@/lib/model/types";
-import { loadHistory } from "@/server/data/history";
+import type { ChatStore } from "@/server/data/store";
 import { median, nowMs, round } from "./stats";
 
 /**
@@ -26,12 +26,12 @@ export interface ContextResult {
   clean: boolean;
 }
 
-export async function runContextBench(sessionId: string, reps: number): Promise<ContextResult> {
+export async function runContextBench(store: ChatStore, sessionId: string, reps: number): Promise<ContextResult> {
   const loads: number[] = [];
   let turns: ChatTurn[] = [];
   for (let i = 0; i < Math.max(1, Math.min(reps, 3)); i++) {
     const start = nowMs();
-    turns = await loadHistory(sessionId);
+    turns = await store.loadHistory(sessionId);
     loads.push(nowMs() - start);
   }
   buildSessionContext(turns);

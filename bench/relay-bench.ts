@@ -1,4 +1,5 @@
 import type { SessionEvent } from "@/lib/contracts";
+import type { ChatStore } from "@/server/data/store";
 import { command, startBenchApp, type BenchApp, type BenchClient } from "./bench-app";
 import { createScriptedRunner, tokenIndex, type TurnPlan } from "./scripted-runner";
 import { round, summarize } from "./stats";
@@ -59,7 +60,7 @@ export interface RelayResult {
 
 const TURN_TIMEOUT_MS = 180_000;
 
-export async function runRelayBench(cases: readonly RelayCase[]): Promise<RelayResult[]> {
+export async function runRelayBench(store: ChatStore, cases: readonly RelayCase[]): Promise<RelayResult[]> {
   const plans = new Map<string, TurnPlan>();
   const bench = await startBenchApp(
     createScriptedRunner((sessionId) => {
@@ -67,6 +68,7 @@ export async function runRelayBench(cases: readonly RelayCase[]): Promise<RelayR
       if (!plan) throw new Error(`no plan for session ${sessionId}`);
       return plan;
     }),
+    store,
   );
   try {
     const cookie = await bench.newCookie();

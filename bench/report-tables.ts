@@ -52,20 +52,18 @@ function reloadTable({ reload, browser }: BenchReport): Table {
     return [
       `${fmt(r.turns)} turns / ${r.subagents} subagents / ${fmt(r.nestedToolCalls)} calls`,
       `${fmt(r.bytes / 1024, 0)} KiB`,
-      fmt(r.cold.ttfbMs, 0),
-      fmt(r.warm.ttfbMs, 0),
-      fmt(r.warm.totalMs, 0),
-      fmt(r.joinSnapshotMs, 0),
+      fmt(r.coldJoinMs, 0),
+      fmt(r.warmJoinMs, 0),
       `${r.roundTrips} (${r.queries} queries)`,
       isBrowserSize ? `${fmt(rendered.firstRenderedMs)} / ${fmt(rendered.renderedMs)}` : "–",
     ];
   });
   return {
     title: "3. Reload a stored session (ms)",
-    headers: ["session", "history JSON", "GET ttfb cold", "GET ttfb warm", "GET complete", "session:join", "DB round trips", "Chromium first / warm"],
+    headers: ["session", "snapshot JSON", "session:join cold", "session:join warm", "DB round trips", "Chromium first / warm"],
     rows,
     note:
-      `GET /api/sessions/<id> with the owner's cookie (cold = first request, opens the session; warm = median of 5). Round trips: database commands one warm GET sends. ` +
+      `session:join on a fresh socket with the owner's cookie (cold = first join, opens the session; warm = median of 5). Round trips: database commands one warm join sends. ` +
       (rendered
         ? `Chromium: navigation start → last turn in the DOM and the list scrolled to the bottom (${rendered.renderedTurns} turns rendered; HTML ttfb ${fmt(rendered.htmlTtfbMs, 0)} ms, DOMContentLoaded ${fmt(rendered.domContentLoadedMs, 0)} ms).`
         : `Chromium skipped (${"skipped" in browser ? browser.skipped : ""}).`),
@@ -103,10 +101,10 @@ export function summaryTable(report: BenchReport): Table {
       `${fmt(r.burst.deliveriesPerSecond)} deliveries/s; p50 ${fmt(r.paced.latencyP50Ms, 1)} ms, p99 ${fmt(r.paced.latencyP99Ms, 0)} ms at ${fmt(r.paced.ratePerSession)} events/s`,
     ]),
     [
-      `Reload ${fmt(big.turns)} turns (${fmt(big.bytes / 2 ** 20, 1)} MiB): GET ttfb / complete, session:join`,
-      `${fmt(big.warm.ttfbMs, 0)} / ${fmt(big.warm.totalMs, 0)} ms, ${fmt(big.joinSnapshotMs, 0)} ms`,
+      `Reload ${fmt(big.turns)} turns (${fmt(big.bytes / 2 ** 20, 1)} MiB): session:join cold / warm`,
+      `${fmt(big.coldJoinMs, 0)} / ${fmt(big.warmJoinMs, 0)} ms`,
     ],
-    [`Reload, DB round trips per GET (${reload.map((r) => fmt(r.turns)).join(" vs ")} turns)`, reload.map((r) => String(r.roundTrips)).join(" vs ")],
+    [`Reload, DB round trips per join (${reload.map((r) => fmt(r.turns)).join(" vs ")} turns)`, reload.map((r) => String(r.roundTrips)).join(" vs ")],
     [
       `Reload in Chromium: rendered and scrollable (first / warm)`,
       "skipped" in browser ? `skipped (${browser.skipped})` : `${fmt(browser.firstRenderedMs)} / ${fmt(browser.renderedMs)} ms`,

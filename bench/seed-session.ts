@@ -2,9 +2,7 @@ import type { ChatTurn, Step, SubagentProcess, ToolCall, TurnStats } from "@/lib
 import { toolOutputOf } from "@/lib/contracts";
 import { mulberry32 } from "@/test/support/turn/recorded-stream";
 import { toolCallRecordId } from "@/server/data/event-store";
-import { SubagentRunModel } from "@/models/subagent-run";
-import { ToolCallModel } from "@/models/tool-call";
-import { TurnModel } from "@/models/turn";
+import type { Models } from "@/models";
 
 /**
  * A long stored session for the reload and context benchmarks, built as the stored
@@ -126,7 +124,7 @@ export function generateHistory(options: SeedOptions): ChatTurn[] {
 }
 
 /** Writes the turns as stored rows; returns what was written. */
-export async function insertHistory(turns: readonly ChatTurn[]): Promise<SeedShape> {
+export async function insertHistory(models: Models, turns: readonly ChatTurn[]): Promise<SeedShape> {
   const turnRows: object[] = [];
   const callRows: object[] = [];
   const runRows: object[] = [];
@@ -162,9 +160,9 @@ export async function insertHistory(turns: readonly ChatTurn[]): Promise<SeedSha
     addCalls(turn, null, turn.steps);
   }
   // `lean` skips building documents; the rows already have the stored shape.
-  await insertInBatches(TurnModel, turnRows);
-  await insertInBatches(ToolCallModel, callRows);
-  await insertInBatches(SubagentRunModel, runRows);
+  await insertInBatches(models.Turn, turnRows);
+  await insertInBatches(models.ToolCall, callRows);
+  await insertInBatches(models.SubagentRun, runRows);
   return { turns: turnRows.length, subagents: runRows.length, nestedToolCalls: nested, documents: turnRows.length + callRows.length + runRows.length };
 }
 

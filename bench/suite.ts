@@ -45,12 +45,12 @@ export async function runSuite(options: SuiteOptions): Promise<BenchReport> {
   say("markup: applying the recorded stream (tree transforms and naive baseline)…");
   const markup = runMarkupBench(full ? MARKUP_FULL : MARKUP_SMOKE);
   say("relay: DroneSession → Socket.IO → socket.io-client…");
-  const relay = await runRelayBench(full ? RELAY_FULL : RELAY_SMOKE);
+  const relay = await runRelayBench(db.store, full ? RELAY_FULL : RELAY_SMOKE);
   say("reload: seeding sessions, HTTP and session:join, counting database commands…");
   const reloaded = await runReloadBench(db, full ? RELOAD_FULL : RELOAD_SMOKE);
   const largest = reloaded.sizes.at(-1)!;
   say("context: buildSessionContext on the largest session…");
-  const context = await runContextBench(largest.sessionId, full ? 50 : 3);
+  const context = await runContextBench(db.store, largest.sessionId, full ? 50 : 3);
 
   let browser: BrowserResult | { skipped: string };
   const wantBrowser = options.browser === true || (options.browser === "auto" && browserAvailable());

@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
-import mongoose from "mongoose";
 import { generateHistory, insertHistory } from "../bench/seed-session";
-import { initModels, SessionModel } from "../models";
+import { createModels } from "../models";
+import { openConnection } from "../server/db/connect";
 
 /**
  * A long chat opens at its end at once, and older turns appear as the reader scrolls up,
@@ -15,14 +15,14 @@ test("a long history opens at the end and reveals older turns on scroll", async 
   const ownerId = identity.slice(0, identity.lastIndexOf("."));
   const sessionId = `long${Date.now()}`;
 
-  // The models use mongoose's default connection: point it at the app's database.
-  await mongoose.connect(new URL("delegate_e2e", process.env.E2E_MONGODB_URI).toString());
-  await initModels();
+  // Straight into the app's database, through models on a connection of our own.
+  const connection = await openConnection(new URL("delegate_e2e", process.env.E2E_MONGODB_URI).toString());
+  const models = createModels(connection);
   try {
-    await SessionModel.create({ _id: sessionId, ownerId, title: "A long chat" });
-    await insertHistory(generateHistory({ sessionId, turns: TURNS, subagents: 10, nestedToolCalls: 3 }));
+    await models.Session.create({ _id: sessionId, ownerId, title: "A long chat" });
+    await insertHistory(models, generateHistory({ sessionId, turns: TURNS, subagents: 10, nestedToolCalls: 3 }));
   } finally {
-    await mongoose.disconnect();
+    await connection.close();
   }
 
   await page.goto(`/c/${sessionId}`);

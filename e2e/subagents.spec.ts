@@ -92,8 +92,10 @@ test.describe("subagent panels", () => {
     await theirPage.goto(url);
     await expect(theirPage.getByText(/does not exist|not found/i).first()).toBeVisible();
     await expect(theirPage.getByTestId("message-user")).toHaveCount(0);
-    const api = await theirPage.request.get(url.replace("/c/", "/api/sessions/"));
+    // The one HTTP route that names a session answers a stranger as if it did not exist.
+    const api = await theirPage.request.get(`${url.replace("/c/", "/api/sessions/")}/tool-calls/call_1`);
     expect(api.status()).toBe(404);
+    expect(await api.json()).toMatchObject({ error: { code: "not_found", message: "That chat does not exist." } });
     await stranger.close();
   });
 

@@ -1,4 +1,3 @@
-import mongoose from "mongoose";
 import { BUILTIN_DEFINITIONS } from "@/lib/agent/definitions";
 import { createAgentRuntime, type TurnInput } from "@/lib/agent/runtime";
 import { initialSessionState, sessionReducer, type SessionState } from "@/lib/chat/session-state";
@@ -6,8 +5,9 @@ import type { SessionEvent } from "@/lib/contracts";
 import { serializeTurn } from "@/lib/markup/serialize";
 import { createDemoModel } from "@/lib/model/demo-model";
 import { createWorkspaceTools } from "@/lib/tools";
-import { initModels } from "@/models";
-import { loadHistory } from "@/server/data/history";
+import { createModels, initModels } from "@/models";
+import { openConnection } from "@/server/db/connect";
+import { mongoStore } from "@/server/data/store";
 import { recordEvents, request, startLiveApp, type LiveClient } from "@/test/support/server/live-app";
 
 /**
@@ -50,8 +50,10 @@ function percentile(sorted: number[], p: number): number {
 }
 
 export async function runLoad(options: LoadOptions): Promise<LoadReport> {
-  await mongoose.connect(options.mongoUri, { serverSelectionTimeoutMS: 10_000 });
-  await initModels();
+  const connection = await openConnection(options.mongoUri);
+  const models = createModels(connection);
+  await initModels(models);
+  const store = mongoStore(models);
   const runtime = createAgentRuntime({
     model: createDemoModel({ chunkDelayMs: options.chunkDelayMs ?? 5 }),
     tools: createWorkspaceTools(),
@@ -77,9 +79,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   };
   const live = await startLiveApp({
     runner,
+    store,
     appInfo: { modelLabel: "demo", demo: true, passwordProtected: false },
     rateLimit: { burst: 1000, perSecond: 1000 },
-    log: { warn: (m, meta) => console.warn(m, meta ?? ""), error: (m, meta) => console.error(m, meta ?? "") },
+    log: { info: () => undefined, warn: (m, meta) => console.warn(m, meta ?? ""), error: (m, meta) => console.error(m, meta ?? "") },
   });
   const { app } = live;
 
@@ -135,7 +138,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
       const session = await app.registry.peek(client.sessionId);
       await session?.drain();
       // What a reload would show: the turns as stored in MongoDB.
-      const stored = await loadHistory(client.sessionId);
+      const stored = await store.loadHistory(client.sessionId);
       const liveMarkup = client.state.turns.map(serializeTurn);
       const storedMarkup = stored.map(serializeTurn);
       if (JSON.stringify(liveMarkup) !== JSON.stringify(storedMarkup) || client.state.needsResync) mismatched.push(client.sessionId);
@@ -162,6 +165,6 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     };
   } finally {
     await live.close();
-    await mongoose.disconnect();
+    await connection.close();
   }
 }

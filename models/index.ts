@@ -1,16 +1,32 @@
-import { SessionModel } from "./session";
-import { SubagentRunModel } from "./subagent-run";
-import { ToolCallModel } from "./tool-call";
-import { ToolOutputModel } from "./tool-output";
-import { TurnModel } from "./turn";
+import type { Connection } from "mongoose";
+import { defineSessionModel } from "./session";
+import { defineSubagentRunModel } from "./subagent-run";
+import { defineToolCallModel } from "./tool-call";
+import { defineToolOutputModel } from "./tool-output";
+import { defineTurnModel } from "./turn";
 
-export { SessionModel, SubagentRunModel, ToolCallModel, ToolOutputModel, TurnModel };
+/**
+ * The models, created on the connection they are given — nothing binds to mongoose's
+ * global connection at import, so a test, a benchmark or a second database can each have
+ * their own. The server makes one set per process (server/db/connect.ts).
+ */
+export function createModels(connection: Connection) {
+  return {
+    Session: defineSessionModel(connection),
+    Turn: defineTurnModel(connection),
+    ToolCall: defineToolCallModel(connection),
+    ToolOutput: defineToolOutputModel(connection),
+    SubagentRun: defineSubagentRunModel(connection),
+  };
+}
+
+export type Models = ReturnType<typeof createModels>;
 
 /**
  * Creates every collection and index before the first query. Mongoose otherwise does it
  * in the background on connect, racing the first writes; the H2 backend of the test
  * database server answers such a race with "Unknown error".
  */
-export async function initModels(): Promise<void> {
-  await Promise.all([SessionModel, TurnModel, ToolCallModel, ToolOutputModel, SubagentRunModel].map((model) => model.init()));
+export async function initModels(models: Models): Promise<void> {
+  await Promise.all(Object.values(models).map((model) => model.init()));
 }

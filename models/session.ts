@@ -1,4 +1,4 @@
-import mongoose, { Schema, type InferSchemaType } from "mongoose";
+import { Schema, type Connection, type InferSchemaType } from "mongoose";
 
 const sessionSchema = new Schema(
   {
@@ -17,6 +17,7 @@ const sessionSchema = new Schema(
 sessionSchema.index({ ownerId: 1, updatedAt: -1 });
 
 export type SessionRecord = InferSchemaType<typeof sessionSchema>;
-const defineSession = () => mongoose.model("Session", sessionSchema);
-// Next and the custom server share one mongoose registry: define once, reuse after.
-export const SessionModel: ReturnType<typeof defineSession> = mongoose.models.Session ?? defineSession();
+/** The model on a given connection (each connection has its own registry of models). */
+export function defineSessionModel(connection: Connection) {
+  return connection.model("Session", sessionSchema);
+}

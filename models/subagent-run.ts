@@ -1,4 +1,4 @@
-import mongoose, { Schema, type InferSchemaType } from "mongoose";
+import { Schema, type Connection, type InferSchemaType } from "mongoose";
 import { statsSchema, stepTextSchema } from "./usage";
 
 /**
@@ -36,6 +36,7 @@ subagentRunSchema.index({ sessionId: 1 });
 subagentRunSchema.index({ status: 1 });
 
 export type SubagentRunRecord = InferSchemaType<typeof subagentRunSchema>;
-const defineSubagentRun = () => mongoose.model("SubagentRun", subagentRunSchema);
-// Next and the custom server share one mongoose registry: define once, reuse after.
-export const SubagentRunModel: ReturnType<typeof defineSubagentRun> = mongoose.models.SubagentRun ?? defineSubagentRun();
+/** The model on a given connection (each connection has its own registry of models). */
+export function defineSubagentRunModel(connection: Connection) {
+  return connection.model("SubagentRun", subagentRunSchema);
+}

@@ -1,4 +1,4 @@
-import mongoose, { Schema, type InferSchemaType } from "mongoose";
+import { Schema, type Connection, type InferSchemaType } from "mongoose";
 
 /**
  * A tool call of any agent in a turn: the master's (`runId: null`) or a subagent's. The
@@ -30,6 +30,7 @@ toolCallSchema.index({ sessionId: 1, callId: 1 });
 toolCallSchema.index({ status: 1 });
 
 export type ToolCallRecord = InferSchemaType<typeof toolCallSchema>;
-const defineToolCall = () => mongoose.model("ToolCall", toolCallSchema);
-// Next and the custom server share one mongoose registry: define once, reuse after.
-export const ToolCallModel: ReturnType<typeof defineToolCall> = mongoose.models.ToolCall ?? defineToolCall();
+/** The model on a given connection (each connection has its own registry of models). */
+export function defineToolCallModel(connection: Connection) {
+  return connection.model("ToolCall", toolCallSchema);
+}

@@ -1,4 +1,4 @@
-import mongoose, { Schema, type InferSchemaType } from "mongoose";
+import { Schema, type Connection, type InferSchemaType } from "mongoose";
 
 /** The whole text of a long tool output, split into chunks well under the 16 MB BSON limit. */
 const toolOutputSchema = new Schema(
@@ -16,6 +16,7 @@ toolOutputSchema.index({ toolCallId: 1, n: 1 });
 toolOutputSchema.index({ sessionId: 1 });
 
 export type ToolOutputRecord = InferSchemaType<typeof toolOutputSchema>;
-const defineToolOutput = () => mongoose.model("ToolOutput", toolOutputSchema);
-// Next and the custom server share one mongoose registry: define once, reuse after.
-export const ToolOutputModel: ReturnType<typeof defineToolOutput> = mongoose.models.ToolOutput ?? defineToolOutput();
+/** The model on a given connection (each connection has its own registry of models). */
+export function defineToolOutputModel(connection: Connection) {
+  return connection.model("ToolOutput", toolOutputSchema);
+}

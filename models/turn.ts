@@ -1,4 +1,4 @@
-import mongoose, { Schema, type InferSchemaType } from "mongoose";
+import { Schema, type Connection, type InferSchemaType } from "mongoose";
 import { statsSchema, stepTextSchema } from "./usage";
 
 /**
@@ -24,6 +24,7 @@ turnSchema.index({ sessionId: 1, createdAt: 1 });
 turnSchema.index({ status: 1 });
 
 export type TurnRecord = InferSchemaType<typeof turnSchema>;
-const defineTurn = () => mongoose.model("Turn", turnSchema);
-// Next and the custom server share one mongoose registry: define once, reuse after.
-export const TurnModel: ReturnType<typeof defineTurn> = mongoose.models.Turn ?? defineTurn();
+/** The model on a given connection (each connection has its own registry of models). */
+export function defineTurnModel(connection: Connection) {
+  return connection.model("Turn", turnSchema);
+}

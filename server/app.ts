@@ -8,9 +8,12 @@ import { AUTH_COOKIE, createLoginThrottle, createPasswordGate } from "@/server/a
 import { handleApi } from "@/server/http/api";
 import { gateRequest, type LoginDeps } from "@/server/http/login";
 import { originAllowed, parseAllowedOrigins } from "@/server/http/origin";
-import { broadcastSessions, registerHandlers } from "@/server/realtime/handlers";
-import { sessionRoom, type AppServer } from "@/server/realtime/types";
+import { registerHandlers } from "@/server/realtime/handlers";
+import { sessionRoom, userRoom, type AppServer } from "@/server/realtime/types";
+import type { ChatStore } from "@/server/data/store";
+import type { Logger } from "@/lib/log";
 import { SessionRegistry } from "@/server/sessions/registry";
+import { SessionService } from "@/server/sessions/session-service";
 import type { TurnRunner } from "@/server/sessions/turn-runner";
 
 /**
@@ -18,6 +21,8 @@ import type { TurnRunner } from "@/server/sessions/turn-runner";
  * given) Next's page handler. Tests create it without Next on port 0.
  */
 export interface AppOptions {
+  /** The data access the app needs (sessions, history, event writers). */
+  store: ChatStore;
   secret: string;
   runner: TurnRunner;
   appInfo: AppInfo;
@@ -32,13 +37,14 @@ export interface AppOptions {
   password?: string;
   rateLimit?: { burst: number; perSecond: number };
   flushMs?: number;
-  log?: { warn(msg: string, meta?: object): void; error(msg: string, meta?: object): void };
+  log?: Logger;
 }
 
 export interface App {
   httpServer: HttpServer;
   io: AppServer;
   registry: SessionRegistry;
+  sessions: SessionService;
   close(): Promise<void>;
 }
 
@@ -58,13 +64,27 @@ export function createApp(options: AppOptions): App {
     ? { gate: createPasswordGate({ password: options.password, secret: options.secret }), throttle: createLoginThrottle(), allowedOrigins, secureCookies }
     : undefined;
   let io: AppServer;
+  const { store } = options;
+  /** Every tab of one person learns that their session list changed. */
+  const sessionsChanged = (userId: string) =>
+    void store
+      .listSessions(userId)
+      .then((list) => io.to(userRoom(userId)).emit("sessions:changed", list))
+      .catch((error: unknown) => options.log?.warn("could not send the session list", { error: String(error) }));
 
   const registry = new SessionRegistry({
+    store,
     runner: options.runner,
     relay: (event) => io.to(sessionRoom(event.sessionId)).emit("agent:event", event),
-    onTitleChanged: (ownerId) => void broadcastSessions(io, ownerId).catch(() => undefined),
+    onTitleChanged: sessionsChanged,
     log: options.log,
     flushMs: options.flushMs,
+  });
+  const sessions = new SessionService({
+    store,
+    registry,
+    onSessionsChanged: sessionsChanged,
+    onSessionDeleted: (sessionId) => io.in(sessionRoom(sessionId)).socketsLeave(sessionRoom(sessionId)),
   });
 
   const httpServer = createServer((req, res) => {
@@ -78,9 +98,8 @@ export function createApp(options: AppOptions): App {
         res.setHeader("set-cookie", identityCookieHeader(minted.cookieValue, secureCookies));
       }
       const handled = await handleApi(req, res, userId, {
-        registry,
+        sessions,
         allowedOrigins,
-        onSessionsChanged: (uid) => void broadcastSessions(io, uid).catch(() => undefined),
         dbUp: options.dbUp ?? (() => true),
         log: options.log,
       });
@@ -128,12 +147,13 @@ export function createApp(options: AppOptions): App {
       if (!req.url?.startsWith("/socket.io/")) void upgrade(req, socket as Duplex, head as Buffer);
     });
   }
-  registerHandlers(io, { registry, appInfo: options.appInfo, rateLimit: options.rateLimit, log: options.log });
+  registerHandlers(io, { sessions, appInfo: options.appInfo, rateLimit: options.rateLimit, log: options.log });
 
   return {
     httpServer,
     io,
     registry,
+    sessions,
     async close() {
       await registry.shutdown();
       await io.close();

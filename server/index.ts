@@ -6,7 +6,7 @@ import { buildRuntime } from "@/server/agent/build-runtime";
 import { createApp } from "@/server/app";
 import { loadOrCreateSecret } from "@/server/auth/identity";
 import { connectDatabase, redact } from "@/server/db/connect";
-import { ghostSweep } from "@/server/data/ghost-sweep";
+import { mongoStore } from "@/server/data/store";
 import { createLogger } from "@/server/log";
 
 /**
@@ -21,7 +21,8 @@ async function main(): Promise<void> {
 
   const db = await connectDatabase(config, log);
   log.info(`Database ready at ${redact(db.uri)}${db.embedded ? " (embedded)" : ""}`);
-  const swept = await ghostSweep();
+  const store = mongoStore(db.models);
+  const swept = await store.ghostSweep();
   if (swept.turns + swept.runs > 0) log.warn("Marked work left running by the last process as ended (ghost sweep)", swept);
 
   const { runtime, appInfo } = buildRuntime(config, log);
@@ -30,6 +31,7 @@ async function main(): Promise<void> {
   const handle = nextApp.getRequestHandler();
 
   const app = createApp({
+    store,
     secret: loadOrCreateSecret(config.SESSION_SECRET, config.DATA_DIR),
     runner: runtime,
     appInfo,

@@ -1,10 +1,8 @@
-/** A minimal structured logger: one line per message, JSON metadata, to stderr. */
-export interface Logger {
-  info(msg: string, meta?: object): void;
-  warn(msg: string, meta?: object): void;
-  error(msg: string, meta?: object): void;
-}
+import type { Logger } from "@/lib/log";
 
+export type { Logger };
+
+/** The server's logger: one line per message, JSON metadata, to stderr. */
 export function createLogger(quiet = false): Logger {
   const line = (level: string, msg: string, meta?: object) =>
     process.stderr.write(`[delegate] ${level} ${msg}${meta ? ` ${JSON.stringify(meta)}` : ""}\n`);

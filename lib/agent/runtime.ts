@@ -11,6 +11,7 @@ import { masterSystemPrompt } from "./prompts";
 import { RunRegistry, type ControlResult } from "./run-registry";
 import { SubagentExecutor, type AgentNode } from "./subagent-executor";
 import { UsageMeter, type Pricing } from "./usage-meter";
+import type { Logger } from "@/lib/log";
 
 /**
  * The agent runtime the server drives: one `startTurn` per user message. It is pure of
@@ -41,7 +42,7 @@ export interface AgentRuntimeDeps {
   };
   /** Model prices, for the cost figures in stats and result footers. */
   pricing?: Pricing;
-  log?: { warn(msg: string, meta?: object): void };
+  log?: Pick<Logger, "warn">;
   now?: () => number;
   newId?: () => string;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { Logger } from "@/lib/log";
 
 /**
  * Seed 000's clean-context filter, shared by the live path and the historical replay.
@@ -10,9 +11,8 @@ import { z } from "zod";
  * only `data.response` may pass.
  */
 
-export interface WarnLog {
-  warn(msg: string, meta?: object): void;
-}
+/** What the clean-context filter needs of a logger: a warning when a stored result cannot be read. */
+export type WarnLog = Pick<Logger, "warn">;
 
 const envelopeSchema = z
   .object({

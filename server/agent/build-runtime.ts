@@ -8,13 +8,14 @@ import { createDemoModel } from "@/lib/model/demo-model";
 import { createOpenAIModel } from "@/lib/model/openai-adapter";
 import type { ChatModel } from "@/lib/model/types";
 import { createWorkspaceTools } from "@/lib/tools";
+import type { Logger } from "@/lib/log";
 
 /**
  * Wires the agent runtime from configuration: the model (an OpenAI-compatible endpoint
  * when MODEL is set, else the offline demo model), the workspace tools and the subagent
  * definitions (built-ins plus SUBAGENTS_FILE).
  */
-export function buildRuntime(env: Env, log: { warn(msg: string, meta?: object): void }): { runtime: AgentRuntime; appInfo: AppInfo } {
+export function buildRuntime(env: Env, log: Pick<Logger, "warn">): { runtime: AgentRuntime; appInfo: AppInfo } {
   const model = chooseModel(env, env.MODEL);
   const systemModel = env.SYSTEM_MODEL ? chooseModel(env, env.SYSTEM_MODEL) : undefined;
   const configured = env.SUBAGENTS_FILE ? parseSubagentDefinitions(JSON.parse(readFileSync(env.SUBAGENTS_FILE, "utf8"))) : [];

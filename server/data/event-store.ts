@@ -1,10 +1,7 @@
 import type { AgentEvent, ChatTurn, Step, SubagentProcess, ToolOutput } from "@/lib/contracts";
 import { processInTurn } from "@/lib/turn/paths";
-import { SubagentRunModel } from "@/models/subagent-run";
-import { ToolCallModel } from "@/models/tool-call";
-import { ToolOutputModel } from "@/models/tool-output";
-import { TurnModel } from "@/models/turn";
-import { touchSession } from "./sessions";
+import type { Models } from "@/models";
+import type { Logger } from "@/lib/log";
 
 /**
  * Persists a session's agent events as they are relayed. Writes run one at a time in
@@ -18,12 +15,13 @@ import { touchSession } from "./sessions";
 const OUTPUT_CHUNK_CHARS = 1_000_000;
 
 export interface EventStoreOptions {
+  models: Models;
   sessionId: string;
   /** The current in-memory state of a turn (reduced from the same events). */
   getTurn: (turnId: string) => ChatTurn | undefined;
   flushMs?: number;
   retry?: { attempts: number; baseDelayMs: number };
-  log?: { warn(msg: string, meta?: object): void; error(msg: string, meta?: object): void };
+  log?: Pick<Logger, "warn" | "error">;
 }
 
 type Op = () => Promise<unknown>;
@@ -39,7 +37,10 @@ export class EventStore {
   private readonly flushMs: number;
   private readonly retry: { attempts: number; baseDelayMs: number };
 
+  private readonly models: Models;
+
   constructor(private readonly options: EventStoreOptions) {
+    this.models = options.models;
     this.flushMs = options.flushMs ?? 100;
     this.retry = options.retry ?? { attempts: 8, baseDelayMs: 250 };
   }
@@ -50,9 +51,9 @@ export class EventStore {
     switch (event.type) {
       case "turn:started":
         this.enqueue(() =>
-          TurnModel.create({ _id: event.turnId, sessionId, prompt: event.prompt, status: "running", createdAt: new Date(event.createdAt) }),
+          this.models.Turn.create({ _id: event.turnId, sessionId, prompt: event.prompt, status: "running", createdAt: new Date(event.createdAt) }),
         );
-        this.enqueue(() => touchSession(sessionId));
+        this.enqueue(() => this.touchSession());
         return;
       case "turn:token":
       case "turn:usage":
@@ -66,7 +67,7 @@ export class EventStore {
         return;
       case "subagent_started":
         this.enqueue(() =>
-          SubagentRunModel.create({
+          this.models.SubagentRun.create({
             _id: event.runId,
             sessionId,
             turnId: event.turnId,
@@ -92,18 +93,18 @@ export class EventStore {
       case "subagent_error": {
         this.dirtyRuns.delete(event.runId);
         const process = this.processOf(event.turnId, event.runId);
-        if (process) this.enqueue(() => SubagentRunModel.updateOne({ _id: event.runId }, { $set: processFields(process) }));
+        if (process) this.enqueue(() => this.models.SubagentRun.updateOne({ _id: event.runId }, { $set: processFields(process) }));
         return;
       }
       case "agent:complete":
         this.dirtyRuns.delete(event.runId);
-        this.enqueue(() => SubagentRunModel.updateOne({ _id: event.runId }, { $set: processFields(event.subagent) }));
+        this.enqueue(() => this.models.SubagentRun.updateOne({ _id: event.runId }, { $set: processFields(event.subagent) }));
         return;
       case "turn:ended": {
         this.dirtyTurns.delete(event.turnId);
         const turn = this.options.getTurn(event.turnId);
-        if (turn) this.enqueue(() => TurnModel.updateOne({ _id: event.turnId }, { $set: turnFields(turn) }));
-        this.enqueue(() => touchSession(sessionId));
+        if (turn) this.enqueue(() => this.models.Turn.updateOne({ _id: event.turnId }, { $set: turnFields(turn) }));
+        this.enqueue(() => this.touchSession());
         return;
       }
     }
@@ -125,7 +126,7 @@ export class EventStore {
     this.order.set(orderKey, order + 1);
     const { sessionId } = this.options;
     this.enqueue(() =>
-      ToolCallModel.create({
+      this.models.ToolCall.create({
         _id: toolCallRecordId(turnId, runId, call.callId),
         sessionId,
         turnId,
@@ -144,7 +145,7 @@ export class EventStore {
   private saveResult(turnId: string, runId: string | null, callId: string, result: ToolOutput & { status: string }): void {
     const id = toolCallRecordId(turnId, runId, callId);
     const { response, responseSize, status, fullResponse: full } = result;
-    this.enqueue(() => ToolCallModel.updateOne({ _id: id }, { $set: { response, responseSize, status } }));
+    this.enqueue(() => this.models.ToolCall.updateOne({ _id: id }, { $set: { response, responseSize, status } }));
     if (full !== undefined && full.length > response.length) {
       const { sessionId } = this.options;
       const chunks: { _id: string; sessionId: string; toolCallId: string; n: number; data: string }[] = [];
@@ -152,8 +153,12 @@ export class EventStore {
         chunks.push({ _id: `${id}#${n}`, sessionId, toolCallId: id, n, data: full.slice(n * OUTPUT_CHUNK_CHARS, (n + 1) * OUTPUT_CHUNK_CHARS) });
       }
       // One chunk per insert keeps every write far below the 16 MB message limit.
-      for (const chunk of chunks) this.enqueue(() => ToolOutputModel.create(chunk));
+      for (const chunk of chunks) this.enqueue(() => this.models.ToolOutput.create(chunk));
     }
+  }
+
+  private async touchSession(): Promise<void> {
+    await this.models.Session.updateOne({ _id: this.options.sessionId }, { $set: { updatedAt: new Date() } });
   }
 
   private processOf(turnId: string, runId: string): SubagentProcess | undefined {
@@ -186,11 +191,11 @@ export class EventStore {
     this.dirtyRuns.clear();
     for (const turnId of turns) {
       const turn = this.options.getTurn(turnId);
-      if (turn) await TurnModel.updateOne({ _id: turnId }, { $set: { steps: stepTexts(turn.steps), stats: turn.stats } });
+      if (turn) await this.models.Turn.updateOne({ _id: turnId }, { $set: { steps: stepTexts(turn.steps), stats: turn.stats } });
     }
     for (const [runId, turnId] of runs) {
       const process = this.processOf(turnId, runId);
-      if (process) await SubagentRunModel.updateOne({ _id: runId }, { $set: { steps: stepTexts(process.steps), stats: process.stats } });
+      if (process) await this.models.SubagentRun.updateOne({ _id: runId }, { $set: { steps: stepTexts(process.steps), stats: process.stats } });
     }
   }
 

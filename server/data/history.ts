@@ -1,8 +1,9 @@
 import type { ChatTurn, EndReason, RunStatus, Step, SubagentProcess, ToolCall, ToolStatus, TurnStats, TurnStatus } from "@/lib/contracts";
 import { emptyStats } from "@/lib/contracts";
-import { SubagentRunModel, type SubagentRunRecord } from "@/models/subagent-run";
-import { ToolCallModel, type ToolCallRecord } from "@/models/tool-call";
-import { TurnModel, type TurnRecord } from "@/models/turn";
+import type { Models } from "@/models";
+import type { SubagentRunRecord } from "@/models/subagent-run";
+import type { ToolCallRecord } from "@/models/tool-call";
+import type { TurnRecord } from "@/models/turn";
 
 /**
  * A session's whole history in three queries (turns, tool calls, subagent runs), however
@@ -21,17 +22,17 @@ export interface HistoryRows {
   runs: RunRow[];
 }
 
-export async function loadHistoryRows(sessionId: string): Promise<HistoryRows> {
+export async function loadHistoryRows(models: Models, sessionId: string): Promise<HistoryRows> {
   const [turns, calls, runs] = await Promise.all([
-    TurnModel.find({ sessionId }).sort({ createdAt: 1 }).lean<TurnRow[]>(),
-    ToolCallModel.find({ sessionId }, { _id: 0, sessionId: 0 }).lean<CallRow[]>(),
-    SubagentRunModel.find({ sessionId }, { sessionId: 0 }).lean<RunRow[]>(),
+    models.Turn.find({ sessionId }).sort({ createdAt: 1 }).lean<TurnRow[]>(),
+    models.ToolCall.find({ sessionId }, { _id: 0, sessionId: 0 }).lean<CallRow[]>(),
+    models.SubagentRun.find({ sessionId }, { sessionId: 0 }).lean<RunRow[]>(),
   ]);
   return { turns, calls, runs };
 }
 
-export async function loadHistory(sessionId: string): Promise<ChatTurn[]> {
-  return assembleHistory(sessionId, await loadHistoryRows(sessionId));
+export async function loadHistory(models: Models, sessionId: string): Promise<ChatTurn[]> {
+  return assembleHistory(sessionId, await loadHistoryRows(models, sessionId));
 }
 
 const key = (turnId: string, runId: string | null | undefined) => `${turnId}|${runId ?? ""}`;

@@ -49,17 +49,16 @@ describe("the embedded database", () => {
     const { mkdtempSync, rmSync } = await import("node:fs");
     const { tmpdir } = await import("node:os");
     const path = await import("node:path");
-    const mongoose = (await import("mongoose")).default;
     const dataDir = mkdtempSync(path.join(tmpdir(), "delegate-embedded-"));
     const quiet = { info: () => {}, warn: () => {} };
     try {
       const first = await connectDatabase({ MONGODB_URI: undefined, DATA_DIR: dataDir }, quiet);
       expect(first.embedded).toBe(true);
-      await mongoose.connection.collection("notes").insertOne({ _id: "kept" as never, text: "still here" });
+      await first.connection.collection("notes").insertOne({ _id: "kept" as never, text: "still here" });
       await first.close();
 
       const second = await connectDatabase({ MONGODB_URI: undefined, DATA_DIR: dataDir }, quiet);
-      const doc = await mongoose.connection.collection("notes").findOne({ _id: "kept" as never });
+      const doc = await second.connection.collection("notes").findOne({ _id: "kept" as never });
       expect(doc?.text).toBe("still here");
       await second.close();
     } finally {

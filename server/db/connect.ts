@@ -1,17 +1,21 @@
-import mongoose from "mongoose";
+import mongoose, { type Connection } from "mongoose";
 import pRetry from "p-retry";
 import type { Env } from "@/lib/env";
-import { initModels } from "@/models";
+import { createModels, initModels, type Models } from "@/models";
 import { startEmbedded, type RunningEmbedded } from "./embedded";
+import type { Logger } from "@/lib/log";
 
 /**
- * Connects mongoose. With MONGODB_URI: that server. Without: an embedded database whose
- * data survives restarts under DATA_DIR (see embedded.ts for which one).
- * A database that is down at start is retried until it answers; the caller logs progress.
+ * Opens a connection of its own (not mongoose's global one) and the models on it. With
+ * MONGODB_URI: that server. Without: an embedded database whose data survives restarts
+ * under DATA_DIR (see embedded.ts for which one). A database that is down at start is
+ * retried until it answers; the caller logs progress.
  */
 export interface Database {
   uri: string;
   embedded: boolean;
+  connection: Connection;
+  models: Models;
   isUp(): boolean;
   close(): Promise<void>;
 }
@@ -20,7 +24,7 @@ const DEFAULT_DB_NAME = "delegate";
 
 export async function connectDatabase(
   env: Pick<Env, "MONGODB_URI" | "DATA_DIR"> & Partial<Pick<Env, "EMBEDDED_DB">>,
-  log: { info(msg: string): void; warn(msg: string): void },
+  log: Pick<Logger, "info" | "warn">,
 ): Promise<Database> {
   let embedded: RunningEmbedded | undefined;
   let uri = env.MONGODB_URI;
@@ -37,14 +41,17 @@ export async function connectDatabase(
     log.info(`Embedded database: ${embedded.engine}`);
     uri = `${embedded.uri}${DEFAULT_DB_NAME}`;
   }
-  await connectWithRetry(uri, log);
-  await initModels();
+  const connection = await connectWithRetry(uri, log);
+  const models = createModels(connection);
+  await initModels(models);
   return {
     uri,
     embedded: Boolean(embedded),
-    isUp: () => mongoose.connection.readyState === 1,
+    connection,
+    models,
+    isUp: () => connection.readyState === 1,
     async close() {
-      await mongoose.disconnect();
+      await connection.close();
       await embedded?.stop();
     },
   };
@@ -54,8 +61,8 @@ const FIRST_RETRY_WAIT_MS = 1_000;
 const MAX_RETRY_WAIT_MS = 15_000;
 
 /** Retries forever: 1 s, 2 s, 4 s, 8 s, then every 15 s, saying so each time. */
-async function connectWithRetry(uri: string, log: { info(msg: string): void; warn(msg: string): void }): Promise<void> {
-  await pRetry(() => mongoose.connect(uri, { serverSelectionTimeoutMS: 5_000 }), {
+async function connectWithRetry(uri: string, log: Pick<Logger, "warn">): Promise<Connection> {
+  return pRetry(() => openConnection(uri), {
     retries: Number.POSITIVE_INFINITY,
     minTimeout: FIRST_RETRY_WAIT_MS,
     factor: 2,
@@ -66,6 +73,17 @@ async function connectWithRetry(uri: string, log: { info(msg: string): void; war
       log.warn(`The database at ${redact(uri)} is unreachable (${error.message}); retrying in ${wait / 1000} s…`);
     },
   });
+}
+
+/** One attempt: a new connection, closed again if the server does not answer. */
+export async function openConnection(uri: string): Promise<Connection> {
+  const connection = mongoose.createConnection(uri, { serverSelectionTimeoutMS: 5_000 });
+  try {
+    return await connection.asPromise();
+  } catch (error) {
+    await connection.close().catch(() => undefined);
+    throw error;
+  }
 }
 
 /** Never print credentials. */

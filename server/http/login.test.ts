@@ -26,7 +26,7 @@ describe("APP_PASSWORD", () => {
     const page = await fetch(`${harness.baseUrl}/c/abc?x=1`, { redirect: "manual" });
     expect(page.status).toBe(303);
     expect(page.headers.get("location")).toBe(`/login?next=${encodeURIComponent("/c/abc?x=1")}`);
-    const api = await fetch(`${harness.baseUrl}/api/sessions`);
+    const api = await fetch(`${harness.baseUrl}/api/sessions/abc/tool-calls/c1`);
     expect(api.status).toBe(401);
     expect(await api.json()).toMatchObject({ error: { code: "unauthorized" } });
     await expect(harness.client("dlg_uid=x")).rejects.toThrow(/log in/);
@@ -40,7 +40,7 @@ describe("APP_PASSWORD", () => {
     const auth = cookieOf(right, "dlg_auth");
     expect(auth).toMatch(/^dlg_auth=\d+\./);
 
-    const first = await fetch(`${harness.baseUrl}/api/sessions`, { headers: { cookie: auth } });
+    const first = await fetch(`${harness.baseUrl}/api/health`, { headers: { cookie: auth } });
     expect(first.status).toBe(200);
     const identity = cookieOf(first, "dlg_uid");
     const cookie = `${auth}; ${identity}`;

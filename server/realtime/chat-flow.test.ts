@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JoinResult } from "@/lib/contracts";
 import { createOpenAIModel } from "@/lib/model/openai-adapter";
 import { scriptedError, scriptedReply, startScriptedOpenAIServer, type ScriptedOpenAIServer, type ScriptedRequest } from "@/test/support/model/scripted-openai-server";
-import { TurnModel } from "@/models/turn";
 import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness } from "@/test/support/server/app-harness";
 
 /**
@@ -71,7 +70,7 @@ describe("chat over Socket.IO", () => {
     expect(snapshot.turns[0]).toMatchObject({ prompt: "Say hello", status: "completed" });
     expect(snapshot.turns[0]!.steps.map((s) => s.text)).toEqual(["Hello from the model."]);
     expect(snapshot.title).toBe("Say hello");
-    const stored = await TurnModel.findById(snapshot.turns[0]!.turnId).lean();
+    const stored = await harness.models.Turn.findById(snapshot.turns[0]!.turnId).lean();
     expect(stored?.steps.map((s) => s.text)).toEqual(["Hello from the model."]);
   });
 
@@ -89,7 +88,7 @@ describe("chat over Socket.IO", () => {
     expect(failed?.type === "turn:ended" && failed.error).toMatch(/model|provider|500|server/i);
 
     await harness.app.registry.peek(sessionId).then((s) => s?.drain());
-    const turns = await TurnModel.find({ sessionId: sessionId }).sort({ createdAt: 1 }).lean();
+    const turns = await harness.models.Turn.find({ sessionId: sessionId }).sort({ createdAt: 1 }).lean();
     expect(turns.map((t) => t.status)).toEqual(["completed", "failed"]);
     expect(turns[0]?.steps.map((s) => s.text)).toEqual(["Hello from the model."]);
   });
@@ -111,7 +110,7 @@ describe("chat over Socket.IO", () => {
     const ended = events.find((e) => e.type === "turn:ended");
     expect(ended?.type === "turn:ended" && ended.status).toBe("cancelled");
     await harness.app.registry.peek(sessionId).then((s) => s?.drain());
-    expect((await TurnModel.findById(sent.data.turnId).lean())?.status).toBe("cancelled");
+    expect((await harness.models.Turn.findById(sent.data.turnId).lean())?.status).toBe("cancelled");
   });
 
   it("replays missed events to a client that rejoins with its last sequence number", async () => {

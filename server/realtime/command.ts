@@ -1,13 +1,14 @@
 import { toAppError } from "@/server/errors";
 import { commandSchemas, describeIssues, type Ack } from "@/lib/contracts";
 import type { AppSocket, CommandInput, CommandName, CommandResult } from "./types";
+import type { Logger } from "@/lib/log";
 
 type Handler<K extends CommandName> = (input: CommandInput<K>) => Promise<CommandResult<K>> | CommandResult<K>;
 
 export interface CommandGuard {
   /** False when the connection is over its rate limit. */
   allow(): boolean;
-  log?: { error(msg: string, meta?: object): void };
+  log?: Pick<Logger, "error">;
 }
 
 /**

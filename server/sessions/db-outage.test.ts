@@ -3,9 +3,6 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDemoModel } from "@/lib/model/demo-model";
-import { SubagentRunModel } from "@/models/subagent-run";
-import { loadHistory } from "@/server/data/history";
-import { TurnModel } from "@/models/turn";
 import { startMongoJavaServer, type RunningMongo } from "@/server/db/mongo-java-server";
 import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness } from "@/test/support/server/app-harness";
 
@@ -55,11 +52,11 @@ describe("database outage during a turn", () => {
 
     const session = (await harness.app.registry.peek(sessionId))!;
     await session.drain();
-    const turn = await TurnModel.findOne({ sessionId }).lean();
+    const turn = await harness.models.Turn.findOne({ sessionId }).lean();
     expect(turn?.status).toBe("completed");
     // What MongoDB rebuilds is exactly what the server folded while the database was away.
-    expect(await loadHistory(sessionId)).toStrictEqual(await session.history());
-    const runs = await SubagentRunModel.find({ sessionId }).lean();
+    expect(await harness.store.loadHistory(sessionId)).toStrictEqual(await session.history());
+    const runs = await harness.models.SubagentRun.find({ sessionId }).lean();
     expect(runs).toHaveLength(2);
     expect(runs.every((r) => r.status === "success" && r.response.length > 0)).toBe(true);
   });

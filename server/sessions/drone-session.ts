@@ -1,10 +1,10 @@
 import { AppError, type AgentEvent, type ChatTurn, type JoinResult, type SessionEvent } from "@/lib/contracts";
 import { applyEvent, turnFromStart } from "@/lib/turn/reduce";
-import { EventStore } from "@/server/data/event-store";
-import { loadHistory } from "@/server/data/history";
+import type { EventStore } from "@/server/data/event-store";
 import { newId } from "@/server/data/ids";
-import { DEFAULT_TITLE, reserveSeqBlock, touchSession } from "@/server/data/sessions";
+import { DEFAULT_TITLE, type ChatStore } from "@/server/data/store";
 import type { TurnHandle, TurnRunner } from "./turn-runner";
+import type { Logger } from "@/lib/log";
 
 /**
  * The server side of one chat session: starts turns, and for every event the agent
@@ -20,12 +20,13 @@ const REPLAY_LIMIT = 50_000;
 const TITLE_CHARS = 60;
 
 export interface DroneSessionDeps {
+  store: ChatStore;
   sessionId: string;
   title: string;
   runner: TurnRunner;
   relay: (event: SessionEvent) => void;
   onTitleChanged?: (title: string) => void;
-  log?: { warn(msg: string, meta?: object): void; error(msg: string, meta?: object): void };
+  log?: Pick<Logger, "warn" | "error">;
   flushMs?: number;
 }
 
@@ -50,7 +51,7 @@ export class DroneSession {
   private constructor(private readonly deps: DroneSessionDeps) {
     this.sessionId = deps.sessionId;
     this.title = deps.title;
-    this.store = new EventStore({
+    this.store = deps.store.eventWriter({
       sessionId: deps.sessionId,
       getTurn: (turnId) => this.liveTurns.get(turnId),
       flushMs: deps.flushMs,
@@ -60,7 +61,7 @@ export class DroneSession {
 
   static async open(deps: DroneSessionDeps): Promise<DroneSession> {
     const session = new DroneSession(deps);
-    session.seq = await reserveSeqBlock(deps.sessionId, SEQ_BLOCK);
+    session.seq = await deps.store.reserveSeqBlock(deps.sessionId, SEQ_BLOCK);
     session.seqLimit = session.seq + SEQ_BLOCK;
     return session;
   }
@@ -121,18 +122,19 @@ export class DroneSession {
 
   /**
    * What a joining browser needs. With `lastSeq` inside the replay window: the events
-   * after it, handed to `subscribe`. Otherwise a snapshot (and `subscribe` gets null).
+   * after it, handed to `subscribe` with the sequence number they end at. Otherwise a
+   * snapshot (and `subscribe` gets null).
    * `subscribe` runs in the same synchronous step as the state is read, so the caller can
    * send the missed events and join the room before any later event is relayed: nothing
    * falls between, nothing arrives out of order.
    */
-  async join(lastSeq: number | undefined, subscribe: (missed: SessionEvent[] | null) => void = () => undefined): Promise<JoinResult> {
+  async join(lastSeq: number | undefined, subscribe: (missed: SessionEvent[] | null, seq: number) => void = () => undefined): Promise<JoinResult> {
     if (lastSeq !== undefined && this.canReplayFrom(lastSeq)) {
-      subscribe(this.eventsAfter(lastSeq));
+      subscribe(this.eventsAfter(lastSeq), this.seq);
       return { mode: "replay", sessionId: this.sessionId, seq: this.seq };
     }
     const turns = await this.history();
-    subscribe(null);
+    subscribe(null, this.seq);
     return { mode: "snapshot", sessionId: this.sessionId, title: this.title, seq: this.seq, turns };
   }
 
@@ -143,7 +145,7 @@ export class DroneSession {
 
   /** Stored turns with the in-memory ones laid over them (they may be newer). */
   async history(): Promise<ChatTurn[]> {
-    const stored = await loadHistory(this.sessionId);
+    const stored = await this.deps.store.loadHistory(this.sessionId);
     const seen = new Set<string>();
     const merged = stored.map((turn) => {
       seen.add(turn.turnId);
@@ -195,7 +197,7 @@ export class DroneSession {
   private nextSeq(): number {
     this.seq += 1;
     if (this.seqLimit - this.seq < SEQ_BLOCK / 2 && !this.reserving) {
-      this.reserving = reserveSeqBlock(this.sessionId, SEQ_BLOCK)
+      this.reserving = this.deps.store.reserveSeqBlock(this.sessionId, SEQ_BLOCK)
         .then((start) => {
           // Numbers below the newest reservation were never handed out by another process.
           this.seqLimit = start + SEQ_BLOCK;
@@ -225,7 +227,7 @@ export class DroneSession {
     const oneLine = prompt.replace(/\s+/g, " ").trim();
     const title = oneLine.length > TITLE_CHARS ? `${oneLine.slice(0, TITLE_CHARS - 1)}…` : oneLine;
     this.title = title;
-    void touchSession(this.sessionId, title)
+    void this.deps.store.touchSession(this.sessionId, title)
       .then(() => this.deps.onTitleChanged?.(title))
       .catch((error: unknown) => this.deps.log?.warn("could not save the title", { error: String(error) }));
   }

@@ -7,10 +7,6 @@ import type { ChatTurn, JoinResult } from "@/lib/contracts";
 import { MASTER_PROMPT_MARKER } from "@/lib/agent/prompts";
 import { createOpenAIModel } from "@/lib/model/openai-adapter";
 import { scriptedReply, startScriptedOpenAIServer, type ScriptedOpenAIServer, type ScriptedRequest } from "@/test/support/model/scripted-openai-server";
-import { SubagentRunModel } from "@/models/subagent-run";
-import { ToolCallModel } from "@/models/tool-call";
-import { ToolOutputModel } from "@/models/tool-output";
-import { TurnModel } from "@/models/turn";
 import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness } from "@/test/support/server/app-harness";
 
 /**
@@ -90,15 +86,15 @@ describe("a 50 MB turn", () => {
     await (await harness.app.registry.peek(sessionId))?.drain();
 
     // Everything the subagents read is stored, whole.
-    const outputs = await ToolOutputModel.find({ sessionId }, { data: 1 }).lean();
+    const outputs = await harness.models.ToolOutput.find({ sessionId }, { data: 1 }).lean();
     const storedChars = outputs.reduce((sum, o) => sum + o.data.length, 0);
     expect(storedChars).toBeGreaterThan(50 * 1_000_000);
 
     // …and no single document comes near 16 MB.
     const { BSON } = mongoose.mongo;
     let largest = 0;
-    for (const Model of [TurnModel, ToolCallModel, SubagentRunModel, ToolOutputModel] as const) {
-      for (const doc of await (Model as typeof TurnModel).find({ sessionId }).lean()) largest = Math.max(largest, BSON.calculateObjectSize(doc));
+    for (const Model of Object.values(harness.models)) {
+      for (const doc of await (Model as typeof harness.models.Turn).find({ sessionId }).lean()) largest = Math.max(largest, BSON.calculateObjectSize(doc));
     }
     expect(largest).toBeLessThan(BSON_LIMIT / 4);
 

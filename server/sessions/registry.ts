@@ -1,25 +1,27 @@
 import type { SessionEvent } from "@/lib/contracts";
-import { deleteSessionData } from "@/server/data/delete-session";
-import { getOwnedSession } from "@/server/data/sessions";
+import type { ChatStore } from "@/server/data/store";
+import type { Logger } from "@/lib/log";
 import { DroneSession } from "./drone-session";
 import type { TurnRunner } from "./turn-runner";
 
 /**
- * The open DroneSessions of this process, one per chat, loaded on first use. Every
- * lookup checks ownership first, so a caller can only reach sessions they own.
+ * The open DroneSessions of this process, one per chat, loaded on first use and
+ * forgotten when idle. It does no ownership check of its own: the session service
+ * checks before it asks for a session.
  */
 export interface SessionRegistryDeps {
+  store: ChatStore;
   runner: TurnRunner;
   relay: (event: SessionEvent) => void;
   onTitleChanged: (ownerId: string) => void;
-  log?: { warn(msg: string, meta?: object): void; error(msg: string, meta?: object): void };
+  log?: Logger;
   flushMs?: number;
 }
 
 const IDLE_EVICT_MS = 15 * 60_000;
 
 export class SessionRegistry {
-  private readonly open = new Map<string, Promise<DroneSession>>();
+  private readonly sessions = new Map<string, Promise<DroneSession>>();
   private readonly lastUsed = new Map<string, number>();
   private readonly sweeper: NodeJS.Timeout;
 
@@ -28,12 +30,14 @@ export class SessionRegistry {
     this.sweeper.unref();
   }
 
-  async get(ownerId: string, sessionId: string): Promise<DroneSession> {
-    const summary = await getOwnedSession(ownerId, sessionId);
+  /** The session's DroneSession, opened if needed. Call only after checking ownership. */
+  async open(summary: { sessionId: string; title: string }, ownerId: string): Promise<DroneSession> {
+    const { sessionId } = summary;
     this.lastUsed.set(sessionId, Date.now());
-    let pending = this.open.get(sessionId);
+    let pending = this.sessions.get(sessionId);
     if (!pending) {
       pending = DroneSession.open({
+        store: this.deps.store,
         sessionId,
         title: summary.title,
         runner: this.deps.runner,
@@ -42,31 +46,30 @@ export class SessionRegistry {
         log: this.deps.log,
         flushMs: this.deps.flushMs,
       });
-      this.open.set(sessionId, pending);
-      pending.catch(() => this.open.delete(sessionId));
+      this.sessions.set(sessionId, pending);
+      pending.catch(() => this.sessions.delete(sessionId));
     }
-    const session = await pending;
-    return session;
+    return pending;
   }
 
-  /** The open session, if loaded, without an ownership check (for internal use). */
+  /** The open session, if loaded. */
   async peek(sessionId: string): Promise<DroneSession | undefined> {
-    return this.open.get(sessionId);
+    return this.sessions.get(sessionId);
   }
 
-  async remove(ownerId: string, sessionId: string): Promise<void> {
-    const session = await this.get(ownerId, sessionId);
-    if (session.runningTurnId) session.cancel(session.runningTurnId);
-    await session.settled();
-    this.open.delete(sessionId);
+  /** Stops the session's running turn, waits until everything is written, and forgets it. */
+  async close(sessionId: string): Promise<void> {
+    const session = await this.sessions.get(sessionId)?.catch(() => undefined);
+    if (session?.runningTurnId) session.cancel(session.runningTurnId);
+    await session?.settled();
+    this.sessions.delete(sessionId);
     this.lastUsed.delete(sessionId);
-    await deleteSessionData(ownerId, sessionId);
   }
 
   /** Cancels running turns and waits until everything is written. */
   async shutdown(): Promise<void> {
     clearInterval(this.sweeper);
-    const sessions = await Promise.all([...this.open.values()].map((p) => p.catch(() => undefined)));
+    const sessions = await Promise.all([...this.sessions.values()].map((p) => p.catch(() => undefined)));
     for (const session of sessions) if (session?.runningTurnId) session.cancel(session.runningTurnId);
     await Promise.all(sessions.map((s) => s?.settled()));
   }
@@ -77,11 +80,11 @@ export class SessionRegistry {
    */
   evictIdle(idleMs = IDLE_EVICT_MS): void {
     const now = Date.now();
-    for (const [sessionId, pending] of this.open) {
+    for (const [sessionId, pending] of this.sessions) {
       if (now - (this.lastUsed.get(sessionId) ?? 0) < idleMs) continue;
       void pending.then((session) => {
         if (session.isIdle) {
-          this.open.delete(sessionId);
+          this.sessions.delete(sessionId);
           this.lastUsed.delete(sessionId);
         }
       });

@@ -1,14 +1,14 @@
 import fc from "fast-check";
-import mongoose from "mongoose";
+import type { Connection } from "mongoose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TurnInput, TurnResult } from "@/lib/agent/runtime";
 import { initialSessionState, sessionReducer, type SessionState } from "@/lib/chat/session-state";
 import type { AgentEvent, SessionEvent } from "@/lib/contracts";
 import { parseTurnMarkup } from "@/lib/markup/parse";
 import { serializeTurn } from "@/lib/markup/serialize";
-import { initModels } from "@/models";
-import { loadHistory } from "@/server/data/history";
-import { createSession } from "@/server/data/sessions";
+import { createModels, initModels } from "@/models";
+import { openConnection } from "@/server/db/connect";
+import { mongoStore, type ChatStore } from "@/server/data/store";
 import { testDatabaseUri } from "@/test/support/server/database";
 import { recordedStream } from "@/test/support/turn/recorded-stream";
 import { DroneSession } from "./drone-session";
@@ -57,13 +57,17 @@ const streamOptions = fc.record({
   hostile: fc.boolean(),
 });
 
+let connection: Connection;
+let store: ChatStore;
 beforeAll(async () => {
-  await mongoose.connect(testDatabaseUri("storage-convergence"), { serverSelectionTimeoutMS: 5_000 });
-  await initModels();
+  connection = await openConnection(testDatabaseUri("storage-convergence"));
+  const models = createModels(connection);
+  await initModels(models);
+  store = mongoStore(models);
 });
 afterAll(async () => {
-  await mongoose.connection.dropDatabase().catch(() => undefined);
-  await mongoose.disconnect();
+  await connection.dropDatabase().catch(() => undefined);
+  await connection.close();
 });
 
 describe("server fold, browser state, replay and the rebuild from MongoDB (property)", () => {
@@ -72,7 +76,7 @@ describe("server fold, browser state, replay and the rebuild from MongoDB (prope
       fc.asyncProperty(streamOptions, fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 3 }), fc.double({ min: 0, max: 1, noNaN: true }), async (options, pauseAt, missAt) => {
         const stream = recordedStream(options);
         const events = stream.events;
-        const { sessionId } = await createSession("owner-1");
+        const { sessionId } = await store.createSession("owner-1");
         const relayed: SessionEvent[] = [];
         let browser: SessionState = initialSessionState(sessionId);
         let checked = 0;
@@ -81,11 +85,12 @@ describe("server fold, browser state, replay and the rebuild from MongoDB (prope
         const pauses = new Set(pauseAt.map((p) => Math.max(1, Math.floor(p * events.length))));
         const checkStored = async () => {
           await drone.drain();
-          const [stored] = await loadHistory(sessionId);
+          const [stored] = await store.loadHistory(sessionId);
           expect(stored).toStrictEqual(drone.liveTurn(turnId));
           checked++;
         };
         const drone: DroneSession = await DroneSession.open({
+          store,
           sessionId,
           title: "t",
           runner: replayRunner(events, pauses, checkStored),
@@ -117,7 +122,7 @@ describe("server fold, browser state, replay and the rebuild from MongoDB (prope
         viewer = sessionReducer(viewer, { type: "joined", result: joined });
         for (const event of missed ?? []) viewer = sessionReducer(viewer, { type: "event", event });
         expect(viewer.turns).toStrictEqual([final]);
-        expect(viewer.turns).toStrictEqual(await loadHistory(sessionId));
+        expect(viewer.turns).toStrictEqual(await store.loadHistory(sessionId));
       }),
       { numRuns: 25 },
     );

@@ -4,11 +4,6 @@ import type { JoinResult, SessionEvent } from "@/lib/contracts";
 import type { ChatTurn } from "@/lib/contracts";
 import { serializeTurn } from "@/lib/markup/serialize";
 import { createDemoModel } from "@/lib/model/demo-model";
-import { SubagentRunModel } from "@/models/subagent-run";
-import { ToolCallModel } from "@/models/tool-call";
-import { TurnModel } from "@/models/turn";
-import { ghostSweep } from "@/server/data/ghost-sweep";
-import { loadHistory } from "@/server/data/history";
 import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness, type TestClient } from "@/test/support/server/app-harness";
 
 /**
@@ -50,7 +45,7 @@ function browserView(socket: TestClient, sessionId: string) {
 /** The turns rebuilt from MongoDB alone (not the server's in-memory fold), once everything is written. */
 async function storedTurns(sessionId: string): Promise<ChatTurn[]> {
   await (await harness.app.registry.peek(sessionId))?.drain();
-  return loadHistory(sessionId);
+  return harness.store.loadHistory(sessionId);
 }
 
 const ended = (events: SessionEvent[]) => events.some((e) => e.type === "turn:ended");
@@ -82,12 +77,12 @@ describe("subagents through the server", () => {
     expect((markup.match(/<SubagentExecution /g) ?? []).length).toBe(2);
 
     // Full processes are stored: the runs, and their nested tool calls with results.
-    const runs = await SubagentRunModel.find({ sessionId: sessionId }).lean();
+    const runs = await harness.models.SubagentRun.find({ sessionId: sessionId }).lean();
     expect(runs).toHaveLength(2);
     for (const run of runs) {
       expect(run.status).toBe("success");
       expect(run.response.length).toBeGreaterThan(20);
-      const calls = await ToolCallModel.find({ sessionId: sessionId, runId: run._id }).lean();
+      const calls = await harness.models.ToolCall.find({ sessionId: sessionId, runId: run._id }).lean();
       expect(calls.map((c) => c.name)).toEqual(expect.arrayContaining(["list_files", "grep", "file_read"]));
       expect(calls.every((c) => c.status === "success" && c.response.length > 0)).toBe(true);
     }
@@ -136,7 +131,7 @@ describe("subagents through the server", () => {
     const error = view.events.find((e) => e.type === "subagent_error" && e.runId === runId);
     expect(error?.type === "subagent_error" && error.endReason).toBe("killed");
     await (await harness.app.registry.peek(sessionId))?.drain();
-    expect((await SubagentRunModel.findById(runId).lean())?.endReason).toBe("killed");
+    expect((await harness.models.SubagentRun.findById(runId).lean())?.endReason).toBe("killed");
     expect(await request(socket, "subagent:kill", { sessionId: sessionId, runId })).toMatchObject({ ok: false, code: "not_found" });
   });
 
@@ -160,11 +155,11 @@ describe("ghost sweep", () => {
   it("ends what a crashed process left running, and the reload shows it", async () => {
     const { cookie, sessionId } = await openSession(harness);
     const now = new Date();
-    await TurnModel.create({ _id: "ghostTurn1", sessionId: sessionId, prompt: "p", status: "running" });
-    await ToolCallModel.create({ _id: "ghostTurn1:m:c1", sessionId: sessionId, turnId: "ghostTurn1", runId: null, callId: "c1", order: 0, name: "subagent", parameters: "{}", status: "running", step: 0 });
-    await SubagentRunModel.create({ _id: "ghostRun1", sessionId: sessionId, turnId: "ghostTurn1", callId: "c1", parentRunId: null, depth: 1, name: "explore", task: "t", status: "running", startedAt: now });
+    await harness.models.Turn.create({ _id: "ghostTurn1", sessionId: sessionId, prompt: "p", status: "running" });
+    await harness.models.ToolCall.create({ _id: "ghostTurn1:m:c1", sessionId: sessionId, turnId: "ghostTurn1", runId: null, callId: "c1", order: 0, name: "subagent", parameters: "{}", status: "running", step: 0 });
+    await harness.models.SubagentRun.create({ _id: "ghostRun1", sessionId: sessionId, turnId: "ghostTurn1", callId: "c1", parentRunId: null, depth: 1, name: "explore", task: "t", status: "running", startedAt: now });
 
-    const swept = await ghostSweep();
+    const swept = await harness.store.ghostSweep();
     expect(swept).toMatchObject({ turns: 1, runs: 1, calls: 1 });
 
     const fresh = await harness.client(cookie);

@@ -35,13 +35,18 @@ export async function startHostileServer(label: string): Promise<HostileServer> 
   const foreign = await request(bystander, "session:create", { title: "Bystander's chat" });
   if (!foreign.ok) throw new Error(foreign.message);
 
-  const api = async (path: string, init: RequestInit = {}) => {
-    const res = await fetch(`${harness.baseUrl}${path}`, { ...init, headers: { cookie: attackerCookie, "content-type": "application/json", ...init.headers } });
-    const body = (await res.json()) as unknown;
-    if (!res.ok) throw new Error(`${path}: HTTP ${res.status} ${JSON.stringify(body)}`);
-    return body;
+  /** One command on a socket of its own, so the corpus's own sockets keep their rate budget. */
+  const ask = async <T>(name: "session:create" | "session:list"): Promise<T> => {
+    const socket = await harness.client(attackerCookie);
+    try {
+      const answer = (await request(socket, name, {})) as { ok: true; data: T } | { ok: false; message: string };
+      if (!answer.ok) throw new Error(answer.message);
+      return answer.data;
+    } finally {
+      socket.disconnect();
+    }
   };
-  const freshSession = async () => ((await api("/api/sessions", { method: "POST", body: "{}" })) as SessionSummary).sessionId;
+  const freshSession = async () => (await ask<SessionSummary>("session:create")).sessionId;
   const session = await freshSession();
 
   return {
@@ -51,7 +56,7 @@ export async function startHostileServer(label: string): Promise<HostileServer> 
     bystander,
     vars: { session, foreign: foreign.data.sessionId, hugeKey: "k".repeat(100_000) },
     freshSession,
-    listed: async () => (await api("/api/sessions")) as SessionSummary[],
+    listed: () => ask<SessionSummary[]>("session:list"),
     async bystanderServed() {
       const started = Date.now();
       const ack = await request(bystander, "session:list", {});

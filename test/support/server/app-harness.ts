@@ -1,9 +1,11 @@
-import mongoose from "mongoose";
+import type { Connection } from "mongoose";
 import { createAgentRuntime, type AgentRuntimeDeps } from "@/lib/agent/runtime";
 import { BUILTIN_DEFINITIONS } from "@/lib/agent/definitions";
 import type { ChatModel } from "@/lib/model/types";
 import { createWorkspaceTools } from "@/lib/tools";
-import { initModels } from "@/models";
+import { createModels, initModels, type Models } from "@/models";
+import { openConnection } from "@/server/db/connect";
+import { mongoStore, type ChatStore } from "@/server/data/store";
 import type { AppOptions } from "@/server/app";
 import type { TurnRunner } from "@/server/sessions/turn-runner";
 import { testDatabaseUri } from "./database";
@@ -15,6 +17,10 @@ import { recordEvents, request, startLiveApp, type LiveApp, type LiveClient } fr
  */
 export type TestClient = LiveClient;
 export interface Harness extends LiveApp {
+  /** The test database: its connection, models and the store the app was given. */
+  connection: Connection;
+  models: Models;
+  store: ChatStore;
   /**
    * Stops this app process and starts a fresh one on the same database, as a server
    * restart does: nothing survives in memory; the new app knows only what MongoDB holds.
@@ -38,20 +44,25 @@ export async function startHarness(
   label: string,
   options: { runner: TurnRunner; mongoUri?: string } & Partial<AppOptions>,
 ): Promise<Harness> {
-  await mongoose.connect(options.mongoUri ?? testDatabaseUri(label), { serverSelectionTimeoutMS: 5_000 });
-  await initModels();
+  const connection = await openConnection(options.mongoUri ?? testDatabaseUri(label));
+  const models = createModels(connection);
+  await initModels(models);
+  const store = mongoStore(models);
   const start = async (): Promise<Harness> => {
-    const live = await startLiveApp({ flushMs: 20, ...options });
+    const live = await startLiveApp({ flushMs: 20, store, ...options });
     return {
       ...live,
+      connection,
+      models,
+      store,
       async restart() {
         await live.close();
         return start();
       },
       async close() {
         await live.close();
-        await mongoose.connection.dropDatabase().catch(() => undefined);
-        await mongoose.disconnect();
+        await connection.dropDatabase().catch(() => undefined);
+        await connection.close();
       },
     };
   };

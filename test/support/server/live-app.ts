@@ -20,7 +20,7 @@ export interface LiveApp {
   close(): Promise<void>;
 }
 
-export async function startLiveApp(options: Pick<AppOptions, "runner"> & Partial<AppOptions>): Promise<LiveApp> {
+export async function startLiveApp(options: Pick<AppOptions, "runner" | "store"> & Partial<AppOptions>): Promise<LiveApp> {
   const app = createApp({
     secret: "live-app-secret-live-app-secret-live!!",
     appInfo: { modelLabel: "test", demo: false, passwordProtected: Boolean(options.password) },

@@ -1,0 +1,121 @@
+import { AppError, type ChatTurn, type SessionSummary } from "@/lib/contracts";
+import type { Models } from "@/models";
+import { EventStore, toolCallRecordId, type EventStoreOptions } from "./event-store";
+import { loadHistory } from "./history";
+import { newId } from "./ids";
+
+/**
+ * The data access the app needs, behind one small interface (the repository the server
+ * is given, as socket.io's basic CRUD example passes its own): sessions, a session's
+ * history, the whole text of one tool output, the writer of a session's events, and the
+ * start-up sweep. `mongoStore` implements it over the models of one connection.
+ *
+ * Every lookup by owner answers a session that is someone else's exactly like one that
+ * does not exist, so ids cannot be probed.
+ */
+export interface ChatStore {
+  listSessions(ownerId: string): Promise<SessionSummary[]>;
+  createSession(ownerId: string, title?: string): Promise<SessionSummary>;
+  /** The session if `ownerId` owns it; `not_found` otherwise. The one ownership check. */
+  ownedSession(ownerId: string, sessionId: string): Promise<SessionSummary>;
+  renameSession(ownerId: string, sessionId: string, title: string): Promise<SessionSummary>;
+  /** Removes a session and everything stored under it. */
+  deleteSession(ownerId: string, sessionId: string): Promise<void>;
+  /** Marks activity (and sets a new title) so the sidebar sorts the session first. */
+  touchSession(sessionId: string, title?: string): Promise<void>;
+  /** Reserves `count` sequence numbers; returns the first number of the block. */
+  reserveSeqBlock(sessionId: string, count: number): Promise<number>;
+  loadHistory(sessionId: string): Promise<ChatTurn[]>;
+  /** The whole text of one tool call's output ("Show all"), for a session already checked. */
+  loadToolOutput(sessionId: string, callId: string, where?: { turnId?: string; runId?: string | null }): Promise<string>;
+  /** The writer of one session's events, in event order, retrying while the database is away. */
+  eventWriter(options: Omit<EventStoreOptions, "models">): EventStore;
+  /** At start, nothing can still be running: marks what a dead process left running as ended. */
+  ghostSweep(now?: Date): Promise<{ turns: number; runs: number; calls: number }>;
+}
+
+export const DEFAULT_TITLE = "New chat";
+export const GHOST_TURN_ERROR = "The server restarted while this turn was running; it was stopped.";
+export const GHOST_RUN_ERROR = "The server restarted while this subagent was running (ghost sweep).";
+
+interface SessionRow {
+  _id: string;
+  title: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const SUMMARY_FIELDS = { title: 1, createdAt: 1, updatedAt: 1 } as const;
+
+function toSummary(row: SessionRow): SessionSummary {
+  return { sessionId: row._id, title: row.title, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() };
+}
+
+function notFound(): AppError {
+  return new AppError("not_found", "That chat does not exist.");
+}
+
+export function mongoStore(models: Models): ChatStore {
+  const { Session, Turn, ToolCall, ToolOutput, SubagentRun } = models;
+  return {
+    async listSessions(ownerId) {
+      const rows = await Session.find({ ownerId }, SUMMARY_FIELDS).sort({ updatedAt: -1 }).limit(500).lean<SessionRow[]>();
+      return rows.map(toSummary);
+    },
+
+    async createSession(ownerId, title = DEFAULT_TITLE) {
+      const doc = await Session.create({ _id: newId(), ownerId, title });
+      return toSummary(doc.toObject() as SessionRow);
+    },
+
+    async ownedSession(ownerId, sessionId) {
+      const row = await Session.findOne({ _id: sessionId, ownerId }, SUMMARY_FIELDS).lean<SessionRow>();
+      if (!row) throw notFound();
+      return toSummary(row);
+    },
+
+    async renameSession(ownerId, sessionId, title) {
+      const row = await Session.findOneAndUpdate({ _id: sessionId, ownerId }, { $set: { title } }, { returnDocument: "after", projection: SUMMARY_FIELDS }).lean<SessionRow>();
+      if (!row) throw notFound();
+      return toSummary(row);
+    },
+
+    async deleteSession(ownerId, sessionId) {
+      const removed = await Session.deleteOne({ _id: sessionId, ownerId });
+      if (removed.deletedCount === 0) throw notFound();
+      await Promise.all([Turn, ToolCall, SubagentRun, ToolOutput].map((model) => (model as typeof Turn).deleteMany({ sessionId })));
+    },
+
+    async touchSession(sessionId, title) {
+      await Session.updateOne({ _id: sessionId }, title ? { $set: { title } } : { $set: { updatedAt: new Date() } });
+    },
+
+    async reserveSeqBlock(sessionId, count) {
+      const row = await Session.findOneAndUpdate({ _id: sessionId }, { $inc: { seqReserved: count } }, { returnDocument: "after", projection: { seqReserved: 1 } }).lean<{ seqReserved: number }>();
+      if (!row) throw notFound();
+      return row.seqReserved - count;
+    },
+
+    loadHistory: (sessionId) => loadHistory(models, sessionId),
+
+    async loadToolOutput(sessionId, callId, where = {}) {
+      // Call ids come from models and repeat across runs (two subagents may both say
+      // "call_1"), so the turn and run pin the call down; without them the newest match is used.
+      const filter = where.turnId !== undefined ? { _id: toolCallRecordId(where.turnId, where.runId ?? null, callId), sessionId } : { sessionId, callId };
+      const call = await ToolCall.findOne(filter, { response: 1, responseSize: 1 }).sort({ _id: -1 }).lean<{ _id: string; response: string; responseSize: number }>();
+      if (!call) throw new AppError("not_found", "That tool call does not exist.");
+      if (call.response.length >= call.responseSize) return call.response;
+      const chunks = await ToolOutput.find({ toolCallId: call._id }, { data: 1, n: 1 }).sort({ n: 1 }).lean<{ data: string }[]>();
+      return chunks.map((c) => c.data).join("");
+    },
+
+    eventWriter: (options) => new EventStore({ ...options, models }),
+
+    async ghostSweep(now = new Date()) {
+      const runs = await SubagentRun.updateMany({ status: "running" }, { $set: { status: "error", endReason: "ghost_sweep", error: GHOST_RUN_ERROR, endedAt: now } });
+      const calls = await ToolCall.updateMany({ status: "running" }, { $set: { status: "error" } });
+      const turns = await Turn.updateMany({ status: "running" }, { $set: { status: "failed", error: GHOST_TURN_ERROR, endedAt: now } });
+      return { turns: turns.modifiedCount, runs: runs.modifiedCount, calls: calls.modifiedCount };
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import type { JoinResult, SessionEvent, SessionSummary } from "@/lib/contracts";
+import type { ChatStore } from "@/server/data/store";
+import type { DroneSession } from "./drone-session";
+import type { SessionRegistry } from "./registry";
+
+/**
+ * What a person can do with their chats, whichever door they came in by: the socket
+ * handlers and the HTTP routes both call this, and nothing else. Every method that names
+ * a session checks ownership first, in one place (`owned`); a chat that is someone
+ * else's is answered exactly like one that does not exist.
+ */
+export interface SessionServiceDeps {
+  store: ChatStore;
+  registry: SessionRegistry;
+  /** Every tab of `userId` should refresh its session list. */
+  onSessionsChanged(userId: string): void;
+  /** The session is gone: viewers still in its room must leave it. */
+  onSessionDeleted(sessionId: string): void;
+}
+
+export class SessionService {
+  constructor(private readonly deps: SessionServiceDeps) {}
+
+  list(userId: string): Promise<SessionSummary[]> {
+    return this.deps.store.listSessions(userId);
+  }
+
+  async create(userId: string, title?: string): Promise<SessionSummary> {
+    const session = await this.deps.store.createSession(userId, title);
+    this.deps.onSessionsChanged(userId);
+    return session;
+  }
+
+  async rename(userId: string, sessionId: string, title: string): Promise<SessionSummary> {
+    const session = await this.deps.store.renameSession(userId, sessionId, title);
+    (await this.deps.registry.peek(sessionId))?.setTitle(title);
+    this.deps.onSessionsChanged(userId);
+    return session;
+  }
+
+  /** Stops its turn, removes everything stored, and sends its viewers away. */
+  async delete(userId: string, sessionId: string): Promise<void> {
+    await this.owned(userId, sessionId);
+    await this.deps.registry.close(sessionId);
+    await this.deps.store.deleteSession(userId, sessionId);
+    this.deps.onSessionDeleted(sessionId);
+    this.deps.onSessionsChanged(userId);
+  }
+
+  /** See `DroneSession.join`: `subscribe` runs in the same step the state is read. */
+  async join(userId: string, sessionId: string, lastSeq: number | undefined, subscribe?: (missed: SessionEvent[] | null, seq: number) => void): Promise<JoinResult> {
+    return (await this.open(userId, sessionId)).join(lastSeq, subscribe);
+  }
+
+  async send(userId: string, sessionId: string, text: string): Promise<{ turnId: string }> {
+    const turnId = await (await this.open(userId, sessionId)).startTurn(text);
+    this.deps.onSessionsChanged(userId);
+    return { turnId };
+  }
+
+  async cancel(userId: string, sessionId: string, turnId: string): Promise<void> {
+    (await this.open(userId, sessionId)).cancel(turnId);
+  }
+
+  async steer(userId: string, sessionId: string, runId: string, message: string): Promise<void> {
+    (await this.open(userId, sessionId)).steer(runId, message);
+  }
+
+  async kill(userId: string, sessionId: string, runId: string): Promise<void> {
+    (await this.open(userId, sessionId)).kill(runId);
+  }
+
+  /** The whole text of one tool output ("Show all"). */
+  async toolOutput(userId: string, sessionId: string, callId: string, where: { turnId?: string; runId?: string | null }): Promise<string> {
+    await this.owned(userId, sessionId);
+    return this.deps.store.loadToolOutput(sessionId, callId, where);
+  }
+
+  private owned(userId: string, sessionId: string): Promise<SessionSummary> {
+    return this.deps.store.ownedSession(userId, sessionId);
+  }
+
+  private async open(userId: string, sessionId: string): Promise<DroneSession> {
+    return this.deps.registry.open(await this.owned(userId, sessionId), userId);
+  }
+}
