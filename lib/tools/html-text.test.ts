@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { htmlToText } from "./html-text";
+import { htmlToText, MAX_HTML_CHARS } from "./html-text";
 import { ToolError } from "./types";
 
 describe("htmlToText", () => {
@@ -29,6 +29,15 @@ describe("htmlToText", () => {
   it("refuses a page nested too deeply to parse, rather than crashing", () => {
     expect(htmlToText(`${"<div>".repeat(500)}deep`).text).toBe("deep");
     expect(() => htmlToText(`${"<div>".repeat(20_000)}deep`)).toThrow(ToolError);
+  });
+
+  it("parses only the first MAX_HTML_CHARS of a huge page (the text is cut far below that anyway)", () => {
+    const paragraph = "<p>words words words</p>";
+    const page = `<title>Big</title>${paragraph.repeat(Math.ceil((2 * MAX_HTML_CHARS) / paragraph.length))}<p>THE END</p>`;
+    const { title, text } = htmlToText(page);
+    expect(title).toBe("Big");
+    expect(text).toContain("words words words");
+    expect(text).not.toContain("THE END");
   });
 });
 

@@ -1,4 +1,4 @@
-import type { AgentEvent, ChatTurn, Step, SubagentProcess, ToolOutput } from "@/lib/contracts";
+import type { AgentEvent, AgentEventOf, ChatTurn, Step, SubagentProcess, ToolOutput } from "@/lib/contracts";
 import { processInTurn } from "@/lib/turn/paths";
 import type { Models } from "@/models";
 import type { Logger } from "@/lib/log";
@@ -97,8 +97,7 @@ export class EventStore {
         return;
       }
       case "agent:complete":
-        this.dirtyRuns.delete(event.runId);
-        this.enqueue(() => this.models.SubagentRun.updateOne({ _id: event.runId }, { $set: processFields(event.subagent) }));
+        this.saveProcess(event);
         return;
       case "turn:ended": {
         this.dirtyTurns.delete(event.turnId);
@@ -108,6 +107,12 @@ export class EventStore {
         return;
       }
     }
+  }
+
+  /** Seed 000: a finished subagent's full process, stored beside the clean result its parent read. */
+  saveProcess(event: AgentEventOf<"agent:complete">): void {
+    this.dirtyRuns.delete(event.runId);
+    this.enqueue(() => this.models.SubagentRun.updateOne({ _id: event.runId }, { $set: processFields(event.subagent) }));
   }
 
   /** Resolves once everything recorded so far is written (or given up on). */

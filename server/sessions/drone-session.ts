@@ -1,4 +1,4 @@
-import { AppError, type AgentEvent, type ChatTurn, type JoinResult, type SessionEvent } from "@/lib/contracts";
+import { AppError, type AgentEvent, type AgentEventOf, type ChatTurn, type JoinResult, type SessionEvent } from "@/lib/contracts";
 import { applyEvent, turnFromStart } from "@/lib/turn/reduce";
 import type { EventStore } from "@/server/data/event-store";
 import { newId } from "@/server/data/ids";
@@ -172,11 +172,21 @@ export class DroneSession {
 
   private onEvent(event: AgentEvent): void {
     this.fold(event);
-    this.store.record(event);
+    if (event.type === "agent:complete") this.onAgentComplete(event);
+    else this.store.record(event);
     const relayed: SessionEvent = { ...withoutFullText(event), sessionId: this.sessionId, seq: this.nextSeq() };
     this.replayBuffer.push(relayed);
     if (this.replayBuffer.length > REPLAY_LIMIT) this.replayBuffer = this.replayBuffer.slice(-Math.floor(REPLAY_LIMIT / 2));
     this.deps.relay(relayed);
+  }
+
+  /**
+   * Seed 000's `onAgentComplete`: a subagent finished. Its parent's model has already read
+   * the clean result alone; here the full process (every step, call and stat) is kept
+   * for the panels and audit — folded above like every event, and stored.
+   */
+  private onAgentComplete(event: AgentEventOf<"agent:complete">): void {
+    this.store.saveProcess(event);
   }
 
   private fold(event: AgentEvent): void {
