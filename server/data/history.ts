@@ -12,9 +12,19 @@ import type { TurnRecord } from "@/models/turn";
  * depth. Built to equal, field for field, what the turn reducer folded from the events.
  */
 
-type TurnRow = TurnRecord & { _id: string; createdAt: Date };
-type CallRow = ToolCallRecord;
-type RunRow = SubagentRunRecord & { _id: string };
+/**
+ * Records written before turns had steps (Delegate 0.1) hold one flat text instead: the
+ * master's `response` with calls placed by `textOffset`, a run's `response` and
+ * `thinking`. They are read as steps (see `legacyStepIndex`), never rewritten.
+ */
+interface Legacy {
+  response?: string | null;
+  thinking?: string | null;
+  textOffset?: number | null;
+}
+type TurnRow = TurnRecord & Legacy & { _id: string; createdAt: Date };
+type CallRow = ToolCallRecord & Legacy;
+type RunRow = SubagentRunRecord & Legacy & { _id: string };
 
 export interface HistoryRows {
   turns: TurnRow[];
@@ -62,6 +72,23 @@ function stepsOf(texts: readonly { text?: string | null; thinking?: string | nul
   return steps;
 }
 
+/**
+ * A 0.1 turn's steps: its text cut at each distinct `textOffset` of its calls (calls at
+ * one offset were one model request), the text after the last call being the answer.
+ */
+function legacyTurnSteps(text: string, calls: readonly CallRow[], toolCalls: ToolCall[][]): Step[] {
+  const flat = toolCalls.flat();
+  const offsets = [...new Set(calls.map((c) => Math.min(c.textOffset ?? 0, text.length)))].sort((a, b) => a - b);
+  const steps: Step[] = offsets.map((offset, i) => ({
+    text: text.slice(offsets[i - 1] ?? 0, offset),
+    thinking: "",
+    toolCalls: flat.filter((_, k) => Math.min(calls[k]!.textOffset ?? 0, text.length) === offset),
+  }));
+  const rest = text.slice(offsets.at(-1) ?? 0);
+  if (rest || steps.length === 0) steps.push({ text: rest, thinking: "", toolCalls: [] });
+  return steps;
+}
+
 /** Pure: rows in, turns out. */
 export function assembleHistory(sessionId: string, rows: HistoryRows): ChatTurn[] {
   const callsByRun = new Map<string, CallRow[]>();
@@ -105,7 +132,10 @@ export function assembleHistory(sessionId: string, rows: HistoryRows): ChatTurn[
       name: run.name,
       task: run.task,
       prompt: run.prompt,
-      steps: stepsOf(run.steps ?? [], callsOf(run.turnId, run._id, depthGuard)),
+      steps: run.steps !== undefined
+        ? stepsOf(run.steps ?? [], callsOf(run.turnId, run._id, depthGuard))
+        : // 0.1: one step holding everything the run wrote and called.
+          stepsOf([{ text: run.response, thinking: run.thinking ?? "" }], [callsOf(run.turnId, run._id, depthGuard).flat()]),
       response: run.response,
       stats: normalizeStats(run.stats),
       status: run.status as RunStatus,
@@ -122,7 +152,9 @@ export function assembleHistory(sessionId: string, rows: HistoryRows): ChatTurn[
       turnId: turn._id,
       sessionId,
       prompt: turn.prompt,
-      steps: stepsOf(turn.steps ?? [], callsOf(turn._id, null, 0)),
+      steps: turn.steps !== undefined || turn.response == null
+        ? stepsOf(turn.steps ?? [], callsOf(turn._id, null, 0))
+        : legacyTurnSteps(turn.response, callsByRun.get(key(turn._id, null)) ?? [], callsOf(turn._id, null, 0)),
       stats: normalizeStats(turn.stats),
       status: turn.status as TurnStatus,
       createdAt: turn.createdAt.toISOString(),

@@ -1,0 +1,65 @@
+import type { Connection } from "mongoose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildSessionContext } from "@/lib/context/build-session-context";
+import { createModels, initModels, type Models } from "@/models";
+import { openConnection } from "@/server/db/connect";
+import { testDatabaseUri } from "@/test/support/server/database";
+import { loadHistory } from "./history";
+
+/**
+ * Chats stored by Delegate 0.1 (one flat text per turn and run, calls placed by
+ * `textOffset`) still open after the upgrade, as steps, and rebuild the same model
+ * context 0.1 rebuilt. The rows are written with the driver, as 0.1 left them.
+ */
+
+let connection: Connection;
+let models: Models;
+beforeAll(async () => {
+  connection = await openConnection(testDatabaseUri("history-legacy"));
+  models = createModels(connection);
+  await initModels(models);
+});
+afterAll(async () => {
+  await connection.dropDatabase().catch(() => undefined);
+  await connection.close();
+});
+
+const stats = { chat: { inputTokens: 1, outputTokens: 2 }, system: { inputTokens: 0, outputTokens: 0 }, steps: 2, runtimeMs: 5, cost: 0 };
+const at = new Date("2026-06-01T10:00:00.000Z");
+
+describe("loadHistory on 0.1 records", () => {
+  it("reads a flat turn and run as steps: calls at one offset are one step, the text after the last call the answer", async () => {
+    const sessionId = "legacy1";
+    await models.Turn.collection.insertOne({
+      _id: "t1" as never, sessionId, prompt: "what ships?", response: "Let me look. Delegating. It ships May 3.", status: "completed", stats, createdAt: at, updatedAt: at,
+    });
+    await models.ToolCall.collection.insertMany([
+      { _id: "t1:m:c1" as never, sessionId, turnId: "t1", runId: null, callId: "c1", order: 0, name: "grep", parameters: "{}", response: "hit", responseSize: 3, status: "success", textOffset: 12 },
+      { _id: "t1:m:c2" as never, sessionId, turnId: "t1", runId: null, callId: "c2", order: 1, name: "subagent", parameters: "{}", response: "[Result] May 3", responseSize: 14, status: "success", textOffset: 24 },
+      { _id: "t1:r1:n1" as never, sessionId, turnId: "t1", runId: "r1", callId: "n1", order: 0, name: "file_read", parameters: "{}", response: "plan", responseSize: 4, status: "success", textOffset: 0 },
+    ]);
+    await models.SubagentRun.collection.insertOne({
+      _id: "r1" as never, sessionId, turnId: "t1", callId: "c2", parentRunId: null, depth: 1, name: "explore", task: "find", prompt: "P",
+      response: "Reading. May 3.", thinking: "hm", status: "success", endReason: "completed", stats, startedAt: at, endedAt: at,
+    });
+
+    const [turn] = await loadHistory(models, sessionId);
+    expect(turn!.steps.map((s) => [s.text, s.toolCalls.map((c) => c.callId)])).toEqual([
+      ["Let me look.", ["c1"]],
+      [" Delegating.", ["c2"]],
+      [" It ships May 3.", []],
+    ]);
+    const run = turn!.steps[1]!.toolCalls[0]!.subagent!;
+    expect(run.steps).toEqual([{ text: "Reading. May 3.", thinking: "hm", toolCalls: [expect.objectContaining({ callId: "n1" })] }]);
+    expect(run.response).toBe("Reading. May 3.");
+
+    expect(buildSessionContext([turn!]).map((m) => (m.role === "tool" ? `tool:${m.content}` : `${m.role}:${m.content}`))).toEqual([
+      "user:what ships?",
+      "assistant:Let me look.",
+      "tool:hit",
+      "assistant: Delegating.",
+      "tool:[Result] May 3",
+      "assistant: It ships May 3.",
+    ]);
+  });
+});
