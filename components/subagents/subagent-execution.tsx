@@ -5,6 +5,7 @@ import type { Step, SubagentProcess, ToolCall } from "@/lib/contracts";
 import { Markdown } from "@/components/markdown/markdown";
 import { ChevronRightIcon } from "@/components/ui/icons";
 import { useDisclosure } from "@/components/ui/disclosure";
+import { FoldedSection } from "@/components/ui/folded-section";
 import { Elapsed } from "./elapsed";
 import { endReasonLabel, endReasonShort, formatTokens, totalTokens, truncate } from "./format";
 import { PanelStats } from "./panel-stats";
@@ -141,33 +142,16 @@ function PanelBody({ panel, call }: SubagentExecutionProps) {
 
 /** The final answer alone: what was condensed and returned to the parent. */
 function Response({ panel }: { panel: SubagentProcess }) {
-  const [open, setOpen] = useDisclosure(`run-response:${panel.runId}`, true);
-  const id = useId();
-  const running = panel.status === "running";
   return (
-    <div>
-      <button
-        type="button"
-        aria-expanded={open}
-        aria-controls={id}
-        onClick={() => setOpen(!open)}
-        className="mb-1 inline-flex items-center gap-1 rounded text-[11px] font-semibold tracking-wide text-zinc-500 uppercase hover:text-zinc-800 dark:text-zinc-400 dark:hover:text-zinc-200"
-      >
-        <ChevronRightIcon size={12} className={`transition-transform ${open ? "rotate-90" : ""}`} />
-        Response
-      </button>
-      <div id={id} hidden={!open} data-testid="subagent-response">
-        {open ? (
-          panel.response ? (
-            <div className="rounded-md border border-zinc-200 bg-zinc-50/60 px-3 py-2 text-sm dark:border-zinc-800 dark:bg-zinc-950/40">
-              <Markdown text={panel.response} />
-            </div>
-          ) : (
-            <p className="text-xs text-zinc-500 italic dark:text-zinc-400">{running ? "Not answered yet." : "No response."}</p>
-          )
-        ) : null}
-      </div>
-    </div>
+    <FoldedSection disclosureKey={`run-response:${panel.runId}`} title="Response" defaultOpen testId="subagent-response">
+      {panel.response ? (
+        <div className="rounded-md border border-zinc-200 bg-zinc-50/60 px-3 py-2 text-sm dark:border-zinc-800 dark:bg-zinc-950/40">
+          <Markdown text={panel.response} />
+        </div>
+      ) : (
+        <p className="text-xs text-zinc-500 italic dark:text-zinc-400">No response.</p>
+      )}
+    </FoldedSection>
   );
 }
 
@@ -209,28 +193,12 @@ const StepItem = memo(function StepItem({
 
 /** The run's reasoning, for audit only; folded by default because it is long and noisy. */
 function Thinking({ runId, step, text }: { runId: string; step: number; text: string }) {
-  const [open, setOpen] = useDisclosure(`run-thinking:${runId}:${step}`);
-  const id = useId();
   return (
-    <div>
-      <button
-        type="button"
-        aria-expanded={open}
-        aria-controls={id}
-        onClick={() => setOpen(!open)}
-        className="mb-1 inline-flex items-center gap-1 rounded text-[11px] font-semibold tracking-wide text-zinc-500 uppercase hover:text-zinc-800 dark:text-zinc-400 dark:hover:text-zinc-200"
-      >
-        <ChevronRightIcon size={12} className={`transition-transform ${open ? "rotate-90" : ""}`} />
-        Thinking
-      </button>
-      <div id={id} hidden={!open}>
-        {open ? (
-          <p className="max-h-72 overflow-auto rounded-md border border-zinc-200 bg-zinc-50/60 px-3 py-2 text-sm break-words whitespace-pre-wrap text-zinc-600 italic dark:border-zinc-800 dark:bg-zinc-950/40 dark:text-zinc-400">
-            {text}
-          </p>
-        ) : null}
-      </div>
-    </div>
+    <FoldedSection disclosureKey={`run-thinking:${runId}:${step}`} title="Thinking">
+      <p className="max-h-72 overflow-auto rounded-md border border-zinc-200 bg-zinc-50/60 px-3 py-2 text-sm break-words whitespace-pre-wrap text-zinc-600 italic dark:border-zinc-800 dark:bg-zinc-950/40 dark:text-zinc-400">
+        {text}
+      </p>
+    </FoldedSection>
   );
 }
 

@@ -6,6 +6,7 @@ import { applyEventNaive } from "@/lib/markup/naive-baseline";
 import { parseTurnMarkup } from "@/lib/markup/parse";
 import { serializeTurn } from "@/lib/markup/serialize";
 import { type RecordedStream, type RecordedStreamOptions, recordedStream, toSessionEvents } from "@/test/support/turn/recorded-stream";
+import { recordedStreamOptions } from "@/test/support/turn/stream-options";
 import { processInTurn } from "./paths";
 import { applyEvent, newTurn } from "./reduce";
 
@@ -99,24 +100,13 @@ describe.each(scenarios)("convergence: %s", (_name, options) => {
   });
 });
 
-const streamOptions = fc.record({
-  seed: fc.integer({ min: 1, max: 1_000_000 }),
-  subagents: fc.integer({ min: 0, max: 3 }),
-  grandchildren: fc.integer({ min: 0, max: 2 }),
-  tokensPerSubagent: fc.integer({ min: 1, max: 8 }),
-  nestedToolCalls: fc.integer({ min: 0, max: 2 }),
-  failures: fc.integer({ min: 0, max: 2 }),
-  kills: fc.integer({ min: 0, max: 1 }),
-  parallel: fc.boolean(),
-});
-
 /** A reconnect: the client had seen `seen` events; the server's snapshot covers `snapshot`. */
 const splitArb = fc.record({ snapshot: fc.double({ min: 0, max: 1, noNaN: true }), overlap: fc.nat(6), viaSnapshot: fc.boolean() });
 
 describe("convergence under reconnects (property)", () => {
   it("a viewer that restarts from snapshots at random points, with overlapping replays, ends with the live turn after every event", () => {
     fc.assert(
-      fc.property(streamOptions, fc.array(splitArb, { maxLength: 4 }), (options, splits) => {
+      fc.property(recordedStreamOptions, fc.array(splitArb, { maxLength: 4 }), (options, splits) => {
         const stream = recordedStream(options);
         const { events } = stream;
         const points = splits.map((s) => ({ ...s, at: Math.max(1, Math.floor(s.snapshot * events.length)) })).sort((a, b) => a.at - b.at);
@@ -140,7 +130,7 @@ describe("convergence under reconnects (property)", () => {
 
   it("late duplicates of earlier events, delivered anywhere after the original, change nothing", () => {
     fc.assert(
-      fc.property(streamOptions, fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 12 }), (options, dupes) => {
+      fc.property(recordedStreamOptions, fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 12 }), (options, dupes) => {
         const stream = recordedStream(options);
         const { events } = stream;
         const delivered: AgentEvent[] = [...events];

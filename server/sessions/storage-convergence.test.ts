@@ -11,6 +11,7 @@ import { openConnection } from "@/server/db/connect";
 import { mongoStore, type ChatStore } from "@/server/data/store";
 import { testDatabaseUri } from "@/test/support/server/database";
 import { recordedStream } from "@/test/support/turn/recorded-stream";
+import { recordedStreamOptions } from "@/test/support/turn/stream-options";
 import { DroneSession } from "./drone-session";
 import type { TurnHandle, TurnRunner } from "./turn-runner";
 
@@ -45,18 +46,6 @@ function replayRunner(events: readonly AgentEvent[], pauses: ReadonlySet<number>
   };
 }
 
-const streamOptions = fc.record({
-  seed: fc.integer({ min: 1, max: 1_000_000 }),
-  subagents: fc.integer({ min: 0, max: 3 }),
-  grandchildren: fc.integer({ min: 0, max: 2 }),
-  tokensPerSubagent: fc.integer({ min: 1, max: 6 }),
-  nestedToolCalls: fc.integer({ min: 0, max: 2 }),
-  failures: fc.integer({ min: 0, max: 2 }),
-  kills: fc.integer({ min: 0, max: 1 }),
-  parallel: fc.boolean(),
-  hostile: fc.boolean(),
-});
-
 let connection: Connection;
 let store: ChatStore;
 beforeAll(async () => {
@@ -73,7 +62,7 @@ afterAll(async () => {
 describe("server fold, browser state, replay and the rebuild from MongoDB (property)", () => {
   it("agree after every event, at random pauses and at the end", async () => {
     await fc.assert(
-      fc.asyncProperty(streamOptions, fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 3 }), fc.double({ min: 0, max: 1, noNaN: true }), async (options, pauseAt, missAt) => {
+      fc.asyncProperty(recordedStreamOptions, fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 3 }), fc.double({ min: 0, max: 1, noNaN: true }), async (options, pauseAt, missAt) => {
         const stream = recordedStream(options);
         const events = stream.events;
         const { sessionId } = await store.createSession("owner-1");
