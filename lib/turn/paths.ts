@@ -35,28 +35,26 @@ export function findCall(agent: Agent, callId: string): [number, number] | undef
 }
 
 /**
- * runId → path, memoised per turn object and handed on to the turns the reducer derives
- * from it. Paths never move (steps and calls are only appended), so an entry stays true
- * in every later turn; each lookup is verified anyway and falls back to a walk. A cache,
- * not state: the turn itself stays plain JSON.
+ * runId → path, per turn id: a cache, not state (the turn itself stays plain JSON). Paths
+ * never move (steps and calls are only appended), so an entry stays true in every later
+ * version of the turn; each lookup is verified anyway and falls back to a walk, which
+ * also makes forgetting the oldest turns' entries harmless.
  */
-const runIndex = new WeakMap<ChatTurn, Map<string, number[]>>();
-
-export function carryRunIndex(from: ChatTurn, to: ChatTurn): ChatTurn {
-  const index = runIndex.get(from);
-  if (index && from !== to) runIndex.set(to, index);
-  return to;
-}
+const runIndex = new Map<string, Map<string, number[]>>();
+const INDEXED_TURNS = 256;
 
 export function rememberRun(turn: ChatTurn, runId: string, path: CallPath): void {
-  let index = runIndex.get(turn);
-  if (!index) runIndex.set(turn, (index = new Map()));
+  let index = runIndex.get(turn.turnId);
+  if (!index) {
+    if (runIndex.size >= INDEXED_TURNS) runIndex.delete(runIndex.keys().next().value!);
+    runIndex.set(turn.turnId, (index = new Map()));
+  }
   index.set(runId, [...path]);
 }
 
 /** Path of run `runId`'s process, wherever it is nested. */
 export function runPath(turn: ChatTurn, runId: string): CallPath | undefined {
-  const known = runIndex.get(turn)?.get(runId);
+  const known = runIndex.get(turn.turnId)?.get(runId);
   if (known && callAt(turn, known)?.subagent?.runId === runId) return known;
   const found = walkForRun(turn, runId, []);
   if (found) rememberRun(turn, runId, found);

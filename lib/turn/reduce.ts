@@ -11,7 +11,7 @@ import type {
 } from "@/lib/contracts";
 import { emptyStats } from "@/lib/contracts";
 import { deepEqual, mapShared } from "./deep-equal";
-import { type Agent, callAt, callPathIn, carryRunIndex, findCall, rememberRun, runPath, updateCallAt, updateProcess } from "./paths";
+import { type Agent, callAt, callPathIn, findCall, rememberRun, runPath, updateCallAt, updateProcess } from "./paths";
 import { appendAtOffset } from "./text-offset";
 
 /**
@@ -46,10 +46,6 @@ export function turnFromStart(event: AgentEventOf<"turn:started">, sessionId: st
 
 export function applyEvent(turn: ChatTurn, event: AgentEvent): ChatTurn {
   if (event.turnId !== turn.turnId) return turn;
-  return carryRunIndex(turn, reduce(turn, event));
-}
-
-function reduce(turn: ChatTurn, event: AgentEvent): ChatTurn {
   switch (event.type) {
     case "turn:started":
       return turn;
@@ -80,7 +76,7 @@ function appendText<A extends Agent>(agent: A, index: number, field: "text" | "t
   const step = agent.steps[index] ?? emptyStep();
   const next = appendAtOffset(step[field], offset, text);
   if (next === undefined) return agent;
-  return withStep(agent, index, { ...step, [field]: next });
+  return withStep(agent, index, field === "text" ? { ...step, text: next } : { ...step, thinking: next });
 }
 
 /** Why: a call appears as soon as the model asks for it (audit while it runs); repeated, it updates by callId. */
@@ -128,7 +124,7 @@ function startSubagent(turn: ChatTurn, event: AgentEventOf<"subagent_started">):
     startedAt: event.startedAt,
   };
   const next = updateCallAt(turn, path, (call) => ({ ...call, subagent: process }));
-  rememberRun(carryRunIndex(turn, next), event.runId, path);
+  rememberRun(next, event.runId, path);
   return next;
 }
 
