@@ -71,7 +71,7 @@ describe("server fold, browser state, replay and the rebuild from MongoDB (prope
         let checked = 0;
         let turnId = "";
 
-        const pauses = new Set(pauseAt.map((p) => Math.max(1, Math.floor(p * events.length))));
+        const pauses = new Set(pauseAt.map((p) => Math.min(events.length - 1, Math.max(1, Math.floor(p * events.length)))));
         const checkStored = async () => {
           await drone.drain();
           const [stored] = await store.loadHistory(sessionId);
