@@ -171,7 +171,10 @@ const StepItem = memo(function StepItem({
 }) {
   return (
     <li className="min-w-0 space-y-1.5 border-l-2 border-zinc-200 pl-2.5 dark:border-zinc-800" data-testid="subagent-step">
-      <div className="text-[11px] text-zinc-400 tabular-nums dark:text-zinc-500">Step {index + 1}</div>
+      <div className="text-[11px] text-zinc-400 tabular-nums dark:text-zinc-500">
+        Step {index + 1}
+        {hideText && !step.thinking && step.toolCalls.length === 0 ? " · answered: the response is below" : ""}
+      </div>
       {step.thinking ? <Thinking runId={runId} step={index} text={step.thinking} /> : null}
       {step.text && !hideText ? (
         <div className="text-sm text-zinc-700 dark:text-zinc-300" data-testid="subagent-step-text">
