@@ -6,6 +6,9 @@
  * overflow is at 1,000 nested list items (`- - - …end`), 1,042 ordered items
  * (`1. 1. …`), 1,500 alternating `- > ` containers, 2,376 blockquotes (`> > …`), and an
  * emphasis delimiter run of 4,174 (`****…a****…`, ~2,000 nested <strong>/<em>).
+ * In Chromium 156 (production React, react-dom/client) the figures are alike: 1,211 list
+ * items, 1,250 ordered items, 2,501 blockquotes; there the error replaces the whole chat
+ * with Next's error page.
  * Nested links and images never overflow but cost quadratic time: `"![".repeat(n) + "a"
  * + "](x)".repeat(n)` takes 0.2 s at n = 512, 3 s at 2,000 and over two minutes at
  * 10,000 — a frozen tab on every open of the chat.
@@ -17,8 +20,7 @@
 
 /**
  * Deepest list/blockquote nesting rendered as markdown. Real documents nest 3–6 levels;
- * 32 leaves room for odd ones and stays ~30× below the smallest overflow above (even
- * counted with the over-estimate below, which is at most 1.5× for `- - -` lines).
+ * 32 leaves room for odd ones and stays ~30× below the smallest overflow above.
  */
 export const MAX_NESTING = 32;
 
