@@ -70,25 +70,36 @@ const textCases = renderCorpus.cases.filter((c) => !c.toolCall && !c.responsive)
 const toolCases = renderCorpus.cases.filter((c) => c.toolCall);
 const hugeCases = renderCorpus.cases.filter((c) => c.responsive);
 
+/**
+ * A chat renders its last 30 turns until the reader scrolls up (components/chat/
+ * message-list.tsx): one chat per 30 cases keeps every answer on the page to count.
+ */
+const CASES_PER_CHAT = 30;
+const textChats = Array.from({ length: Math.ceil(textCases.length / CASES_PER_CHAT) }, (_, i) =>
+  textCases.slice(i * CASES_PER_CHAT, (i + 1) * CASES_PER_CHAT),
+);
+
 test("hostile model text renders as inert text, live and after a reload", async ({ page }) => {
   test.setTimeout(240_000);
   const watched = watch(page);
-  await page.goto(app.baseUrl);
-  for (const [i, c] of textCases.entries()) {
-    await sendCase(page, c, i === 0);
-    const answer = page.getByTestId("message-assistant").last();
-    if (c.expectText) await expect(answer, c.id).toContainText(c.expectText.replace("{attacker}", app.attackerUrl));
-    await expectNoBreach(page, watched, `live ${c.id}`);
-  }
-  await page.reload();
-  await expect(page.getByTestId("message-assistant")).toHaveCount(textCases.length);
-  for (const [i, c] of textCases.entries()) {
-    if (c.expectText) await expect(page.getByTestId("message-assistant").nth(i), `reloaded ${c.id}`).toContainText(c.expectText);
-  }
-  await expectNoBreach(page, watched, "after reload");
-  // Links that survived are real web links only, and open outside the app.
-  for (const link of await page.getByTestId("message-list").locator("a[href]").all()) {
-    expect(await link.getAttribute("href")).toMatch(/^(https?|mailto):/);
+  for (const cases of textChats) {
+    await page.goto(app.baseUrl);
+    for (const [i, c] of cases.entries()) {
+      await sendCase(page, c, i === 0);
+      const answer = page.getByTestId("message-assistant").last();
+      if (c.expectText) await expect(answer, c.id).toContainText(c.expectText.replace("{attacker}", app.attackerUrl));
+      await expectNoBreach(page, watched, `live ${c.id}`);
+    }
+    await page.reload();
+    await expect(page.getByTestId("message-assistant")).toHaveCount(cases.length);
+    for (const [i, c] of cases.entries()) {
+      if (c.expectText) await expect(page.getByTestId("message-assistant").nth(i), `reloaded ${c.id}`).toContainText(c.expectText);
+    }
+    await expectNoBreach(page, watched, "after reload");
+    // Links that survived are real web links only, and open outside the app.
+    for (const link of await page.getByTestId("message-list").locator("a[href]").all()) {
+      expect(await link.getAttribute("href")).toMatch(/^(https?|mailto):/);
+    }
   }
 });
 

@@ -1,15 +1,26 @@
 "use client";
 
-import { memo, useDeferredValue } from "react";
+import { memo, useDeferredValue, useMemo } from "react";
 import ReactMarkdown, { type Components, type ExtraProps } from "react-markdown";
 import rehypeHighlight from "rehype-highlight";
 import remarkGfm from "remark-gfm";
 import { CopyButton } from "@/components/ui/copy-button";
 import { codeLanguage, hastText } from "./hast-text";
+import { MarkdownBoundary } from "./markdown-boundary";
+import { isTooDeeplyNested } from "./nesting";
+import { PlainText } from "./plain-text";
 import { safeUrl } from "./safe-url";
 
 /** Above this many characters highlighting is skipped: lowlight on a huge blob freezes the tab. */
 const HIGHLIGHT_MAX_CHARS = 100_000;
+
+/**
+ * Above this many characters the text is shown as plain text, never parsed: parsing grows
+ * worse than linearly (mixed prose, lists, tables and code in Node 20: 0.8 s at 100 KB,
+ * 2 s at 200 KB, 30 s at 1 MB), streaming re-parses the whole text on every token, and a
+ * message this long is a dump rather than prose.
+ */
+const MARKDOWN_MAX_CHARS = 200_000;
 
 const remarkPlugins = [remarkGfm];
 const highlightPlugins = [[rehypeHighlight, { detect: false }]] as NonNullable<Parameters<typeof ReactMarkdown>[0]["rehypePlugins"]>;
@@ -82,17 +93,31 @@ export const Markdown = memo(function Markdown({ text, className = "", streaming
   const deferredText = useDeferredValue(text);
   const deferred = streaming ? deferredText : text;
   const rehypePlugins = deferred.length > HIGHLIGHT_MAX_CHARS ? noPlugins : highlightPlugins;
+  const unformattable = useMemo(() => whyNotFormatted(deferred), [deferred]);
   return (
     <div className={`markdown ${streaming ? "markdown-streaming" : ""} ${className}`}>
-      <ReactMarkdown
-        remarkPlugins={remarkPlugins}
-        rehypePlugins={rehypePlugins}
-        components={components}
-        urlTransform={urlTransform}
-      >
-        {deferred}
-      </ReactMarkdown>
+      {unformattable ? (
+        <PlainText text={deferred} note={`Shown as plain text: ${unformattable}.`} />
+      ) : (
+        <MarkdownBoundary text={deferred}>
+          <ReactMarkdown
+            remarkPlugins={remarkPlugins}
+            rehypePlugins={rehypePlugins}
+            components={components}
+            urlTransform={urlTransform}
+          >
+            {deferred}
+          </ReactMarkdown>
+        </MarkdownBoundary>
+      )}
       {streaming && deferred.length === 0 ? <span className="stream-caret" aria-hidden="true" /> : null}
     </div>
   );
 });
+
+/** Why text is shown as plain text instead of being parsed (so it cannot overflow the stack), or null. */
+function whyNotFormatted(text: string): string | null {
+  if (text.length > MARKDOWN_MAX_CHARS) return "too long to format";
+  if (isTooDeeplyNested(text)) return "too deeply nested to format";
+  return null;
+}
