@@ -1,6 +1,6 @@
 import { expect, test, type Locator, type Page } from "@playwright/test";
-import { scriptedReply, type ScriptedHandler } from "../lib/model/testing/scripted-openai-server";
-import { expand } from "../server/hostile/corpus";
+import { scriptedReply, type ScriptedHandler } from "../test/support/model/scripted-openai-server";
+import { expand } from "../test/hostile/corpus";
 import { lastAssistant, send, shot } from "./fixtures";
 import { startHostileApp, type HostileApp } from "./support/hostile-app";
 import { hostileModel, promptFor, renderCorpus } from "./support/hostile-model";
