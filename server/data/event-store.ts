@@ -1,5 +1,6 @@
 import type { AgentEvent, AgentEventOf, ChatTurn, Step, SubagentProcess, ToolOutput } from "@/lib/contracts";
 import { processInTurn } from "@/lib/turn/paths";
+import pRetry from "p-retry";
 import type { Models } from "@/models";
 import type { Logger } from "@/lib/log";
 
@@ -208,22 +209,23 @@ export class EventStore {
     this.queue = this.queue.then(() => this.runWithRetry(op));
   }
 
+  /** Retries with backoff (p-retry); a duplicate key means an earlier attempt did land before its reply was lost. */
   private async runWithRetry(op: Op): Promise<void> {
     const { attempts, baseDelayMs } = this.retry;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await op();
-        return;
-      } catch (error) {
-        // A duplicate key means an earlier attempt did land before its reply was lost.
-        if ((error as { code?: number }).code === 11000) return;
-        if (attempt >= attempts) {
-          this.options.log?.error("could not persist an event", { sessionId: this.options.sessionId, error: String(error) });
-          return;
-        }
-        this.options.log?.warn("persisting an event failed; retrying", { attempt, error: String(error) });
-        await new Promise((r) => setTimeout(r, Math.min(baseDelayMs * 2 ** (attempt - 1), 10_000)));
-      }
+    const landed = (error: unknown) => (error as { code?: number }).code === 11000;
+    try {
+      await pRetry(op, {
+        retries: attempts - 1,
+        minTimeout: baseDelayMs,
+        maxTimeout: 10_000,
+        factor: 2,
+        shouldRetry: ({ error }) => !landed(error),
+        onFailedAttempt: ({ error, attemptNumber, retriesLeft }) => {
+          if (!landed(error) && retriesLeft > 0) this.options.log?.warn("persisting an event failed; retrying", { attempt: attemptNumber, error: String(error) });
+        },
+      });
+    } catch (error) {
+      if (!landed(error)) this.options.log?.error("could not persist an event", { sessionId: this.options.sessionId, error: String(error) });
     }
   }
 }
