@@ -11,13 +11,13 @@ function markupTable({ markup: m }: BenchReport): Table {
   const at = (pick: (s: (typeof m.atSize)[number]) => number, digits: number) => sizes.map((chars) => fmt(pick(m.atSize.find((s) => s.chars === chars)!), digits));
   const sizeHeader = (chars: number) => `µs/event @${chars >= 1000 ? `${chars / 1000}K` : chars} chars`;
   return {
-    title: "1. Markup mutation (µs per event)",
+    title: "1. Folding one event into a turn (µs per event)",
     headers: ["path", "early p50", "early p99", "late p50", "late p99", "total ms", ...sizes.map(sizeHeader)],
     rows: [
-      ["tree transforms (applyEvent)", fmt(m.fast.early.medianUs, 2), fmt(m.fast.early.p99Us, 2), fmt(m.fast.late.medianUs, 2), fmt(m.fast.late.p99Us, 2), fmt(m.fast.totalMs, 1), ...at((s) => s.fastMedianUs, 2)],
+      ["turn reducer (applyEvent)", fmt(m.fast.early.medianUs, 2), fmt(m.fast.early.p99Us, 2), fmt(m.fast.late.medianUs, 2), fmt(m.fast.late.p99Us, 2), fmt(m.fast.totalMs, 1), ...at((s) => s.fastMedianUs, 2)],
       ["naive: parse + serialise all", fmt(m.naive.early.medianUs, 1), fmt(m.naive.early.p99Us, 1), fmt(m.naive.late.medianUs, 1), fmt(m.naive.late.p99Us, 1), fmt(m.naive.totalMs, 1), ...at((s) => s.naiveMedianUs, 1)],
-      ["naive ÷ tree", `${fmt(m.ratio.early, 0)}×`, "", `${fmt(m.ratio.late, 0)}×`, "", `${fmt(m.ratio.total, 0)}×`, ...at((s) => s.ratio, 0).map((r) => `${r}×`)],
-      ["serializeMarkup once (µs)", "", "", "", "", "", ...at((s) => s.serializeUs, 1)],
+      ["naive ÷ reducer", `${fmt(m.ratio.early, 0)}×`, "", `${fmt(m.ratio.late, 0)}×`, "", `${fmt(m.ratio.total, 0)}×`, ...at((s) => s.ratio, 0).map((r) => `${r}×`)],
+      ["serializeTurn once (µs)", "", "", "", "", "", ...at((s) => s.serializeUs, 1)],
     ],
     note:
       `${fmt(m.events)} events (${m.subagents} parallel subagents, ${fmt(m.responseTokens)} response tokens, ${m.nestedToolCalls} nested tool calls); ` +
@@ -88,14 +88,14 @@ export function summaryTable(report: BenchReport): Table {
   const big = reload.at(-1)!;
   const rows: string[][] = [
     [
-      `Markup, µs/event p50 (early → late in the stream)`,
-      `tree ${fmt(m.fast.early.medianUs, 2)} → ${fmt(m.fast.late.medianUs, 2)}; naive ${fmt(m.naive.early.medianUs, 0)} → ${fmt(m.naive.late.medianUs, 0)}`,
+      `Fold, µs/event p50 (early → late in the stream)`,
+      `reducer ${fmt(m.fast.early.medianUs, 2)} → ${fmt(m.fast.late.medianUs, 2)}; naive ${fmt(m.naive.early.medianUs, 0)} → ${fmt(m.naive.late.medianUs, 0)}`,
     ],
     [
-      `Markup, µs/event p50 at 1K / 100K chars of content`,
-      `tree ${fmt(small?.fastMedianUs, 2)} / ${fmt(large?.fastMedianUs, 2)}; naive ${fmt(small?.naiveMedianUs, 0)} / ${fmt(large?.naiveMedianUs, 0)}`,
+      `Fold, µs/event p50 at 1K / 100K chars of content`,
+      `reducer ${fmt(small?.fastMedianUs, 2)} / ${fmt(large?.fastMedianUs, 2)}; naive ${fmt(small?.naiveMedianUs, 0)} / ${fmt(large?.naiveMedianUs, 0)}`,
     ],
-    [`Markup, whole stream (${fmt(m.events)} events)`, `tree ${fmt(m.fast.totalMs, 0)} ms; naive ${fmt(m.naive.totalMs, 0)} ms (${fmt(m.ratio.total, 0)}×)`],
+    [`Fold, whole stream (${fmt(m.events)} events)`, `reducer ${fmt(m.fast.totalMs, 0)} ms; naive ${fmt(m.naive.totalMs, 0)} ms (${fmt(m.ratio.total, 0)}×)`],
     ...relay.map((r) => [
       `Relay, ${r.label}`,
       `${fmt(r.burst.deliveriesPerSecond)} deliveries/s; p50 ${fmt(r.paced.latencyP50Ms, 1)} ms, p99 ${fmt(r.paced.latencyP99Ms, 0)} ms at ${fmt(r.paced.ratePerSession)} events/s`,
