@@ -6,6 +6,7 @@ import { initialSessionState, sessionReducer, type SessionState } from "@/lib/ch
 import type { AgentEvent, SessionEvent } from "@/lib/contracts";
 import { parseTurnMarkup } from "@/lib/markup/parse";
 import { serializeTurn } from "@/lib/markup/serialize";
+import { applyEvent, newTurn, turnFromStart } from "@/lib/turn/reduce";
 import { createModels, initModels } from "@/models";
 import { openConnection } from "@/server/db/connect";
 import { mongoStore, type ChatStore } from "@/server/data/store";
@@ -34,12 +35,15 @@ function replayRunner(events: readonly AgentEvent[], pauses: ReadonlySet<number>
     startTurn(input: TurnInput): TurnHandle {
       const done = (async (): Promise<TurnResult> => {
         await Promise.resolve();
+        let turn = newTurn({ sessionId: input.sessionId, turnId: input.turnId, prompt: input.prompt, createdAt: "" });
         for (let i = 0; i < events.length; i++) {
           if (pauses.has(i)) await onPause();
           const ids = JSON.stringify(events[i]).replaceAll('"run-', `"${input.turnId}-run-`);
-          input.publish({ ...(JSON.parse(ids) as AgentEvent), turnId: input.turnId });
+          const event: AgentEvent = { ...(JSON.parse(ids) as AgentEvent), turnId: input.turnId };
+          turn = event.type === "turn:started" ? turnFromStart(event, input.sessionId) : applyEvent(turn, event);
+          input.publish(event);
         }
-        return { status: "completed", stats: { chat: { inputTokens: 0, outputTokens: 0 }, system: { inputTokens: 0, outputTokens: 0 }, steps: 0, runtimeMs: 0, cost: 0 }, turn: undefined as never };
+        return { status: "completed", stats: turn.stats, turn };
       })();
       return { done, cancel: () => undefined, steer: () => ({ ok: false, message: "replay" }), kill: () => ({ ok: false, message: "replay" }) };
     },
