@@ -32,7 +32,9 @@ export interface DroneSessionDeps {
 
 interface ActiveTurn {
   turnId: string;
-  handle: TurnHandle;
+  /** Set once the runner has the turn (loading history comes first). */
+  handle?: TurnHandle;
+  cancelled?: boolean;
 }
 
 export class DroneSession {
@@ -46,6 +48,8 @@ export class DroneSession {
   /** The running turn and the last finished ones, newer than what MongoDB may hold yet. */
   private readonly liveTurns = new Map<string, ChatTurn>();
   private active: ActiveTurn | undefined;
+  /** Being deleted: no turn may start any more. */
+  private closed = false;
   private readonly store: EventStore;
 
   private constructor(private readonly deps: DroneSessionDeps) {
@@ -80,15 +84,20 @@ export class DroneSession {
 
   /** Starts a turn; one at a time per session. */
   async startTurn(prompt: string): Promise<string> {
+    if (this.closed) throw deleted();
     if (this.active) throw new AppError("busy", "A turn is already running in this chat. Stop it or wait for it to finish.");
     const turnId = newId();
     // Claim the slot before any await, so two sends cannot both start.
-    const slot: ActiveTurn = { turnId, handle: undefined as unknown as TurnHandle };
+    const slot: ActiveTurn = { turnId };
     this.active = slot;
+    let handle: TurnHandle;
     try {
       const history = (await this.history()).filter((t) => t.status !== "running");
+      // Deleted (or stopped) while the history loaded: the turn never starts.
+      if (this.closed) throw deleted();
+      if (slot.cancelled) throw new AppError("not_found", "That turn was stopped before it started.");
       if (this.title === DEFAULT_TITLE && history.length === 0) this.retitle(prompt);
-      slot.handle = this.deps.runner.startTurn({
+      handle = this.deps.runner.startTurn({
         sessionId: this.sessionId,
         turnId,
         prompt,
@@ -99,7 +108,8 @@ export class DroneSession {
       this.active = undefined;
       throw error;
     }
-    void slot.handle.done.finally(() => {
+    slot.handle = handle;
+    void handle.done.finally(() => {
       if (this.active === slot) this.active = undefined;
     });
     return turnId;
@@ -107,16 +117,17 @@ export class DroneSession {
 
   cancel(turnId: string): void {
     if (!this.active || this.active.turnId !== turnId) throw new AppError("not_found", "That turn is not running.");
-    this.active.handle.cancel();
+    this.active.cancelled = true;
+    this.active.handle?.cancel();
   }
 
   steer(runId: string, message: string): void {
-    const result = this.active?.handle.steer(runId, message) ?? { ok: false as const, message: `Run ${runId} is not running.` };
+    const result = this.active?.handle?.steer(runId, message) ?? { ok: false as const, message: `Run ${runId} is not running.` };
     if (!result.ok) throw new AppError("not_found", result.message);
   }
 
   kill(runId: string): void {
-    const result = this.active?.handle.kill(runId) ?? { ok: false as const, message: `Run ${runId} is not running.` };
+    const result = this.active?.handle?.kill(runId) ?? { ok: false as const, message: `Run ${runId} is not running.` };
     if (!result.ok) throw new AppError("not_found", result.message);
   }
 
@@ -160,10 +171,24 @@ export class DroneSession {
     return this.store.drain();
   }
 
-  /** Waits for the running turn, if any, to end. */
+  /** Waits for the running turn, if any, to end, and for everything to be written. */
   async settled(): Promise<void> {
-    await this.active?.handle.done.catch(() => undefined);
+    await this.active?.handle?.done.catch(() => undefined);
     await this.drain();
+  }
+
+  /**
+   * For a delete: from now on no turn starts (a send gets `not_found`), the running one is
+   * stopped, and this resolves once it has ended and everything it wrote is stored, so
+   * the caller can remove the data knowing nothing will be written after it.
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.active) {
+      this.active.cancelled = true;
+      this.active.handle?.cancel();
+    }
+    await this.settled();
   }
 
   setTitle(title: string): void {
@@ -241,6 +266,10 @@ export class DroneSession {
       .then(() => this.deps.onTitleChanged?.(title))
       .catch((error: unknown) => this.deps.log?.warn("could not save the title", { error: String(error) }));
   }
+}
+
+function deleted(): AppError {
+  return new AppError("not_found", "That chat does not exist.");
 }
 
 /** The whole text of a long tool output goes to storage only ("Show all" reads it there); viewers get the preview. */

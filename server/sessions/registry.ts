@@ -1,4 +1,4 @@
-import type { SessionEvent } from "@/lib/contracts";
+import { AppError, type SessionEvent } from "@/lib/contracts";
 import type { ChatStore } from "@/server/data/store";
 import type { Logger } from "@/lib/log";
 import { DroneSession } from "./drone-session";
@@ -22,6 +22,8 @@ const IDLE_EVICT_MS = 15 * 60_000;
 
 export class SessionRegistry {
   private readonly sessions = new Map<string, Promise<DroneSession>>();
+  /** Sessions being deleted: not reopened until the delete is done. */
+  private readonly closing = new Set<string>();
   private readonly lastUsed = new Map<string, number>();
   private readonly sweeper: NodeJS.Timeout;
 
@@ -33,6 +35,7 @@ export class SessionRegistry {
   /** The session's DroneSession, opened if needed. Call only after checking ownership. */
   async open(summary: { sessionId: string; title: string }, ownerId: string): Promise<DroneSession> {
     const { sessionId } = summary;
+    if (this.closing.has(sessionId)) throw new AppError("not_found", "That chat does not exist.");
     this.lastUsed.set(sessionId, Date.now());
     let pending = this.sessions.get(sessionId);
     if (!pending) {
@@ -57,13 +60,22 @@ export class SessionRegistry {
     return this.sessions.get(sessionId);
   }
 
-  /** Stops the session's running turn, waits until everything is written, and forgets it. */
-  async close(sessionId: string): Promise<void> {
-    const session = await this.sessions.get(sessionId)?.catch(() => undefined);
-    if (session?.runningTurnId) session.cancel(session.runningTurnId);
-    await session?.settled();
-    this.sessions.delete(sessionId);
-    this.lastUsed.delete(sessionId);
+  /**
+   * Closes the session for good while `remove` deletes its data: no turn starts in it from
+   * the moment this is called (a send that races the delete gets `not_found`), the running
+   * one is stopped and waited for, and nothing reopens it until `remove` has finished.
+   */
+  async delete(sessionId: string, remove: () => Promise<void>): Promise<void> {
+    this.closing.add(sessionId);
+    try {
+      const session = await this.sessions.get(sessionId)?.catch(() => undefined);
+      await session?.close();
+      this.sessions.delete(sessionId);
+      this.lastUsed.delete(sessionId);
+      await remove();
+    } finally {
+      this.closing.delete(sessionId);
+    }
   }
 
   /** Cancels running turns and waits until everything is written. */

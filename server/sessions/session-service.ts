@@ -41,8 +41,7 @@ export class SessionService {
   /** Stops its turn, removes everything stored, and sends its viewers away. */
   async delete(userId: string, sessionId: string): Promise<void> {
     await this.owned(userId, sessionId);
-    await this.deps.registry.close(sessionId);
-    await this.deps.store.deleteSession(userId, sessionId);
+    await this.deps.registry.delete(sessionId, () => this.deps.store.deleteSession(userId, sessionId));
     this.deps.onSessionDeleted(sessionId);
     this.deps.onSessionsChanged(userId);
   }
