@@ -51,6 +51,8 @@ export const envSchema = z.object({
   MAX_CHILDREN_PER_AGENT: withDefault(int(1, 50), 5),
   MAX_RESULT_TOKENS: withDefault(int(100, 1_000_000), 4_000),
   SUBAGENT_TIMEOUT_MS: withDefault(int(1_000, 3_600_000), 300_000),
+  /** The master's watchdog: a whole turn, subagents included, is stopped after this long. */
+  TURN_TIMEOUT_MS: withDefault(int(1_000, 24 * 3_600_000), 1_800_000),
   /** The master's step limit (model requests per turn). `MAX_TURNS`, its old name, is still read. */
   MAX_STEPS: withDefault(int(1, 200), 25),
   /**

@@ -59,7 +59,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     tools: createWorkspaceTools(),
     definitions: [...BUILTIN_DEFINITIONS],
     workspaceDir: options.workspaceDir ?? `${process.cwd()}/workspace`,
-    limits: { maxSpawnDepth: 3, maxChildrenPerAgent: 5, maxResultTokens: 4000, subagentTimeoutMs: 120_000, maxSteps: 10, contextTokens: 100_000, resultFooter: true },
+    limits: { maxSpawnDepth: 3, maxChildrenPerAgent: 5, maxResultTokens: 4000, subagentTimeoutMs: 120_000, maxSteps: 10, contextTokens: 100_000, resultFooter: true, turnTimeoutMs: 600_000 },
   });
 
   // The k-th event a turn publishes is the k-th its watcher receives (one ordered socket).

@@ -107,4 +107,23 @@ describe("runtime over the OpenAI adapter and a local HTTP server", () => {
     expect(result.error).toMatch(/rejected the request \(HTTP 400\): context too long/);
     expect(ofType(run.events, "turn:ended")).toHaveLength(1);
   });
+
+  it("hands a malformed tool call back to the model as an error result it can correct; the turn goes on", async () => {
+    server = await startScriptedOpenAIServer((r) => {
+      const tools = toolMessages(r);
+      if (tools.length === 0) return scriptedReply({ toolCalls: [{ id: "bad", name: "read_note", argumentChunks: ['{"name": "pl'] }] });
+      if (tools.length === 1) return scriptedReply({ toolCalls: [{ id: "good", name: "read_note", argumentChunks: args({ name: "plan" }) }] });
+      return scriptedReply({ text: [`Fixed it: ${String(tools[1]!.content).slice(0, 27)}`] });
+    });
+    const run = startTestTurn({ model: model(server.url), workspaceDir: ws.dir }, "When do we ship?");
+    const result = await run.result;
+    expect(result.status).toBe("completed");
+    expect(masterText(result.turn)).toBe("Fixed it: Release 2.0 ships on May 3.");
+    const [bad] = toolMessages(server.requests[1]!);
+    expect(bad).toMatchObject({ tool_call_id: "bad", content: expect.stringContaining('Error [invalid_arguments]: Arguments for "read_note" are not valid JSON: {"name": "pl') });
+    // The audit keeps what the model wrote; the history sent back holds valid JSON.
+    expect(result.turn.steps[0]!.toolCalls[0]).toMatchObject({ callId: "bad", parameters: '{"name": "pl', status: "error" });
+    const history = messagesOf(server.requests[1]!).find((m) => m.role === "assistant") as unknown as { tool_calls: { function: { arguments: string } }[] };
+    expect(history.tool_calls[0]!.function.arguments).toBe("{}");
+  });
 });

@@ -89,6 +89,15 @@ describe("agent runtime: master turn", () => {
     expect(ofType(run.events, "turn:ended")).toEqual([expect.objectContaining({ status: "failed", error: result.error })]);
   });
 
+  it("stops a master whose model streams forever with its watchdog: the turn fails and says why", async () => {
+    const model = scriptedModel(() => ({ text: "Thinking forever…", hang: true }));
+    const run = startTestTurn({ model, workspaceDir: ws.dir, limits: { turnTimeoutMs: 150 } }, "hi");
+    const result = await run.result;
+    expect(result).toMatchObject({ status: "failed", error: "Stopped by the watchdog after 0.15 s (TURN_TIMEOUT_MS)." });
+    expect(masterText(result.turn)).toBe("Thinking forever…");
+    expect(ofType(run.events, "turn:ended")).toEqual([expect.objectContaining({ status: "failed", error: result.error })]);
+  });
+
   it("ends the turn as failed when the model throws a bug, and survives a publisher that throws", async () => {
     const model = scriptedModel(() => {
       throw new TypeError("cannot read properties of undefined");

@@ -39,6 +39,8 @@ export interface AgentRuntimeDeps {
     contextTokens: number;
     /** Seed 003's stats footer under each subagent result the parent reads. */
     resultFooter: boolean;
+    /** The master's watchdog: a turn still running after this long is stopped (failed). */
+    turnTimeoutMs: number;
   };
   /** Model prices, for the cost figures in stats and result footers. */
   pricing?: Pricing;
@@ -84,7 +86,9 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
       const controller = new AbortController();
       const registry = new RunRegistry();
       const record = recorder(input, safePublisher(input.publish, deps.log));
-      const done = runTurn(input, controller.signal, registry, record, { ...deps, systemModel, now, newId });
+      // Subagents have their own watchdogs; this one bounds the whole turn, master included.
+      const watchdog = setTimeout(() => controller.abort(WATCHDOG), deps.limits.turnTimeoutMs);
+      const done = runTurn(input, controller.signal, registry, record, { ...deps, systemModel, now, newId }).finally(() => clearTimeout(watchdog));
       return {
         done,
         cancel: () => {
@@ -96,6 +100,8 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
     },
   };
 }
+
+const WATCHDOG = "watchdog_timeout";
 
 type ResolvedDeps = AgentRuntimeDeps & { systemModel: ChatModel; now: () => number; newId: () => string };
 
@@ -172,7 +178,8 @@ async function runTurn(
         ? { status: "completed" }
         : { status: "failed", error: `The agent used all ${deps.limits.maxSteps} steps without reaching a final answer.` };
   } catch (error) {
-    if (signal.aborted || error instanceof AbortedError) result = { status: "cancelled" };
+    if (signal.reason === WATCHDOG) result = { status: "failed", error: `Stopped by the watchdog after ${deps.limits.turnTimeoutMs / 1000} s (TURN_TIMEOUT_MS).` };
+    else if (signal.aborted || error instanceof AbortedError) result = { status: "cancelled" };
     else result = { status: "failed", error: describeError(error) };
   }
   const stats = meter.stats(deps.now() - started);

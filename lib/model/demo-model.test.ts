@@ -42,7 +42,7 @@ function runTurn(prompt: string, options: { chunkDelayMs?: number; onEvent?: (e:
     tools: createWorkspaceTools(),
     definitions: [...BUILTIN_DEFINITIONS],
     workspaceDir: workspace,
-    limits: { maxSpawnDepth: 3, maxChildrenPerAgent: 5, maxResultTokens: 4_000, subagentTimeoutMs: 20_000, maxSteps: 10, contextTokens: 100_000, resultFooter: true },
+    limits: { maxSpawnDepth: 3, maxChildrenPerAgent: 5, maxResultTokens: 4_000, subagentTimeoutMs: 20_000, maxSteps: 10, contextTokens: 100_000, resultFooter: true, turnTimeoutMs: 600_000 },
   });
   const events: AgentEvent[] = [];
   const handle = runtime.startTurn({

@@ -1,6 +1,7 @@
 import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createOpenAIModel, type OpenAIModelOptions } from "./openai-adapter";
+import { toWireMessages } from "./openai-wire";
 import {
   scriptedError,
   scriptedReply,
@@ -295,20 +296,22 @@ describe("createOpenAIModel: failures", () => {
     expect((await failure(collect(model))).code).toBe("stream_cut");
   });
 
-  it("tool-call arguments that are not JSON become malformed_output", async () => {
+  it("tool-call arguments that are not a JSON object pass through as written, for the tool to refuse", async () => {
     const model = await modelFor([
-      scriptedReply({ toolCalls: [{ id: "c1", name: "file_read", argumentChunks: ['{"path": "READ', "ME.md"] }] }),
+      scriptedReply({ toolCalls: [{ id: "c1", name: "file_read", argumentChunks: ['{"path": "READ', "ME.md"] }, { id: "c2", name: "grep", argumentChunks: ['["FIXME"]'] }] }),
     ]);
-    const error = await failure(collect(model));
-    expect(error.code).toBe("malformed_output");
-    expect(error.message).toContain("file_read");
+    const calls = (await collect(model)).flatMap((e) => (e.type === "tool_call" ? [e.call] : []));
+    expect(calls).toEqual([
+      { id: "c1", name: "file_read", arguments: '{"path": "README.md' },
+      { id: "c2", name: "grep", arguments: '["FIXME"]' },
+    ]);
   });
 
-  it("tool-call arguments that are JSON but not an object become malformed_output", async () => {
-    const model = await modelFor([
-      scriptedReply({ toolCalls: [{ id: "c1", name: "grep", argumentChunks: ['["FIXME"]'] }] }),
+  it("sends malformed arguments back in history as {} (providers may reject invalid JSON there)", () => {
+    const wire = toWireMessages([
+      { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "grep", arguments: '{"pattern": "x' }, { id: "c2", name: "grep", arguments: '{"pattern":"y"}' }] },
     ]);
-    expect((await failure(collect(model))).code).toBe("malformed_output");
+    expect(wire[0]).toMatchObject({ tool_calls: [{ function: { arguments: "{}" } }, { function: { arguments: '{"pattern":"y"}' } }] });
   });
 
   it("a chunk that is not JSON becomes malformed_output", async () => {

@@ -22,13 +22,27 @@ export function toWireMessages(messages: ChatMessage[]): ChatCompletionMessagePa
           tool_calls: message.toolCalls.map((call) => ({
             id: call.id,
             type: "function" as const,
-            function: { name: call.name, arguments: call.arguments },
+            function: { name: call.name, arguments: asJsonObject(call.arguments) },
           })),
         };
       case "tool":
         return { role: "tool", tool_call_id: message.toolCallId, content: message.content };
     }
   });
+}
+
+/**
+ * Arguments as history sends them back: a model's malformed arguments (kept as written for
+ * the audit, and quoted in the error result it got) go back as `{}`, since providers may
+ * reject a request whose history holds invalid JSON.
+ */
+function asJsonObject(args: string): string {
+  try {
+    const parsed: unknown = JSON.parse(args);
+    return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) ? args : "{}";
+  } catch {
+    return "{}";
+  }
 }
 
 export function toWireTools(tools: ToolSpec[]): ChatCompletionTool[] {
@@ -93,7 +107,12 @@ export class ToolCallAssembler {
     return this.calls.length;
   }
 
-  /** The finished calls; throws `malformed_output` if any is unusable. */
+  /**
+   * The finished calls. Arguments that are not a JSON object pass through as written: the
+   * tool answers them with an `invalid_arguments` error result the model can correct,
+   * instead of one bad call failing the whole turn. A call without a name cannot be
+   * answered at all and throws `malformed_output`.
+   */
   finish(): ModelToolCall[] {
     return this.calls.map((call, i) => {
       if (!call.name) {
@@ -101,27 +120,8 @@ export class ToolCallAssembler {
       }
       // Servers stream nothing at all for a tool that takes no arguments.
       const args = call.arguments.trim() === "" ? "{}" : call.arguments;
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(args);
-      } catch {
-        throw new ModelError(
-          "malformed_output",
-          `The model called ${call.name} with arguments that are not valid JSON: ${preview(args)}`,
-        );
-      }
-      if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-        throw new ModelError(
-          "malformed_output",
-          `The model called ${call.name} with arguments that are not a JSON object: ${preview(args)}`,
-        );
-      }
       // A missing id would make results unmatchable; ids must stay unique across turns.
       return { id: call.id || `call_${randomUUID().slice(0, 8)}_${i + 1}`, name: call.name, arguments: args };
     });
   }
-}
-
-function preview(text: string): string {
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }

@@ -32,6 +32,7 @@ export function buildRuntime(env: Env, log: Pick<Logger, "warn">): { runtime: Ag
       subagentTimeoutMs: env.SUBAGENT_TIMEOUT_MS,
       maxSteps: env.MAX_STEPS,
       resultFooter: env.RESULT_FOOTER,
+      turnTimeoutMs: env.TURN_TIMEOUT_MS,
       contextTokens: env.CONTEXT_TOKENS,
     },
     pricing:

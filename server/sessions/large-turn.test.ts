@@ -63,7 +63,7 @@ beforeAll(async () => {
   harness = await startHarness("largeturn", {
     runner: runtimeWith(chat, {
       workspaceDir: workspace,
-      limits: { maxSpawnDepth: 3, maxChildrenPerAgent: 5, maxResultTokens: 4000, subagentTimeoutMs: 120_000, maxSteps: 10, contextTokens: 50_000_000, resultFooter: true },
+      limits: { maxSpawnDepth: 3, maxChildrenPerAgent: 5, maxResultTokens: 4000, subagentTimeoutMs: 120_000, maxSteps: 10, contextTokens: 50_000_000, resultFooter: true, turnTimeoutMs: 600_000 },
     }),
   });
 }, 60_000);

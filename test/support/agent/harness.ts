@@ -19,6 +19,7 @@ export const DEFAULT_LIMITS: AgentRuntimeDeps["limits"] = {
   maxSteps: 10,
   contextTokens: 100_000,
   resultFooter: true,
+  turnTimeoutMs: 600_000,
 };
 
 /** A minimal real tool so runtime tests do not depend on the workspace tool set. */

@@ -35,7 +35,7 @@ export function runtimeWith(model: ChatModel, overrides: Partial<AgentRuntimeDep
     tools: createWorkspaceTools(),
     definitions: [...BUILTIN_DEFINITIONS],
     workspaceDir: process.cwd() + "/workspace",
-    limits: { maxSpawnDepth: 3, maxChildrenPerAgent: 5, maxResultTokens: 4000, subagentTimeoutMs: 30_000, maxSteps: 10, contextTokens: 100_000, resultFooter: true },
+    limits: { maxSpawnDepth: 3, maxChildrenPerAgent: 5, maxResultTokens: 4000, subagentTimeoutMs: 30_000, maxSteps: 10, contextTokens: 100_000, resultFooter: true, turnTimeoutMs: 600_000 },
     ...overrides,
   });
 }
