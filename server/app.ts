@@ -31,7 +31,8 @@ export interface AppOptions {
   pageHandler?: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
   /** Next's WebSocket upgrades (hot reload in development); Socket.IO keeps its own path. */
   upgradeHandler?: (req: IncomingMessage, socket: Duplex, head: Buffer) => void | Promise<void>;
-  dbUp?: () => boolean;
+  /** Whether the database answers now (the health check's `database`). */
+  dbUp?: () => Promise<boolean> | boolean;
   secureCookies?: boolean;
   /** APP_PASSWORD: when set, everything but the login page needs a login. */
   password?: string;

@@ -37,6 +37,7 @@ export class EventStore {
   private flushTimer: NodeJS.Timeout | undefined;
   private readonly flushMs: number;
   private readonly retry: { attempts: number; baseDelayMs: number };
+  private pending = 0;
 
   private readonly models: Models;
 
@@ -205,29 +206,55 @@ export class EventStore {
     }
   }
 
+  /**
+   * The outbox: writes wait here, in order, while the database is away, for as long as it
+   * is away. It is bounded: past MAX_PENDING_WRITES new writes are shed, each one logged.
+   */
   private enqueue(op: Op): void {
-    this.queue = this.queue.then(() => this.runWithRetry(op));
+    if (this.pending >= MAX_PENDING_WRITES) {
+      this.options.log?.error("the database has been away too long: shedding an event write", { sessionId: this.options.sessionId, pending: this.pending });
+      return;
+    }
+    this.pending++;
+    this.queue = this.queue.then(() => this.runWithRetry(op)).finally(() => this.pending--);
   }
 
-  /** Retries with backoff (p-retry); a duplicate key means an earlier attempt did land before its reply was lost. */
+  /**
+   * Retries with backoff (p-retry). While the database is unreachable a write is retried
+   * until it lands; a write the database refuses (too large, invalid) is tried `attempts`
+   * times and then given up, loudly, so it cannot hold up the writes behind it. A
+   * duplicate key means an earlier attempt did land before its reply was lost.
+   */
   private async runWithRetry(op: Op): Promise<void> {
     const { attempts, baseDelayMs } = this.retry;
-    const landed = (error: unknown) => (error as { code?: number }).code === 11000;
     try {
       await pRetry(op, {
-        retries: attempts - 1,
+        retries: Number.POSITIVE_INFINITY,
         minTimeout: baseDelayMs,
         maxTimeout: 10_000,
         factor: 2,
-        shouldRetry: ({ error }) => !landed(error),
-        onFailedAttempt: ({ error, attemptNumber, retriesLeft }) => {
-          if (!landed(error) && retriesLeft > 0) this.options.log?.warn("persisting an event failed; retrying", { attempt: attemptNumber, error: String(error) });
+        shouldRetry: ({ error, retriesConsumed }) => !landed(error) && (unreachable(error) || retriesConsumed < attempts - 1),
+        onFailedAttempt: ({ error, attemptNumber }) => {
+          if (!landed(error) && (attemptNumber === 1 || attemptNumber % 10 === 0)) {
+            this.options.log?.warn("persisting an event failed; retrying", { attempt: attemptNumber, pending: this.pending, error: String(error) });
+          }
         },
       });
     } catch (error) {
       if (!landed(error)) this.options.log?.error("could not persist an event", { sessionId: this.options.sessionId, error: String(error) });
     }
   }
+}
+
+/** Writes queued per session while the database is away, at most (each a few KB at most). */
+const MAX_PENDING_WRITES = 50_000;
+
+const landed = (error: unknown) => (error as { code?: number }).code === 11000;
+
+/** The database did not answer (down, paused, restarting), as opposed to refusing the write. */
+function unreachable(error: unknown): boolean {
+  const { name = "", message = "" } = error as { name?: string; message?: string };
+  return /MongoNetwork|ServerSelection|PoolCleared|NotConnected|Topology/.test(name) || /buffering timed out|ECONNREFUSED|ECONNRESET|connection .*closed|timed out/i.test(message);
 }
 
 /** What a step stores on its turn or run: its text and reasoning (its calls are records of their own). */

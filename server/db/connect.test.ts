@@ -34,9 +34,28 @@ describe("connectDatabase", () => {
 
     mongo = await startMongoJavaServer({ port });
     db = await pending;
-    expect(db.isUp()).toBe(true);
+    expect(await db.isUp()).toBe(true);
     await db.close();
     db = undefined;
+  });
+
+  it("says the database is down while its server is paused (SIGSTOP), and up again once it resumes", { timeout: 60_000 }, async () => {
+    const paused = await startMongoJavaServer();
+    const quiet = { info: () => {}, warn: () => {} };
+    const conn = await connectDatabase({ MONGODB_URI: `${paused.uri}health`, DATA_DIR: ".data" }, quiet);
+    try {
+      expect(await conn.isUp()).toBe(true);
+      process.kill(paused.pid, "SIGSTOP");
+      const started = Date.now();
+      expect(await conn.isUp()).toBe(false);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      process.kill(paused.pid, "SIGCONT");
+      expect(await conn.isUp()).toBe(true);
+    } finally {
+      process.kill(paused.pid, "SIGCONT");
+      await conn.close();
+      await paused.stop();
+    }
   });
 
   it("never prints credentials", () => {

@@ -16,7 +16,8 @@ export interface Database {
   embedded: boolean;
   connection: Connection;
   models: Models;
-  isUp(): boolean;
+  /** Answers a ping within HEALTH_PING_MS: a paused or hung server is down, not just a closed socket. */
+  isUp(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -49,7 +50,7 @@ export async function connectDatabase(
     embedded: Boolean(embedded),
     connection,
     models,
-    isUp: () => connection.readyState === 1,
+    isUp: () => answersPing(connection),
     async close() {
       await connection.close();
       await embedded?.stop();
@@ -73,6 +74,20 @@ async function connectWithRetry(uri: string, log: Pick<Logger, "warn">): Promise
       log.warn(`The database at ${redact(uri)} is unreachable (${error.message}); retrying in ${wait / 1000} s…`);
     },
   });
+}
+
+const HEALTH_PING_MS = 2_000;
+
+async function answersPing(connection: Connection): Promise<boolean> {
+  if (connection.readyState !== 1 || !connection.db) return false;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), HEALTH_PING_MS)));
+  const ping = connection.db.admin().ping().then(() => true, () => false);
+  try {
+    return await Promise.race([ping, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** One attempt: a new connection, closed again if the server does not answer. */

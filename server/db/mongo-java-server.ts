@@ -17,6 +17,8 @@ const START_TIMEOUT_MS = 60_000;
 export interface RunningMongo {
   uri: string;
   port: number;
+  /** The server's process id (fault tests pause it with SIGSTOP). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -60,6 +62,7 @@ export async function startMongoJavaServer(options: { h2File?: string; port?: nu
   return {
     uri: `mongodb://127.0.0.1:${port}/`,
     port,
+    pid: child.pid!,
     stop: () => stopChild(child),
   };
 }

@@ -26,7 +26,7 @@ const STATUS: Record<ErrorCode, number> = {
 export interface ApiDeps {
   sessions: SessionService;
   allowedOrigins: readonly string[];
-  dbUp: () => boolean;
+  dbUp: () => Promise<boolean> | boolean;
   log?: Pick<Logger, "error">;
 }
 
@@ -57,7 +57,7 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, userI
 
 async function route(method: string, url: URL, userId: string, deps: ApiDeps): Promise<unknown> {
   const { pathname } = url;
-  if (pathname === "/api/health" && method === "GET") return { ok: true, database: deps.dbUp() ? "up" : "down" };
+  if (pathname === "/api/health" && method === "GET") return { ok: true, database: (await deps.dbUp()) ? "up" : "down" };
   const outputMatch = OUTPUT_PATH.exec(pathname);
   if (outputMatch && method === "GET") {
     const turnId = url.searchParams.get("turn") ?? undefined;

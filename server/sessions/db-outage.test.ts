@@ -7,9 +7,10 @@ import { startMongoJavaServer, type RunningMongo } from "@/server/db/mongo-java-
 import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness } from "@/test/support/server/app-harness";
 
 /**
- * The database goes away in the middle of a turn and comes back: the turn keeps
- * streaming to the browser, and once the database is back everything is stored —
- * nothing half-written, nothing lost. (A file-backed test server, so data survives the
+ * The database goes away in the middle of a turn and stays away well past the turn's
+ * end (150 s: past the retry budget a single write used to have, when writes were dropped): the turn keeps
+ * streaming to the browser, its writes wait in the outbox, and once the database is back
+ * everything is stored — nothing half-written, nothing lost. (A file-backed test server, so data survives the
  * restart, on a fixed port, so the driver finds it again.)
  */
 let dir: string;
@@ -34,7 +35,7 @@ afterAll(async () => {
 });
 
 describe("database outage during a turn", () => {
-  it("keeps streaming, then stores the whole turn once the database is back", { timeout: 120_000 }, async () => {
+  it("keeps streaming, waits as long as the database is away, then stores the whole turn", { timeout: 300_000 }, async () => {
     const { socket, sessionId } = await openSession(harness);
     const events = recordEvents(socket);
     await request(socket, "session:join", { sessionId });
@@ -45,10 +46,13 @@ describe("database outage during a turn", () => {
     const tokensBefore = events.filter((e) => e.type === "turn:token" || e.type === "subagent_data").length;
     await waitFor(() => events.filter((e) => e.type === "turn:token" || e.type === "subagent_data").length > tokensBefore + 5, 20_000, "streaming to go on without the database");
 
-    mongo = await startMongoJavaServer({ h2File: path.join(dir, "db.mv"), port });
-    await waitFor(() => events.some((e) => e.type === "turn:ended"), 60_000, "the turn to end");
+    await waitFor(() => events.some((e) => e.type === "turn:ended"), 60_000, "the turn to end without the database");
     const ended = events.find((e) => e.type === "turn:ended");
     expect(ended?.type === "turn:ended" && ended.status).toBe("completed");
+    await new Promise((r) => setTimeout(r, 150_000));
+    expect(await harness.store.loadHistory(sessionId).then(() => "up", () => "down")).toBe("down");
+
+    mongo = await startMongoJavaServer({ h2File: path.join(dir, "db.mv"), port });
 
     const session = (await harness.app.registry.peek(sessionId))!;
     await session.drain();
