@@ -1,6 +1,7 @@
 import type { Connection } from "mongoose";
 import { defineSessionModel } from "./session";
 import { defineSubagentRunModel } from "./subagent-run";
+import { defineTextChunkModel } from "./text-chunk";
 import { defineToolCallModel } from "./tool-call";
 import { defineToolOutputModel } from "./tool-output";
 import { defineTurnModel } from "./turn";
@@ -17,6 +18,7 @@ export function createModels(connection: Connection) {
     ToolCall: defineToolCallModel(connection),
     ToolOutput: defineToolOutputModel(connection),
     SubagentRun: defineSubagentRunModel(connection),
+    TextChunk: defineTextChunkModel(connection),
   };
 }
 

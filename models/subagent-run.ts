@@ -21,6 +21,8 @@ const subagentRunSchema = new Schema(
     steps: { type: [stepTextSchema], default: () => [] },
     /** Its final answer alone. */
     response: { type: String, default: "" },
+    /** Set when the answer is too long to sit here: it is in this many `TextChunk`s. */
+    responseChunks: { type: Number },
     status: { type: String, enum: ["running", "success", "error"], required: true },
     endReason: { type: String, enum: ["completed", "failed", "killed", "watchdog_timeout", "ghost_sweep"] },
     error: { type: String },

@@ -19,6 +19,12 @@ export const statsSchema = new Schema(
  * index, so no turn or run document grows with what its tools read.
  */
 export const stepTextSchema = new Schema(
-  { text: { type: String, default: "" }, thinking: { type: String, default: "" } },
+  {
+    text: { type: String, default: "" },
+    thinking: { type: String, default: "" },
+    /** Set when the text (or reasoning) is too long to sit here: it is in this many `TextChunk`s. */
+    textChunks: { type: Number },
+    thinkingChunks: { type: Number },
+  },
   { _id: false },
 );

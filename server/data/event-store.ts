@@ -38,6 +38,8 @@ export class EventStore {
   private readonly flushMs: number;
   private readonly retry: { attempts: number; baseDelayMs: number };
   private pending = 0;
+  /** textId → chunks of that text already written whole (they never change again). */
+  private readonly fullChunks = new Map<string, number>();
 
   private readonly models: Models;
 
@@ -95,7 +97,7 @@ export class EventStore {
       case "subagent_error": {
         this.dirtyRuns.delete(event.runId);
         const process = this.processOf(event.turnId, event.runId);
-        if (process) this.enqueue(() => this.models.SubagentRun.updateOne({ _id: event.runId }, { $set: processFields(process) }));
+        if (process) this.enqueue(() => this.writeProcess(event.turnId, process));
         return;
       }
       case "agent:complete":
@@ -104,7 +106,7 @@ export class EventStore {
       case "turn:ended": {
         this.dirtyTurns.delete(event.turnId);
         const turn = this.options.getTurn(event.turnId);
-        if (turn) this.enqueue(() => this.models.Turn.updateOne({ _id: event.turnId }, { $set: turnFields(turn) }));
+        if (turn) this.enqueue(() => this.writeTurn(turn, true));
         this.enqueue(() => this.touchSession());
         return;
       }
@@ -114,7 +116,7 @@ export class EventStore {
   /** Seed 000: a finished subagent's full process, stored beside the clean result its parent read. */
   saveProcess(event: AgentEventOf<"agent:complete">): void {
     this.dirtyRuns.delete(event.runId);
-    this.enqueue(() => this.models.SubagentRun.updateOne({ _id: event.runId }, { $set: processFields(event.subagent) }));
+    this.enqueue(() => this.writeProcess(event.turnId, event.subagent));
   }
 
   /** Resolves once everything recorded so far is written (or given up on). */
@@ -198,12 +200,61 @@ export class EventStore {
     this.dirtyRuns.clear();
     for (const turnId of turns) {
       const turn = this.options.getTurn(turnId);
-      if (turn) await this.models.Turn.updateOne({ _id: turnId }, { $set: { steps: stepTexts(turn.steps), stats: turn.stats } });
+      if (turn) await this.writeTurn(turn, false);
     }
     for (const [runId, turnId] of runs) {
       const process = this.processOf(turnId, runId);
-      if (process) await this.models.SubagentRun.updateOne({ _id: runId }, { $set: { steps: stepTexts(process.steps), stats: process.stats } });
+      if (process) await this.models.SubagentRun.updateOne({ _id: runId }, { $set: { steps: await this.storedSteps(turnId, runId, process.steps), stats: process.stats } });
     }
+  }
+
+  /** The turn's steps and stats; once it has ended, also how it ended. */
+  private async writeTurn(turn: ChatTurn, ended: boolean): Promise<void> {
+    const steps = await this.storedSteps(turn.turnId, null, turn.steps);
+    const fields = ended ? { ...endedTurnFields(turn), steps } : { steps, stats: turn.stats };
+    await this.models.Turn.updateOne({ _id: turn.turnId }, { $set: fields });
+  }
+
+  private async writeProcess(turnId: string, process: SubagentProcess): Promise<void> {
+    const steps = await this.storedSteps(turnId, process.runId, process.steps);
+    const response = await this.storedText(stepTextId(turnId, process.runId, "response"), process.response);
+    await this.models.SubagentRun.updateOne(
+      { _id: process.runId },
+      { $set: { ...processFields(process), steps, response: response.value, ...(response.chunks ? { responseChunks: response.chunks } : {}) } },
+    );
+  }
+
+  /** What a step stores on its turn or run: its text and reasoning (its calls are records of their own). */
+  private async storedSteps(turnId: string, runId: string | null, steps: readonly Step[]): Promise<StoredStep[]> {
+    const out: StoredStep[] = [];
+    for (let i = 0; i < steps.length; i++) {
+      const text = await this.storedText(stepTextId(turnId, runId, `${i}:text`), steps[i]!.text);
+      const thinking = await this.storedText(stepTextId(turnId, runId, `${i}:thinking`), steps[i]!.thinking);
+      out.push({
+        text: text.value,
+        thinking: thinking.value,
+        ...(text.chunks ? { textChunks: text.chunks } : {}),
+        ...(thinking.chunks ? { thinkingChunks: thinking.chunks } : {}),
+      });
+    }
+    return out;
+  }
+
+  /**
+   * A text as its document stores it: inline when short; else "" there and the whole text
+   * in TextChunks beside it. Texts only grow at their end, so a full chunk never changes:
+   * each is written once, and only the last, partial one is rewritten as the text grows.
+   */
+  private async storedText(textId: string, value: string): Promise<{ value: string; chunks?: number }> {
+    if (value.length <= INLINE_TEXT_CHARS) return { value };
+    const count = Math.ceil(value.length / OUTPUT_CHUNK_CHARS);
+    for (let n = this.fullChunks.get(textId) ?? 0; n < count; n++) {
+      const data = value.slice(n * OUTPUT_CHUNK_CHARS, (n + 1) * OUTPUT_CHUNK_CHARS);
+      const { sessionId } = this.options;
+      await this.models.TextChunk.updateOne({ _id: `${textId}#${n}` }, { $set: { sessionId, textId, n, data } }, { upsert: true });
+    }
+    this.fullChunks.set(textId, Math.floor(value.length / OUTPUT_CHUNK_CHARS));
+    return { value: "", chunks: count };
   }
 
   /**
@@ -257,14 +308,23 @@ function unreachable(error: unknown): boolean {
   return /MongoNetwork|ServerSelection|PoolCleared|NotConnected|Topology/.test(name) || /buffering timed out|ECONNREFUSED|ECONNRESET|connection .*closed|timed out/i.test(message);
 }
 
-/** What a step stores on its turn or run: its text and reasoning (its calls are records of their own). */
-function stepTexts(steps: readonly Step[]): { text: string; thinking: string }[] {
-  return steps.map((s) => ({ text: s.text, thinking: s.thinking }));
+/** Longest text kept inside its turn or run document (a UTF-16 million is at most 3 MB of UTF-8). */
+const INLINE_TEXT_CHARS = 1_000_000;
+
+interface StoredStep {
+  text: string;
+  thinking: string;
+  textChunks?: number;
+  thinkingChunks?: number;
 }
 
-function turnFields(turn: ChatTurn) {
+/** Names one long text of a turn: the master's (`m`) or a run's step text, reasoning or response. */
+export function stepTextId(turnId: string, runId: string | null, part: string): string {
+  return `${turnId}:${runId ?? "m"}:${part}`;
+}
+
+function endedTurnFields(turn: ChatTurn) {
   return {
-    steps: stepTexts(turn.steps),
     status: turn.status,
     stats: turn.stats,
     ...(turn.error !== undefined ? { error: turn.error } : {}),
@@ -272,11 +332,10 @@ function turnFields(turn: ChatTurn) {
   };
 }
 
+/** A process's fields but its texts (steps and response are written by `writeProcess`). */
 function processFields(p: SubagentProcess) {
   return {
     prompt: p.prompt,
-    steps: stepTexts(p.steps),
-    response: p.response,
     status: p.status,
     stats: p.stats,
     ...(p.endReason ? { endReason: p.endReason } : {}),

@@ -1,6 +1,7 @@
 import type { ChatTurn, EndReason, RunStatus, Step, SubagentProcess, ToolCall, ToolStatus, TurnStats, TurnStatus } from "@/lib/contracts";
 import { emptyStats } from "@/lib/contracts";
 import type { Models } from "@/models";
+import { stepTextId } from "./event-store";
 import type { SubagentRunRecord } from "@/models/subagent-run";
 import type { ToolCallRecord } from "@/models/tool-call";
 import type { TurnRecord } from "@/models/turn";
@@ -30,15 +31,33 @@ export interface HistoryRows {
   turns: TurnRow[];
   calls: CallRow[];
   runs: RunRow[];
+  /** The whole of each text too long for its document, by text id (see `stepTextId`). */
+  longTexts?: ReadonlyMap<string, string>;
 }
 
+/** Three queries, and a fourth only when some text was too long for its document. */
 export async function loadHistoryRows(models: Models, sessionId: string): Promise<HistoryRows> {
   const [turns, calls, runs] = await Promise.all([
     models.Turn.find({ sessionId }).sort({ createdAt: 1 }).lean<TurnRow[]>(),
     models.ToolCall.find({ sessionId }, { _id: 0, sessionId: 0 }).lean<CallRow[]>(),
     models.SubagentRun.find({ sessionId }, { sessionId: 0 }).lean<RunRow[]>(),
   ]);
-  return { turns, calls, runs };
+  const ids = [
+    ...turns.flatMap((t) => chunkedIds(t._id, null, t.steps)),
+    ...runs.flatMap((r) => [...chunkedIds(r.turnId, r._id, r.steps), ...(r.responseChunks ? [stepTextId(r.turnId, r._id, "response")] : [])]),
+  ];
+  if (ids.length === 0) return { turns, calls, runs };
+  const chunks = await models.TextChunk.find({ sessionId, textId: { $in: ids } }, { textId: 1, n: 1, data: 1 }).sort({ textId: 1, n: 1 }).lean<{ textId: string; data: string }[]>();
+  const longTexts = new Map<string, string>();
+  for (const chunk of chunks) longTexts.set(chunk.textId, (longTexts.get(chunk.textId) ?? "") + chunk.data);
+  return { turns, calls, runs, longTexts };
+}
+
+function chunkedIds(turnId: string, runId: string | null, steps: StoredSteps | undefined): string[] {
+  return (steps ?? []).flatMap((step, i) => [
+    ...(step.textChunks ? [stepTextId(turnId, runId, `${i}:text`)] : []),
+    ...(step.thinkingChunks ? [stepTextId(turnId, runId, `${i}:thinking`)] : []),
+  ]);
 }
 
 export async function loadHistory(models: Models, sessionId: string): Promise<ChatTurn[]> {
@@ -63,11 +82,16 @@ function normalizeStats(stats: Partial<TurnStats> | null | undefined): TurnStats
  * Steps from a stored text list and the owner's calls (each carrying its step index):
  * as many steps as either knows of, as the reducer creates them.
  */
-function stepsOf(texts: readonly { text?: string | null; thinking?: string | null }[], calls: ToolCall[][]): Step[] {
+type StoredSteps = readonly { text?: string | null; thinking?: string | null; textChunks?: number | null; thinkingChunks?: number | null }[];
+
+function stepsOf(texts: StoredSteps, calls: ToolCall[][], whole: (i: number, field: "text" | "thinking") => string | undefined = () => undefined): Step[] {
   const count = Math.max(texts.length, calls.length);
   const steps: Step[] = [];
   for (let i = 0; i < count; i++) {
-    steps.push({ text: texts[i]?.text ?? "", thinking: texts[i]?.thinking ?? "", toolCalls: calls[i] ?? [] });
+    const stored = texts[i];
+    const text = (stored?.textChunks && whole(i, "text")) || (stored?.text ?? "");
+    const thinking = (stored?.thinkingChunks && whole(i, "thinking")) || (stored?.thinking ?? "");
+    steps.push({ text, thinking, toolCalls: calls[i] ?? [] });
   }
   return steps;
 }
@@ -91,6 +115,7 @@ function legacyTurnSteps(text: string, calls: readonly CallRow[], toolCalls: Too
 
 /** Pure: rows in, turns out. */
 export function assembleHistory(sessionId: string, rows: HistoryRows): ChatTurn[] {
+  const long = (textId: string) => rows.longTexts?.get(textId);
   const callsByRun = new Map<string, CallRow[]>();
   for (const call of rows.calls) {
     const k = key(call.turnId, call.runId);
@@ -133,10 +158,10 @@ export function assembleHistory(sessionId: string, rows: HistoryRows): ChatTurn[
       task: run.task,
       prompt: run.prompt,
       steps: run.steps !== undefined
-        ? stepsOf(run.steps ?? [], callsOf(run.turnId, run._id, depthGuard))
+        ? stepsOf(run.steps ?? [], callsOf(run.turnId, run._id, depthGuard), (i, field) => long(stepTextId(run.turnId, run._id, `${i}:${field}`)))
         : // 0.1: one step holding everything the run wrote and called.
           stepsOf([{ text: run.response, thinking: run.thinking ?? "" }], [callsOf(run.turnId, run._id, depthGuard).flat()]),
-      response: run.response,
+      response: (run.responseChunks && long(stepTextId(run.turnId, run._id, "response"))) || run.response,
       stats: normalizeStats(run.stats),
       status: run.status as RunStatus,
       startedAt: run.startedAt.toISOString(),
@@ -153,7 +178,7 @@ export function assembleHistory(sessionId: string, rows: HistoryRows): ChatTurn[
       sessionId,
       prompt: turn.prompt,
       steps: turn.steps !== undefined || turn.response == null
-        ? stepsOf(turn.steps ?? [], callsOf(turn._id, null, 0))
+        ? stepsOf(turn.steps ?? [], callsOf(turn._id, null, 0), (i, field) => long(stepTextId(turn._id, null, `${i}:${field}`)))
         : legacyTurnSteps(turn.response, callsByRun.get(key(turn._id, null)) ?? [], callsOf(turn._id, null, 0)),
       stats: normalizeStats(turn.stats),
       status: turn.status as TurnStatus,

@@ -56,7 +56,7 @@ function notFound(): AppError {
 }
 
 export function mongoStore(models: Models): ChatStore {
-  const { Session, Turn, ToolCall, ToolOutput, SubagentRun } = models;
+  const { Session, Turn, ToolCall, ToolOutput, SubagentRun, TextChunk } = models;
   return {
     async listSessions(ownerId) {
       const rows = await Session.find({ ownerId }, SUMMARY_FIELDS).sort({ updatedAt: -1 }).limit(500).lean<SessionRow[]>();
@@ -83,7 +83,7 @@ export function mongoStore(models: Models): ChatStore {
     async deleteSession(ownerId, sessionId) {
       const removed = await Session.deleteOne({ _id: sessionId, ownerId });
       if (removed.deletedCount === 0) throw notFound();
-      await Promise.all([Turn, ToolCall, SubagentRun, ToolOutput].map((model) => (model as typeof Turn).deleteMany({ sessionId })));
+      await Promise.all([Turn, ToolCall, SubagentRun, ToolOutput, TextChunk].map((model) => (model as typeof Turn).deleteMany({ sessionId })));
     },
 
     async touchSession(sessionId, title) {
