@@ -28,8 +28,6 @@ const GREP_TIME_LIMIT_MS = 3_000;
 /** Only this much of a line is matched and shown; bounds the regex's work per line. */
 const MAX_LINE_CHARS = 2_000;
 const SHOWN_LINE_CHARS = 300;
-/** `(a+)+`, `(\w*)*`, `(x+){2,}`: nested repetition that can backtrack for minutes. */
-const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)[+*{]/;
 
 const schema = z.object({
   pattern: z.string().min(1).max(500).describe("JavaScript regular expression to search for."),
@@ -209,7 +207,7 @@ async function matchInWorker(load: () => Promise<RegexJob | undefined>, budgetMs
 }
 
 function compilePattern(pattern: string, ignoreCase: boolean): RegExp {
-  if (NESTED_QUANTIFIER.test(pattern)) {
+  if (repeatsRepeatingGroup(pattern)) {
     throw new ToolError(
       `The pattern /${pattern}/ repeats a group that itself repeats (like (a+)+), which can run for minutes; simplify it.`,
     );
@@ -220,4 +218,40 @@ function compilePattern(pattern: string, ignoreCase: boolean): RegExp {
     const reason = error instanceof Error ? error.message.replace(/^Invalid regular expression: /, "") : "";
     throw new ToolError(`The pattern is not a valid regular expression (${reason}). Escape special characters like ( [ . * with a backslash.`);
   }
+}
+
+/**
+ * True when a group that holds a repetition is itself repeated: `(a+)+`, `(\w*)*`,
+ * `(x+){2,}`, `((a+))+`, `((a)+)*`. Such nesting can backtrack for minutes. One pass that
+ * tracks group nesting (a regex cannot count parentheses): when a group closes, whether it
+ * repeats inside passes on to the group around it.
+ */
+export function repeatsRepeatingGroup(pattern: string): boolean {
+  const open: boolean[] = [];
+  let closedRepeating = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    const afterRepeatingGroup = closedRepeating;
+    closedRepeating = false;
+    if (c === "\\") i++;
+    else if (c === "[") i = classEnd(pattern, i);
+    else if (c === "(") open.push(false);
+    else if (c === ")") {
+      closedRepeating = open.pop() ?? false;
+      if (closedRepeating && open.length) open[open.length - 1] = true;
+    } else if (c === "+" || c === "*" || c === "{") {
+      if (afterRepeatingGroup) return true;
+      if (open.length) open[open.length - 1] = true;
+    }
+  }
+  return false;
+}
+
+/** Index of the `]` closing the character class opened at `start`: `+*()` inside are literal. */
+function classEnd(pattern: string, start: number): number {
+  for (let i = start + 1; i < pattern.length; i++) {
+    if (pattern[i] === "\\") i++;
+    else if (pattern[i] === "]") return i;
+  }
+  return pattern.length;
 }
