@@ -9,7 +9,7 @@ import { toolErrorText } from "./tool-errors";
 
 /**
  * The agent loop shared by the master and every subagent: stream the model, run the tool
- * calls it asks for (independent calls concurrently), feed the results back as role:"tool"
+ * calls it asks for (independent calls concurrently, a few at a time), feed the results back as role:"tool"
  * messages with the same ids, and stop on a final answer or after `maxSteps` requests.
  *
  * The loop owns no transport: it reports through hooks, and the caller decides whether
@@ -140,9 +140,29 @@ async function runCalls(calls: ModelToolCall[], options: LoopOptions, state: Loo
   };
   const indexes = calls.map((_, i) => i);
   const exclusive = indexes.filter((i) => options.invoker.isExclusive(calls[i]!));
-  await Promise.all(indexes.filter((i) => !exclusive.includes(i)).map(runOne));
+  const parallel = indexes.filter((i) => !exclusive.includes(i));
+  const spawns = parallel.filter((i) => calls[i]!.name === SUBAGENT_TOOL_NAME);
+  const tools = parallel.filter((i) => calls[i]!.name !== SUBAGENT_TOOL_NAME);
+  await Promise.all([...spawns.map(runOne), runInOrder(tools, MAX_CONCURRENT_TOOL_CALLS, runOne)]);
   for (const i of exclusive) await runOne(i);
   return contents;
+}
+
+/**
+ * Workspace tool calls one step runs at once; the rest start in call order as these finish.
+ * A reply may ask for any number of calls (model output is untrusted) and each call holds
+ * files and buffers while it runs, so the reply must not decide how many run together.
+ * Subagent calls are not counted here: maxChildrenPerAgent bounds them.
+ */
+const MAX_CONCURRENT_TOOL_CALLS = 4;
+
+/** Runs `run` over `indexes` in order, at most `limit` at a time. */
+async function runInOrder(indexes: number[], limit: number, run: (index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < indexes.length) await run(indexes[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, indexes.length) }, lane));
 }
 
 async function compactIfNeeded(options: LoopOptions, state: LoopState): Promise<void> {

@@ -35,7 +35,7 @@ export const fileReadTool: Tool<FileReadArgs> = {
     const info = await stat(file);
     if (info.isDirectory()) throw new ToolError(`"${shown}" is a folder; use list_files to see what it holds.`);
     if (!info.isFile()) throw new ToolError(`"${shown}" is not a regular file and cannot be read.`);
-    if (await looksBinary(file)) {
+    if (await looksBinary(file, shown)) {
       throw new ToolError(`"${shown}" is a binary file (${formatBytes(info.size)}); file_read only returns text.`);
     }
 
@@ -48,7 +48,7 @@ export const fileReadTool: Tool<FileReadArgs> = {
     let stoppedAt: number | undefined;
     let cutLines = 0;
     let reachedEnd = true;
-    for await (const { number, text, cut } of readLines(file, MAX_LINE_CHARS)) {
+    for await (const { number, text, cut } of readLines(file, shown, MAX_LINE_CHARS)) {
       total = number;
       if (number < first) continue;
       if (number > last || context.signal.aborted) {

@@ -33,7 +33,20 @@ describe("createGlobFilter refusals", () => {
     ["{a,b", /unclosed "\{"/],
     ["[ab", /unclosed "\["/],
     ["x".repeat(201), /longer than 200/],
+    ["*a*a*a*a*a*a*a*ab", /more than 3 "\*" in one path segment/],
+    ["*a*a*a*ab", /more than 3 "\*" in one path segment/],
+    ["a?/b?/c?/d?/e?/f?/g?/h?/i?", /more than 8 wildcards/],
   ])("refuses %j", (glob, message) => {
     expect(() => createGlobFilter(glob)).toThrow(message);
+  });
+
+  it.each(["**/*.test.*", "*-*-*.md", "src/**/*.{ts,tsx}", "a\\*b\\*c\\*d\\*e*", "[*][*][*][*]*"])("accepts %j", (glob) => {
+    expect(() => createGlobFilter(glob)).not.toThrow();
+  });
+
+  it("matches with the most stars it accepts quickly, even against a long near-miss name", () => {
+    const started = Date.now();
+    for (const glob of ["*a*a*ab", "**/*a*a*ab", "*a*a*ab/*a*a*ab"]) createGlobFilter(glob)(`${"a/".repeat(50)}${"a".repeat(255)}`, "a".repeat(255));
+    expect(Date.now() - started).toBeLessThan(500);
   });
 });

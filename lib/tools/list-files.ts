@@ -27,7 +27,8 @@ export const listFilesTool: Tool<ListFilesArgs> = {
     const target = await resolveInWorkspace(root, args.path);
     const shown = displayPath(root, target);
     const info = await stat(target);
-    if (!info.isDirectory()) return `${shown}  (${formatBytes(info.size)}, a file: read it with file_read)`;
+    if (info.isFile()) return `${shown}  (${formatBytes(info.size)}, a file: read it with file_read)`;
+    if (!info.isDirectory()) return `${shown}  (special file: a pipe, socket or device, not a regular file; no tool reads it)`;
 
     const lines: string[] = [];
     let truncated = false;

@@ -5,6 +5,11 @@ import { Worker } from "node:worker_threads";
  * milliseconds of main-thread time, which shows up as relay latency under load). Each job
  * has a deadline; a worker that overstays it is terminated and replaced, so a
  * catastrophic pattern costs one thread, never the server's event loop.
+ *
+ * A job's input is loaded only once a worker is free for it, so callers waiting in the
+ * queue hold no file contents: however many greps wait, the main thread holds at most
+ * one batch per worker. Waiting jobs are served round-robin between owners, so one
+ * caller's pile of slow patterns delays another's job by at most one job per owner ahead.
  */
 export interface RegexJob {
   pattern: string;
@@ -20,6 +25,13 @@ export interface RegexMatch {
   text: string;
 }
 
+export interface RegexResult {
+  matches: RegexMatch[];
+  capped: boolean;
+  /** Time the worker spent on the job (not the wait for a worker). */
+  elapsedMs: number;
+}
+
 export class RegexTimeoutError extends Error {}
 export class RegexAbortedError extends Error {}
 
@@ -28,12 +40,18 @@ interface Slot {
   busy: boolean;
 }
 
+interface Waiter {
+  owner: object;
+  grant: (slot: Slot) => void;
+}
+
 const POOL_SIZE = 2;
 const WORKER_URL = new URL("./regex-worker.mjs", import.meta.url);
 
 let nextId = 1;
 const slots: Slot[] = [];
-const waiting: (() => void)[] = [];
+/** Waiting jobs per owner; the Map's order is the round-robin order. */
+const queues = new Map<object, Waiter[]>();
 
 function spawn(): Slot {
   // Plain JavaScript needs no loader flags; inheriting them (e.g. --input-type) breaks workers.
@@ -51,28 +69,95 @@ function replace(slot: Slot): void {
   if (index >= 0) slots.splice(index, 1);
 }
 
-async function acquire(): Promise<Slot> {
-  for (;;) {
-    const free = slots.find((s) => !s.busy);
-    if (free) return free;
-    if (slots.length < POOL_SIZE) {
-      const slot = spawn();
-      slots.push(slot);
-      return slot;
-    }
-    await new Promise<void>((resolve) => waiting.push(resolve));
+/** A free slot, marked busy, or undefined when all POOL_SIZE workers are busy. */
+function takeFreeSlot(): Slot | undefined {
+  let slot = slots.find((s) => !s.busy);
+  if (!slot && slots.length < POOL_SIZE) {
+    slot = spawn();
+    slots.push(slot);
+  }
+  if (slot) slot.busy = true;
+  return slot;
+}
+
+function acquire(owner: object, signal: AbortSignal): Promise<Slot> {
+  const free = takeFreeSlot();
+  if (free) return Promise.resolve(free);
+  return new Promise((resolve, reject) => {
+    const waiter: Waiter = {
+      owner,
+      grant: (slot) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(slot);
+      },
+    };
+    // A cancelled caller leaves the queue instead of taking a worker it no longer needs.
+    const onAbort = () => {
+      dequeue(waiter);
+      reject(new RegexAbortedError("aborted"));
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    const queue = queues.get(owner);
+    if (queue) queue.push(waiter);
+    else queues.set(owner, [waiter]);
+  });
+}
+
+function dequeue(waiter: Waiter): void {
+  const queue = queues.get(waiter.owner);
+  if (!queue) return;
+  queue.splice(queue.indexOf(waiter), 1);
+  if (queue.length === 0) queues.delete(waiter.owner);
+}
+
+/** Hands free workers to waiting jobs: the first owner in line, who then goes to the back. */
+function dispatch(): void {
+  while (queues.size > 0) {
+    const slot = takeFreeSlot();
+    if (!slot) return;
+    const [owner, queue] = queues.entries().next().value!;
+    const waiter = queue.shift()!;
+    queues.delete(owner);
+    if (queue.length > 0) queues.set(owner, queue);
+    waiter.grant(slot);
   }
 }
 
 function release(slot: Slot): void {
   slot.busy = false;
-  waiting.shift()?.();
+  dispatch();
 }
 
-export async function runRegexJob(job: RegexJob, timeoutMs: number, signal: AbortSignal): Promise<{ matches: RegexMatch[]; capped: boolean }> {
-  const slot = await acquire();
-  slot.busy = true;
+/**
+ * Runs one job for `owner` (any object that stands for the caller). `load` builds the
+ * job's input once a worker is free; it may return undefined when there is nothing left
+ * to match, and the worker goes back to the pool unused.
+ */
+export async function runRegexJob(
+  owner: object,
+  load: () => Promise<RegexJob | undefined>,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<RegexResult | undefined> {
+  const slot = await acquire(owner, signal);
+  let job: RegexJob | undefined;
+  try {
+    job = signal.aborted ? undefined : await load();
+  } catch (error) {
+    release(slot);
+    throw error;
+  }
+  if (!job || signal.aborted) {
+    release(slot);
+    if (signal.aborted) throw new RegexAbortedError("aborted");
+    return undefined;
+  }
+  return postJob(slot, job, timeoutMs, signal);
+}
+
+function postJob(slot: Slot, job: RegexJob, timeoutMs: number, signal: AbortSignal): Promise<RegexResult> {
   const id = nextId++;
+  const started = Date.now();
   return new Promise((resolve, reject) => {
     const finish = (kill: boolean, settle: () => void) => {
       clearTimeout(timer);
@@ -85,7 +170,8 @@ export async function runRegexJob(job: RegexJob, timeoutMs: number, signal: Abor
       settle();
     };
     const onMessage = (message: { id: number; matches: RegexMatch[]; capped: boolean }) => {
-      if (message.id === id) finish(false, () => resolve({ matches: message.matches, capped: message.capped }));
+      if (message.id !== id) return;
+      finish(false, () => resolve({ matches: message.matches, capped: message.capped, elapsedMs: Date.now() - started }));
     };
     const onError = (error: Error) => finish(true, () => reject(error));
     const onAbort = () => finish(true, () => reject(new RegexAbortedError("aborted")));

@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { RegexTimeoutError, runRegexJob, type RegexJob } from "./regex-pool";
+
+/**
+ * Security review finding: 20 catastrophic patterns from one caller made another caller's
+ * trivial grep wait 27 s in the shared pool of two workers. Owners now take turns.
+ */
+const SLOW_MS = 400;
+const signal = new AbortController().signal;
+
+function job(pattern: string, text: string): () => Promise<RegexJob> {
+  return async () => ({ pattern, flags: "", files: [{ name: "f.txt", text }], maxMatches: 10, maxLineChars: 2_000 });
+}
+
+describe("regex pool", () => {
+  it("serves another owner's job next, not after one owner's whole queue", async () => {
+    const greedy = {};
+    const slow = Array.from({ length: 8 }, () =>
+      runRegexJob(greedy, job("^(a|a)*$", `${"a".repeat(40)}!`), SLOW_MS, signal).catch((e: unknown) => e),
+    );
+    const started = Date.now();
+    const quick = await runRegexJob({}, job("needle", "hay\nneedle\n"), SLOW_MS, signal);
+    const waited = Date.now() - started;
+    expect(quick?.matches).toEqual([{ name: "f.txt", number: 2, text: "needle" }]);
+    // First in line after the two jobs already running: about one SLOW_MS, not four.
+    expect(waited).toBeLessThan(2 * SLOW_MS);
+    for (const outcome of await Promise.all(slow)) expect(outcome).toBeInstanceOf(RegexTimeoutError);
+  });
+
+  it("loads a job's input only once a worker is free for it", async () => {
+    const loaded: number[] = [];
+    const jobs = Array.from({ length: 6 }, (_, i) =>
+      runRegexJob({}, async () => {
+        loaded.push(i);
+        return job("^(a|a)*$", `${"a".repeat(40)}!`)();
+      }, SLOW_MS, signal).catch(() => undefined),
+    );
+    await new Promise((resolve) => setTimeout(resolve, SLOW_MS / 4));
+    // Two workers busy with slow jobs: the four waiting jobs have read nothing yet.
+    expect(loaded).toEqual([0, 1]);
+    await Promise.all(jobs);
+    expect(loaded).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+
+  it("returns nothing and frees the worker when there is nothing to load", async () => {
+    await expect(runRegexJob({}, async () => undefined, SLOW_MS, signal)).resolves.toBeUndefined();
+    await expect(runRegexJob({}, job("x", "x"), SLOW_MS, signal)).resolves.toMatchObject({ capped: false });
+  });
+});
