@@ -23,6 +23,8 @@ export async function startBenchApp(runner: TurnRunner, store: ChatStore): Promi
     appInfo: { modelLabel: "bench", demo: false, passwordProtected: false },
     // Many clients share one cookie and send a few commands each; the real limit is per socket.
     rateLimit: { burst: 100, perSecond: 100 },
+    // One identity stands for a hundred viewers and fifty chats here.
+    personLimits: { chats: 10_000, runningTurns: 1_000, sockets: 1_000 },
     // Warnings are the server's business; errors would make the figures meaningless.
     log: { info: () => undefined, warn: () => undefined, error: (msg, meta) => process.stderr.write(`server error: ${msg} ${JSON.stringify(meta ?? {})}\n`) },
   });

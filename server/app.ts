@@ -13,7 +13,7 @@ import { sessionRoom, userRoom, type AppServer } from "@/server/realtime/types";
 import type { ChatStore } from "@/server/data/store";
 import type { Logger } from "@/lib/log";
 import { SessionRegistry } from "@/server/sessions/registry";
-import { SessionService } from "@/server/sessions/session-service";
+import { SessionService, type PersonLimits } from "@/server/sessions/session-service";
 import type { TurnRunner } from "@/server/sessions/turn-runner";
 
 /**
@@ -23,6 +23,8 @@ import type { TurnRunner } from "@/server/sessions/turn-runner";
 export interface AppOptions {
   /** The data access the app needs (sessions, history, event writers). */
   store: ChatStore;
+  /** What one person may hold at once (chats, running turns, sockets); defaults in session-service.ts. */
+  personLimits?: PersonLimits;
   secret: string;
   runner: TurnRunner;
   appInfo: AppInfo;
@@ -84,6 +86,7 @@ export function createApp(options: AppOptions): App {
   const sessions = new SessionService({
     store,
     registry,
+    limits: options.personLimits,
     onSessionsChanged: sessionsChanged,
     onSessionDeleted: (sessionId) => io.in(sessionRoom(sessionId)).socketsLeave(sessionRoom(sessionId)),
   });

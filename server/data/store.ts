@@ -15,6 +15,7 @@ import { newId } from "./ids";
  */
 export interface ChatStore {
   listSessions(ownerId: string): Promise<SessionSummary[]>;
+  countSessions(ownerId: string): Promise<number>;
   createSession(ownerId: string, title?: string): Promise<SessionSummary>;
   /** The session if `ownerId` owns it; `not_found` otherwise. The one ownership check. */
   ownedSession(ownerId: string, sessionId: string): Promise<SessionSummary>;
@@ -62,6 +63,8 @@ export function mongoStore(models: Models): ChatStore {
       const rows = await Session.find({ ownerId }, SUMMARY_FIELDS).sort({ updatedAt: -1 }).limit(500).lean<SessionRow[]>();
       return rows.map(toSummary);
     },
+
+    countSessions: (ownerId) => Session.countDocuments({ ownerId }),
 
     async createSession(ownerId, title = DEFAULT_TITLE) {
       const doc = await Session.create({ _id: newId(), ownerId, title });

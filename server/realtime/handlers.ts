@@ -18,6 +18,23 @@ export interface RealtimeDeps {
  */
 export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
   const { sessions } = deps;
+  // At most `sockets` connections per person: more are refused at the handshake.
+  const open = new Map<string, number>();
+  io.use((socket, next) => {
+    const userId = socket.data.userId;
+    const count = open.get(userId) ?? 0;
+    if (count >= sessions.limits.sockets) {
+      next(new Error(`limit_reached: ${sessions.limits.sockets} connections are open for you already; close some tabs`));
+      return;
+    }
+    open.set(userId, count + 1);
+    socket.on("disconnect", () => {
+      const left = (open.get(userId) ?? 1) - 1;
+      if (left > 0) open.set(userId, left);
+      else open.delete(userId);
+    });
+    next();
+  });
   io.on("connection", (socket: AppSocket) => {
     const userId = socket.data.userId;
     void socket.join(userRoom(userId));

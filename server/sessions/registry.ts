@@ -22,6 +22,10 @@ const IDLE_EVICT_MS = 15 * 60_000;
 
 export class SessionRegistry {
   private readonly sessions = new Map<string, Promise<DroneSession>>();
+  /** Who owns each open session, for the per-person caps. */
+  private readonly owners = new Map<string, string>();
+  /** The sessions already opened, for counting without awaiting. */
+  private readonly ready = new Map<string, DroneSession>();
   /** Sessions being deleted: not reopened until the delete is done. */
   private readonly closing = new Set<string>();
   private readonly lastUsed = new Map<string, number>();
@@ -50,9 +54,27 @@ export class SessionRegistry {
         flushMs: this.deps.flushMs,
       });
       this.sessions.set(sessionId, pending);
-      pending.catch(() => this.sessions.delete(sessionId));
+      this.owners.set(sessionId, ownerId);
+      pending.then(
+        (session) => this.ready.set(sessionId, session),
+        () => this.forget(sessionId),
+      );
     }
     return pending;
+  }
+
+  /** Turns running now in the sessions of `ownerId` (synchronous: a check and a start can share one step). */
+  runningTurns(ownerId: string): number {
+    let running = 0;
+    for (const [sessionId, session] of this.ready) if (session.runningTurnId && this.owners.get(sessionId) === ownerId) running++;
+    return running;
+  }
+
+  private forget(sessionId: string): void {
+    this.sessions.delete(sessionId);
+    this.ready.delete(sessionId);
+    this.owners.delete(sessionId);
+    this.lastUsed.delete(sessionId);
   }
 
   /** The open session, if loaded. */
@@ -70,8 +92,7 @@ export class SessionRegistry {
     try {
       const session = await this.sessions.get(sessionId)?.catch(() => undefined);
       await session?.close();
-      this.sessions.delete(sessionId);
-      this.lastUsed.delete(sessionId);
+      this.forget(sessionId);
       await remove();
     } finally {
       this.closing.delete(sessionId);
@@ -95,10 +116,7 @@ export class SessionRegistry {
     for (const [sessionId, pending] of this.sessions) {
       if (now - (this.lastUsed.get(sessionId) ?? 0) < idleMs) continue;
       void pending.then((session) => {
-        if (session.isIdle) {
-          this.sessions.delete(sessionId);
-          this.lastUsed.delete(sessionId);
-        }
+        if (session.isIdle) this.forget(sessionId);
       });
     }
   }

@@ -1,4 +1,4 @@
-import type { JoinResult, SessionEvent, SessionSummary } from "@/lib/contracts";
+import { AppError, type JoinResult, type SessionEvent, type SessionSummary } from "@/lib/contracts";
 import type { ChatStore } from "@/server/data/store";
 import type { DroneSession } from "./drone-session";
 import type { SessionRegistry } from "./registry";
@@ -9,9 +9,22 @@ import type { SessionRegistry } from "./registry";
  * a session checks ownership first, in one place (`owned`); a chat that is someone
  * else's is answered exactly like one that does not exist.
  */
+/** What one person may hold at once; past these a command is refused with `limit_reached`. */
+export interface PersonLimits {
+  /** Chats kept (the sidebar shows up to 500). */
+  chats: number;
+  /** Turns running at once, across all of one's chats. */
+  runningTurns: number;
+  /** Open socket connections (tabs). */
+  sockets: number;
+}
+
+export const DEFAULT_PERSON_LIMITS: PersonLimits = { chats: 500, runningTurns: 3, sockets: 20 };
+
 export interface SessionServiceDeps {
   store: ChatStore;
   registry: SessionRegistry;
+  limits?: PersonLimits;
   /** Every tab of `userId` should refresh its session list. */
   onSessionsChanged(userId: string): void;
   /** The session is gone: viewers still in its room must leave it. */
@@ -19,13 +32,20 @@ export interface SessionServiceDeps {
 }
 
 export class SessionService {
-  constructor(private readonly deps: SessionServiceDeps) {}
+  readonly limits: PersonLimits;
+
+  constructor(private readonly deps: SessionServiceDeps) {
+    this.limits = deps.limits ?? DEFAULT_PERSON_LIMITS;
+  }
 
   list(userId: string): Promise<SessionSummary[]> {
     return this.deps.store.listSessions(userId);
   }
 
   async create(userId: string, title?: string): Promise<SessionSummary> {
+    if ((await this.deps.store.countSessions(userId)) >= this.limits.chats) {
+      throw new AppError("limit_reached", `You have ${this.limits.chats} chats, the most one person can keep. Delete some to start a new one.`);
+    }
     const session = await this.deps.store.createSession(userId, title);
     this.deps.onSessionsChanged(userId);
     return session;
@@ -52,7 +72,12 @@ export class SessionService {
   }
 
   async send(userId: string, sessionId: string, text: string): Promise<{ turnId: string }> {
-    const turnId = await (await this.open(userId, sessionId)).startTurn(text);
+    const session = await this.open(userId, sessionId);
+    // Counted and claimed in one synchronous step (startTurn claims its slot before it awaits).
+    if (this.deps.registry.runningTurns(userId) >= this.limits.runningTurns) {
+      throw new AppError("limit_reached", `You have ${this.limits.runningTurns} turns running in other chats; wait for one to finish or stop it.`);
+    }
+    const turnId = await session.startTurn(text);
     this.deps.onSessionsChanged(userId);
     return { turnId };
   }
