@@ -6,6 +6,7 @@ import type { AppInfo } from "@/lib/contracts";
 import { createIdentity, IDENTITY_COOKIE, identityCookieHeader } from "@/server/auth/identity";
 import { AUTH_COOKIE, createLoginThrottle, createPasswordGate } from "@/server/auth/password-gate";
 import { handleApi } from "@/server/http/api";
+import { contentSecurityPolicy, hardenResponse } from "@/server/http/headers";
 import { hostAllowed, hostRules, refuseHost, type HostSettings } from "@/server/http/hosts";
 import { gateRequest, type LoginDeps } from "@/server/http/login";
 import { originAllowed, parseAllowedOrigins } from "@/server/http/origin";
@@ -31,6 +32,8 @@ export interface AppOptions {
   allowedOrigins?: string;
   /** Which Host names to answer (DNS rebinding); defaults to HOST, ALLOWED_HOSTS and PUBLIC_URL from the environment. */
   hosts?: HostSettings;
+  /** Development mode (Next's dev build needs eval); defaults to whether Next's dev upgrade handler was given. */
+  dev?: boolean;
   /** Next's request handler; without it non-API paths answer 404. */
   pageHandler?: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
   /** Next's WebSocket upgrades (hot reload in development); Socket.IO keeps its own path. */
@@ -65,6 +68,7 @@ export function createApp(options: AppOptions): App {
   const hosts = options.hosts ?? { host: env().HOST, allowedHosts: env().ALLOWED_HOSTS, publicUrl: env().PUBLIC_URL };
   const allowedHosts = hostRules(hosts);
   const allowedOrigins = [...parseAllowedOrigins(options.allowedOrigins ?? ""), ...(hosts.publicUrl ? [new URL(hosts.publicUrl).origin] : [])];
+  const csp = contentSecurityPolicy(options.dev ?? Boolean(options.upgradeHandler));
   const secureCookies = options.secureCookies ?? false;
   const login: LoginDeps | undefined = options.password
     ? { gate: createPasswordGate({ password: options.password, secret: options.secret }), throttle: createLoginThrottle(), allowedOrigins, secureCookies }
@@ -94,6 +98,7 @@ export function createApp(options: AppOptions): App {
   });
 
   const httpServer = createServer((req, res) => {
+    hardenResponse(res, csp);
     // Before anything else, cookies included: a rebound name must not even get an identity.
     if (!hostAllowed(req.headers.host, allowedHosts)) {
       req.resume();
