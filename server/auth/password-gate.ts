@@ -74,8 +74,5 @@ export function createLoginThrottle(options: { maxFailures?: number; windowMs?: 
   };
 }
 
-/** A same-site path to return to after login; anything else goes home. */
-export function safeNextPath(value: string | null): string {
-  if (!value || !value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\")) return "/";
-  return value;
-}
+/** The login form and the server's redirect to it judge `?next=` the same way. */
+export { safeNextPath } from "@/components/auth/safe-next";
