@@ -4,7 +4,9 @@ import type { Duplex } from "node:stream";
 import { Server } from "socket.io";
 import type { AppInfo } from "@/lib/contracts";
 import { createIdentity, IDENTITY_COOKIE, identityCookieHeader } from "@/server/auth/identity";
-import { AUTH_COOKIE, createLoginThrottle, createPasswordGate } from "@/server/auth/password-gate";
+import { createKnownDevices } from "@/server/auth/known-device";
+import { createLoginThrottle } from "@/server/auth/login-throttle";
+import { AUTH_COOKIE, createPasswordGate } from "@/server/auth/password-gate";
 import { handleApi } from "@/server/http/api";
 import { contentSecurityPolicy, hardenResponse } from "@/server/http/headers";
 import { hostAllowed, hostRules, refuseHost, type HostSettings } from "@/server/http/hosts";
@@ -71,7 +73,13 @@ export function createApp(options: AppOptions): App {
   const csp = contentSecurityPolicy(options.dev ?? Boolean(options.upgradeHandler));
   const secureCookies = options.secureCookies ?? false;
   const login: LoginDeps | undefined = options.password
-    ? { gate: createPasswordGate({ password: options.password, secret: options.secret }), throttle: createLoginThrottle(), allowedOrigins, secureCookies }
+    ? {
+        gate: createPasswordGate({ password: options.password, secret: options.secret }),
+        throttle: createLoginThrottle(),
+        devices: createKnownDevices(options.secret),
+        allowedOrigins,
+        secureCookies,
+      }
     : undefined;
   let io: AppServer;
   const { store } = options;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createLoginThrottle, createPasswordGate } from "./password-gate";
+import { createPasswordGate } from "./password-gate";
 
 describe("password gate", () => {
   const clock = { t: 1_800_000_000_000 };
@@ -27,20 +27,5 @@ describe("password gate", () => {
     expect(gate.verify("garbage")).toBe(false);
     const otherPassword = createPasswordGate({ password: "another", secret: "s".repeat(32), now: () => clock.t });
     expect(otherPassword.verify(cookie)).toBe(false);
-  });
-});
-
-describe("login throttle", () => {
-  it("refuses after five failures until the window passes, per address", () => {
-    const clock = { t: 0 };
-    const throttle = createLoginThrottle({ maxFailures: 5, windowMs: 60_000, now: () => clock.t });
-    for (let i = 0; i < 5; i++) {
-      expect(throttle.retryAfterMs("1.2.3.4")).toBe(0);
-      throttle.fail("1.2.3.4");
-    }
-    expect(throttle.retryAfterMs("1.2.3.4")).toBe(60_000);
-    expect(throttle.retryAfterMs("5.6.7.8")).toBe(0);
-    clock.t += 60_001;
-    expect(throttle.retryAfterMs("1.2.3.4")).toBe(0);
   });
 });

@@ -43,36 +43,5 @@ export function createPasswordGate(options: { password: string; secret: string; 
   };
 }
 
-/**
- * Throttles password guesses per client address: after `maxFailures` failures inside
- * `windowMs`, further attempts are refused until the window has passed.
- */
-export function createLoginThrottle(options: { maxFailures?: number; windowMs?: number; now?: () => number } = {}) {
-  const maxFailures = options.maxFailures ?? 5;
-  const windowMs = options.windowMs ?? 15 * 60_000;
-  const now = options.now ?? Date.now;
-  const failures = new Map<string, number[]>();
-  const recent = (key: string) => (failures.get(key) ?? []).filter((t) => now() - t < windowMs);
-  return {
-    /** Milliseconds until this client may try again; 0 when it may try now. */
-    retryAfterMs(key: string): number {
-      const list = recent(key);
-      failures.set(key, list);
-      if (list.length < maxFailures) return 0;
-      return windowMs - (now() - list[0]!);
-    },
-    fail(key: string): void {
-      const list = recent(key);
-      list.push(now());
-      failures.set(key, list);
-      // Bound memory under a flood of distinct addresses.
-      if (failures.size > 10_000) failures.delete(failures.keys().next().value!);
-    },
-    succeed(key: string): void {
-      failures.delete(key);
-    },
-  };
-}
-
 /** The login form and the server's redirect to it judge `?next=` the same way. */
 export { safeNextPath } from "@/components/auth/safe-next";
