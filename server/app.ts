@@ -79,6 +79,9 @@ export function createApp(options: AppOptions): App {
         devices: createKnownDevices(options.secret),
         allowedOrigins,
         secureCookies,
+        onLogout: (session) => {
+          for (const socket of io.of("/").sockets.values()) if (socket.data.authSession === session) socket.disconnect(true);
+        },
       }
     : undefined;
   let io: AppServer;
@@ -154,10 +157,12 @@ export function createApp(options: AppOptions): App {
   });
   io.use((socket, next) => {
     const cookies = parseCookie(socket.request.headers.cookie ?? "");
-    if (login && !login.gate.verify(cookies[AUTH_COOKIE])) {
+    const authSession = login?.gate.verify(cookies[AUTH_COOKIE]);
+    if (login && !authSession) {
       next(new Error("unauthorized: log in first"));
       return;
     }
+    if (authSession) socket.data.authSession = authSession;
     const userId = identity.verify(cookies[IDENTITY_COOKIE]);
     if (!userId) {
       next(new Error("unauthorized: reload the page to get a session cookie"));

@@ -38,7 +38,7 @@ describe("APP_PASSWORD", () => {
     const right = await post("/api/login", { password: PASSWORD });
     expect(right.status).toBe(200);
     const auth = cookieOf(right, "dlg_auth");
-    expect(auth).toMatch(/^dlg_auth=\d+\./);
+    expect(auth).toMatch(/^dlg_auth=[\w-]{22}\.\d+\./);
 
     const first = await fetch(`${harness.baseUrl}/api/health`, { headers: { cookie: auth } });
     expect(first.status).toBe(200);
@@ -47,9 +47,27 @@ describe("APP_PASSWORD", () => {
     const socket = await harness.client(cookie);
     expect(await request(socket, "session:list", {})).toMatchObject({ ok: true, data: [] });
 
+    const open = await harness.client(cookie);
+    const cut = new Promise<string>((resolve) => open.once("disconnect", resolve));
     const out = await post("/api/logout", {}, { cookie });
     expect(out.status).toBe(200);
     expect(out.headers.getSetCookie().join()).toMatch(/dlg_auth=;.*Max-Age=0/);
+
+    // A copy of the cookie kept from before the logout opens nothing any more.
+    expect(await cut).toBe("io server disconnect");
+    expect((await fetch(`${harness.baseUrl}/api/sessions/abc/tool-calls/c1`, { headers: { cookie } })).status).toBe(401);
+    expect((await fetch(`${harness.baseUrl}/`, { headers: { cookie }, redirect: "manual" })).status).toBe(303);
+    await expect(harness.client(cookie)).rejects.toThrow(/log in/);
+  });
+
+  it("a second login is a session of its own: logging one out leaves the other", async () => {
+    const first = cookieOf(await post("/api/login", { password: PASSWORD }), "dlg_auth");
+    const second = cookieOf(await post("/api/login", { password: PASSWORD }), "dlg_auth");
+    expect(first).not.toBe(second);
+    expect((await post("/api/logout", {}, { cookie: first })).status).toBe(200);
+    const api = (auth: string) => fetch(`${harness.baseUrl}/api/sessions/abc/tool-calls/c1`, { headers: { cookie: auth } });
+    expect((await api(first)).status).toBe(401);
+    expect((await api(second)).status).toBe(404);
   });
 
   it("throttles guessing: past five wrong passwords the next is refused with Retry-After", async () => {

@@ -16,6 +16,8 @@ export interface LoginDeps {
   devices: KnownDevices;
   allowedOrigins: readonly string[];
   secureCookies: boolean;
+  /** A login session ended: cut what it still has open (sockets). */
+  onLogout(sessionId: string): void;
 }
 
 const MAX_LOGIN_BODY_BYTES = 10_000;
@@ -46,6 +48,12 @@ export async function gateRequest(req: IncomingMessage, res: ServerResponse, url
     if (!originAllowed(req, deps.allowedOrigins)) {
       json(res, 401, { error: { code: "unauthorized", message: "Cross-site requests are not allowed." } });
       return true;
+    }
+    // Clearing the cookie is not enough: a copy of it must stop working too.
+    const session = deps.gate.verify(cookies[AUTH_COOKIE]);
+    if (session) {
+      deps.gate.revoke(session);
+      deps.onLogout(session);
     }
     json(res, 200, { ok: true }, { "set-cookie": authCookie("", 0, deps.secureCookies) });
     return true;
