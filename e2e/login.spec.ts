@@ -23,6 +23,11 @@ test.afterAll(async () => {
 test("a password-protected instance asks for the password, lets the right one in, and logs out", async ({ browser }) => {
   const context = await browser.newContext({ baseURL: app.baseUrl });
   const page = await context.newPage();
+  // The Content-Security-Policy must not cost the app anything it does.
+  const refused: string[] = [];
+  page.on("console", (message) => {
+    if (/Content Security Policy/i.test(message.text())) refused.push(message.text());
+  });
   await page.goto("/c/someSession");
   await expect(page).toHaveURL(/\/login\?next=%2Fc%2FsomeSession/);
   await expect(page.getByTestId("composer")).toHaveCount(0);
@@ -45,5 +50,27 @@ test("a password-protected instance asks for the password, lets the right one in
   await expect(page).toHaveURL(/\/login/);
   await page.goto("/");
   await expect(page).toHaveURL(/\/login/);
+  expect(refused).toEqual([]);
+  await context.close();
+});
+
+test("after login a hostile ?next= stays on this site", async ({ browser }) => {
+  const context = await browser.newContext({ baseURL: app.baseUrl });
+  const page = await context.newPage();
+  // The browser drops the tab: "/\t/evil.example" would be "//evil.example", another site.
+  await page.goto("/login?next=/%09/evil.example");
+  await page.getByTestId("login-password").fill(PASSWORD);
+  await page.getByTestId("login-submit").click();
+  await expect(page).toHaveURL(`${app.baseUrl}/`);
+  await context.close();
+});
+
+test("no other site can frame the app", async ({ browser }) => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.setContent(`<iframe src="${app.baseUrl}/login" width="400" height="300"></iframe>`);
+  const frame = page.frames()[1]!;
+  await page.waitForTimeout(1000);
+  await expect(frame.getByTestId("login-password")).toHaveCount(0);
   await context.close();
 });

@@ -27,6 +27,13 @@ export const envSchema = z.object({
   APP_PASSWORD: opt(z.string().min(1)),
   /** Extra origins allowed to open a socket (reverse proxies), comma-separated. */
   ALLOWED_ORIGINS: withDefault(z.string(), ""),
+  /**
+   * Host names (optional `:port`) this instance answers to besides the loopback names and
+   * HOST, comma-separated; any other Host header is refused (DNS rebinding).
+   */
+  ALLOWED_HOSTS: withDefault(z.string(), ""),
+  /** The address people use, e.g. behind a reverse proxy; its host and origin are allowed. */
+  PUBLIC_URL: opt(z.url()),
 
   OPENAI_BASE_URL: opt(z.url()),
   OPENAI_API_KEY: opt(z.string()),

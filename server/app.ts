@@ -4,13 +4,18 @@ import type { Duplex } from "node:stream";
 import { Server } from "socket.io";
 import type { AppInfo } from "@/lib/contracts";
 import { createIdentity, IDENTITY_COOKIE, identityCookieHeader } from "@/server/auth/identity";
-import { AUTH_COOKIE, createLoginThrottle, createPasswordGate } from "@/server/auth/password-gate";
+import { createKnownDevices } from "@/server/auth/known-device";
+import { createLoginThrottle } from "@/server/auth/login-throttle";
+import { AUTH_COOKIE, createPasswordGate } from "@/server/auth/password-gate";
 import { handleApi } from "@/server/http/api";
+import { contentSecurityPolicy, hardenResponse } from "@/server/http/headers";
+import { hostAllowed, hostRules, refuseHost, type HostSettings } from "@/server/http/hosts";
 import { gateRequest, type LoginDeps } from "@/server/http/login";
 import { originAllowed, parseAllowedOrigins } from "@/server/http/origin";
 import { registerHandlers } from "@/server/realtime/handlers";
 import { sessionRoom, userRoom, type AppServer } from "@/server/realtime/types";
 import type { ChatStore } from "@/server/data/store";
+import { env } from "@/lib/env";
 import type { Logger } from "@/lib/log";
 import { SessionRegistry } from "@/server/sessions/registry";
 import { SessionService, type PersonLimits } from "@/server/sessions/session-service";
@@ -29,6 +34,10 @@ export interface AppOptions {
   runner: TurnRunner;
   appInfo: AppInfo;
   allowedOrigins?: string;
+  /** Which Host names to answer (DNS rebinding); defaults to HOST, ALLOWED_HOSTS and PUBLIC_URL from the environment. */
+  hosts?: HostSettings;
+  /** Development mode (Next's dev build needs eval); defaults to whether Next's dev upgrade handler was given. */
+  dev?: boolean;
   /** Next's request handler; without it non-API paths answer 404. */
   pageHandler?: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
   /** Next's WebSocket upgrades (hot reload in development); Socket.IO keeps its own path. */
@@ -61,10 +70,22 @@ const MAX_SOCKET_MESSAGE_BYTES = 16 * 1024 * 1024;
 
 export function createApp(options: AppOptions): App {
   const identity = createIdentity(options.secret);
-  const allowedOrigins = parseAllowedOrigins(options.allowedOrigins ?? "");
+  const hosts = options.hosts ?? { host: env().HOST, allowedHosts: env().ALLOWED_HOSTS, publicUrl: env().PUBLIC_URL };
+  const allowedHosts = hostRules(hosts);
+  const allowedOrigins = [...parseAllowedOrigins(options.allowedOrigins ?? ""), ...(hosts.publicUrl ? [new URL(hosts.publicUrl).origin] : [])];
+  const csp = contentSecurityPolicy(options.dev ?? Boolean(options.upgradeHandler));
   const secureCookies = options.secureCookies ?? false;
   const login: LoginDeps | undefined = options.password
-    ? { gate: createPasswordGate({ password: options.password, secret: options.secret }), throttle: createLoginThrottle(), allowedOrigins, secureCookies }
+    ? {
+        gate: createPasswordGate({ password: options.password, secret: options.secret }),
+        throttle: createLoginThrottle(),
+        devices: createKnownDevices(options.secret),
+        allowedOrigins,
+        secureCookies,
+        onLogout: (session) => {
+          for (const socket of io.of("/").sockets.values()) if (socket.data.authSession === session) socket.disconnect(true);
+        },
+      }
     : undefined;
   let io: AppServer;
   const { store } = options;
@@ -92,6 +113,13 @@ export function createApp(options: AppOptions): App {
   });
 
   const httpServer = createServer((req, res) => {
+    hardenResponse(res, csp);
+    // Before anything else, cookies included: a rebound name must not even get an identity.
+    if (!hostAllowed(req.headers.host, allowedHosts)) {
+      req.resume();
+      refuseHost(res);
+      return;
+    }
     void (async () => {
       const cookies = parseCookie(req.headers.cookie ?? "");
       if (login && (await gateRequest(req, res, new URL(req.url ?? "/", "http://local"), cookies, login))) return;
@@ -129,14 +157,16 @@ export function createApp(options: AppOptions): App {
     maxHttpBufferSize: MAX_SOCKET_MESSAGE_BYTES,
     // Other upgrades (Next's hot reload) are handed on below instead of being cut off.
     destroyUpgrade: !options.upgradeHandler,
-    allowRequest: (req, callback) => callback(null, originAllowed(req, allowedOrigins)),
+    allowRequest: (req, callback) => callback(null, hostAllowed(req.headers.host, allowedHosts) && originAllowed(req, allowedOrigins)),
   });
   io.use((socket, next) => {
     const cookies = parseCookie(socket.request.headers.cookie ?? "");
-    if (login && !login.gate.verify(cookies[AUTH_COOKIE])) {
+    const authSession = login?.gate.verify(cookies[AUTH_COOKIE]);
+    if (login && !authSession) {
       next(new Error("unauthorized: log in first"));
       return;
     }
+    if (authSession) socket.data.authSession = authSession;
     const userId = identity.verify(cookies[IDENTITY_COOKIE]);
     if (!userId) {
       next(new Error("unauthorized: reload the page to get a session cookie"));
@@ -148,7 +178,9 @@ export function createApp(options: AppOptions): App {
   if (options.upgradeHandler) {
     const upgrade = options.upgradeHandler;
     httpServer.on("upgrade", (req, socket, head) => {
-      if (!req.url?.startsWith("/socket.io/")) void upgrade(req, socket as Duplex, head as Buffer);
+      if (req.url?.startsWith("/socket.io/")) return;
+      if (hostAllowed(req.headers.host, allowedHosts)) void upgrade(req, socket as Duplex, head as Buffer);
+      else socket.destroy();
     });
   }
   registerHandlers(io, { sessions, appInfo: options.appInfo, rateLimit: options.rateLimit, log: options.log });

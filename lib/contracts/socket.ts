@@ -79,4 +79,6 @@ export type InterServerEvents = Record<string, never>;
 
 export interface SocketData {
   userId: string;
+  /** The APP_PASSWORD login session the socket was opened under; logging it out disconnects the socket. */
+  authSession?: string;
 }

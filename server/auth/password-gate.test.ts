@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createLoginThrottle, createPasswordGate, safeNextPath } from "./password-gate";
+import { createPasswordGate } from "./password-gate";
 
 describe("password gate", () => {
   const clock = { t: 1_800_000_000_000 };
@@ -11,48 +11,33 @@ describe("password gate", () => {
     expect(gate.checkPassword("")).toBe(false);
   });
 
-  it("issues cookies that verify until they expire", () => {
+  it("issues cookies that verify until they expire, each for a session of its own", () => {
     const cookie = gate.issue();
-    expect(gate.verify(cookie)).toBe(true);
+    const session = gate.verify(cookie);
+    expect(session).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(gate.verify(gate.issue())).not.toBe(session);
     clock.t += 1001;
-    expect(gate.verify(cookie)).toBe(false);
+    expect(gate.verify(cookie)).toBeNull();
+  });
+
+  it("ends one session on revoke, and knows none it did not issue (a restart logs out)", () => {
+    const [one, two] = [gate.issue(), gate.issue()];
+    gate.revoke(gate.verify(one)!);
+    expect(gate.verify(one)).toBeNull();
+    expect(gate.verify(two)).not.toBeNull();
+    const restarted = createPasswordGate({ password: "correct horse", secret: "s".repeat(32), ttlMs: 1000, now: () => clock.t });
+    expect(restarted.verify(two)).toBeNull();
   });
 
   it("rejects forged, tampered and foreign cookies", () => {
     const cookie = gate.issue();
-    const [expiry, mac] = cookie.split(".");
-    expect(gate.verify(`${Number(expiry) + 1_000_000}.${mac}`)).toBe(false);
-    expect(gate.verify(`${expiry}.${"A".repeat(43)}`)).toBe(false);
-    expect(gate.verify(undefined)).toBe(false);
-    expect(gate.verify("garbage")).toBe(false);
+    const [session, expiry, mac] = cookie.split(".");
+    expect(gate.verify(`${session}.${Number(expiry) + 1_000_000}.${mac}`)).toBeNull();
+    expect(gate.verify(`${session}.${expiry}.${"A".repeat(43)}`)).toBeNull();
+    expect(gate.verify(`${"A".repeat(22)}.${expiry}.${mac}`)).toBeNull();
+    expect(gate.verify(undefined)).toBeNull();
+    expect(gate.verify("garbage")).toBeNull();
     const otherPassword = createPasswordGate({ password: "another", secret: "s".repeat(32), now: () => clock.t });
-    expect(otherPassword.verify(cookie)).toBe(false);
-  });
-});
-
-describe("login throttle", () => {
-  it("refuses after five failures until the window passes, per address", () => {
-    const clock = { t: 0 };
-    const throttle = createLoginThrottle({ maxFailures: 5, windowMs: 60_000, now: () => clock.t });
-    for (let i = 0; i < 5; i++) {
-      expect(throttle.retryAfterMs("1.2.3.4")).toBe(0);
-      throttle.fail("1.2.3.4");
-    }
-    expect(throttle.retryAfterMs("1.2.3.4")).toBe(60_000);
-    expect(throttle.retryAfterMs("5.6.7.8")).toBe(0);
-    clock.t += 60_001;
-    expect(throttle.retryAfterMs("1.2.3.4")).toBe(0);
-  });
-});
-
-describe("safeNextPath", () => {
-  it.each([
-    ["/c/abc", "/c/abc"],
-    [null, "/"],
-    ["https://evil.example", "/"],
-    ["//evil.example", "/"],
-    ["/\\evil.example", "/"],
-  ])("%s → %s", (input, expected) => {
-    expect(safeNextPath(input)).toBe(expected);
+    expect(otherPassword.verify(cookie)).toBeNull();
   });
 });

@@ -1,19 +1,24 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { createSigner } from "./signer";
 
 /**
  * The optional APP_PASSWORD gate: one shared password in front of everything. A correct
- * password earns a signed, expiring cookie; changing the password invalidates every
- * cookie issued for the old one (the signature covers a fingerprint of it).
+ * password earns a signed, expiring cookie naming a login session of its own; changing
+ * the password invalidates every cookie issued for the old one (the signature covers a
+ * fingerprint of it), and logging out ends that one session. Live sessions are kept in
+ * memory only, so a restart logs everyone out: a revocation cannot be lost that way.
  */
 export const AUTH_COOKIE = "dlg_auth";
-const TOKEN_PATTERN = /^(\d{10,13})\.([A-Za-z0-9_-]{43})$/;
+const TOKEN_PATTERN = /^([A-Za-z0-9_-]{22})\.(\d{10,13})\.([A-Za-z0-9_-]{43})$/;
 
 export interface PasswordGate {
   checkPassword(given: string): boolean;
-  /** A fresh cookie value, valid for `ttlMs`. */
+  /** A fresh cookie value for a new login session, valid for `ttlMs`. */
   issue(): string;
-  verify(cookieValue: string | undefined): boolean;
+  /** The login session a cookie value names, or null when it is forged, expired or logged out. */
+  verify(cookieValue: string | undefined): string | null;
+  /** Ends a login session: its cookie no longer verifies. */
+  revoke(sessionId: string): void;
   readonly ttlMs: number;
 }
 
@@ -25,57 +30,32 @@ export function createPasswordGate(options: { password: string; secret: string; 
   const fingerprint = expected.toString("base64url").slice(0, 16);
   const signer = createSigner(options.secret);
   // The payload names its purpose, so an identity signature (over a bare id) never fits.
-  const payload = (expiry: string) => `auth:${fingerprint}:${expiry}`;
+  const payload = (sessionId: string, expiry: string) => `auth:${fingerprint}:${sessionId}:${expiry}`;
+  /** Live login sessions and when each expires. */
+  const live = new Map<string, number>();
   return {
     ttlMs,
     // Comparing digests keeps the comparison constant-time whatever the lengths.
     checkPassword: (given) => timingSafeEqual(digest(given), expected),
     issue() {
-      const expiry = String(now() + ttlMs);
-      return `${expiry}.${signer.sign(payload(expiry))}`;
+      for (const [id, expiry] of live) if (expiry < now()) live.delete(id);
+      const sessionId = randomBytes(16).toString("base64url");
+      const expiry = now() + ttlMs;
+      live.set(sessionId, expiry);
+      return `${sessionId}.${expiry}.${signer.sign(payload(sessionId, String(expiry)))}`;
     },
     verify(cookieValue) {
       const match = cookieValue ? TOKEN_PATTERN.exec(cookieValue) : null;
-      if (!match) return false;
-      const [, expiry, mac] = match;
-      return Number(expiry) >= now() && signer.verify(payload(expiry!), mac!);
+      if (!match) return null;
+      const [, sessionId, expiry, mac] = match;
+      const valid = Number(expiry) >= now() && live.has(sessionId!) && signer.verify(payload(sessionId!, expiry!), mac!);
+      return valid ? sessionId! : null;
+    },
+    revoke(sessionId) {
+      live.delete(sessionId);
     },
   };
 }
 
-/**
- * Throttles password guesses per client address: after `maxFailures` failures inside
- * `windowMs`, further attempts are refused until the window has passed.
- */
-export function createLoginThrottle(options: { maxFailures?: number; windowMs?: number; now?: () => number } = {}) {
-  const maxFailures = options.maxFailures ?? 5;
-  const windowMs = options.windowMs ?? 15 * 60_000;
-  const now = options.now ?? Date.now;
-  const failures = new Map<string, number[]>();
-  const recent = (key: string) => (failures.get(key) ?? []).filter((t) => now() - t < windowMs);
-  return {
-    /** Milliseconds until this client may try again; 0 when it may try now. */
-    retryAfterMs(key: string): number {
-      const list = recent(key);
-      failures.set(key, list);
-      if (list.length < maxFailures) return 0;
-      return windowMs - (now() - list[0]!);
-    },
-    fail(key: string): void {
-      const list = recent(key);
-      list.push(now());
-      failures.set(key, list);
-      // Bound memory under a flood of distinct addresses.
-      if (failures.size > 10_000) failures.delete(failures.keys().next().value!);
-    },
-    succeed(key: string): void {
-      failures.delete(key);
-    },
-  };
-}
-
-/** A same-site path to return to after login; anything else goes home. */
-export function safeNextPath(value: string | null): string {
-  if (!value || !value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\")) return "/";
-  return value;
-}
+/** The login form and the server's redirect to it judge `?next=` the same way. */
+export { safeNextPath } from "@/components/auth/safe-next";

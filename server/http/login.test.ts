@@ -38,7 +38,7 @@ describe("APP_PASSWORD", () => {
     const right = await post("/api/login", { password: PASSWORD });
     expect(right.status).toBe(200);
     const auth = cookieOf(right, "dlg_auth");
-    expect(auth).toMatch(/^dlg_auth=\d+\./);
+    expect(auth).toMatch(/^dlg_auth=[\w-]{22}\.\d+\./);
 
     const first = await fetch(`${harness.baseUrl}/api/health`, { headers: { cookie: auth } });
     expect(first.status).toBe(200);
@@ -47,14 +47,32 @@ describe("APP_PASSWORD", () => {
     const socket = await harness.client(cookie);
     expect(await request(socket, "session:list", {})).toMatchObject({ ok: true, data: [] });
 
+    const open = await harness.client(cookie);
+    const cut = new Promise<string>((resolve) => open.once("disconnect", resolve));
     const out = await post("/api/logout", {}, { cookie });
     expect(out.status).toBe(200);
     expect(out.headers.getSetCookie().join()).toMatch(/dlg_auth=;.*Max-Age=0/);
+
+    // A copy of the cookie kept from before the logout opens nothing any more.
+    expect(await cut).toBe("io server disconnect");
+    expect((await fetch(`${harness.baseUrl}/api/sessions/abc/tool-calls/c1`, { headers: { cookie } })).status).toBe(401);
+    expect((await fetch(`${harness.baseUrl}/`, { headers: { cookie }, redirect: "manual" })).status).toBe(303);
+    await expect(harness.client(cookie)).rejects.toThrow(/log in/);
   });
 
-  it("throttles guessing: the sixth wrong password in a row is refused with Retry-After", async () => {
-    // (The successful login above cleared this address's earlier failure.)
-    for (let i = 0; i < 5; i++) expect((await post("/api/login", { password: `guess ${i}` })).status).toBe(401);
+  it("a second login is a session of its own: logging one out leaves the other", async () => {
+    const first = cookieOf(await post("/api/login", { password: PASSWORD }), "dlg_auth");
+    const second = cookieOf(await post("/api/login", { password: PASSWORD }), "dlg_auth");
+    expect(first).not.toBe(second);
+    expect((await post("/api/logout", {}, { cookie: first })).status).toBe(200);
+    const api = (auth: string) => fetch(`${harness.baseUrl}/api/sessions/abc/tool-calls/c1`, { headers: { cookie: auth } });
+    expect((await api(first)).status).toBe(401);
+    expect((await api(second)).status).toBe(404);
+  });
+
+  it("throttles guessing: past five wrong passwords the next is refused with Retry-After", async () => {
+    // The wrong password above still counts: a correct login does not wipe earlier guesses.
+    for (let i = 0; i < 4; i++) expect((await post("/api/login", { password: `guess ${i}` })).status).toBe(401);
     const last = await post("/api/login", { password: "guess 5" });
     expect(last.status).toBe(429);
     expect(Number(last.headers.get("retry-after"))).toBeGreaterThan(0);

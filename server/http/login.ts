@@ -1,6 +1,8 @@
 import { stringifySetCookie, type Cookies } from "cookie";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { AUTH_COOKIE, safeNextPath, type PasswordGate, type createLoginThrottle } from "@/server/auth/password-gate";
+import { DEVICE_COOKIE, deviceCookieHeader, type KnownDevices } from "@/server/auth/known-device";
+import type { LoginThrottle } from "@/server/auth/login-throttle";
+import { AUTH_COOKIE, safeNextPath, type PasswordGate } from "@/server/auth/password-gate";
 import { readBody } from "./body";
 import { originAllowed } from "./origin";
 
@@ -10,15 +12,18 @@ import { originAllowed } from "./origin";
  */
 export interface LoginDeps {
   gate: PasswordGate;
-  throttle: ReturnType<typeof createLoginThrottle>;
+  throttle: LoginThrottle;
+  devices: KnownDevices;
   allowedOrigins: readonly string[];
   secureCookies: boolean;
+  /** A login session ended: cut what it still has open (sockets). */
+  onLogout(sessionId: string): void;
 }
 
 const MAX_LOGIN_BODY_BYTES = 10_000;
 
 /** Paths reachable without logging in: the login page and what it loads. */
-const PUBLIC_PATH = /^\/(login\/?|api\/login|api\/health|_next\/static\/.*|icon\.svg|favicon\.ico)$/;
+const PUBLIC_PATH = /^\/(login\/?|api\/login|api\/health|_next\/static\/.*|theme-init\.js|icon\.svg|favicon\.ico)$/;
 
 function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | string[]> = {}): void {
   res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers });
@@ -36,13 +41,19 @@ function authCookie(value: string, maxAgeS: number, secure: boolean): string {
 export async function gateRequest(req: IncomingMessage, res: ServerResponse, url: URL, cookies: Cookies, deps: LoginDeps): Promise<boolean> {
   const method = req.method ?? "GET";
   if (url.pathname === "/api/login" && method === "POST") {
-    await login(req, res, deps);
+    await login(req, res, cookies, deps);
     return true;
   }
   if (url.pathname === "/api/logout" && method === "POST") {
     if (!originAllowed(req, deps.allowedOrigins)) {
       json(res, 401, { error: { code: "unauthorized", message: "Cross-site requests are not allowed." } });
       return true;
+    }
+    // Clearing the cookie is not enough: a copy of it must stop working too.
+    const session = deps.gate.verify(cookies[AUTH_COOKIE]);
+    if (session) {
+      deps.gate.revoke(session);
+      deps.onLogout(session);
     }
     json(res, 200, { ok: true }, { "set-cookie": authCookie("", 0, deps.secureCookies) });
     return true;
@@ -57,15 +68,17 @@ export async function gateRequest(req: IncomingMessage, res: ServerResponse, url
   return true;
 }
 
-async function login(req: IncomingMessage, res: ServerResponse, deps: LoginDeps): Promise<void> {
+async function login(req: IncomingMessage, res: ServerResponse, cookies: Cookies, deps: LoginDeps): Promise<void> {
   if (!originAllowed(req, deps.allowedOrigins)) {
     json(res, 401, { error: { code: "unauthorized", message: "Cross-site requests are not allowed." } });
     return;
   }
-  const who = req.socket.remoteAddress ?? "unknown";
-  const wait = deps.throttle.retryAfterMs(who);
-  if (wait > 0) {
-    const seconds = Math.ceil(wait / 1000);
+  const device = deps.devices.verify(cookies[DEVICE_COOKIE]);
+  // Reserved before the body is read: guesses sent together are counted together.
+  const attempt = deps.throttle.reserve(device ? `device:${device}` : `address:${req.socket.remoteAddress ?? "unknown"}`);
+  if ("retryAfterMs" in attempt) {
+    req.resume();
+    const seconds = Math.ceil(attempt.retryAfterMs / 1000);
     json(res, 429, { error: { code: "rate_limited", message: `Too many wrong passwords. Try again in ${seconds} s.` } }, { "retry-after": String(seconds) });
     return;
   }
@@ -74,14 +87,17 @@ async function login(req: IncomingMessage, res: ServerResponse, deps: LoginDeps)
     const body = JSON.parse(await readBody(req, MAX_LOGIN_BODY_BYTES)) as { password?: unknown };
     if (typeof body.password === "string") password = body.password;
   } catch {
+    attempt.dropped();
     json(res, 400, { error: { code: "bad_request", message: 'Send JSON like {"password": "…"}.' } });
     return;
   }
   if (!deps.gate.checkPassword(password)) {
-    deps.throttle.fail(who);
+    attempt.failed();
     json(res, 401, { error: { code: "unauthorized", message: "That password is not right." } });
     return;
   }
-  deps.throttle.succeed(who);
-  json(res, 200, { ok: true }, { "set-cookie": authCookie(deps.gate.issue(), Math.floor(deps.gate.ttlMs / 1000), deps.secureCookies) });
+  attempt.passed();
+  const cookiesToSet = [authCookie(deps.gate.issue(), Math.floor(deps.gate.ttlMs / 1000), deps.secureCookies)];
+  if (!device) cookiesToSet.push(deviceCookieHeader(deps.devices.mint(), deps.secureCookies));
+  json(res, 200, { ok: true }, { "set-cookie": cookiesToSet });
 }

@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createDemoModel } from "@/lib/model/demo-model";
+import { runtimeWith, startHarness, type Harness } from "@/test/support/server/app-harness";
+import { rawRequest } from "./raw-request";
+
+/** Security headers on every response, and no shared caching of a response that sets a cookie. */
+let harness: Harness;
+
+/** Stands in for Next: pages are cached by a CDN for a year unless told otherwise. */
+function fakeNext(_req: IncomingMessage, res: ServerResponse): void {
+  res.setHeader("cache-control", "s-maxage=31536000");
+  res.setHeader("content-type", "text/html");
+  res.end("<!doctype html><title>page</title>");
+}
+
+beforeAll(async () => {
+  harness = await startHarness("headers", { runner: runtimeWith(createDemoModel({ chunkDelayMs: 0 })), pageHandler: fakeNext });
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+function expectHardened(headers: Record<string, string | string[] | undefined>): void {
+  expect(headers["x-frame-options"]).toBe("DENY");
+  expect(headers["referrer-policy"]).toBe("no-referrer");
+  expect(headers["x-content-type-options"]).toBe("nosniff");
+  const csp = String(headers["content-security-policy"]);
+  for (const directive of ["frame-ancestors 'none'", "object-src 'none'", "base-uri 'self'", "form-action 'self'", "script-src 'self'"]) {
+    expect(csp).toContain(directive);
+  }
+}
+
+describe("security headers", () => {
+  it.each(["/", "/api/health", "/api/nothing-here"])("are on %s", async (path) => {
+    expectHardened((await rawRequest(harness.baseUrl, path)).headers);
+  });
+
+  it("are on the refusal of a foreign Host too", async () => {
+    expectHardened((await rawRequest(harness.baseUrl, "/", { headers: { host: "rebind.attacker.example" } })).headers);
+  });
+
+  it("a page that sets a cookie is never cached by anyone else", async () => {
+    const res = await rawRequest(harness.baseUrl, "/");
+    expect(res.headers["set-cookie"]).toBeDefined();
+    expect(res.headers["cache-control"]).toBe("private, no-store");
+  });
+
+  it("a page without a new cookie keeps Next's caching", async () => {
+    const cookie = await harness.newCookie();
+    const res = await rawRequest(harness.baseUrl, "/", { headers: { cookie } });
+    expect(res.headers["set-cookie"]).toBeUndefined();
+    expect(res.headers["cache-control"]).toBe("s-maxage=31536000");
+  });
+});
+
+describe("the login page under APP_PASSWORD", () => {
+  let gated: Harness;
+  beforeAll(async () => {
+    gated = await startHarness("headers_gated", { runner: runtimeWith(createDemoModel({ chunkDelayMs: 0 })), password: "pw", pageHandler: fakeNext });
+  });
+  afterAll(async () => {
+    await gated?.close();
+  });
+
+  it.each(["/login", "/theme-init.js", "/icon.svg", "/favicon.ico", "/_next/static/chunks/main.js"])("%s and what it loads are outside the gate", async (path) => {
+    const res = await rawRequest(gated.baseUrl, path);
+    expect(res.status).toBe(200);
+  });
+
+  it("the login page and the redirect to it carry the headers too", async () => {
+    expectHardened((await rawRequest(gated.baseUrl, "/login")).headers);
+    const redirect = await rawRequest(gated.baseUrl, "/c/abc");
+    expect(redirect.status).toBe(303);
+    expectHardened(redirect.headers);
+  });
+});
