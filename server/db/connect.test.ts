@@ -84,4 +84,33 @@ describe("the embedded database", () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
+
+  it("is restarted by the app when its process is killed, and keeps every write it acknowledged", { timeout: 120_000 }, async () => {
+    const { mkdtempSync, rmSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const path = await import("node:path");
+    const dataDir = mkdtempSync(path.join(tmpdir(), "delegate-embedded-kill-"));
+    const quiet = { info: () => {}, warn: () => {} };
+    const db = await connectDatabase({ MONGODB_URI: undefined, DATA_DIR: dataDir, EMBEDDED_DB: "mongo-java-server" }, quiet);
+    try {
+      const notes = db.connection.collection("notes");
+      const acknowledged: string[] = [];
+      for (let i = 0; i < 60; i++) {
+        await notes.insertOne({ _id: `n${i}` as never, i });
+        acknowledged.push(`n${i}`);
+      }
+      // Killed at once: H2 on its own commits about once a second, so these would be lost.
+      const first = db.embeddedPid()!;
+      process.kill(first, "SIGKILL");
+      const deadline = Date.now() + 60_000;
+      while (!(db.embeddedPid() !== first && (await db.isUp())) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      expect(db.embeddedPid()).not.toBe(first);
+      expect(await db.isUp()).toBe(true);
+      const stored = await notes.find({}, { projection: { _id: 1 } }).toArray();
+      expect(stored.map((d) => d._id).sort()).toEqual([...acknowledged].sort());
+    } finally {
+      await db.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
 });

@@ -14,6 +14,8 @@ import type { Logger } from "@/lib/log";
 export interface Database {
   uri: string;
   embedded: boolean;
+  /** The embedded database's process now, when there is one (fault tests kill it). */
+  embeddedPid(): number | undefined;
   connection: Connection;
   models: Models;
   /** Answers a ping within HEALTH_PING_MS: a paused or hung server is down, not just a closed socket. */
@@ -32,7 +34,7 @@ export async function connectDatabase(
   if (!uri) {
     log.info(`No MONGODB_URI: starting the embedded database (data in ${env.DATA_DIR})…`);
     try {
-      embedded = await startEmbedded(env.DATA_DIR, env.EMBEDDED_DB ?? "auto");
+      embedded = await startEmbedded(env.DATA_DIR, env.EMBEDDED_DB ?? "auto", log);
     } catch (error) {
       throw new Error(
         `The embedded database could not start (${(error as Error).message}). ` +
@@ -48,6 +50,7 @@ export async function connectDatabase(
   return {
     uri,
     embedded: Boolean(embedded),
+    embeddedPid: () => embedded?.pid(),
     connection,
     models,
     isUp: () => answersPing(connection),

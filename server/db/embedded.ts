@@ -2,7 +2,8 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
-import { javaAvailable, startMongoJavaServer } from "./mongo-java-server";
+import type { Logger } from "@/lib/log";
+import { javaAvailable, startMongoJavaServer, type RunningMongo } from "./mongo-java-server";
 
 /**
  * The embedded database used when no MONGODB_URI is set, with data kept under DATA_DIR:
@@ -19,6 +20,8 @@ export type EmbeddedEngine = "mongod" | "mongo-java-server";
 export interface RunningEmbedded {
   engine: EmbeddedEngine;
   uri: string;
+  /** The database process now (a supervised one is replaced when it dies). */
+  pid(): number | undefined;
   stop(): Promise<void>;
 }
 
@@ -42,12 +45,9 @@ export function mongodOnMachine(): boolean {
   return existsSync(cache) && readdirSync(cache).some((f) => f.startsWith("mongod"));
 }
 
-export async function startEmbedded(dataDir: string, requested: "auto" | EmbeddedEngine): Promise<RunningEmbedded> {
+export async function startEmbedded(dataDir: string, requested: "auto" | EmbeddedEngine, log?: Pick<Logger, "info" | "warn">): Promise<RunningEmbedded> {
   const engine = chooseEmbeddedEngine({ requested, mongodOnMachine: requested === "auto" && mongodOnMachine(), javaOnMachine: javaAvailable() });
-  if (engine === "mongo-java-server") {
-    const server = await startMongoJavaServer({ h2File: path.resolve(dataDir, "db", "delegate.mv.db") });
-    return { engine, uri: server.uri, stop: server.stop };
-  }
+  if (engine === "mongo-java-server") return superviseJavaServer(path.resolve(dataDir, "db", "delegate.mv.db"), log);
   const dbPath = path.resolve(dataDir, "mongod");
   mkdirSync(dbPath, { recursive: true });
   const { MongoMemoryServer } = await import("mongodb-memory-server-core");
@@ -55,7 +55,46 @@ export async function startEmbedded(dataDir: string, requested: "auto" | Embedde
   return {
     engine,
     uri: server.getUri(),
+    pid: () => server.instanceInfo?.instance.mongodProcess?.pid,
     // Keep the files: this is the user's data, not a scratch database.
     stop: async () => void (await server.stop({ doCleanup: false })),
+  };
+}
+
+/**
+ * The Java server as the app's own database: if its process dies, it is started again on
+ * the same port and file (waiting 1 s, 2 s, … 15 s between tries), and the driver finds it
+ * there. Its writes are committed before they are acknowledged (MongoLauncher.java), so
+ * nothing it acknowledged is lost with the process.
+ */
+async function superviseJavaServer(h2File: string, log?: Pick<Logger, "info" | "warn">): Promise<RunningEmbedded> {
+  let current = await startMongoJavaServer({ h2File });
+  const { port, uri } = current;
+  let stopping = false;
+  const watch = (server: RunningMongo) =>
+    void server.exited.then(async (code) => {
+      if (stopping) return;
+      log?.warn(`The embedded database stopped (exit code ${code}); restarting it…`);
+      for (let attempt = 0; !stopping; attempt++) {
+        try {
+          current = await startMongoJavaServer({ h2File, port });
+          log?.info("The embedded database is back.");
+          watch(current);
+          return;
+        } catch (error) {
+          log?.warn(`The embedded database did not restart (${(error as Error).message}); trying again…`);
+          await new Promise((r) => setTimeout(r, Math.min(1_000 * 2 ** attempt, 15_000)));
+        }
+      }
+    });
+  watch(current);
+  return {
+    engine: "mongo-java-server",
+    uri,
+    pid: () => current.pid,
+    async stop() {
+      stopping = true;
+      await current.stop();
+    },
   };
 }

@@ -19,6 +19,8 @@ export interface RunningMongo {
   port: number;
   /** The server's process id (fault tests pause it with SIGSTOP). */
   pid: number;
+  /** Resolves with the exit code when the process ends, for whatever reason. */
+  exited: Promise<number | null>;
   stop(): Promise<void>;
 }
 
@@ -58,11 +60,13 @@ export async function startMongoJavaServer(options: { h2File?: string; port?: nu
   }
   // stdin stays a pipe: the launcher exits when it closes, so the server dies with us.
   const child = spawn("java", args, { stdio: ["pipe", "pipe", "inherit"] });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const port = await waitForPort(child);
   return {
     uri: `mongodb://127.0.0.1:${port}/`,
     port,
     pid: child.pid!,
+    exited,
     stop: () => stopChild(child),
   };
 }

@@ -3,6 +3,9 @@ import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.MongoVersion;
 import de.bwaldvogel.mongo.backend.h2.H2Backend;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import de.bwaldvogel.mongo.bson.Document;
+import de.bwaldvogel.mongo.wire.message.MongoMessage;
+import io.netty.channel.Channel;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -19,6 +22,32 @@ import java.util.List;
  * The server stops when stdin closes, so a crashed parent never leaves it running.
  */
 public class MongoLauncher {
+    /**
+     * H2's MVStore commits its changes to the file about once a second on its own, so a
+     * write the server had acknowledged could vanish if the process was killed within that
+     * second. This backend commits before it answers: what a client was told is written
+     * is in the file (the operating system keeps it if only the process dies).
+     */
+    static final class DurableH2Backend extends H2Backend {
+        DurableH2Backend(String file) {
+            super(file);
+        }
+
+        @Override
+        public Document handleCommand(Channel channel, String database, String command, Document query) {
+            Document answer = super.handleCommand(channel, database, command, query);
+            commit();
+            return answer;
+        }
+
+        @Override
+        public Document handleMessage(MongoMessage message) {
+            Document answer = super.handleMessage(message);
+            commit();
+            return answer;
+        }
+    }
+
     /**
      * The version the server announces. mongo-java-server 1.47 announces wire version 8
      * (MongoDB 4.2); the current Node driver (mongodb 7.8, under mongoose 9.12) refuses
@@ -48,7 +77,7 @@ public class MongoLauncher {
                 default -> throw new IllegalArgumentException("unknown argument: " + args[i]);
             }
         }
-        MongoBackend backend = h2File == null ? new MemoryBackend() : new H2Backend(h2File);
+        MongoBackend backend = h2File == null ? new MemoryBackend() : new DurableH2Backend(h2File);
         backend.version(REPORTED_VERSION);
         MongoServer server = new MongoServer(backend);
         server.bind(new InetSocketAddress("127.0.0.1", port));
