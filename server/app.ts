@@ -62,11 +62,11 @@ export interface App {
 
 /**
  * Largest socket message Socket.IO accepts (bigger ones close the connection with no
- * reply). Set above the largest field any command allows, so that an oversized prompt
- * gets a clear validation error instead of a silent disconnect; the rate limit bounds
- * how often anyone can send one.
+ * reply). Above the largest prompt a command allows (100,000 characters, at most ~600 KB
+ * as JSON), so a prompt somewhat too long still gets a clear validation error; far below
+ * 16 MB, which let thirty messages stall the server for 2 s while it parsed them.
  */
-const MAX_SOCKET_MESSAGE_BYTES = 16 * 1024 * 1024;
+const MAX_SOCKET_MESSAGE_BYTES = 2 * 1024 * 1024;
 
 export function createApp(options: AppOptions): App {
   const identity = createIdentity(options.secret);
