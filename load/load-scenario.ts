@@ -26,6 +26,22 @@ export interface LoadOptions {
   mongoUri: string;
   chunkDelayMs?: number;
   workspaceDir?: string;
+  /**
+   * One more identity floods while the others chat: as many sockets and chats as it may
+   * open, turns in as many chats as it may run, and a stream of commands on every socket.
+   */
+  noisyNeighbour?: boolean;
+}
+
+/** What the flooding identity managed, and what it was refused. */
+export interface NoisyReport {
+  sockets: number;
+  socketsRefused: number;
+  chats: number;
+  chatsRefused: number;
+  turns: number;
+  turnsRefused: number;
+  commands: number;
 }
 
 export interface LoadReport {
@@ -39,6 +55,7 @@ export interface LoadReport {
   duplicated: number;
   mismatchedSessions: string[];
   memoryMB: { baseline: number; peak: number; after: number };
+  noisy?: NoisyReport;
 }
 
 const heapMB = () => process.memoryUsage().heapUsed / 1024 / 1024;
@@ -105,6 +122,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     const baseline = heapMB();
     let peak = baseline;
     const sampler = setInterval(() => (peak = Math.max(peak, heapMB())), 50);
+    const neighbour = options.noisyNeighbour ? await startNoisyNeighbour(live) : undefined;
     const started = performance.now();
     await Promise.all(clients.map((c) => request(c.socket, "turn:send", { sessionId: c.sessionId, text: LOAD_PROMPT }, 30_000)));
     const deadline = Date.now() + 10 * 60_000;
@@ -113,6 +131,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
       await new Promise((r) => setTimeout(r, 20));
     }
     const seconds = (performance.now() - started) / 1000;
+    const noisy = await neighbour?.stop();
     clearInterval(sampler);
     peak = Math.max(peak, heapMB());
 
@@ -162,9 +181,58 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
       duplicated,
       mismatchedSessions: mismatched,
       memoryMB: { baseline, peak, after },
+      ...(noisy ? { noisy } : {}),
     };
   } finally {
     await live.close();
     await connection.close();
   }
+}
+
+/**
+ * The flooding identity: it opens sockets until it is refused, creates chats until it is
+ * refused, starts turns in its chats until it is refused, and keeps every socket busy with
+ * commands (list, create, send) until `stop`. Every refusal is counted, not thrown.
+ */
+async function startNoisyNeighbour(live: Awaited<ReturnType<typeof startLiveApp>>) {
+  const cookie = await live.newCookie();
+  const report: NoisyReport = { sockets: 0, socketsRefused: 0, chats: 0, chatsRefused: 0, turns: 0, turnsRefused: 0, commands: 0 };
+  const sockets: LiveClient[] = [];
+  for (let i = 0; i < 40; i++) {
+    try {
+      sockets.push(await live.client(cookie));
+      report.sockets++;
+    } catch {
+      report.socketsRefused++;
+    }
+  }
+  const chats: string[] = [];
+  let running = true;
+  const flood = sockets.map(async (socket, k) => {
+    while (running) {
+      report.commands++;
+      const created = await request(socket, "session:create", { title: `noise ${k}` }).catch(() => undefined);
+      if (created?.ok) {
+        report.chats++;
+        chats.push(created.data.sessionId);
+      } else if (created && created.code === "limit_reached") report.chatsRefused++;
+      const chat = chats[k % Math.max(1, chats.length)];
+      if (chat) {
+        report.commands++;
+        const sent = await request(socket, "turn:send", { sessionId: chat, text: LOAD_PROMPT }).catch(() => undefined);
+        if (sent?.ok) report.turns++;
+        else if (sent && sent.code === "limit_reached") report.turnsRefused++;
+      }
+      report.commands++;
+      await request(socket, "session:list", {}).catch(() => undefined);
+    }
+  });
+  return {
+    async stop(): Promise<NoisyReport> {
+      running = false;
+      await Promise.all(flood);
+      for (const socket of sockets) socket.disconnect();
+      return report;
+    },
+  };
 }

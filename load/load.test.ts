@@ -12,4 +12,14 @@ describe("load (small)", () => {
     expect(report.mismatchedSessions).toEqual([]);
     expect(report.events).toBeGreaterThan(6 * 50);
   });
+
+  it("a noisy neighbour is refused past its caps while four others lose nothing", { timeout: 120_000 }, async () => {
+    const report = await runLoad({ sessions: 4, mongoUri: testDatabaseUri("load-noisy"), chunkDelayMs: 2, noisyNeighbour: true });
+    expect(report.noisy).toMatchObject({ sockets: 20, socketsRefused: 20 });
+    expect(report.noisy!.turns).toBeGreaterThan(0);
+    expect(report.noisy!.turnsRefused).toBeGreaterThan(0);
+    expect(report.lost + report.duplicated).toBe(0);
+    expect(report.mismatchedSessions).toEqual([]);
+    expect(report.subagentsPerTurn).toEqual(Array(4).fill(3));
+  });
 });

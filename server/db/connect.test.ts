@@ -19,6 +19,21 @@ async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * SIGSTOP returns before every thread of the process has stopped; under load a thread
+ * can still answer one request. Wait until the kernel reports the whole process stopped.
+ */
+async function stoppedForSure(pid: number): Promise<void> {
+  const { readdirSync, readFileSync } = await import("node:fs");
+  const allStopped = () =>
+    readdirSync(`/proc/${pid}/task`).every((tid) => / T /.test(readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").replace(/^.*\)/, ")")));
+  for (let i = 0; i < 100; i++) {
+    if (allStopped()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`process ${pid} did not stop`);
+}
+
 describe("connectDatabase", () => {
   it("says the database is unreachable, keeps retrying, and connects once it is up", { timeout: 60_000 }, async () => {
     const port = await freePort();
@@ -46,6 +61,7 @@ describe("connectDatabase", () => {
     try {
       expect(await conn.isUp()).toBe(true);
       process.kill(paused.pid, "SIGSTOP");
+      await stoppedForSure(paused.pid);
       const started = Date.now();
       expect(await conn.isUp()).toBe(false);
       expect(Date.now() - started).toBeLessThan(5_000);
