@@ -1,9 +1,7 @@
-import type { Connection } from "mongoose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildSessionContext } from "@/lib/context/build-session-context";
-import { createModels, initModels, type Models } from "@/models";
-import { openConnection } from "@/server/db/connect";
-import { testDatabaseUri } from "@/test/support/server/database";
+import type { Models } from "@/models";
+import { openTestDatabase, type TestDatabase } from "@/test/support/server/database";
 import { loadHistory } from "./history";
 
 /**
@@ -12,17 +10,13 @@ import { loadHistory } from "./history";
  * context 0.1 rebuilt. The rows are written with the driver, as 0.1 left them.
  */
 
-let connection: Connection;
+let db: TestDatabase;
 let models: Models;
 beforeAll(async () => {
-  connection = await openConnection(testDatabaseUri("history-legacy"));
-  models = createModels(connection);
-  await initModels(models);
+  db = await openTestDatabase("history-legacy");
+  models = db.models;
 });
-afterAll(async () => {
-  await connection.dropDatabase().catch(() => undefined);
-  await connection.close();
-});
+afterAll(() => db?.close());
 
 const stats = { chat: { inputTokens: 1, outputTokens: 2 }, system: { inputTokens: 0, outputTokens: 0 }, steps: 2, runtimeMs: 5, cost: 0 };
 const at = new Date("2026-06-01T10:00:00.000Z");

@@ -1,12 +1,11 @@
-import mongoose, { type Connection } from "mongoose";
+import mongoose from "mongoose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TurnInput, TurnResult } from "@/lib/agent/runtime";
 import { emptyStats, type AgentEvent } from "@/lib/contracts";
 import { applyEvent, turnFromStart } from "@/lib/turn/reduce";
-import { createModels, initModels, type Models } from "@/models";
-import { openConnection } from "@/server/db/connect";
-import { mongoStore, type ChatStore } from "@/server/data/store";
-import { testDatabaseUri } from "@/test/support/server/database";
+import type { Models } from "@/models";
+import type { ChatStore } from "@/server/data/store";
+import { openTestDatabase, type TestDatabase } from "@/test/support/server/database";
 import { DroneSession } from "./drone-session";
 import type { TurnRunner } from "./turn-runner";
 
@@ -20,19 +19,14 @@ import type { TurnRunner } from "./turn-runner";
 const ANSWER_CHARS = 21_000_000;
 const PIECE = "0123456789abcdefghij".repeat(5_000); // 100,000 characters
 
-let connection: Connection;
+let db: TestDatabase;
 let models: Models;
 let store: ChatStore;
 beforeAll(async () => {
-  connection = await openConnection(testDatabaseUri("large-answer"));
-  models = createModels(connection);
-  await initModels(models);
-  store = mongoStore(models);
+  db = await openTestDatabase("large-answer");
+  ({ models, store } = db);
 });
-afterAll(async () => {
-  await connection.dropDatabase().catch(() => undefined);
-  await connection.close();
-});
+afterAll(() => db?.close());
 
 /** A stand-in for the runtime (no model runs) that streams a huge master answer and a huge subagent. */
 function hugeTurnRunner(): TurnRunner {

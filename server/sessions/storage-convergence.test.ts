@@ -1,5 +1,4 @@
 import fc from "fast-check";
-import type { Connection } from "mongoose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TurnInput, TurnResult } from "@/lib/agent/runtime";
 import { initialSessionState, sessionReducer, type SessionState } from "@/lib/chat/session-state";
@@ -7,10 +6,8 @@ import type { AgentEvent, SessionEvent } from "@/lib/contracts";
 import { parseTurnMarkup } from "@/lib/markup/parse";
 import { serializeTurn } from "@/lib/markup/serialize";
 import { applyEvent, newTurn, turnFromStart } from "@/lib/turn/reduce";
-import { createModels, initModels } from "@/models";
-import { openConnection } from "@/server/db/connect";
-import { mongoStore, type ChatStore } from "@/server/data/store";
-import { testDatabaseUri } from "@/test/support/server/database";
+import type { ChatStore } from "@/server/data/store";
+import { openTestDatabase, type TestDatabase } from "@/test/support/server/database";
 import { recordedStream } from "@/test/support/turn/recorded-stream";
 import { recordedStreamOptions } from "@/test/support/turn/stream-options";
 import { DroneSession } from "./drone-session";
@@ -50,18 +47,13 @@ function replayRunner(events: readonly AgentEvent[], pauses: ReadonlySet<number>
   };
 }
 
-let connection: Connection;
+let db: TestDatabase;
 let store: ChatStore;
 beforeAll(async () => {
-  connection = await openConnection(testDatabaseUri("storage-convergence"));
-  const models = createModels(connection);
-  await initModels(models);
-  store = mongoStore(models);
+  db = await openTestDatabase("storage-convergence");
+  store = db.store;
 });
-afterAll(async () => {
-  await connection.dropDatabase().catch(() => undefined);
-  await connection.close();
-});
+afterAll(() => db?.close());
 
 describe("server fold, browser state, replay and the rebuild from MongoDB (property)", () => {
   it("agree after every event, at random pauses and at the end", async () => {

@@ -3,12 +3,11 @@ import { createAgentRuntime, type AgentRuntimeDeps } from "@/lib/agent/runtime";
 import { BUILTIN_DEFINITIONS } from "@/lib/agent/definitions";
 import type { ChatModel } from "@/lib/model/types";
 import { createWorkspaceTools } from "@/lib/tools";
-import { createModels, initModels, type Models } from "@/models";
-import { openConnection } from "@/server/db/connect";
-import { mongoStore, type ChatStore } from "@/server/data/store";
+import type { Models } from "@/models";
+import type { ChatStore } from "@/server/data/store";
 import type { AppOptions } from "@/server/app";
 import type { TurnRunner } from "@/server/sessions/turn-runner";
-import { testDatabaseUri } from "./database";
+import { openTestDatabase } from "./database";
 import { recordEvents, request, startLiveApp, type LiveApp, type LiveClient } from "./live-app";
 
 /**
@@ -44,10 +43,8 @@ export async function startHarness(
   label: string,
   options: { runner: TurnRunner; mongoUri?: string } & Partial<AppOptions>,
 ): Promise<Harness> {
-  const connection = await openConnection(options.mongoUri ?? testDatabaseUri(label));
-  const models = createModels(connection);
-  await initModels(models);
-  const store = mongoStore(models);
+  const db = await openTestDatabase(label, options.mongoUri);
+  const { connection, models, store } = db;
   const start = async (): Promise<Harness> => {
     const live = await startLiveApp({ flushMs: 20, store, ...options });
     return {
@@ -61,8 +58,7 @@ export async function startHarness(
       },
       async close() {
         await live.close();
-        await connection.dropDatabase().catch(() => undefined);
-        await connection.close();
+        await db.close();
       },
     };
   };
