@@ -171,8 +171,6 @@ export type Publish = (event: AgentEvent) => void;
 /** An agent event as relayed to browsers: stamped with its session and sequence number. */
 export type SessionEvent = AgentEvent & { sessionId: string; seq: number };
 
-export const AGENT_EVENT_TYPES = agentEventSchema.options.map((o) => o.shape.type.value) as AgentEventType[];
-
 export const sessionSnapshotSchema = z.object({
   sessionId: z.string(),
   title: z.string(),

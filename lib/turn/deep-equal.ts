@@ -1,6 +1,6 @@
 /**
- * Structural equality for plain JSON-like data (the doc and stored shapes). Used to keep
- * transforms returning the same object when an event changes nothing, e.g. a repeated
+ * Structural equality for plain JSON-like data (the turn tree). Used to keep the
+ * reducer returning the same object when an event changes nothing, e.g. a repeated
  * `agent:complete`. Keys whose value is `undefined` count as absent.
  */
 export function deepEqual(a: unknown, b: unknown): boolean {

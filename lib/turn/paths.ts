@@ -120,14 +120,3 @@ export function updateProcess(turn: ChatTurn, runId: string, fn: (process: Subag
     return process === call.subagent ? call : { ...call, subagent: process };
   });
 }
-
-/** Every process in the turn, depth first (for sweeps, stats and exports). */
-export function* processesOf(agent: Agent): Generator<SubagentProcess> {
-  for (const step of agent.steps) {
-    for (const call of step.toolCalls) {
-      if (!call.subagent) continue;
-      yield call.subagent;
-      yield* processesOf(call.subagent);
-    }
-  }
-}

@@ -1,6 +1,6 @@
 /**
- * Offset-based text accumulation, shared by the markup transforms and the turn reducer so
- * the live and stored paths agree on every edge case.
+ * Offset-based text accumulation for the turn reducer: one rule for every step's text and
+ * reasoning, whoever folds it.
  *
  * Why offsets: a reconnect replays an overlapping suffix of events and a retry may send a
  * chunk twice. Carrying the chunk's position makes application idempotent without
@@ -16,11 +16,4 @@ export function appendAtOffset(current: string, offset: number, chunk: string): 
   const end = offset + chunk.length;
   if (chunk.length === 0 || end <= length || offset > length) return undefined;
   return offset === length ? current + chunk : current + chunk.slice(length - offset);
-}
-
-/** The part of `chunk` that `appendAtOffset` would append, or "" when it appends nothing. */
-export function tailAtOffset(currentLength: number, offset: number, chunk: string): string {
-  const end = offset + chunk.length;
-  if (chunk.length === 0 || end <= currentLength || offset > currentLength) return "";
-  return offset === currentLength ? chunk : chunk.slice(currentLength - offset);
 }
