@@ -42,6 +42,8 @@ export interface NoisyReport {
   turns: number;
   turnsRefused: number;
   commands: number;
+  /** Commands refused by the per-person (or per-connection) rate limit. */
+  rateLimited: number;
 }
 
 export interface LoadReport {
@@ -196,7 +198,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
  */
 async function startNoisyNeighbour(live: Awaited<ReturnType<typeof startLiveApp>>) {
   const cookie = await live.newCookie();
-  const report: NoisyReport = { sockets: 0, socketsRefused: 0, chats: 0, chatsRefused: 0, turns: 0, turnsRefused: 0, commands: 0 };
+  const report: NoisyReport = { sockets: 0, socketsRefused: 0, chats: 0, chatsRefused: 0, turns: 0, turnsRefused: 0, commands: 0, rateLimited: 0 };
   const sockets: LiveClient[] = [];
   for (let i = 0; i < 40; i++) {
     try {
@@ -216,15 +218,18 @@ async function startNoisyNeighbour(live: Awaited<ReturnType<typeof startLiveApp>
         report.chats++;
         chats.push(created.data.sessionId);
       } else if (created && created.code === "limit_reached") report.chatsRefused++;
+      else if (created && created.code === "rate_limited") report.rateLimited++;
       const chat = chats[k % Math.max(1, chats.length)];
       if (chat) {
         report.commands++;
         const sent = await request(socket, "turn:send", { sessionId: chat, text: LOAD_PROMPT }).catch(() => undefined);
         if (sent?.ok) report.turns++;
         else if (sent && sent.code === "limit_reached") report.turnsRefused++;
+        else if (sent && sent.code === "rate_limited") report.rateLimited++;
       }
       report.commands++;
-      await request(socket, "session:list", {}).catch(() => undefined);
+      const listed = await request(socket, "session:list", {}).catch(() => undefined);
+      if (listed && !listed.ok && listed.code === "rate_limited") report.rateLimited++;
     }
   });
   return {

@@ -18,6 +18,8 @@ describe("load (small)", () => {
     expect(report.noisy).toMatchObject({ sockets: 20, socketsRefused: 20 });
     expect(report.noisy!.turns).toBeGreaterThan(0);
     expect(report.noisy!.turnsRefused).toBeGreaterThan(0);
+    // Twenty sockets share one person's command budget: most of the flood is refused.
+    expect(report.noisy!.rateLimited).toBeGreaterThan(report.noisy!.commands / 2);
     expect(report.lost + report.duplicated).toBe(0);
     expect(report.mismatchedSessions).toEqual([]);
     expect(report.subagentsPerTurn).toEqual(Array(4).fill(3));

@@ -43,7 +43,7 @@ async function noisyNeighbour(uri: string, sessions: number): Promise<boolean> {
     ["neighbour: sockets open / refused", `${n.sockets} / ${n.socketsRefused}`],
     ["neighbour: chats created / refused", `${n.chats} / ${n.chatsRefused}`],
     ["neighbour: turns started / refused", `${n.turns} / ${n.turnsRefused}`],
-    ["neighbour: commands sent", String(n.commands)],
+    ["neighbour: commands sent / rate-limited", `${n.commands} / ${n.rateLimited}`],
     ["others: lost / duplicated / mismatched", `${noisy.lost} / ${noisy.duplicated} / ${noisy.mismatchedSessions.length}`],
   ]);
   return noisy.lost + noisy.duplicated + noisy.mismatchedSessions.length === 0;

@@ -13,6 +13,7 @@ import { hostAllowed, hostRules, refuseHost, type HostSettings } from "@/server/
 import { gateRequest, type LoginDeps } from "@/server/http/login";
 import { originAllowed, parseAllowedOrigins } from "@/server/http/origin";
 import { registerHandlers } from "@/server/realtime/handlers";
+import type { RateLimit } from "@/server/realtime/rate-limit";
 import { sessionRoom, userRoom, type AppServer } from "@/server/realtime/types";
 import type { ChatStore } from "@/server/data/store";
 import { env } from "@/lib/env";
@@ -47,7 +48,9 @@ export interface AppOptions {
   secureCookies?: boolean;
   /** APP_PASSWORD: when set, everything but the login page needs a login. */
   password?: string;
-  rateLimit?: { burst: number; perSecond: number };
+  /** Socket commands per connection, and per person across their connections. */
+  rateLimit?: RateLimit;
+  personRateLimit?: RateLimit;
   flushMs?: number;
   log?: Logger;
 }
@@ -183,7 +186,7 @@ export function createApp(options: AppOptions): App {
       else socket.destroy();
     });
   }
-  registerHandlers(io, { sessions, appInfo: options.appInfo, rateLimit: options.rateLimit, log: options.log });
+  registerHandlers(io, { sessions, appInfo: options.appInfo, rateLimit: options.rateLimit, personRateLimit: options.personRateLimit, log: options.log });
 
   return {
     httpServer,

@@ -1,16 +1,22 @@
 import type { AppInfo } from "@/lib/contracts";
 import type { SessionService } from "@/server/sessions/session-service";
 import { onCommand, type CommandGuard } from "./command";
-import { createRateLimiter } from "./rate-limit";
+import { createKeyedRateLimiter, createRateLimiter, type RateLimit } from "./rate-limit";
 import { sessionRoom, userRoom, type AppServer, type AppSocket } from "./types";
 import type { Logger } from "@/lib/log";
 
 export interface RealtimeDeps {
   sessions: SessionService;
   appInfo: AppInfo;
-  rateLimit?: { burst: number; perSecond: number };
+  /** Per connection. */
+  rateLimit?: RateLimit;
+  /** Per person, across all of their connections. */
+  personRateLimit?: RateLimit;
   log?: Pick<Logger, "error">;
 }
+
+const DEFAULT_RATE_LIMIT: RateLimit = { burst: 30, perSecond: 10 };
+const DEFAULT_PERSON_RATE_LIMIT: RateLimit = { burst: 120, perSecond: 40 };
 
 /**
  * The socket's commands: each is validated by `onCommand` and handed to the session
@@ -18,6 +24,8 @@ export interface RealtimeDeps {
  */
 export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
   const { sessions } = deps;
+  // A person's budget is shared by their sockets (20 may be open) and survives reconnects.
+  const personLimiter = createKeyedRateLimiter(deps.personRateLimit ?? DEFAULT_PERSON_RATE_LIMIT);
   // At most `sockets` connections per person: more are refused at the handshake.
   const open = new Map<string, number>();
   io.use((socket, next) => {
@@ -38,8 +46,9 @@ export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
   io.on("connection", (socket: AppSocket) => {
     const userId = socket.data.userId;
     void socket.join(userRoom(userId));
-    const limiter = createRateLimiter(deps.rateLimit ?? { burst: 30, perSecond: 10 });
-    const guard: CommandGuard = { allow: () => limiter.take(), log: deps.log };
+    const limiter = createRateLimiter(deps.rateLimit ?? DEFAULT_RATE_LIMIT);
+    // The connection's bucket first: a socket over its own limit spends nothing of the person's.
+    const guard: CommandGuard = { allow: () => limiter.take() && personLimiter.take(userId), log: deps.log };
 
     onCommand(socket, "app:info", guard, () => deps.appInfo);
     onCommand(socket, "session:list", guard, () => sessions.list(userId));

@@ -5,9 +5,10 @@ import { expand, label, loadCorpus } from "./corpus";
 import { startHostileServer, type HostileServer } from "./hostile-server";
 
 /**
- * One connection floods the server (test-data/hostile/socket-flood.json): the excess is
- * refused with `rate_limited` and a sentence, nothing goes unanswered, and a second
- * connection — another person — is served while the flood is being answered.
+ * One person floods the server (test-data/hostile/socket-flood.json), from one connection
+ * or from several at once: the excess is refused with `rate_limited` and a sentence,
+ * nothing goes unanswered, and another person is served while the flood is being answered.
+ * The cases run in order against one attacker, whose budget is shared and kept.
  */
 interface FloodCase {
   id: string;
@@ -15,6 +16,10 @@ interface FloodCase {
   command: string;
   input: unknown;
   count: number;
+  /** Connections of the same person, each sending `count` (default 1). */
+  connections?: number;
+  /** Waits this long first, so the earlier cases' spending has refilled. */
+  refillFirstMs?: number;
   expect: { servedAtLeast: number; servedAtMost: number; servedCode?: string; limitedMessageMatches: string; createdEqualsServed?: boolean };
 }
 
@@ -28,16 +33,17 @@ afterAll(async () => {
   await server?.close();
 });
 
-describe("a flood from one connection", () => {
+describe("a flood from one person", () => {
   it.each(corpus.cases.map((c) => ({ name: label(c), c })))("$name", async ({ c }) => {
-    const flooder = await server.harness.client(server.attackerCookie);
-    const before = (await server.listed()).length;
+    if (c.refillFirstMs) await new Promise((resolve) => setTimeout(resolve, c.refillFirstMs));
+    const flooders = await Promise.all(Array.from({ length: c.connections ?? 1 }, () => server.harness.client(server.attackerCookie)));
+    // Listing spends the attacker's budget too: only the cases that count creations list.
+    const before = c.expect.createdEqualsServed ? (await server.listed()).length : 0;
     const input = expand(c.input, server.vars);
-    const emit = flooder.emit as unknown as (name: string, input: unknown, ack: (a: Ack<unknown>) => void) => void;
-    const acks = Array.from(
-      { length: c.count },
-      () => new Promise<Ack<unknown>>((resolve) => emit.call(flooder, c.command, input, resolve)),
-    );
+    const acks = flooders.flatMap((flooder) => {
+      const emit = flooder.emit as unknown as (name: string, input: unknown, ack: (a: Ack<unknown>) => void) => void;
+      return Array.from({ length: c.count }, () => new Promise<Ack<unknown>>((resolve) => emit.call(flooder, c.command, input, resolve)));
+    });
     // Another person asks while the flood is in flight.
     const bystanderStarted = Date.now();
     const bystander = await request(server.bystander, "session:list", {});
@@ -46,10 +52,10 @@ describe("a flood from one connection", () => {
     const all = await Promise.all(acks);
     const limited = all.filter((a) => !a.ok && a.code === "rate_limited");
     const served = all.filter((a) => a.ok || a.code !== "rate_limited");
-    expect(all).toHaveLength(c.count);
+    expect(all).toHaveLength(c.count * flooders.length);
     expect(served.length).toBeGreaterThanOrEqual(c.expect.servedAtLeast);
     expect(served.length).toBeLessThanOrEqual(c.expect.servedAtMost);
-    expect(limited.length).toBe(c.count - served.length);
+    expect(limited.length).toBe(all.length - served.length);
     for (const a of limited) expect(!a.ok && a.message).toMatch(new RegExp(c.expect.limitedMessageMatches));
     for (const a of served) {
       if (c.expect.servedCode) expect(a).toMatchObject({ ok: false, code: c.expect.servedCode });
@@ -58,6 +64,6 @@ describe("a flood from one connection", () => {
     if (c.expect.createdEqualsServed) expect((await server.listed()).length - before).toBe(served.length);
     expect(bystander.ok).toBe(true);
     expect(bystanderMs).toBeLessThan(2_000);
-    flooder.disconnect();
+    for (const flooder of flooders) flooder.disconnect();
   });
 });

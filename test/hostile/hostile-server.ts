@@ -1,6 +1,7 @@
 import { createOpenAIModel } from "@/lib/model/openai-adapter";
 import { scriptedReply, startScriptedOpenAIServer, type ScriptedOpenAIServer } from "@/test/support/model/scripted-openai-server";
 import type { SessionSummary } from "@/lib/contracts";
+import type { AppOptions } from "@/server/app";
 import { request, runtimeWith, startHarness, type Harness, type TestClient } from "@/test/support/server/app-harness";
 
 /**
@@ -25,10 +26,10 @@ export interface HostileServer {
   close(): Promise<void>;
 }
 
-export async function startHostileServer(label: string): Promise<HostileServer> {
+export async function startHostileServer(label: string, options: Pick<AppOptions, "personRateLimit"> = {}): Promise<HostileServer> {
   const model = await startScriptedOpenAIServer(() => scriptedReply({ text: ["Noted."], usage: { promptTokens: 5, completionTokens: 2 } }));
   const chatModel = createOpenAIModel({ baseURL: model.url, apiKey: "test", model: "scripted", timeoutMs: 30_000, maxRetries: 0 });
-  const harness = await startHarness(label, { runner: runtimeWith(chatModel) });
+  const harness = await startHarness(label, { runner: runtimeWith(chatModel), ...options });
   const attackerCookie = await harness.newCookie();
   const bystanderCookie = await harness.newCookie();
   const bystander = await harness.client(bystanderCookie);
