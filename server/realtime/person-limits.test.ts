@@ -34,6 +34,19 @@ describe("caps per person", () => {
     expect(await request(other, "session:create", {})).toMatchObject({ ok: true });
   });
 
+  it("holds the chat cap exactly when one person creates many chats at once", async () => {
+    // Two connections, thirty creates in flight: a count-then-create that interleaves lets
+    // several through; the cap is 3.
+    const cookie = await harness.newCookie();
+    const sockets = [await harness.client(cookie), await harness.client(cookie)];
+    const acks = await Promise.all(Array.from({ length: 30 }, (_, i) => request(sockets[i % 2]!, "session:create", {})));
+    expect(acks.filter((a) => a.ok)).toHaveLength(3);
+    expect(acks.filter((a) => !a.ok && a.code === "limit_reached")).toHaveLength(27);
+    const listed = await request(sockets[0]!, "session:list", {});
+    expect(listed.ok && listed.data).toHaveLength(3);
+    for (const socket of sockets) socket.disconnect();
+  });
+
   it("refuses a turn while the person's cap of running turns is reached, and serves others", async () => {
     const socket = await harness.client(await harness.newCookie());
     const chats = [await create(socket), await create(socket), await create(socket)];

@@ -1,6 +1,7 @@
 import { AppError, type JoinResult, type SessionEvent, type SessionSummary } from "@/lib/contracts";
 import type { ChatStore } from "@/server/data/store";
 import type { DroneSession } from "./drone-session";
+import { createKeyedQueue } from "./keyed-queue";
 import type { SessionRegistry } from "./registry";
 
 /**
@@ -33,6 +34,8 @@ export interface SessionServiceDeps {
 
 export class SessionService {
   readonly limits: PersonLimits;
+  /** A person's creates one at a time, so concurrent ones cannot all pass the count. */
+  private readonly creates = createKeyedQueue();
 
   constructor(private readonly deps: SessionServiceDeps) {
     this.limits = deps.limits ?? DEFAULT_PERSON_LIMITS;
@@ -43,10 +46,12 @@ export class SessionService {
   }
 
   async create(userId: string, title?: string): Promise<SessionSummary> {
-    if ((await this.deps.store.countSessions(userId)) >= this.limits.chats) {
-      throw new AppError("limit_reached", `You have ${this.limits.chats} chats, the most one person can keep. Delete some to start a new one.`);
-    }
-    const session = await this.deps.store.createSession(userId, title);
+    const session = await this.creates.run(userId, async () => {
+      if ((await this.deps.store.countSessions(userId)) >= this.limits.chats) {
+        throw new AppError("limit_reached", `You have ${this.limits.chats} chats, the most one person can keep. Delete some to start a new one.`);
+      }
+      return this.deps.store.createSession(userId, title);
+    });
     this.deps.onSessionsChanged(userId);
     return session;
   }
