@@ -53,6 +53,8 @@ export interface TurnInput {
   sessionId: string;
   turnId: string;
   prompt: string;
+  /** The person the turn runs for: shared tool pools take turns between people. */
+  ownerId?: string;
   /** Earlier turns of the session, oldest first (not including this one). */
   history: ChatTurn[];
   publish: Publish;
@@ -148,7 +150,7 @@ async function runTurn(
       { role: "user", content: input.prompt },
     ]);
     const processOf = (runId: string) => processInTurn(record.turn(), runId);
-    const executor = new SubagentExecutor(deps, { turnId, publish, registry, processOf });
+    const executor = new SubagentExecutor(deps, { turnId, publish, registry, processOf, ownerId: input.ownerId });
     const master: AgentNode = { runId: null, depth: 0, activeChildren: 0, meter, signal, state };
     const outcome = await runAgentLoop(
       {

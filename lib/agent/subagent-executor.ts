@@ -47,6 +47,8 @@ export interface TurnScope {
   registry: RunRegistry;
   /** A run's process as folded from the events published so far (the turn reducer's record). */
   processOf(runId: string): SubagentProcess | undefined;
+  /** The person the turn runs for (see ToolContext.ownerId). */
+  ownerId?: string;
 }
 
 /** One agent of the tree: the master (runId null, depth 0) or a subagent. */
@@ -83,7 +85,7 @@ export class SubagentExecutor {
       invoke: async (call, context) => {
         if (call.name === SUBAGENT_TOOL_NAME && canSpawn) return this.spawn(node, call);
         const tool = tools.find((t) => t.spec.name === call.name);
-        if (tool) return runWorkspaceCall(tool, call, this.deps.workspaceDir, context.signal);
+        if (tool) return runWorkspaceCall(tool, call, this.deps.workspaceDir, context.signal, this.scope.ownerId);
         const names = specs.map((s) => s.name).join(", ") || "none";
         return refuse("unknown_tool", `Unknown tool "${call.name}". Tools available to you: ${names}.`);
       },

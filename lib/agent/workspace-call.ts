@@ -11,7 +11,13 @@ import { toolErrorText } from "./tool-errors";
  * `parse` or a refusal come back as structured error results. A tool that ignores the
  * abort signal cannot hold a cancelled or killed run open: the call is abandoned.
  */
-export async function runWorkspaceCall(tool: Tool, call: ModelToolCall, workspaceDir: string, signal: AbortSignal): Promise<ToolOutcome> {
+export async function runWorkspaceCall(
+  tool: Tool,
+  call: ModelToolCall,
+  workspaceDir: string,
+  signal: AbortSignal,
+  ownerId?: string,
+): Promise<ToolOutcome> {
   let raw: unknown;
   try {
     raw = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
@@ -31,7 +37,7 @@ export async function runWorkspaceCall(tool: Tool, call: ModelToolCall, workspac
     signal.addEventListener("abort", onAbort, { once: true });
   });
   try {
-    const run = tool.run(args, { workspaceDir, signal }).then(
+    const run = tool.run(args, { workspaceDir, signal, ...(ownerId ? { ownerId } : {}) }).then(
       // Tool output enters here: normalised once, like model output.
       (content): ToolOutcome => ({ content: wellFormed(content), status: "success" }),
       (e: unknown): ToolOutcome =>

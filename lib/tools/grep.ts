@@ -6,7 +6,7 @@ import { createGlobFilter, MAX_GLOB_LENGTH } from "./glob";
 import { parseArgs, toolSpec } from "./parse-args";
 import { RegexAbortedError, RegexTimeoutError, runRegexJob, type RegexJob, type RegexMatch, type RegexResult } from "./regex-pool";
 import { formatBytes, isBinarySample, openRegularFile } from "./text-files";
-import { ToolError, type Tool } from "./types";
+import { ToolError, type Tool, type ToolContext } from "./types";
 import { walk } from "./walk";
 import { displayPath, resolveInWorkspace, workspaceRoot } from "./workspace-path";
 
@@ -72,7 +72,7 @@ export const grepTool: Tool<GrepArgs> = {
         const maxMatches = args.maxMatches - found.length;
         return files.length ? { pattern: regex.source, flags: regex.flags, files, maxMatches, maxLineChars: MAX_LINE_CHARS } : undefined;
       };
-      const result = await matchInWorker(load, GREP_TIME_LIMIT_MS - workerMs, regex, context.signal);
+      const result = await matchInWorker(load, GREP_TIME_LIMIT_MS - workerMs, regex, context);
       if (!result) break;
       found.push(...result.matches);
       capped = result.capped;
@@ -188,14 +188,15 @@ function listSome(names: string[]): string {
 }
 
 /**
- * Matches one batch off the main thread (see regex-pool.ts). The run's abort signal stands
- * for the caller in the pool's round-robin: each agent run (a turn, a subagent) has its own.
+ * Matches one batch off the main thread (see regex-pool.ts). The person the run works for
+ * is the caller in the pool's round-robin, so one person's many runs get one share between
+ * them; without one, the run's abort signal stands for the caller.
  * `budgetMs` is what is left of the call's GREP_TIME_LIMIT_MS over all its batches.
  */
-async function matchInWorker(load: () => Promise<RegexJob | undefined>, budgetMs: number, regex: RegExp, signal: AbortSignal): Promise<RegexResult | undefined> {
+async function matchInWorker(load: () => Promise<RegexJob | undefined>, budgetMs: number, regex: RegExp, context: ToolContext): Promise<RegexResult | undefined> {
   try {
     if (budgetMs <= 0) throw new RegexTimeoutError("timeout");
-    return await runRegexJob(signal, load, budgetMs, signal);
+    return await runRegexJob(context.ownerId ?? context.signal, load, budgetMs, context.signal);
   } catch (error) {
     if (error instanceof ToolError) throw error;
     if (error instanceof RegexTimeoutError) {

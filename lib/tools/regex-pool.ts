@@ -41,7 +41,7 @@ interface Slot {
 }
 
 interface Waiter {
-  owner: object;
+  owner: unknown;
   grant: (slot: Slot) => void;
 }
 
@@ -51,7 +51,7 @@ const WORKER_URL = new URL("./regex-worker.mjs", import.meta.url);
 let nextId = 1;
 const slots: Slot[] = [];
 /** Waiting jobs per owner; the Map's order is the round-robin order. */
-const queues = new Map<object, Waiter[]>();
+const queues = new Map<unknown, Waiter[]>();
 
 function spawn(): Slot {
   // Plain JavaScript needs no loader flags; inheriting them (e.g. --input-type) breaks workers.
@@ -80,7 +80,7 @@ function takeFreeSlot(): Slot | undefined {
   return slot;
 }
 
-function acquire(owner: object, signal: AbortSignal): Promise<Slot> {
+function acquire(owner: unknown, signal: AbortSignal): Promise<Slot> {
   const free = takeFreeSlot();
   if (free) return Promise.resolve(free);
   return new Promise((resolve, reject) => {
@@ -129,12 +129,12 @@ function release(slot: Slot): void {
 }
 
 /**
- * Runs one job for `owner` (any object that stands for the caller). `load` builds the
+ * Runs one job for `owner` (any value that stands for the caller: a person's id, a run's signal). `load` builds the
  * job's input once a worker is free; it may return undefined when there is nothing left
  * to match, and the worker goes back to the pool unused.
  */
 export async function runRegexJob(
-  owner: object,
+  owner: unknown,
   load: () => Promise<RegexJob | undefined>,
   timeoutMs: number,
   signal: AbortSignal,

@@ -9,6 +9,11 @@ export interface ToolContext {
   /** Absolute, real path of the folder file tools are confined to. */
   workspaceDir: string;
   signal: AbortSignal;
+  /**
+   * The person the work is for. Pools shared by everyone (the regex workers) take turns
+   * between people, so one person's many runs count once; absent, each run is its own owner.
+   */
+  ownerId?: string;
 }
 
 export interface Tool<Args = unknown> {

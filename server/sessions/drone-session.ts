@@ -82,8 +82,8 @@ export class DroneSession {
     return !this.active;
   }
 
-  /** Starts a turn; one at a time per session. */
-  async startTurn(prompt: string): Promise<string> {
+  /** Starts a turn for `ownerId` (the person sending it); one at a time per session. */
+  async startTurn(prompt: string, ownerId?: string): Promise<string> {
     if (this.closed) throw deleted();
     if (this.active) throw new AppError("busy", "A turn is already running in this chat. Stop it or wait for it to finish.");
     const turnId = newId();
@@ -101,6 +101,7 @@ export class DroneSession {
         sessionId: this.sessionId,
         turnId,
         prompt,
+        ...(ownerId ? { ownerId } : {}),
         history,
         publish: (event) => this.onEvent(event),
       });

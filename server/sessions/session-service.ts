@@ -82,7 +82,7 @@ export class SessionService {
     if (this.deps.registry.runningTurns(userId) >= this.limits.runningTurns) {
       throw new AppError("limit_reached", `You have ${this.limits.runningTurns} turns running in other chats; wait for one to finish or stop it.`);
     }
-    const turnId = await session.startTurn(text);
+    const turnId = await session.startTurn(text, userId);
     this.deps.onSessionsChanged(userId);
     return { turnId };
   }
