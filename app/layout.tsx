@@ -7,6 +7,14 @@ export const metadata: Metadata = {
   description: "Chat with an agent that delegates to subagents you can watch and audit.",
 };
 
+/**
+ * Every page renders per request: the server gives each response a CSP nonce, which Next
+ * can put on its inline scripts only when it renders the page for that response (a
+ * prerendered page would carry scripts no nonce allows). The pages are small; rendering
+ * them costs about a millisecond.
+ */
+export const dynamic = "force-dynamic";
+
 export const viewport: Viewport = {
   width: "device-width",
   initialScale: 1,

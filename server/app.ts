@@ -8,7 +8,7 @@ import { createKnownDevices } from "@/server/auth/known-device";
 import { createLoginThrottle } from "@/server/auth/login-throttle";
 import { AUTH_COOKIE, createPasswordGate } from "@/server/auth/password-gate";
 import { handleApi } from "@/server/http/api";
-import { contentSecurityPolicy, hardenResponse } from "@/server/http/headers";
+import { contentSecurityPolicy, hardenResponse, newNonce, withNonce } from "@/server/http/headers";
 import { hostAllowed, hostRules, refuseHost, type HostSettings } from "@/server/http/hosts";
 import { gateRequest, type LoginDeps } from "@/server/http/login";
 import { originAllowed, parseAllowedOrigins } from "@/server/http/origin";
@@ -76,7 +76,7 @@ export function createApp(options: AppOptions): App {
   const hosts = options.hosts ?? { host: env().HOST, allowedHosts: env().ALLOWED_HOSTS, publicUrl: env().PUBLIC_URL };
   const allowedHosts = hostRules(hosts);
   const allowedOrigins = [...parseAllowedOrigins(options.allowedOrigins ?? ""), ...(hosts.publicUrl ? [new URL(hosts.publicUrl).origin] : [])];
-  const csp = contentSecurityPolicy(options.dev ?? Boolean(options.upgradeHandler));
+  const dev = options.dev ?? Boolean(options.upgradeHandler);
   const secureCookies = options.secureCookies ?? false;
   const login: LoginDeps | undefined = options.password
     ? {
@@ -116,7 +116,10 @@ export function createApp(options: AppOptions): App {
   });
 
   const httpServer = createServer((req, res) => {
+    // A nonce per response (see headers.ts); the page handler finds it on the request.
+    const csp = contentSecurityPolicy(dev, newNonce());
     hardenResponse(res, csp);
+    withNonce(req, csp);
     // Before anything else, cookies included: a rebound name must not even get an identity.
     if (!hostAllowed(req.headers.host, allowedHosts)) {
       req.resume();

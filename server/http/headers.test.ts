@@ -8,7 +8,9 @@ import { rawRequest } from "./raw-request";
 let harness: Harness;
 
 /** Stands in for Next: pages are cached by a CDN for a year unless told otherwise. */
-function fakeNext(_req: IncomingMessage, res: ServerResponse): void {
+function fakeNext(req: IncomingMessage, res: ServerResponse): void {
+  // What Next would take its script nonce from.
+  res.setHeader("x-seen-policy", String(req.headers["content-security-policy"]));
   res.setHeader("cache-control", "s-maxage=31536000");
   res.setHeader("content-type", "text/html");
   res.end("<!doctype html><title>page</title>");
@@ -38,6 +40,17 @@ describe("security headers", () => {
 
   it("are on the refusal of a foreign Host too", async () => {
     expectHardened((await rawRequest(harness.baseUrl, "/", { headers: { host: "rebind.attacker.example" } })).headers);
+  });
+
+  it("give each response its own script nonce, hand the same policy to the page renderer, and allow no inline script without it", async () => {
+    const first = await rawRequest(harness.baseUrl, "/", { headers: { "content-security-policy": "script-src 'nonce-chosen-by-client'" } });
+    const second = await rawRequest(harness.baseUrl, "/");
+    const policy = String(first.headers["content-security-policy"]);
+    const nonce = /'nonce-([A-Za-z0-9+/=]{22,})'/.exec(policy)?.[1];
+    expect(nonce).toBeDefined();
+    expect(/script-src [^;]*unsafe-inline/.test(policy)).toBe(false);
+    expect(first.headers["x-seen-policy"]).toBe(policy);
+    expect(String(second.headers["content-security-policy"])).not.toContain(nonce);
   });
 
   it("a page that sets a cookie is never cached by anyone else", async () => {

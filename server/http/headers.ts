@@ -1,17 +1,20 @@
-import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
+import { randomBytes } from "node:crypto";
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 
 /**
- * Headers every response carries, pages, API and refusals alike. The CSP allows inline
- * scripts: Next 16 inlines its bootstrap and flight data in statically prerendered pages,
- * which a per-request nonce cannot reach without making every page dynamic. What it does
- * forbid: framing (clickjacking), plugins, <base> rewrites, forms posting elsewhere, and
- * loading scripts, styles, images or connections from any other origin.
+ * Headers every response carries, pages, API and refusals alike. Scripts run only from
+ * this origin or, inline, with the response's own nonce: Next 16 reads the nonce from the
+ * request's `content-security-policy` header (set here, see `withNonce`) and puts it on
+ * the bootstrap and flight-data scripts it inlines, which is why every page renders per
+ * request (app/layout.tsx). An injected `<script>` has no nonce and does not run. The CSP
+ * also forbids framing (clickjacking), plugins, <base> rewrites, forms posting elsewhere,
+ * and loading scripts, styles, images or connections from any other origin.
  */
-export function contentSecurityPolicy(dev: boolean): string {
+export function contentSecurityPolicy(dev: boolean, nonce?: string): string {
   return [
     "default-src 'self'",
     // Next's development build evaluates modules with eval (source maps, fast refresh).
-    `script-src 'self' 'unsafe-inline'${dev ? " 'unsafe-eval'" : ""}`,
+    `script-src 'self'${nonce ? ` 'nonce-${nonce}'` : ""}${dev ? " 'unsafe-eval'" : ""}`,
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob:",
     "font-src 'self' data:",
@@ -22,6 +25,21 @@ export function contentSecurityPolicy(dev: boolean): string {
     "base-uri 'self'",
     "form-action 'self'",
   ].join("; ");
+}
+
+/** A fresh nonce for one response: 128 random bits, base64. */
+export function newNonce(): string {
+  return randomBytes(16).toString("base64");
+}
+
+/**
+ * Hands a page request's policy to Next, which takes the nonce for its inline scripts from
+ * the request's own `content-security-policy` header; a header of that name from the
+ * client is replaced, so no one chooses their own nonce.
+ */
+export function withNonce(req: IncomingMessage, csp: string): void {
+  req.headers["content-security-policy"] = csp;
+  delete req.headers["content-security-policy-report-only"];
 }
 
 /**

@@ -1,0 +1,46 @@
+import { expect, test } from "@playwright/test";
+import { startChat, waitForTurnEnd } from "./fixtures";
+
+/**
+ * Scripts run under a nonce: the page's own inline scripts carry this response's nonce, a
+ * script injected into the page has none and is refused, and the app loses nothing to the
+ * policy (no violation while a chat streams).
+ */
+test("pages run their own scripts by nonce and refuse an injected one", async ({ page }) => {
+  const violations: string[] = [];
+  page.on("console", (message) => {
+    if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+  });
+  const response = await page.goto("/");
+  const policy = response!.headers()["content-security-policy"] ?? "";
+  const nonce = /'nonce-([^']+)'/.exec(policy)?.[1];
+  expect(nonce, policy).toBeTruthy();
+  expect(/script-src [^;]*'unsafe-inline'/.test(policy)).toBe(false);
+
+  // Every inline script Next wrote into the page is allowed by this response's nonce.
+  const inline = await page.locator("script:not([src])").evaluateAll((scripts) => scripts.map((s) => (s as HTMLScriptElement).nonce));
+  expect(inline.length).toBeGreaterThan(0);
+  for (const scriptNonce of inline) expect(scriptNonce).toBe(nonce);
+
+  // A second load gets another nonce.
+  const again = await page.request.get("/");
+  expect(again.headers()["content-security-policy"]).not.toContain(nonce!);
+
+  // Markup that gets into the page cannot run script.
+  const ran = await page.evaluate(async () => {
+    const w = window as unknown as { injected?: boolean };
+    const script = document.createElement("script");
+    script.textContent = "window.injected = true";
+    document.body.append(script);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    return w.injected === true;
+  });
+  expect(ran).toBe(false);
+  expect(violations.some((v) => /inline script/i.test(v) || /script-src/i.test(v))).toBe(true);
+  violations.length = 0;
+
+  // The app itself works under the policy: a whole chat, no violation.
+  await startChat(page, "Where is the retry logic?");
+  await waitForTurnEnd(page);
+  expect(violations).toEqual([]);
+});
