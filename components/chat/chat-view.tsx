@@ -48,7 +48,7 @@ export function ChatView({ sessionId }: ChatViewProps) {
             <SpinnerIcon /> Loading chat…
           </div>
         ) : state.turns.length === 0 && state.pending.length === 0 ? (
-          <div className="min-h-0 flex-1 overflow-y-auto">
+          <div className="relative min-h-0 flex-1 overflow-y-auto">
             <EmptyState
               onPick={(prompt) => {
                 void send(prompt);

@@ -31,7 +31,7 @@ export function HomeView() {
 
   return (
     <div className="flex h-full flex-col">
-      <div className="min-h-0 flex-1 overflow-y-auto">
+      <div className="relative min-h-0 flex-1 overflow-y-auto">
         <EmptyState onPick={(prompt) => void start(prompt)} />
       </div>
       {error ? (

@@ -26,8 +26,12 @@ export interface MessageListProps {
 }
 
 /**
- * Scrolls with the stream only while the reader is at the bottom: scrolling up to read
- * an earlier panel must not be yanked away by the next token.
+ * Follows the stream while the reader is at the bottom; scrolling up to read an earlier
+ * panel is never undone by the next token, and a new prompt always comes into view.
+ *
+ * Only the reader can stop the following: a scroll that moves up while the content kept
+ * its height. Content that grows or shrinks (a panel appearing, Chromium's scroll
+ * anchoring) also fires scroll events, and once took "follow" away mid-stream.
  */
 export function MessageList({ turns, pending, footer }: MessageListProps) {
   const scroller = useRef<HTMLDivElement>(null);
@@ -44,19 +48,28 @@ export function MessageList({ turns, pending, footer }: MessageListProps) {
     const inner = content.current;
     if (!el || !inner) return;
     el.scrollTop = el.scrollHeight;
+    let last = { top: el.scrollTop, height: el.scrollHeight };
     const onScroll = () => {
       const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_THRESHOLD_PX;
-      stick.current = atBottom;
-      setShowJump(!atBottom);
+      const readerMovedUp = el.scrollTop < last.top && el.scrollHeight === last.height;
+      if (atBottom) stick.current = true;
+      else if (readerMovedUp) stick.current = false;
+      last = { top: el.scrollTop, height: el.scrollHeight };
+      setShowJump(!stick.current && !atBottom);
     };
     let lastClick = 0;
     const onClick = () => {
       lastClick = Date.now();
     };
     const observer = new ResizeObserver(() => {
-      // Expanding a panel must keep its header where the reader clicked it.
-      if (Date.now() - lastClick < CLICK_GRACE_MS) return onScroll();
+      // Expanding a panel must keep its header where the reader clicked it: the reader
+      // is reading there now, so the list follows only if that is still the bottom.
+      if (Date.now() - lastClick < CLICK_GRACE_MS) {
+        stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_THRESHOLD_PX;
+        return onScroll();
+      }
       if (stick.current) el.scrollTop = el.scrollHeight;
+      else onScroll();
     });
     observer.observe(inner);
     el.addEventListener("scroll", onScroll, { passive: true });
@@ -93,6 +106,19 @@ export function MessageList({ turns, pending, footer }: MessageListProps) {
     heightBeforeMore.current = null;
   }, [shown]);
 
+  // A new prompt (sent here or in another tab) is what the reader wants to see next.
+  const prompts = turns.length + pending.length;
+  const promptsBefore = useRef(prompts);
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (prompts > promptsBefore.current && el) {
+      stick.current = true;
+      setShowJump(false);
+      el.scrollTop = el.scrollHeight;
+    }
+    promptsBefore.current = prompts;
+  }, [prompts]);
+
   const jump = () => {
     const el = scroller.current;
     if (!el) return;
@@ -101,8 +127,10 @@ export function MessageList({ turns, pending, footer }: MessageListProps) {
   };
 
   return (
-    <div className="relative min-h-0 flex-1">
-      <div ref={scroller} className="h-full overflow-y-auto sm:[scrollbar-gutter:stable_both-edges]" data-testid="message-list">
+    <div className="flex min-h-0 flex-1 flex-col">
+      {/* relative: positioned descendants (screen-reader text) stay inside the scroll area
+          instead of making the page itself taller than the window. */}
+      <div ref={scroller} className="relative min-h-0 flex-1 overflow-y-auto sm:[scrollbar-gutter:stable_both-edges]" data-testid="message-list">
         <div ref={content} className="mx-auto w-full max-w-3xl space-y-6 px-3 pt-6 pb-6 sm:px-4">
           {hidden > 0 ? (
             <div ref={sentinel} className="text-center text-xs text-zinc-500 dark:text-zinc-400" data-testid="earlier-turns">
@@ -124,14 +152,18 @@ export function MessageList({ turns, pending, footer }: MessageListProps) {
           {footer}
         </div>
       </div>
+      {/* In the layout, not over the list: it never covers what the reader is reading, and
+          the list shrinking from below leaves their place where it is. */}
       {showJump ? (
-        <button
-          type="button"
-          onClick={jump}
-          className="absolute bottom-3 left-1/2 -translate-x-1/2 rounded-full border border-zinc-200 bg-white/95 px-3 py-1 text-xs font-medium text-zinc-700 shadow-md hover:bg-zinc-50 dark:border-zinc-700 dark:bg-zinc-900/95 dark:text-zinc-200 dark:hover:bg-zinc-800"
-        >
-          Jump to latest ↓
-        </button>
+        <div className="flex shrink-0 justify-center pt-1.5">
+          <button
+            type="button"
+            onClick={jump}
+            className="rounded-full border border-zinc-200 bg-white px-3 py-1 text-xs font-medium text-zinc-700 shadow-sm hover:bg-zinc-50 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-200 dark:hover:bg-zinc-800"
+          >
+            Jump to latest ↓
+          </button>
+        </div>
       ) : null}
     </div>
   );

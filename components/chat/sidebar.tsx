@@ -106,7 +106,7 @@ export function Sidebar({ currentSessionId, open, onClose, onLeave }: SidebarPro
             New chat
           </button>
         </div>
-        <nav aria-label="Sessions" className="min-h-0 flex-1 overflow-y-auto px-2 pb-3">
+        <nav aria-label="Sessions" className="relative min-h-0 flex-1 overflow-y-auto px-2 pb-3">
           {sessions === null ? (
             loadError ? (
               <p role="alert" className="px-2 py-2 text-sm text-red-700 dark:text-red-400">
