@@ -63,7 +63,7 @@ export function createModelResolver(definitions: readonly SubagentDefinition[], 
  */
 export function checkModelKeys(definitions: readonly SubagentDefinition[], lookup: (name: string) => string | undefined): void {
   const problems = definitions.flatMap((d) =>
-    typeof d.model === "object" && d.model.apiKeyEnv && !lookup(d.model.apiKeyEnv)
+    typeof d.model === "object" && d.model.apiKeyEnv && !lookup(d.model.apiKeyEnv)?.trim()
       ? [`  ${d.name}: model.apiKeyEnv names ${d.model.apiKeyEnv}, which is not set`]
       : [],
   );
