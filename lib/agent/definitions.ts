@@ -28,8 +28,9 @@ const pricesSchema = z.strictObject({
  * (never the key itself, so a definitions file can be committed), its prices and the label
  * its panel shows.
  */
+const MODEL_NAME_HINT = 'must name the model its endpoint knows, e.g. "gpt-4o-mini"';
 export const modelRefSchema = z.strictObject({
-  name: z.string().trim().min(1, "must name the model, e.g. \"gpt-4o-mini\""),
+  name: z.string({ error: MODEL_NAME_HINT }).trim().min(1, MODEL_NAME_HINT),
   baseURL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL, e.g. \"http://localhost:11434/v1\"" }).optional(),
   apiKeyEnv: z
     .string()
