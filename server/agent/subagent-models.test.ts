@@ -3,6 +3,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONDENSE_SYSTEM_PROMPT } from "@/lib/agent/condense";
+import { COMPACT_SYSTEM_PROMPT, SUMMARY_TAG } from "@/lib/context/compact";
+import type { AgentEvent } from "@/lib/contracts";
 import { SubagentConfigError } from "@/lib/agent/definitions";
 import { MASTER_PROMPT_MARKER } from "@/lib/agent/prompts";
 import type { ChatTurn, SubagentProcess } from "@/lib/contracts";
@@ -28,6 +30,8 @@ const LONG_REVIEW = `Review of the plan. ${"The release plan holds up; the risks
 
 const isMaster = (r: ScriptedRequest) => String(r.body?.messages?.[0]?.content ?? "").startsWith(MASTER_PROMPT_MARKER);
 const isCondense = (r: ScriptedRequest) => r.body?.messages?.[0]?.content === CONDENSE_SYSTEM_PROMPT;
+const isCompact = (r: ScriptedRequest) => r.body?.messages?.[0]?.content === COMPACT_SYSTEM_PROMPT;
+const toolMessages = (r: ScriptedRequest) => (r.body?.messages ?? []).filter((m: { role: string }) => m.role === "tool").length;
 const call = (id: string, agent: string, task: string) => ({ id, name: "subagent", argumentChunks: [JSON.stringify({ agent, task })] });
 
 /** The master's provider: the master, the system model (condensation) and "quick-model". */
@@ -35,6 +39,9 @@ function masterEndpoint(r: ScriptedRequest) {
   switch (r.body?.model) {
     case "master-model": {
       const last = r.body.messages.at(-1);
+      if (String(r.body.messages.at(1)?.content).startsWith("Read big.txt")) {
+        return last.role === "tool" ? scriptedReply({ text: ["Read."] }) : scriptedReply({ toolCalls: [call("c-read", "reader", "Read big.txt three times")] });
+      }
       if (last.role === "tool") return scriptedReply({ text: ["All three reported."], usage: { promptTokens: 2_000, completionTokens: 50 } });
       return scriptedReply({
         toolCalls: [call("c-review", "reviewer", "Review the release plan"), call("c-quick", "quick", "Count the risks"), call("c-local", "local", "Check the dates")],
@@ -42,6 +49,7 @@ function masterEndpoint(r: ScriptedRequest) {
       });
     }
     case "system-model":
+      if (isCompact(r)) return scriptedReply({ text: ["Read big.txt once so far."], usage: { promptTokens: 700, completionTokens: 10 } });
       return scriptedReply({ text: [JSON.stringify({ summary: "The plan holds up.", conclusions: ["Risks have owners."] })], usage: { promptTokens: 500, completionTokens: 20 } });
     case "quick-model":
       return scriptedReply({ text: ["Three risks."], usage: { promptTokens: 100, completionTokens: 10 } });
@@ -55,6 +63,10 @@ function otherEndpoint(r: ScriptedRequest) {
   switch (r.body?.model) {
     case "reviewer-large":
       return scriptedReply({ text: [LONG_REVIEW], usage: { promptTokens: 10_000, completionTokens: 5_000 } });
+    case "reader-model":
+      // Three reads of a big file, one per step: its context outgrows CONTEXT_TOKENS and is compacted.
+      if (toolMessages(r) < 3 && !JSON.stringify(r.body.messages).includes(SUMMARY_TAG)) return scriptedReply({ toolCalls: [{ id: `read-${toolMessages(r)}`, name: "file_read", argumentChunks: ['{"path":"big.txt"}'] }], usage: { promptTokens: 1_000, completionTokens: 10 } });
+      return scriptedReply({ text: ["It lists the tides."], usage: { promptTokens: 1_000, completionTokens: 10 } });
     case "local-small":
       return scriptedReply({ text: ["Dates are consistent."], usage: { promptTokens: 10, completionTokens: 1 } });
     default:
@@ -68,8 +80,9 @@ let dir: string;
 let harness: Harness;
 const warnings: string[] = [];
 
-function envFor(subagentsFile: string) {
+function envFor(subagentsFile: string, extra: Record<string, string> = {}) {
   return parseEnv({
+    ...extra,
     MODEL: "master-model",
     SYSTEM_MODEL: "system-model",
     OPENAI_BASE_URL: masterServer.url,
@@ -174,6 +187,31 @@ describe("a model per subagent, over two real OpenAI-compatible servers", () => 
     // The operator was told which own-model subagents have no prices.
     expect(warnings.join("\n")).toMatch(/without prices.*"quick"/);
     expect(warnings.join("\n")).not.toMatch(/"local"|"reviewer"/);
+  });
+
+  it("compacts a subagent's context on the system model, not on the subagent's own endpoint", async () => {
+    await writeFile(path.join(dir, "big.txt"), Array.from({ length: 48 }, (_, i) => `line ${i}: high water ${i} at the harbour mouth, low water later`).join("\n"));
+    const file = path.join(dir, "reader.json");
+    const reader = { name: "reader-model", baseURL: otherServer.url, apiKeyEnv: "REVIEWER_KEY", prices: { inputPerMTok: 30, outputPerMTok: 60 } };
+    await writeFile(file, JSON.stringify([{ name: "reader", description: "d", systemPrompt: "Read what you are told.", allowedTools: ["file_read"], model: reader }]));
+    const { runtime } = buildRuntime(envFor(file, { CONTEXT_TOKENS: "2000" }), { warn: () => undefined }, (name) => (name === "REVIEWER_KEY" ? REVIEWER_KEY : undefined));
+    const events: AgentEvent[] = [];
+    const before = { master: masterServer.requests.length, other: otherServer.requests.length };
+    const result = await runtime.startTurn({ sessionId: "s", turnId: "t-compact", prompt: "Read big.txt, please", history: [], publish: (e) => events.push(e) }).done;
+    expect(result.status).toBe("completed");
+
+    const onMaster = masterServer.requests.slice(before.master);
+    const onOther = otherServer.requests.slice(before.other);
+    expect(onOther.length).toBe(4);
+    expect(onOther.every((r) => r.body.model === "reader-model" && !isCompact(r))).toBe(true);
+    const compaction = onMaster.filter(isCompact);
+    expect(compaction).toHaveLength(1);
+    expect(compaction[0]!.body.model).toBe("system-model");
+    expect(compaction[0]!.headers.authorization).toBe(`Bearer ${MASTER_KEY}`);
+    // The reader's compaction is system usage, priced at the system model's prices ($1/$2), its own reads at $30/$60.
+    const ended = events.find((e): e is Extract<AgentEvent, { type: "subagent_completed" }> => e.type === "subagent_completed")!;
+    expect(ended.stats.system).toEqual({ inputTokens: 700, outputTokens: 10 });
+    expect(ended.stats.cost).toBeCloseTo((4_000 * 30 + 40 * 60 + 700 * 1 + 10 * 2) / 1e6, 10);
   });
 
   it("refuses to start when a definition's apiKeyEnv names a variable that is not set, naming it", async () => {
