@@ -22,13 +22,14 @@ const pricesSchema = z.strictObject({
   outputPerMTok: z.number().nonnegative().finite(),
 });
 
+const MODEL_NAME_HINT = 'must name the model its endpoint knows, e.g. "gpt-4o-mini"';
+
 /**
  * A model of a subagent's own: the model name its endpoint knows, the endpoint (default:
  * the master's OPENAI_BASE_URL), the NAME of the environment variable holding its key
  * (never the key itself, so a definitions file can be committed), its prices and the label
  * its panel shows.
  */
-const MODEL_NAME_HINT = 'must name the model its endpoint knows, e.g. "gpt-4o-mini"';
 export const modelRefSchema = z.strictObject({
   name: z.string({ error: MODEL_NAME_HINT }).trim().min(1, MODEL_NAME_HINT),
   baseURL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL, e.g. \"http://localhost:11434/v1\"" }).optional(),

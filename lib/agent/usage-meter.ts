@@ -37,21 +37,22 @@ export class UsageMeter {
   }
 
   addChat(usage: Usage): void {
-    this.addPriced(this.chat, usage, priceOf(usage, this.pricing), "chat");
+    this.addPriced("chat", usage, priceOf(usage, this.pricing));
   }
 
   addSystem(usage: Usage): void {
-    this.addPriced(this.system, usage, priceOf(usage, this.systemPricing), "system");
+    this.addPriced("system", usage, priceOf(usage, this.systemPricing));
   }
 
   stats(runtimeMs: number): TurnStats {
     return { chat: { ...this.chat }, system: { ...this.system }, steps: this.steps, runtimeMs: Math.max(0, runtimeMs), cost: this.spent };
   }
 
-  private addPriced(target: Usage, usage: Usage, cost: number, kind: "chat" | "system"): void {
-    add(target, usage);
+  /** `cost` was priced by the run that spent it; the parents add it as is. */
+  private addPriced(kind: "chat" | "system", usage: Usage, cost: number): void {
+    add(this[kind], usage);
     this.spent += cost;
-    if (this.parent) this.parent.addPriced(this.parent[kind], usage, cost, kind);
+    this.parent?.addPriced(kind, usage, cost);
   }
 }
 
