@@ -1,6 +1,8 @@
 import { expect, test } from "@playwright/test";
 import { lastAssistant, panelStates, shot, startChat, waitForTurnEnd } from "./fixtures";
 
+/** The e2e server runs the offline demo model; every panel names it (lib/model/demo-model.ts). */
+const DEMO_MODEL_LABEL = "Offline demo model";
 const PARALLEL_PROMPT = "Investigate the open bugs and the release plan";
 const DEEP_PROMPT = "Deep dive into the tide predictor and the datum conversion";
 
@@ -19,6 +21,9 @@ test.describe("subagent panels", () => {
     const first = panels.first();
     await first.getByTestId("subagent-toggle").first().click();
     await expect(first.getByTestId("subagent-toggle").first()).toHaveAttribute("aria-expanded", "true");
+    // Which model ran it: in the header and beside its cost.
+    await expect(first.getByTestId("subagent-model").first()).toHaveText(DEMO_MODEL_LABEL);
+    await expect(first.getByTestId("subagent-model-stat").first()).toContainText(`Model${DEMO_MODEL_LABEL}`);
     const calls = first.getByTestId("tool-call");
     expect(await calls.count()).toBeGreaterThanOrEqual(2);
     await expect(first).toContainText("list_files");
@@ -36,6 +41,7 @@ test.describe("subagent panels", () => {
     const reloaded = page.getByTestId("subagent-panel").first();
     await expect(reloaded.getByTestId("subagent-toggle").first()).toHaveAttribute("aria-expanded", "true");
     await expect(reloaded).toContainText(/"pattern"|"path"/);
+    await expect(reloaded.getByTestId("subagent-model-stat").first()).toContainText(DEMO_MODEL_LABEL);
     expect(await panelStates(page)).toEqual(before);
   });
 

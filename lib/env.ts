@@ -84,6 +84,15 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   return result.data;
 }
 
+/**
+ * A variable that configuration names rather than this schema (a subagent's `apiKeyEnv`),
+ * read with the same rule: blank counts as unset.
+ */
+export function variable(name: string, source: Record<string, string | undefined> = process.env): string | undefined {
+  const value = source[name];
+  return value === undefined || value.trim() === "" ? undefined : value;
+}
+
 let cached: Env | undefined;
 
 /** The process configuration, parsed on first use. */

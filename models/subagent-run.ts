@@ -29,6 +29,8 @@ const subagentRunSchema = new Schema(
     stats: { type: statsSchema, default: () => ({}) },
     startedAt: { type: Date, required: true },
     endedAt: { type: Date },
+    /** Label of the model it ran on; absent in runs stored before it was kept. */
+    model: { type: String },
   },
   { versionKey: false },
 );

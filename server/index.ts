@@ -1,6 +1,7 @@
 import next from "next";
 import { loadEnvFile } from "node:process";
 import { existsSync } from "node:fs";
+import { SubagentConfigError } from "@/lib/agent/definitions";
 import { EnvError, env as loadEnv } from "@/lib/env";
 import { buildRuntime } from "@/server/agent/build-runtime";
 import { createApp } from "@/server/app";
@@ -64,6 +65,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof EnvError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(`${error instanceof EnvError || error instanceof SubagentConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });

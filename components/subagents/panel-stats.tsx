@@ -7,10 +7,12 @@ export interface PanelStatsProps {
   startedAt: string;
   endedAt?: string;
   running: boolean;
+  /** Label of the model the run used; its cost is priced at that model's prices. */
+  model?: string;
 }
 
-/** Tokens in/out, steps, runtime and cost of one run, as a quiet definition list. */
-export function PanelStats({ stats, startedAt, endedAt, running }: PanelStatsProps) {
+/** Tokens in/out, steps, runtime, cost and model of one run, as a quiet definition list. */
+export function PanelStats({ stats, startedAt, endedAt, running, model }: PanelStatsProps) {
   const inTokens = (stats?.chat.inputTokens ?? 0) + (stats?.system.inputTokens ?? 0);
   const outTokens = (stats?.chat.outputTokens ?? 0) + (stats?.system.outputTokens ?? 0);
   return (
@@ -25,6 +27,12 @@ export function PanelStats({ stats, startedAt, endedAt, running }: PanelStatsPro
         </dd>
       </div>
       <Stat label="Cost" value={formatCost(stats?.cost ?? 0)} />
+      {model ? (
+        <div className="flex min-w-0 gap-1" data-testid="subagent-model-stat">
+          <dt>Model</dt>
+          <dd className="min-w-0 font-medium break-words text-zinc-700 dark:text-zinc-300">{model}</dd>
+        </div>
+      ) : null}
     </dl>
   );
 }

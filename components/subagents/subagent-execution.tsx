@@ -66,6 +66,11 @@ export const SubagentExecution = memo(function SubagentExecution({ panel, call }
           </span>
         ) : null}
         <span className="flex shrink-0 items-center gap-2 text-xs text-zinc-500 tabular-nums dark:text-zinc-400">
+          {panel.model ? (
+            <span data-testid="subagent-model" className="hidden max-w-44 truncate md:inline" title={`Model: ${panel.model}`}>
+              {panel.model}
+            </span>
+          ) : null}
           <Elapsed startedAt={panel.startedAt} endedAt={panel.endedAt} runtimeMs={panel.stats?.runtimeMs} running={running} fixedWidth />
           {tokens > 0 ? (
             <span className="hidden sm:inline" title={`${tokens.toLocaleString()} tokens`}>
@@ -133,7 +138,7 @@ function PanelBody({ panel, call }: SubagentExecutionProps) {
         </Block>
       ) : null}
 
-      <PanelStats stats={panel.stats} startedAt={panel.startedAt} endedAt={panel.endedAt} running={running} />
+      <PanelStats stats={panel.stats} startedAt={panel.startedAt} endedAt={panel.endedAt} running={running} model={panel.model} />
 
       {running ? <SubagentControls runId={panel.runId} name={panel.name} /> : null}
     </div>

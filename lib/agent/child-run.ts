@@ -37,6 +37,7 @@ export async function runChild(executor: SubagentExecutor, spec: ChildSpec): Pro
   const started = deps.now();
   const startedAt = new Date(started).toISOString();
   const runRef = { turnId: scope.turnId, runId, parentRunId: parent.runId, depth };
+  const runModel = deps.modelFor(definition);
 
   const controller = new AbortController();
   const stop = (reason: EndReason) => {
@@ -66,12 +67,12 @@ export async function runChild(executor: SubagentExecutor, spec: ChildSpec): Pro
     runId,
     depth,
     activeChildren: 0,
-    meter: new UsageMeter(parent.meter),
+    meter: new UsageMeter(parent.meter, runModel.pricing),
     signal: controller.signal,
     state,
     emitData,
   };
-  executor.publish({ type: "subagent_started", ...runRef, callId: call.id, name: definition.name, task: args.task, prompt, startedAt });
+  executor.publish({ type: "subagent_started", ...runRef, callId: call.id, name: definition.name, task: args.task, prompt, startedAt, model: runModel.label });
 
   let endReason: EndReason = "completed";
   let error: string | undefined;
@@ -79,7 +80,7 @@ export async function runChild(executor: SubagentExecutor, spec: ChildSpec): Pro
   try {
     const outcome = await runAgentLoop(
       {
-        model: definition.model === "system" ? deps.systemModel : deps.model,
+        model: runModel.model,
         systemModel: deps.systemModel,
         invoker: executor.invokerFor(node, definition.allowedTools),
         maxSteps: definition.maxSteps,

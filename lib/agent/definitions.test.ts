@@ -35,4 +35,55 @@ describe("subagent definitions", () => {
     ])).toThrow('"a" is defined twice');
     expect(() => parseSubagentDefinitions("nope")).toThrow(SubagentConfigError);
   });
+
+  describe("model", () => {
+    const base = { name: "reviewer", description: "Reviews", systemPrompt: "You review." };
+    const problems = (model: unknown) => {
+      try {
+        parseSubagentDefinitions([{ ...base, model }]);
+      } catch (error) {
+        expect(error).toBeInstanceOf(SubagentConfigError);
+        return (error as Error).message;
+      }
+      throw new Error("expected a SubagentConfigError");
+    };
+
+    it('accepts "chat", "system" and a model of its own, trimmed, with optional endpoint, key variable, prices and label', () => {
+      expect(parseSubagentDefinitions([{ ...base, model: "system" }])[0]!.model).toBe("system");
+      expect(parseSubagentDefinitions([base])[0]!.model).toBe("chat");
+      const own = {
+        name: " gpt-4o ",
+        baseURL: "https://api.openai.com/v1",
+        apiKeyEnv: "REVIEWER_API_KEY",
+        prices: { inputPerMTok: 2.5, outputPerMTok: 10 },
+        label: "GPT-4o (reviewer)",
+      };
+      expect(parseSubagentDefinitions([{ ...base, model: own }])[0]!.model).toEqual({ ...own, name: "gpt-4o" });
+      expect(parseSubagentDefinitions([{ ...base, model: { name: "llama3.1:8b" } }])[0]!.model).toEqual({ name: "llama3.1:8b" });
+    });
+
+    it.each([
+      ["an unknown model name", "gpt-4o", '0.model: must be "chat", "system" or an object { name, baseURL?, apiKeyEnv?, prices?, label? }'],
+      ["a number", 4, '0.model: must be "chat", "system" or an object'],
+      ["an object without a name", { baseURL: "http://localhost:11434/v1" }, "0.model.name: must name the model its endpoint knows"],
+      ["a blank name", { name: "  " }, '0.model.name: must name the model its endpoint knows, e.g. "gpt-4o-mini"'],
+      ["a base URL that is not http(s)", { name: "m", baseURL: "file:///etc/passwd" }, "0.model.baseURL: must be an http(s) URL"],
+      ["a key pasted where its variable's name belongs", { name: "m", apiKeyEnv: "sk-proj-abc123" }, "0.model.apiKeyEnv: must be the NAME of an environment variable"],
+      ["a negative price", { name: "m", prices: { inputPerMTok: -1, outputPerMTok: 1 } }, "0.model.prices.inputPerMTok: "],
+      ["half a price", { name: "m", prices: { inputPerMTok: 1 } }, "0.model.prices.outputPerMTok: "],
+      ["a misspelt field", { name: "m", baseUrl: "http://x" }, '0.model: Unrecognized key: "baseUrl"'],
+      ["the key itself", { name: "m", apiKey: "sk-123" }, '0.model: Unrecognized key: "apiKey"'],
+    ])("rejects %s with a message that names the field", (_what, model, message) => {
+      expect(problems(model)).toContain(message);
+    });
+
+    it("reports every bad model in a file at once", () => {
+      expect(() =>
+        parseSubagentDefinitions([
+          { ...base, name: "a", model: { name: "" } },
+          { ...base, name: "b", model: { name: "m", apiKeyEnv: "not a name" } },
+        ]),
+      ).toThrow(/0\.model\.name[\s\S]*1\.model\.apiKeyEnv/);
+    });
+  });
 });

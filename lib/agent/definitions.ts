@@ -16,6 +16,46 @@ const renameMaxTurns = (value: unknown) => {
   return { ...rest, maxSteps: maxTurns };
 };
 
+/** USD per million tokens, as providers publish prices. */
+const pricesSchema = z.strictObject({
+  inputPerMTok: z.number().nonnegative().finite(),
+  outputPerMTok: z.number().nonnegative().finite(),
+});
+
+const MODEL_NAME_HINT = 'must name the model its endpoint knows, e.g. "gpt-4o-mini"';
+
+/**
+ * A model of a subagent's own: the model name its endpoint knows, the endpoint (default:
+ * the master's OPENAI_BASE_URL), the NAME of the environment variable holding its key
+ * (never the key itself, so a definitions file can be committed), its prices and the label
+ * its panel shows.
+ */
+export const modelRefSchema = z.strictObject({
+  name: z.string({ error: MODEL_NAME_HINT }).trim().min(1, MODEL_NAME_HINT),
+  baseURL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL, e.g. \"http://localhost:11434/v1\"" }).optional(),
+  apiKeyEnv: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be the NAME of an environment variable that holds the key (e.g. \"REVIEWER_API_KEY\"), not the key itself")
+    .optional(),
+  prices: pricesSchema.optional(),
+  label: z.string().trim().min(1).max(80).optional(),
+});
+export type ModelRef = z.infer<typeof modelRefSchema>;
+
+const MODEL_CHOICES = 'must be "chat", "system" or an object { name, baseURL?, apiKeyEnv?, prices?, label? }';
+const namedModelSchema = z.enum(["chat", "system"], { error: MODEL_CHOICES });
+
+/**
+ * `model` is a name or an object. Picked by shape rather than with a union, whose error
+ * would only say "Invalid input": the operator sees the exact field that is wrong.
+ */
+const modelSchema = z.unknown().transform((value, ctx): z.infer<typeof namedModelSchema> | ModelRef => {
+  const parsed = (typeof value === "object" && value !== null ? modelRefSchema : namedModelSchema).safeParse(value);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues) ctx.addIssue({ ...issue });
+  return z.NEVER;
+});
+
 const definitionFields = z.object({
   name: z
     .string()
@@ -24,8 +64,11 @@ const definitionFields = z.object({
   systemPrompt: z.string().trim().min(1),
   /** Whitelist of tool names; include "subagent" to let this agent spawn its own subagents. */
   allowedTools: z.array(z.string().min(1)).default([]),
-  /** "system" runs it on the (usually cheaper) system model. */
-  model: z.enum(["chat", "system"]).default("chat"),
+  /**
+   * "chat" runs it on the master's model, "system" on the (usually cheaper) system model,
+   * an object on a model of its own (see `modelRefSchema`).
+   */
+  model: modelSchema.default("chat"),
   /** Model requests it may make before it must answer. */
   maxSteps: z.number().int().min(1).max(200).default(12),
   /** Several calls in one step run concurrently; otherwise one at a time. */

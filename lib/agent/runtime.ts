@@ -9,6 +9,7 @@ import type { SubagentDefinition } from "./definitions";
 import { AbortedError, describeError } from "./model-step";
 import { masterSystemPrompt } from "./prompts";
 import { RunRegistry, type ControlResult } from "./run-registry";
+import { createModelResolver, type ModelFor } from "./run-models";
 import { SubagentExecutor, type AgentNode } from "./subagent-executor";
 import { UsageMeter, type Pricing } from "./usage-meter";
 import type { Logger } from "@/lib/log";
@@ -44,6 +45,12 @@ export interface AgentRuntimeDeps {
   };
   /** Model prices, for the cost figures in stats and result footers. */
   pricing?: Pricing;
+  /**
+   * The model (and prices, and label) each subagent runs on. Defaults to "chat" → `model`,
+   * "system" → `systemModel`; a definition with a model of its own needs a resolver that
+   * can open it (server/agent/build-runtime.ts).
+   */
+  modelFor?: ModelFor;
   log?: Pick<Logger, "warn">;
   now?: () => number;
   newId?: () => string;
@@ -83,6 +90,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
   const now = deps.now ?? Date.now;
   const newId = deps.newId ?? (() => crypto.randomUUID());
   const systemModel = deps.systemModel ?? deps.model;
+  const modelFor = deps.modelFor ?? createModelResolver(deps.definitions, { chat: deps.model, system: systemModel, pricing: deps.pricing });
   return {
     startTurn(input) {
       const controller = new AbortController();
@@ -90,7 +98,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
       const record = recorder(input, safePublisher(input.publish, deps.log));
       // Subagents have their own watchdogs; this one bounds the whole turn, master included.
       const watchdog = setTimeout(() => controller.abort(WATCHDOG), deps.limits.turnTimeoutMs);
-      const done = runTurn(input, controller.signal, registry, record, { ...deps, systemModel, now, newId }).finally(() => clearTimeout(watchdog));
+      const done = runTurn(input, controller.signal, registry, record, { ...deps, systemModel, modelFor, now, newId }).finally(() => clearTimeout(watchdog));
       return {
         done,
         cancel: () => {
@@ -105,7 +113,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
 
 const WATCHDOG = "watchdog_timeout";
 
-type ResolvedDeps = AgentRuntimeDeps & { systemModel: ChatModel; now: () => number; newId: () => string };
+type ResolvedDeps = AgentRuntimeDeps & { systemModel: ChatModel; modelFor: ModelFor; now: () => number; newId: () => string };
 
 /**
  * The runtime's own record of the turn: every event it publishes is folded with the turn

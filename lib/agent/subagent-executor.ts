@@ -5,6 +5,7 @@ import type { Tool } from "@/lib/tools/types";
 import type { LoopState, ToolInvoker, ToolOutcome } from "./agent-loop";
 import { SUBAGENT_TOOL_NAME, type SubagentDefinition } from "./definitions";
 import type { RunRegistry } from "./run-registry";
+import type { ModelFor } from "./run-models";
 import { runChild } from "./child-run";
 import { subagentArgsSchema, subagentToolSpec } from "./subagent-tool";
 import { toolErrorText } from "./tool-errors";
@@ -31,6 +32,8 @@ export interface ExecutorLimits {
 export interface ExecutorDeps {
   model: ChatModel;
   systemModel: ChatModel;
+  /** Each subagent's own model, prices and label (see run-models.ts). */
+  modelFor: ModelFor;
   tools: Tool[];
   definitions: SubagentDefinition[];
   workspaceDir: string;

@@ -78,6 +78,8 @@ export const subagentStartedSchema = z.object({
   task: z.string(),
   prompt: z.string(),
   startedAt: z.string(),
+  /** Label of the model it runs on (e.g. "gpt-4o via api.openai.com"); absent in events from before it was recorded. */
+  model: z.string().optional(),
 });
 
 export const subagentDataPayloadSchema = z.discriminatedUnion("kind", [

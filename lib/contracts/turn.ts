@@ -88,6 +88,8 @@ export interface SubagentProcess {
   error?: string;
   startedAt: string;
   endedAt?: string;
+  /** Label of the model it ran on; absent in records from before it was kept. */
+  model?: string;
 }
 
 export interface ChatTurn {
@@ -135,6 +137,7 @@ export const subagentProcessSchema: z.ZodType<SubagentProcess> = z.lazy(() =>
     error: z.string().optional(),
     startedAt: z.string(),
     endedAt: z.string().optional(),
+    model: z.string().optional(),
   }),
 );
 

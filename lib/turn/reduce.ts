@@ -123,6 +123,7 @@ function startSubagent(turn: ChatTurn, event: AgentEventOf<"subagent_started">):
     status: "running",
     startedAt: event.startedAt,
   };
+  if (event.model !== undefined) process.model = event.model;
   const next = updateCallAt(turn, path, (call) => ({ ...call, subagent: process }));
   rememberRun(next, event.runId, path);
   return next;

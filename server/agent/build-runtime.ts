@@ -1,9 +1,10 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { createAgentRuntime, type AgentRuntime } from "@/lib/agent/runtime";
-import { BUILTIN_DEFINITIONS, mergeDefinitions, parseSubagentDefinitions } from "@/lib/agent/definitions";
+import { BUILTIN_DEFINITIONS, SubagentConfigError, mergeDefinitions, parseSubagentDefinitions, type ModelRef } from "@/lib/agent/definitions";
+import { checkModelKeys, createModelResolver, unpricedModels } from "@/lib/agent/run-models";
 import type { AppInfo } from "@/lib/contracts";
-import type { Env } from "@/lib/env";
+import { variable, type Env } from "@/lib/env";
 import { createDemoModel } from "@/lib/model/demo-model";
 import { createOpenAIModel } from "@/lib/model/openai-adapter";
 import type { ChatModel } from "@/lib/model/types";
@@ -13,17 +14,40 @@ import type { Logger } from "@/lib/log";
 /**
  * Wires the agent runtime from configuration: the model (an OpenAI-compatible endpoint
  * when MODEL is set, else the offline demo model), the workspace tools and the subagent
- * definitions (built-ins plus SUBAGENTS_FILE).
+ * definitions (built-ins plus SUBAGENTS_FILE), each subagent on the model its definition
+ * names. `lookup` reads the variables that definitions name for their keys.
+ *
+ * A definition whose `apiKeyEnv` names an unset variable stops the start with a
+ * `SubagentConfigError` rather than a warning: the operator asked for a key, and without
+ * it every run of that subagent would fail mid-turn with an HTTP 401.
  */
-export function buildRuntime(env: Env, log: Pick<Logger, "warn">): { runtime: AgentRuntime; appInfo: AppInfo } {
+export function buildRuntime(
+  env: Env,
+  log: Pick<Logger, "warn">,
+  lookup: (name: string) => string | undefined = variable,
+): { runtime: AgentRuntime; appInfo: AppInfo } {
   const model = chooseModel(env, env.MODEL);
   const systemModel = env.SYSTEM_MODEL ? chooseModel(env, env.SYSTEM_MODEL) : undefined;
-  const configured = env.SUBAGENTS_FILE ? parseSubagentDefinitions(JSON.parse(readFileSync(env.SUBAGENTS_FILE, "utf8"))) : [];
+  const configured = env.SUBAGENTS_FILE ? parseSubagentDefinitions(readJsonFile(env.SUBAGENTS_FILE)) : [];
+  const definitions = mergeDefinitions(BUILTIN_DEFINITIONS, configured);
+  checkModelKeys(definitions, lookup);
+  const unpriced = unpricedModels(definitions);
+  if (unpriced.length) log.warn("Subagents on a model of their own without prices: their cost shows as $0", { subagents: unpriced });
+  const pricing =
+    env.MODEL_PRICE_INPUT !== undefined || env.MODEL_PRICE_OUTPUT !== undefined
+      ? { inputPerMTok: env.MODEL_PRICE_INPUT ?? 0, outputPerMTok: env.MODEL_PRICE_OUTPUT ?? 0 }
+      : undefined;
+  const modelFor = createModelResolver(definitions, {
+    chat: model,
+    system: systemModel ?? model,
+    pricing,
+    connect: (ref) => openModelRef(env, ref, lookup),
+  });
   const runtime = createAgentRuntime({
     model,
     systemModel,
     tools: createWorkspaceTools({ urlFetch: { enabled: env.URL_FETCH_ENABLED } }),
-    definitions: mergeDefinitions(BUILTIN_DEFINITIONS, configured),
+    definitions,
     workspaceDir: path.resolve(env.WORKSPACE_DIR),
     limits: {
       maxSpawnDepth: env.MAX_SPAWN_DEPTH,
@@ -35,10 +59,8 @@ export function buildRuntime(env: Env, log: Pick<Logger, "warn">): { runtime: Ag
       turnTimeoutMs: env.TURN_TIMEOUT_MS,
       contextTokens: env.CONTEXT_TOKENS,
     },
-    pricing:
-      env.MODEL_PRICE_INPUT !== undefined || env.MODEL_PRICE_OUTPUT !== undefined
-        ? { inputPerMTok: env.MODEL_PRICE_INPUT ?? 0, outputPerMTok: env.MODEL_PRICE_OUTPUT ?? 0 }
-        : undefined,
+    pricing,
+    modelFor,
     log,
   });
   return { runtime, appInfo: { modelLabel: model.label, demo: model.isDemo, passwordProtected: Boolean(env.APP_PASSWORD) } };
@@ -53,4 +75,35 @@ function chooseModel(env: Env, name: string | undefined): ChatModel {
     timeoutMs: env.MODEL_TIMEOUT_MS,
     maxRetries: env.MODEL_MAX_RETRIES,
   });
+}
+
+/**
+ * A definition's own model. Without `baseURL` it is another model on the master's endpoint,
+ * with the master's key unless `apiKeyEnv` names another. With a `baseURL` it gets only the
+ * key `apiKeyEnv` names: OPENAI_API_KEY is never sent to an endpoint it was not set for.
+ */
+function openModelRef(env: Env, ref: ModelRef, lookup: (name: string) => string | undefined): ChatModel {
+  const apiKey = ref.apiKeyEnv ? lookup(ref.apiKeyEnv) : ref.baseURL ? undefined : env.OPENAI_API_KEY;
+  return createOpenAIModel({
+    baseURL: ref.baseURL ?? env.OPENAI_BASE_URL,
+    apiKey,
+    model: ref.name,
+    timeoutMs: env.MODEL_TIMEOUT_MS,
+    maxRetries: env.MODEL_MAX_RETRIES,
+  });
+}
+
+/** The definitions file, or a `SubagentConfigError` that names it and says what is wrong. */
+function readJsonFile(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new SubagentConfigError(`SUBAGENTS_FILE ${file} cannot be read: ${(error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new SubagentConfigError(`SUBAGENTS_FILE ${file} is not valid JSON: ${(error as Error).message}`);
+  }
 }

@@ -83,6 +83,7 @@ export class EventStore {
             prompt: event.prompt,
             status: "running",
             startedAt: new Date(event.startedAt),
+            ...(event.model !== undefined ? { model: event.model } : {}),
           }),
         );
         return;
@@ -341,5 +342,6 @@ function processFields(p: SubagentProcess) {
     ...(p.endReason ? { endReason: p.endReason } : {}),
     ...(p.error ? { error: p.error } : {}),
     ...(p.endedAt ? { endedAt: new Date(p.endedAt) } : {}),
+    ...(p.model !== undefined ? { model: p.model } : {}),
   };
 }

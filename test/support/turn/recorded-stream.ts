@@ -107,17 +107,21 @@ export function recordedStream(options: RecordedStreamOptions = {}): RecordedStr
     const runId = `run-${runIndex + 1}`;
     const ending = endings[runIndex] ?? "completed";
     const name = o.hostile && runIndex % 3 === 1 ? 'research "<b>deep</b>"' : "researcher";
+    // Runs record their model's label; every fourth stands for one stored before labels were kept.
+    const model =
+      runIndex % 4 === 3 ? undefined : o.hostile && runIndex % 3 === 1 ? 'gpt "<b>4</b>" & co' : runIndex % 2 ? "reviewer-model via 127.0.0.1" : "Offline demo model";
+    const labelled = model === undefined ? {} : { model };
     const events: AgentEvent[] = [];
     const ref = { turnId, runId, parentRunId, depth };
     const process: SubagentProcess = {
       runId, parentRunId, depth, name, task, prompt: `Task: ${task}`, steps: [], response: "",
-      stats: zeroStats(), status: "running", startedAt: at(runIndex * 100),
+      stats: zeroStats(), status: "running", startedAt: at(runIndex * 100), ...labelled,
     };
     const stepAt = (index: number): Step => {
       while (process.steps.length <= index) process.steps.push({ text: "", thinking: "", toolCalls: [] });
       return process.steps[index]!;
     };
-    events.push({ type: "subagent_started", ...ref, callId, name, task, prompt: process.prompt, startedAt: process.startedAt });
+    events.push({ type: "subagent_started", ...ref, callId, name, task, prompt: process.prompt, startedAt: process.startedAt, ...labelled });
     let streamed = 0;
     const token = (step: number): AgentEvent => {
       streamed++;
