@@ -9,20 +9,27 @@ import { createOpenAIModel } from "@/lib/model/openai-adapter";
 import type { ChatModel } from "@/lib/model/types";
 import { createWorkspaceTools } from "@/lib/tools";
 import type { Logger } from "@/lib/log";
+import { createMcpManager, loadMcpConfig, type McpManager } from "@/server/mcp/manager";
 
 /**
  * Wires the agent runtime from configuration: the model (an OpenAI-compatible endpoint
  * when MODEL is set, else the offline demo model), the workspace tools and the subagent
- * definitions (built-ins plus SUBAGENTS_FILE).
+ * definitions (built-ins plus SUBAGENTS_FILE), and the MCP servers of MCP_CONFIG_FILE,
+ * whose tools join the workspace tools as they connect (the caller closes `mcp`).
  */
-export function buildRuntime(env: Env, log: Pick<Logger, "warn">): { runtime: AgentRuntime; appInfo: AppInfo } {
+export function buildRuntime(
+  env: Env,
+  log: Pick<Logger, "warn" | "info">,
+): { runtime: AgentRuntime; appInfo: AppInfo | (() => AppInfo); mcp?: McpManager } {
   const model = chooseModel(env, env.MODEL);
   const systemModel = env.SYSTEM_MODEL ? chooseModel(env, env.SYSTEM_MODEL) : undefined;
   const configured = env.SUBAGENTS_FILE ? parseSubagentDefinitions(JSON.parse(readFileSync(env.SUBAGENTS_FILE, "utf8"))) : [];
+  const workspaceTools = createWorkspaceTools({ urlFetch: { enabled: env.URL_FETCH_ENABLED } });
+  const mcp = env.MCP_CONFIG_FILE ? createMcpManager(loadMcpConfig(env.MCP_CONFIG_FILE), { log }) : undefined;
   const runtime = createAgentRuntime({
     model,
     systemModel,
-    tools: createWorkspaceTools({ urlFetch: { enabled: env.URL_FETCH_ENABLED } }),
+    tools: mcp ? () => [...workspaceTools, ...mcp.tools()] : workspaceTools,
     definitions: mergeDefinitions(BUILTIN_DEFINITIONS, configured),
     workspaceDir: path.resolve(env.WORKSPACE_DIR),
     limits: {
@@ -41,7 +48,8 @@ export function buildRuntime(env: Env, log: Pick<Logger, "warn">): { runtime: Ag
         : undefined,
     log,
   });
-  return { runtime, appInfo: { modelLabel: model.label, demo: model.isDemo, passwordProtected: Boolean(env.APP_PASSWORD) } };
+  const appInfo: AppInfo = { modelLabel: model.label, demo: model.isDemo, passwordProtected: Boolean(env.APP_PASSWORD) };
+  return { runtime, appInfo: mcp ? () => ({ ...appInfo, mcpServers: mcp.servers() }) : appInfo, mcp };
 }
 
 function chooseModel(env: Env, name: string | undefined): ChatModel {

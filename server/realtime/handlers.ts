@@ -7,7 +7,8 @@ import type { Logger } from "@/lib/log";
 
 export interface RealtimeDeps {
   sessions: SessionService;
-  appInfo: AppInfo;
+  /** A function when part of it changes while the server runs (MCP servers' state). */
+  appInfo: AppInfo | (() => AppInfo);
   rateLimit?: { burst: number; perSecond: number };
   log?: Pick<Logger, "error">;
 }
@@ -41,7 +42,7 @@ export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
     const limiter = createRateLimiter(deps.rateLimit ?? { burst: 30, perSecond: 10 });
     const guard: CommandGuard = { allow: () => limiter.take(), log: deps.log };
 
-    onCommand(socket, "app:info", guard, () => deps.appInfo);
+    onCommand(socket, "app:info", guard, () => (typeof deps.appInfo === "function" ? deps.appInfo() : deps.appInfo));
     onCommand(socket, "session:list", guard, () => sessions.list(userId));
     onCommand(socket, "session:create", guard, ({ title }) => sessions.create(userId, title));
     onCommand(socket, "session:rename", guard, ({ sessionId, title }) => sessions.rename(userId, sessionId, title));
