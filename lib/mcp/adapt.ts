@@ -43,7 +43,9 @@ export function adaptMcpTools(server: Pick<McpServerConfig, "name" | "requireApp
   const tools: Tool[] = [];
   const seen = new Set<string>();
   const needsApproval = approvalMatcher(server.requireApproval);
-  for (const raw of listed) {
+  // Names that are safe as written claim their name before sanitised ones can take it.
+  const ordered = [...listed].sort((a, b) => Number(!isSafe(a.name)) - Number(!isSafe(b.name)));
+  for (const raw of ordered) {
     const verdict = sanitizeToolName(raw.name);
     if (!verdict.ok) {
       warnings.push(`MCP server "${server.name}": skipped the tool ${printableName(raw.name)}: ${verdict.reason}.`);
@@ -103,6 +105,11 @@ function mcpTool(parts: McpToolParts): Tool<Record<string, unknown>> {
   };
 }
 
+function isSafe(name: unknown): boolean {
+  const verdict = sanitizeToolName(name);
+  return verdict.ok && !verdict.changed;
+}
+
 function approvalMatcher(rule: McpServerConfig["requireApproval"]): (name: string) => boolean {
   if (rule === true) return () => true;
   if (rule === false || rule.length === 0) return () => false;
@@ -121,6 +128,8 @@ function describe(raw: unknown, server: string, tool: string): string {
  */
 export function sanitizeInputSchema(raw: unknown): { ok: true; schema: Record<string, unknown> } | { ok: false; reason: string; schema: Record<string, unknown> } {
   const fallback = { type: "object" };
+  // Sloppy servers leave it out for tools without arguments: nothing to warn about.
+  if (raw === undefined) return { ok: true, schema: fallback };
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return { ok: false, reason: "not an object", schema: fallback };
   const schema = raw as Record<string, unknown>;
   if (schema.type !== undefined && schema.type !== "object") return { ok: false, reason: `type is ${printableName(schema.type)}, not "object"`, schema: fallback };
@@ -147,15 +156,15 @@ export function mcpResultText(result: RawMcpCallResult): string {
   const blocks = Array.isArray(result.content) ? result.content : [];
   const parts: string[] = [];
   let size = 0;
-  for (const block of blocks) {
-    const part = blockText(block);
-    parts.push(part);
-    size += part.length;
-    // Stop joining once well past the cap: a million tiny blocks must not build a huge string.
-    if (size > MAX_MCP_OUTPUT_CHARS * 2) {
-      parts.push(`[${blocks.length - parts.length} more content blocks not shown]`);
+  for (const [i, block] of blocks.entries()) {
+    // Stop joining once past the cap: a million tiny blocks must not build a huge string.
+    if (size > MAX_MCP_OUTPUT_CHARS) {
+      parts.push(`[${blocks.length - i} more content blocks not shown]`);
       break;
     }
+    const part = blockText(block);
+    parts.push(part);
+    size += part.length + 1;
   }
   let text = parts.join("\n");
   if (!text && result.structuredContent !== undefined) {

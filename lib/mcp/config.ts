@@ -42,7 +42,7 @@ export type McpServerConfig = McpStdioServerConfig | McpHttpServerConfig;
 
 const fileSchema = z
   .object({
-    servers: z.record(z.string().regex(MCP_SERVER_NAME, "server names must be lowercase letters, digits, '-' or '_', starting with a letter, at most 32 characters"), z.unknown()),
+    servers: z.record(z.string(), z.unknown()),
   })
   .strict();
 
@@ -74,6 +74,9 @@ export function parseMcpConfig(value: unknown, fileName = "mcp config"): McpServ
   }
   const servers: McpServerConfig[] = [];
   for (const [name, raw] of Object.entries(file.data.servers)) {
+    if (!MCP_SERVER_NAME.test(name)) {
+      problems.push(line(["servers", name], "a server name must be lowercase letters, digits, '-' or '_', starting with a letter, at most 32 characters"));
+    }
     // Pick the shape by its key first, so issues point into the server rather than at a union.
     const isHttp = typeof raw === "object" && raw !== null && "url" in raw;
     const isStdio = typeof raw === "object" && raw !== null && "command" in raw;

@@ -101,7 +101,7 @@ export class McpConnection {
     const client = this.client;
     const label = `"${this.name}"`;
     if (!client || this.status !== "connected") {
-      throw new ToolError(`MCP server ${label} is not available (${this.status}${this.error ? `: ${this.error}` : ""}); ${toolName} was not run.`);
+      throw new ToolError(`MCP server ${label} is not available (${this.status}${this.error ? `: ${this.error}` : ""}); "${toolName}" was not run.`);
     }
     try {
       return await client.request({ method: "tools/call", params: { name: toolName, arguments: args } }, callResultSchema, {
@@ -109,14 +109,14 @@ export class McpConnection {
         timeout: this.config.timeoutMs,
       });
     } catch (error) {
-      if (signal.aborted) throw new ToolError(`${toolName} on MCP server ${label} was stopped before it finished.`);
+      if (signal.aborted) throw new ToolError(`The call to "${toolName}" on MCP server ${label} was stopped before it finished.`);
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-        throw new ToolError(`MCP server ${label} did not answer ${toolName} within ${seconds(this.config.timeoutMs)}.`);
+        throw new ToolError(`MCP server ${label} did not answer the call to "${toolName}" within ${seconds(this.config.timeoutMs)}.`);
       }
       if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
-        throw new ToolError(`MCP server ${label} closed the connection during ${toolName} (it stopped or crashed); it is being restarted.`);
+        throw new ToolError(`MCP server ${label} closed the connection during the call to "${toolName}" (it stopped or crashed); it is being restarted.`);
       }
-      throw new ToolError(`MCP server ${label} failed ${toolName}: ${message(error)}`);
+      throw new ToolError(`MCP server ${label} failed the call to "${toolName}": ${message(error)}`);
     }
   }
 
