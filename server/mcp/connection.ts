@@ -99,6 +99,7 @@ export class McpConnection {
 
   async call(toolName: string, args: Record<string, unknown>, signal: AbortSignal): Promise<RawMcpCallResult> {
     const client = this.client;
+    const generation = this.generation;
     const label = `"${this.name}"`;
     if (!client || this.status !== "connected") {
       throw new ToolError(`MCP server ${label} is not available (${this.status}${this.error ? `: ${this.error}` : ""}); "${toolName}" was not run.`);
@@ -116,6 +117,8 @@ export class McpConnection {
       if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
         throw new ToolError(`MCP server ${label} closed the connection during the call to "${toolName}" (it stopped or crashed); it is being restarted.`);
       }
+      // Over HTTP nothing closes when the server goes away; a failed request (not an MCP error answer) says so.
+      if (!(error instanceof McpError) && this.config.transport === "http") this.lost(generation, message(error));
       throw new ToolError(`MCP server ${label} failed the call to "${toolName}": ${message(error)}`);
     }
   }
@@ -133,13 +136,14 @@ export class McpConnection {
         this.options.log?.warn(`MCP server "${this.name}": refreshing its tool list failed`, { error: message(error) });
       });
     });
+    // Held from the start, so a close or a failure during the handshake ends the process too.
+    this.client = client;
     try {
       await client.connect(this.transport(), { timeout: this.config.timeoutMs });
       if (generation !== this.generation) {
         await client.close().catch(() => undefined);
         return;
       }
-      this.client = client;
       await this.listTools(generation, client);
       if (generation !== this.generation) return;
       this.error = undefined;
