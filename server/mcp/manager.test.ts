@@ -57,6 +57,19 @@ describe("MCP servers over stdio and Streamable HTTP", () => {
     expect(await tool(manager, "web.get-sum").run({ a: 2, b: 3 }, ctx())).toContain("5");
   });
 
+  it("gives a tool error naming an HTTP server that went away, and reconnects when it is back", async () => {
+    http = await startEverythingHttp();
+    manager = createMcpManager([httpServer("web", http.url)], { log, backoff: { initialMs: 200, maxMs: 1_000 } });
+    await manager.ready();
+    await http.stop();
+    const error = await failure(tool(manager, "web.echo").run({ message: "anyone?" }, ctx()));
+    expect(error.message).toMatch(/^MCP server "web" failed the call to "echo": /);
+    await waitFor(() => manager!.servers()[0]!.status !== "connected", "the lost connection to show");
+    http = await startEverythingHttp(new URL(http.url).port);
+    await waitFor(() => manager!.servers()[0]!.status === "connected", "the reconnection", 15_000);
+    expect(await tool(manager, "web.echo").run({ message: "back" }, ctx())).toBe("Echo: back");
+  });
+
   it("reads a real file through server-filesystem confined to a temp folder, and refuses one outside it", async () => {
     dir = await mkdtemp(path.join(tmpdir(), "delegate-mcp-fs-"));
     await writeFile(path.join(dir, "notes.txt"), "tide tables are due on Friday");

@@ -33,8 +33,8 @@ export interface RunningHttpServer {
  * server-everything over Streamable HTTP on a free port (it reads PORT; it listens on
  * every interface, which the tests cannot change). Resolves once it says it listens.
  */
-export async function startEverythingHttp(): Promise<RunningHttpServer> {
-  const port = await freePort();
+export async function startEverythingHttp(onPort?: string): Promise<RunningHttpServer> {
+  const port = onPort ?? (await freePort());
   const child = spawn(process.execPath, [EVERYTHING, "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] });
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("server-everything (HTTP) did not start in 20 s")), 20_000);
