@@ -24,7 +24,8 @@ const DOT: Record<McpServerInfo["status"], string> = {
 /**
  * The header's view of the MCP tool servers: a small button with how many are connected,
  * opening a listing of each server, its state (and last error) and its tools. The listing
- * asks the server again when it opens, so it shows the state of now, not of page load.
+ * asks the server again when it opens, and the button every 15 s while a server is not yet
+ * (or no longer) connected, so both show the state of now, not of page load.
  * Names, errors and descriptions come from the servers: React renders them as text.
  */
 export function ToolServers({ servers: initial }: { servers: McpServerInfo[] }) {
@@ -36,12 +37,24 @@ export function ToolServers({ servers: initial }: { servers: McpServerInfo[] }) 
 
   useEffect(() => setServers(initial), [initial]);
 
+  const unsettled = servers.some((s) => s.status !== "connected" && s.status !== "disabled");
+  useEffect(() => {
+    if (!unsettled && !open) return;
+    let alive = true;
+    const refresh = () =>
+      void request(getSocket(), "app:info", {}).then((ack) => {
+        if (alive && ack.ok && ack.data.mcpServers) setServers(ack.data.mcpServers);
+      });
+    if (open) refresh();
+    const timer = unsettled ? setInterval(refresh, 15_000) : undefined;
+    return () => {
+      alive = false;
+      clearInterval(timer);
+    };
+  }, [unsettled, open]);
+
   useEffect(() => {
     if (!open) return;
-    let alive = true;
-    void request(getSocket(), "app:info", {}).then((ack) => {
-      if (alive && ack.ok && ack.data.mcpServers) setServers(ack.data.mcpServers);
-    });
     const onKey = (e: KeyboardEvent) => {
       if (e.key !== "Escape") return;
       setOpen(false);
@@ -55,7 +68,6 @@ export function ToolServers({ servers: initial }: { servers: McpServerInfo[] }) 
     document.addEventListener("pointerdown", onPointer);
     panel.current?.focus();
     return () => {
-      alive = false;
       document.removeEventListener("keydown", onKey);
       document.removeEventListener("pointerdown", onPointer);
     };

@@ -146,6 +146,23 @@ describe("MCP servers that fail", () => {
     expect(manager.servers()[0]!.tools.map((t) => t.name)).toContain("hostile.grown_1");
   });
 
+  it("ends the server processes when it closes (app shutdown)", async () => {
+    manager = createMcpManager([stdioServer("a", [HOSTILE]), stdioServer("b", [HOSTILE])], { log });
+    await manager.ready();
+    const pids = await Promise.all(["a.pid", "b.pid"].map(async (name) => Number(await tool(manager!, name).run({}, ctx()))));
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(pids.every(alive)).toBe(true);
+    await manager.close();
+    await waitFor(() => !pids.some(alive), "the server processes to exit", 8_000);
+  });
+
   it("keeps a disabled server out of the way", async () => {
     manager = createMcpManager([stdioServer("off", [HOSTILE], { enabled: false })], { log });
     await manager.ready();

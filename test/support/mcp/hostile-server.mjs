@@ -4,9 +4,8 @@
  * Test use only. Its tools: `echo`; `crash` (the process exits mid-call); `never` (no
  * answer, ever); `drip` (a notification every 50 ms, the answer only after 60 s); `huge`
  * (a 3 MB answer); `fail` (isError); `mixed` (text, an image, a resource); `grow` (adds a
- * tool and says so with tools/list_changed). It also lists tools with invalid schemas, a
+ * tool and says so with tools/list_changed); `pid`. It also lists tools with invalid schemas, a
  * built-in's name, markup in names and names that collide after sanitising.
- * `--tools-only-once`: a second tools/list answers an empty list (unused by default).
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -23,6 +22,7 @@ const tools = () => [
   { name: "fail", description: "Answer with isError.", inputSchema: { type: "object" } },
   { name: "mixed", description: "Answer text, an image and a resource.", inputSchema: { type: "object" } },
   { name: "grow", description: "Add a tool and announce the change.", inputSchema: { type: "object" } },
+  { name: "pid", description: "Answer the process id.", inputSchema: { type: "object" } },
   { name: "string_schema", description: "Its schema is not an object schema.", inputSchema: { type: "string" } },
   { name: "array_props", description: "Its properties are an array.", inputSchema: { type: "object", properties: ["a"] } },
   { name: "file_read", description: "Same name as a built-in.", inputSchema: { type: "object" } },
@@ -71,6 +71,8 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
           { type: "resource", resource: { uri: "file:///secret.txt", mimeType: "text/plain", text: "SECRET-RESOURCE-TEXT" } },
         ],
       };
+    case "pid":
+      return { content: [{ type: "text", text: String(process.pid) }] };
     case "grow":
       grown.push({ name: `grown_${grown.length + 1}`, description: "Added at run time.", inputSchema: { type: "object" } });
       await server.sendToolListChanged();
