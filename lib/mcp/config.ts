@@ -11,7 +11,7 @@ export const MCP_SERVER_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
 export const DEFAULT_MCP_TIMEOUT_MS = 60_000;
 
 const common = {
-  /** Longest a connect or one tool call may take before the model gets a tool error. */
+  /** Longest one tool call may take before the model gets a tool error (connecting gets at least 30 s). */
   timeoutMs: z.number().int().min(100).max(3_600_000).default(DEFAULT_MCP_TIMEOUT_MS),
   /** true: every tool of this server needs a person's approval; a list: the tools (names or patterns like `write_*`) that do. */
   requireApproval: z.union([z.boolean(), z.array(z.string().min(1))]).default(false),

@@ -25,6 +25,12 @@ export interface Backoff {
 
 export const DEFAULT_BACKOFF: Backoff = { initialMs: 1_000, maxMs: 30_000 };
 const STDERR_TAIL_CHARS = 1_000;
+/**
+ * The handshake and tool listing get at least this long, whatever a server's call timeout:
+ * starting a process (npx, a cold module cache, a busy machine) can take seconds that a
+ * tight per-call timeout should not be spent on.
+ */
+const MIN_CONNECT_TIMEOUT_MS = 30_000;
 /** A server may page its tool list; more than this many tools from one server is refused. */
 const MAX_TOOLS_PER_SERVER = 1_000;
 
@@ -61,6 +67,10 @@ export class McpConnection {
   ) {
     this.backoff = options.backoff ?? DEFAULT_BACKOFF;
     if (!config.enabled) this.status = "disabled";
+  }
+
+  private get connectTimeoutMs(): number {
+    return Math.max(this.config.timeoutMs, MIN_CONNECT_TIMEOUT_MS);
   }
 
   get name(): string {
@@ -139,7 +149,7 @@ export class McpConnection {
     // Held from the start, so a close or a failure during the handshake ends the process too.
     this.client = client;
     try {
-      await client.connect(this.transport(), { timeout: this.config.timeoutMs });
+      await client.connect(this.transport(), { timeout: this.connectTimeoutMs });
       if (generation !== this.generation) {
         await client.close().catch(() => undefined);
         return;
@@ -180,7 +190,7 @@ export class McpConnection {
     const listed: RawMcpTool[] = [];
     let cursor: string | undefined;
     do {
-      const page = await client.request({ method: "tools/list", params: cursor ? { cursor } : {} }, toolListSchema, { timeout: this.config.timeoutMs });
+      const page = await client.request({ method: "tools/list", params: cursor ? { cursor } : {} }, toolListSchema, { timeout: this.connectTimeoutMs });
       listed.push(...page.tools);
       cursor = page.nextCursor;
     } while (cursor && listed.length < MAX_TOOLS_PER_SERVER);

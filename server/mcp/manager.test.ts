@@ -118,7 +118,7 @@ describe("MCP servers that fail", () => {
       const started = Date.now();
       const error = await failure(tool(manager, `hostile.${name}`).run({}, ctx()));
       expect(error.message).toBe(`MCP server "hostile" did not answer the call to "${name}" within 600 ms.`);
-      expect(Date.now() - started).toBeLessThan(1_500);
+      expect(Date.now() - started).toBeLessThan(3_000);
     }
     expect(manager.servers()[0]!.status).toBe("connected");
   });
@@ -131,7 +131,7 @@ describe("MCP servers that fail", () => {
     const started = Date.now();
     const error = await failure(tool(manager, "hostile.never").run({}, ctx(controller.signal)));
     expect(error.message).toMatch(/stopped before it finished/);
-    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(Date.now() - started).toBeLessThan(2_000);
   });
 
   it("lists the tools again when the server says they changed", async () => {
