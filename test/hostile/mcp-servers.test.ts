@@ -31,7 +31,7 @@ const cases = loadCorpus<McpCase>("mcp-tools.json").cases;
 let manager: McpManager;
 
 beforeAll(async () => {
-  manager = createMcpManager([stdioServer("hostile", [HOSTILE], { timeoutMs: 500 })], { backoff: { initialMs: 200, maxMs: 1_000 } });
+  manager = createMcpManager([stdioServer("hostile", [HOSTILE], { timeoutMs: 1_500 })], { backoff: { initialMs: 200, maxMs: 1_000 } });
   await manager.ready();
 });
 afterAll(async () => {
