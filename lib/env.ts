@@ -54,6 +54,8 @@ export const envSchema = z.object({
   WORKSPACE_DIR: withDefault(z.string(), "workspace"),
   URL_FETCH_ENABLED: withDefault(bool, "false"),
   SUBAGENTS_FILE: opt(z.string()),
+  /** JSON or YAML file of MCP tool servers (see mcp.example.yaml); unset: none. */
+  MCP_CONFIG_FILE: opt(z.string()),
   MAX_SPAWN_DEPTH: withDefault(int(1, 10), 3),
   MAX_CHILDREN_PER_AGENT: withDefault(int(1, 50), 5),
   MAX_RESULT_TOKENS: withDefault(int(100, 1_000_000), 4_000),

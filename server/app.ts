@@ -33,7 +33,8 @@ export interface AppOptions {
   personLimits?: PersonLimits;
   secret: string;
   runner: TurnRunner;
-  appInfo: AppInfo;
+  /** A function when part of it changes while the server runs (MCP servers' state). */
+  appInfo: AppInfo | (() => AppInfo);
   allowedOrigins?: string;
   /** Which Host names to answer (DNS rebinding); defaults to HOST, ALLOWED_HOSTS and PUBLIC_URL from the environment. */
   hosts?: HostSettings;

@@ -3,6 +3,7 @@ import { loadEnvFile } from "node:process";
 import { existsSync } from "node:fs";
 import { SubagentConfigError } from "@/lib/agent/definitions";
 import { EnvError, env as loadEnv } from "@/lib/env";
+import { McpConfigError } from "@/lib/mcp/config";
 import { buildRuntime } from "@/server/agent/build-runtime";
 import { createApp } from "@/server/app";
 import { loadOrCreateSecret } from "@/server/auth/identity";
@@ -26,7 +27,7 @@ async function main(): Promise<void> {
   const swept = await store.ghostSweep();
   if (swept.turns + swept.runs > 0) log.warn("Marked work left running by the last process as ended (ghost sweep)", swept);
 
-  const { runtime, appInfo } = buildRuntime(config, log);
+  const { runtime, appInfo, mcp } = buildRuntime(config, log);
   const nextApp = next({ dev, dir: process.cwd(), hostname: config.HOST, port: config.PORT });
   await nextApp.prepare();
   const handle = nextApp.getRequestHandler();
@@ -47,7 +48,7 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => app.httpServer.listen(config.PORT, config.HOST, resolve));
   const address = app.httpServer.address();
   const port = typeof address === "object" && address ? address.port : config.PORT;
-  log.info(`Delegate is ready at http://${config.HOST === "0.0.0.0" ? "localhost" : config.HOST}:${port} — model: ${appInfo.modelLabel}`);
+  log.info(`Delegate is ready at http://${config.HOST === "0.0.0.0" ? "localhost" : config.HOST}:${port} — model: ${(typeof appInfo === "function" ? appInfo() : appInfo).modelLabel}`);
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -57,6 +58,7 @@ async function main(): Promise<void> {
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
     await app.close();
+    await mcp?.close();
     await db.close();
     process.exit(0);
   };
@@ -65,6 +67,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof EnvError || error instanceof SubagentConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(`${error instanceof EnvError || error instanceof SubagentConfigError || error instanceof McpConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });

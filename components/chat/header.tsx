@@ -5,6 +5,7 @@ import type { ConnectionState } from "@/components/realtime/use-connection";
 import { LogoutButton } from "@/components/auth/logout-button";
 import { MenuIcon } from "@/components/ui/icons";
 import { ThemeToggle } from "@/components/ui/theme-toggle";
+import { ToolServers } from "./tool-servers";
 
 export interface HeaderProps {
   title: string | null;
@@ -52,6 +53,7 @@ export function Header({ title, info, connection, sidebarOpen, onOpenSidebar }: 
           ) : null}
         </div>
       ) : null}
+      {info?.mcpServers?.length ? <ToolServers servers={info.mcpServers} /> : null}
       <ThemeToggle />
       {info?.passwordProtected ? <LogoutButton /> : null}
     </header>

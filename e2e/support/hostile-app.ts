@@ -21,7 +21,7 @@ export interface HostileApp {
   stop(): Promise<void>;
 }
 
-export async function startHostileApp(options: { handler: ScriptedHandler; workspaceFiles: Record<string, string> }): Promise<HostileApp> {
+export async function startHostileApp(options: { handler: ScriptedHandler; workspaceFiles: Record<string, string>; env?: Record<string, string> }): Promise<HostileApp> {
   const stops: Array<() => Promise<void> | void> = [];
   const stop = async () => {
     for (const fn of stops.reverse()) await fn();
@@ -57,6 +57,7 @@ export async function startHostileApp(options: { handler: ScriptedHandler; works
         OPENAI_API_KEY: "test",
         MODEL_MAX_RETRIES: "0",
         URL_FETCH_ENABLED: "false",
+        ...options.env,
       },
     });
     stops.push(() => app.stop());

@@ -25,8 +25,11 @@ export interface AgentRuntimeDeps {
   model: ChatModel;
   /** Condenses results and compacts context; defaults to `model`. */
   systemModel?: ChatModel;
-  /** Workspace tools; the `subagent` tool is added by the runtime. */
-  tools: Tool[];
+  /**
+   * Workspace tools; the `subagent` tool is added by the runtime. A function is read each
+   * time an agent builds its tool list (MCP servers come, go and change their tools).
+   */
+  tools: Tool[] | (() => Tool[]);
   definitions: SubagentDefinition[];
   workspaceDir: string;
   limits: {

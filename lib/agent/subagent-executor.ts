@@ -9,6 +9,7 @@ import type { ModelFor } from "./run-models";
 import { runChild } from "./child-run";
 import { subagentArgsSchema, subagentToolSpec } from "./subagent-tool";
 import { toolErrorText } from "./tool-errors";
+import { toolMatcher } from "./tool-patterns";
 import type { UsageMeter } from "./usage-meter";
 import { runWorkspaceCall } from "./workspace-call";
 
@@ -34,7 +35,7 @@ export interface ExecutorDeps {
   systemModel: ChatModel;
   /** Each subagent's own model, prices and label (see run-models.ts). */
   modelFor: ModelFor;
-  tools: Tool[];
+  tools: Tool[] | (() => Tool[]);
   definitions: SubagentDefinition[];
   workspaceDir: string;
   limits: ExecutorLimits;
@@ -76,11 +77,13 @@ export class SubagentExecutor {
     this.scope.publish(event);
   }
 
-  /** The tools an agent may call: a whitelist by name, or every tool for the master. */
+  /** The tools an agent may call: a whitelist of names and patterns (`files.*`), or every tool for the master. */
   invokerFor(node: AgentNode, allowed: readonly string[] | "all"): ToolInvoker {
-    const permitted = (name: string) => allowed === "all" || allowed.includes(name);
-    const tools = this.deps.tools.filter((t) => permitted(t.spec.name));
-    const canSpawn = permitted(SUBAGENT_TOOL_NAME) && this.deps.definitions.length > 0;
+    const permitted = toolMatcher(allowed);
+    const available = typeof this.deps.tools === "function" ? this.deps.tools() : this.deps.tools;
+    const tools = available.filter((t) => permitted(t.spec.name));
+    // Spawning is named outright: a pattern like `*` does not grant it.
+    const canSpawn = (allowed === "all" || allowed.includes(SUBAGENT_TOOL_NAME)) && this.deps.definitions.length > 0;
     const specs = [...tools.map((t) => t.spec), ...(canSpawn ? [subagentToolSpec(this.deps.definitions)] : [])];
     return {
       specs,

@@ -35,6 +35,17 @@ export interface AppInfo {
   demo: boolean;
   /** APP_PASSWORD is set: the UI offers a way to log out. */
   passwordProtected: boolean;
+  /** The MCP tool servers of MCP_CONFIG_FILE, their state and tools; absent without one. */
+  mcpServers?: McpServerInfo[];
+}
+
+/** One MCP tool server as the header shows it. `failed` and `restarting` carry the last error; both retry with backoff. */
+export interface McpServerInfo {
+  name: string;
+  status: "connecting" | "connected" | "failed" | "restarting" | "disabled";
+  error?: string;
+  /** Tools as agents see them (`server.tool`). */
+  tools: { name: string; description: string }[];
 }
 
 export interface ClientToServerEvents {

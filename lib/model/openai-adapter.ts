@@ -3,7 +3,7 @@ import OpenAI from "openai";
 import pRetry, { AbortError } from "p-retry";
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { toModelError } from "./openai-errors";
-import { ToolCallAssembler, toFinishReason, toWireMessages, toWireTools } from "./openai-wire";
+import { ToolCallAssembler, toFinishReason, toWireMessages, toWireTools, wireToolNames } from "./openai-wire";
 import { ModelError, type ChatModel, type ModelRequest, type ModelStreamEvent } from "./types";
 
 export interface OpenAIModelOptions {
@@ -57,12 +57,13 @@ async function* streamCompletion(
   host: string,
   request: ModelRequest,
 ): AsyncGenerator<ModelStreamEvent> {
+  const names = wireToolNames(request.tools ?? [], request.messages);
   const body: ChatCompletionCreateParamsStreaming = {
     model: options.model,
-    messages: toWireMessages(request.messages),
+    messages: toWireMessages(request.messages, names),
     stream: true,
     stream_options: { include_usage: true },
-    ...(request.tools?.length ? { tools: toWireTools(request.tools) } : {}),
+    ...(request.tools?.length ? { tools: toWireTools(request.tools, names) } : {}),
   };
   const watch = new Watchdog(options.timeoutMs, request.signal);
   const calls = new ToolCallAssembler();
@@ -94,7 +95,7 @@ async function* streamCompletion(
     if (!finishReason) {
       throw new ModelError("stream_cut", `The answer from the model server at ${host} was cut off before it finished; please try again.`);
     }
-    for (const call of calls.finish()) yield { type: "tool_call", call };
+    for (const call of calls.finish()) yield { type: "tool_call", call: { ...call, name: names.fromWire(call.name) } };
     if (usage) yield { type: "usage", ...usage };
     yield { type: "done", finishReason: toFinishReason(finishReason) };
   } catch (error) {

@@ -6,8 +6,44 @@ import type {
 import type { ChatMessage, ModelStreamEvent, ModelToolCall, ToolSpec } from "./types";
 import { ModelError } from "./types";
 
+/** Function names chat-completions providers accept (OpenAI refuses the request otherwise). */
+const WIRE_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const UNSAFE_WIRE_CHARS = /[^a-zA-Z0-9_-]/g;
+
+/** How one request spells tool names on the wire, both ways. */
+export interface WireNames {
+  toWire(name: string): string;
+  fromWire(name: string): string;
+}
+
+/**
+ * Safe wire names for one request. Tool names that do not fit (an MCP tool is
+ * `server.tool`) get a stand-in built from the name with unsafe characters as `_`,
+ * suffixed until it is unique among every name of the request, tools and history alike,
+ * so the mapping is reversible and the model's calls map back to the real tool.
+ */
+export function wireToolNames(tools: readonly ToolSpec[], messages: readonly ChatMessage[]): WireNames {
+  const names = new Set<string>(tools.map((t) => t.name));
+  for (const message of messages) if (message.role === "assistant") for (const call of message.toolCalls ?? []) names.add(call.name);
+  const taken = new Set([...names].filter((n) => WIRE_NAME.test(n)));
+  const toWire = new Map<string, string>();
+  const fromWire = new Map<string, string>();
+  for (const name of names) {
+    if (WIRE_NAME.test(name)) continue;
+    const base = name.replace(UNSAFE_WIRE_CHARS, "_").slice(0, 56) || "tool";
+    let candidate = base;
+    for (let n = 2; taken.has(candidate); n++) candidate = `${base}_${n}`;
+    taken.add(candidate);
+    toWire.set(name, candidate);
+    fromWire.set(candidate, name);
+  }
+  return { toWire: (n) => toWire.get(n) ?? n, fromWire: (n) => fromWire.get(n) ?? n };
+}
+
+const SAME_NAMES: WireNames = { toWire: (n) => n, fromWire: (n) => n };
+
 /** Our messages in the chat-completions wire format. */
-export function toWireMessages(messages: ChatMessage[]): ChatCompletionMessageParam[] {
+export function toWireMessages(messages: ChatMessage[], names: WireNames = SAME_NAMES): ChatCompletionMessageParam[] {
   return messages.map((message): ChatCompletionMessageParam => {
     switch (message.role) {
       case "system":
@@ -22,7 +58,7 @@ export function toWireMessages(messages: ChatMessage[]): ChatCompletionMessagePa
           tool_calls: message.toolCalls.map((call) => ({
             id: call.id,
             type: "function" as const,
-            function: { name: call.name, arguments: asJsonObject(call.arguments) },
+            function: { name: names.toWire(call.name), arguments: asJsonObject(call.arguments) },
           })),
         };
       case "tool":
@@ -45,10 +81,10 @@ function asJsonObject(args: string): string {
   }
 }
 
-export function toWireTools(tools: ToolSpec[]): ChatCompletionTool[] {
+export function toWireTools(tools: ToolSpec[], names: WireNames = SAME_NAMES): ChatCompletionTool[] {
   return tools.map((tool) => ({
     type: "function" as const,
-    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+    function: { name: names.toWire(tool.name), description: tool.description, parameters: tool.parameters },
   }));
 }
 

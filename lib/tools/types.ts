@@ -20,6 +20,8 @@ export interface Tool<Args = unknown> {
   spec: ToolSpec;
   parse(args: unknown): Args;
   run(args: Args, context: ToolContext): Promise<string>;
+  /** A person must approve each call before it runs (set from a definition or the MCP config). */
+  requiresApproval?: boolean;
 }
 
 /** A refusal or failure the calling model should read, never a crash. */

@@ -10,12 +10,15 @@ import { createOpenAIModel } from "@/lib/model/openai-adapter";
 import type { ChatModel } from "@/lib/model/types";
 import { createWorkspaceTools } from "@/lib/tools";
 import type { Logger } from "@/lib/log";
+import { createMcpManager, loadMcpConfig, type McpManager } from "@/server/mcp/manager";
 
 /**
  * Wires the agent runtime from configuration: the model (an OpenAI-compatible endpoint
  * when MODEL is set, else the offline demo model), the workspace tools and the subagent
  * definitions (built-ins plus SUBAGENTS_FILE), each subagent on the model its definition
- * names. `lookup` reads the variables that definitions name for their keys.
+ * names, and the MCP servers of MCP_CONFIG_FILE, whose tools join the workspace tools as
+ * they connect (the caller closes `mcp`). `lookup` reads the variables that definitions
+ * name for their keys.
  *
  * A definition whose `apiKeyEnv` names an unset variable stops the start with a
  * `SubagentConfigError` rather than a warning: the operator asked for a key, and without
@@ -23,9 +26,9 @@ import type { Logger } from "@/lib/log";
  */
 export function buildRuntime(
   env: Env,
-  log: Pick<Logger, "warn">,
+  log: Pick<Logger, "warn" | "info">,
   lookup: (name: string) => string | undefined = variable,
-): { runtime: AgentRuntime; appInfo: AppInfo } {
+): { runtime: AgentRuntime; appInfo: AppInfo | (() => AppInfo); mcp?: McpManager } {
   const model = chooseModel(env, env.MODEL);
   const systemModel = env.SYSTEM_MODEL ? chooseModel(env, env.SYSTEM_MODEL) : undefined;
   const configured = env.SUBAGENTS_FILE ? parseSubagentDefinitions(readJsonFile(env.SUBAGENTS_FILE)) : [];
@@ -43,10 +46,12 @@ export function buildRuntime(
     pricing,
     connect: (ref) => openModelRef(env, ref, lookup),
   });
+  const workspaceTools = createWorkspaceTools({ urlFetch: { enabled: env.URL_FETCH_ENABLED } });
+  const mcp = env.MCP_CONFIG_FILE ? createMcpManager(loadMcpConfig(env.MCP_CONFIG_FILE), { log }) : undefined;
   const runtime = createAgentRuntime({
     model,
     systemModel,
-    tools: createWorkspaceTools({ urlFetch: { enabled: env.URL_FETCH_ENABLED } }),
+    tools: mcp ? () => [...workspaceTools, ...mcp.tools()] : workspaceTools,
     definitions,
     workspaceDir: path.resolve(env.WORKSPACE_DIR),
     limits: {
@@ -63,7 +68,8 @@ export function buildRuntime(
     modelFor,
     log,
   });
-  return { runtime, appInfo: { modelLabel: model.label, demo: model.isDemo, passwordProtected: Boolean(env.APP_PASSWORD) } };
+  const appInfo: AppInfo = { modelLabel: model.label, demo: model.isDemo, passwordProtected: Boolean(env.APP_PASSWORD) };
+  return { runtime, appInfo: mcp ? () => ({ ...appInfo, mcpServers: mcp.servers() }) : appInfo, mcp };
 }
 
 function chooseModel(env: Env, name: string | undefined): ChatModel {

@@ -32,8 +32,8 @@ describe("subagents.example.json", () => {
   it("starts the server's runtime when its key variable is set, and stops it with the variable's name when not", () => {
     const env = parseEnv({ SUBAGENTS_FILE: EXAMPLE });
     const warn = () => undefined;
-    expect(() => buildRuntime(env, { warn }, (name) => (name === "REVIEWER_API_KEY" ? "sk-example" : undefined))).not.toThrow();
-    const missing = () => buildRuntime(env, { warn }, () => undefined);
+    expect(() => buildRuntime(env, { warn, info: warn }, (name) => (name === "REVIEWER_API_KEY" ? "sk-example" : undefined))).not.toThrow();
+    const missing = () => buildRuntime(env, { warn, info: warn }, () => undefined);
     expect(missing).toThrow(SubagentConfigError);
     expect(missing).toThrow("reviewer: model.apiKeyEnv names REVIEWER_API_KEY, which is not set");
   });

@@ -117,7 +117,7 @@ beforeAll(async () => {
       ],
     }),
   );
-  const { runtime } = buildRuntime(envFor(file), { warn: (msg, meta) => warnings.push(`${msg} ${JSON.stringify(meta)}`) }, (name) =>
+  const { runtime } = buildRuntime(envFor(file), { warn: (msg, meta) => warnings.push(`${msg} ${JSON.stringify(meta)}`), info: () => undefined }, (name) =>
     name === "REVIEWER_KEY" ? REVIEWER_KEY : undefined,
   );
   harness = await startHarness("subagent-models", { runner: runtime });
@@ -194,7 +194,7 @@ describe("a model per subagent, over two real OpenAI-compatible servers", () => 
     const file = path.join(dir, "reader.json");
     const reader = { name: "reader-model", baseURL: otherServer.url, apiKeyEnv: "REVIEWER_KEY", prices: { inputPerMTok: 30, outputPerMTok: 60 } };
     await writeFile(file, JSON.stringify([{ name: "reader", description: "d", systemPrompt: "Read what you are told.", allowedTools: ["file_read"], model: reader }]));
-    const { runtime } = buildRuntime(envFor(file, { CONTEXT_TOKENS: "2000" }), { warn: () => undefined }, (name) => (name === "REVIEWER_KEY" ? REVIEWER_KEY : undefined));
+    const { runtime } = buildRuntime(envFor(file, { CONTEXT_TOKENS: "2000" }), { warn: () => undefined, info: () => undefined }, (name) => (name === "REVIEWER_KEY" ? REVIEWER_KEY : undefined));
     const events: AgentEvent[] = [];
     const before = { master: masterServer.requests.length, other: otherServer.requests.length };
     const result = await runtime.startTurn({ sessionId: "s", turnId: "t-compact", prompt: "Read big.txt, please", history: [], publish: (e) => events.push(e) }).done;
@@ -220,7 +220,7 @@ describe("a model per subagent, over two real OpenAI-compatible servers", () => 
       file,
       JSON.stringify([{ name: "reviewer", description: "d", systemPrompt: "p", model: { name: "reviewer-large", baseURL: otherServer.url, apiKeyEnv: "REVIEWER_KEY" } }]),
     );
-    const build = () => buildRuntime(envFor(file), { warn: () => undefined }, (name) => (name === "REVIEWER_KEY" ? "  " : undefined));
+    const build = () => buildRuntime(envFor(file), { warn: () => undefined, info: () => undefined }, (name) => (name === "REVIEWER_KEY" ? "  " : undefined));
     expect(build).toThrow(SubagentConfigError);
     expect(build).toThrow("reviewer: model.apiKeyEnv names REVIEWER_KEY, which is not set");
   });
@@ -228,8 +228,8 @@ describe("a model per subagent, over two real OpenAI-compatible servers", () => 
   it("names the definitions file when it is not JSON or cannot be read", async () => {
     const file = path.join(dir, "broken.json");
     await writeFile(file, "{ subagents: [");
-    expect(() => buildRuntime(envFor(file), { warn: () => undefined })).toThrow(`SUBAGENTS_FILE ${file} is not valid JSON`);
+    expect(() => buildRuntime(envFor(file), { warn: () => undefined, info: () => undefined })).toThrow(`SUBAGENTS_FILE ${file} is not valid JSON`);
     const missing = path.join(dir, "nope.json");
-    expect(() => buildRuntime(envFor(missing), { warn: () => undefined })).toThrow(`SUBAGENTS_FILE ${missing} cannot be read`);
+    expect(() => buildRuntime(envFor(missing), { warn: () => undefined, info: () => undefined })).toThrow(`SUBAGENTS_FILE ${missing} cannot be read`);
   });
 });

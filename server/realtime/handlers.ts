@@ -7,7 +7,8 @@ import type { Logger } from "@/lib/log";
 
 export interface RealtimeDeps {
   sessions: SessionService;
-  appInfo: AppInfo;
+  /** A function when part of it changes while the server runs (MCP servers' state). */
+  appInfo: AppInfo | (() => AppInfo);
   /** Per connection. */
   rateLimit?: RateLimit;
   /** Per person, across all of their connections. */
@@ -50,7 +51,7 @@ export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
     // The connection's bucket first: a socket over its own limit spends nothing of the person's.
     const guard: CommandGuard = { allow: () => limiter.take() && personLimiter.take(userId), log: deps.log };
 
-    onCommand(socket, "app:info", guard, () => deps.appInfo);
+    onCommand(socket, "app:info", guard, () => (typeof deps.appInfo === "function" ? deps.appInfo() : deps.appInfo));
     onCommand(socket, "session:list", guard, () => sessions.list(userId));
     onCommand(socket, "session:create", guard, ({ title }) => sessions.create(userId, title));
     onCommand(socket, "session:rename", guard, ({ sessionId, title }) => sessions.rename(userId, sessionId, title));

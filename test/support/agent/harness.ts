@@ -59,7 +59,7 @@ export interface HarnessOptions {
   model: ChatModel;
   systemModel?: ChatModel;
   workspaceDir: string;
-  tools?: Tool[];
+  tools?: AgentRuntimeDeps["tools"];
   definitions?: SubagentDefinition[];
   limits?: Partial<AgentRuntimeDeps["limits"]>;
   warnings?: string[];

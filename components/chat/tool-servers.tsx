@@ -1,0 +1,136 @@
+"use client";
+
+import { useEffect, useId, useRef, useState } from "react";
+import type { McpServerInfo } from "@/lib/contracts";
+import { getSocket, request } from "@/components/realtime/socket";
+import { WrenchIcon } from "@/components/ui/icons";
+
+const STATUS_TEXT: Record<McpServerInfo["status"], string> = {
+  connecting: "connecting…",
+  connected: "connected",
+  failed: "failed, retrying",
+  restarting: "restarting",
+  disabled: "disabled",
+};
+
+const DOT: Record<McpServerInfo["status"], string> = {
+  connecting: "bg-amber-500",
+  connected: "bg-emerald-500",
+  failed: "bg-red-500",
+  restarting: "bg-amber-500",
+  disabled: "bg-zinc-400",
+};
+
+/**
+ * The header's view of the MCP tool servers: a small button with how many are connected,
+ * opening a listing of each server, its state (and last error) and its tools. The listing
+ * asks the server again when it opens, and the button every 15 s while a server is not yet
+ * (or no longer) connected, so both show the state of now, not of page load.
+ * Names, errors and descriptions come from the servers: React renders them as text.
+ */
+export function ToolServers({ servers: initial }: { servers: McpServerInfo[] }) {
+  const [open, setOpen] = useState(false);
+  const [servers, setServers] = useState(initial);
+  const button = useRef<HTMLButtonElement>(null);
+  const panel = useRef<HTMLDivElement>(null);
+  const panelId = useId();
+
+  useEffect(() => setServers(initial), [initial]);
+
+  const unsettled = servers.some((s) => s.status !== "connected" && s.status !== "disabled");
+  useEffect(() => {
+    if (!unsettled && !open) return;
+    let alive = true;
+    const refresh = () =>
+      void request(getSocket(), "app:info", {}).then((ack) => {
+        if (alive && ack.ok && ack.data.mcpServers) setServers(ack.data.mcpServers);
+      });
+    if (open) refresh();
+    const timer = unsettled ? setInterval(refresh, 15_000) : undefined;
+    return () => {
+      alive = false;
+      clearInterval(timer);
+    };
+  }, [unsettled, open]);
+
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Escape") return;
+      setOpen(false);
+      button.current?.focus();
+    };
+    const onPointer = (e: PointerEvent) => {
+      const target = e.target as Node;
+      if (!panel.current?.contains(target) && !button.current?.contains(target)) setOpen(false);
+    };
+    document.addEventListener("keydown", onKey);
+    document.addEventListener("pointerdown", onPointer);
+    panel.current?.focus();
+    return () => {
+      document.removeEventListener("keydown", onKey);
+      document.removeEventListener("pointerdown", onPointer);
+    };
+  }, [open]);
+
+  const connected = servers.filter((s) => s.status === "connected").length;
+  const active = servers.filter((s) => s.status !== "disabled").length;
+  const troubled = servers.some((s) => s.status === "failed" || s.status === "restarting");
+  return (
+    <div className="relative">
+      <button
+        ref={button}
+        type="button"
+        onClick={() => setOpen((o) => !o)}
+        aria-expanded={open}
+        aria-controls={panelId}
+        aria-label={`Tool servers: ${connected} of ${active} connected`}
+        title="Tool servers (MCP)"
+        data-testid="tool-servers-button"
+        className="flex items-center gap-1.5 rounded-md px-2 py-1.5 text-xs text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
+      >
+        <WrenchIcon />
+        <span className="tabular-nums">
+          {connected}/{active}
+        </span>
+        {troubled ? <span className="size-1.5 rounded-full bg-red-500" aria-hidden="true" /> : null}
+      </button>
+      {open ? (
+        <div
+          ref={panel}
+          id={panelId}
+          role="dialog"
+          aria-label="Tool servers"
+          tabIndex={-1}
+          data-testid="tool-servers-panel"
+          className="absolute right-0 z-30 mt-1 max-h-[70vh] w-[min(24rem,calc(100vw-1rem))] overflow-y-auto rounded-lg border border-zinc-200 bg-white p-3 text-sm shadow-lg outline-none dark:border-zinc-700 dark:bg-zinc-900"
+        >
+          <h2 className="mb-2 text-xs font-medium tracking-wide text-zinc-500 uppercase dark:text-zinc-400">Tool servers (MCP)</h2>
+          <ul className="space-y-3">
+            {servers.map((server) => (
+              <li key={server.name} data-testid="tool-server">
+                <div className="flex items-center gap-2">
+                  <span className={`size-2 shrink-0 rounded-full ${DOT[server.status]}`} aria-hidden="true" />
+                  <span className="font-mono text-zinc-900 dark:text-zinc-100">{server.name}</span>
+                  <span className="text-xs text-zinc-500 dark:text-zinc-400">{STATUS_TEXT[server.status]}</span>
+                </div>
+                {server.error ? <p className="mt-1 text-xs break-words text-red-700 dark:text-red-400">{server.error}</p> : null}
+                {server.tools.length ? (
+                  <ul className="mt-1 ml-4 space-y-0.5">
+                    {server.tools.map((tool) => (
+                      <li key={tool.name} title={tool.description} className="truncate font-mono text-xs text-zinc-600 dark:text-zinc-300">
+                        {tool.name}
+                      </li>
+                    ))}
+                  </ul>
+                ) : server.status === "connected" ? (
+                  <p className="mt-1 ml-4 text-xs text-zinc-500 dark:text-zinc-400">No tools.</p>
+                ) : null}
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+    </div>
+  );
+}
