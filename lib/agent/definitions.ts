@@ -24,6 +24,11 @@ const definitionFields = z.object({
   systemPrompt: z.string().trim().min(1),
   /** Whitelist of tool names; include "subagent" to let this agent spawn its own subagents. */
   allowedTools: z.array(z.string().min(1)).default([]),
+  /**
+   * Tools (names, or patterns with `*`) whose calls by this agent wait for a person's
+   * approval, besides those that always need it (the edit tools, MCP tools so configured).
+   */
+  requireApproval: z.array(z.string().min(1)).optional(),
   /** "system" runs it on the (usually cheaper) system model. */
   model: z.enum(["chat", "system"]).default("chat"),
   /** Model requests it may make before it must answer. */
@@ -35,6 +40,8 @@ export const subagentDefinitionSchema = z.preprocess(renameMaxTurns, definitionF
 export type SubagentDefinition = z.infer<typeof definitionFields>;
 
 const READ_ONLY_TOOLS = ["list_files", "grep", "file_read", "url_fetch"];
+/** Change files: `general` has them (it does the work it is given), `explore` never (it only reads). */
+const EDIT_TOOLS = ["file_write", "file_edit"];
 
 export const BUILTIN_DEFINITIONS: readonly SubagentDefinition[] = Object.freeze([
   {
@@ -59,9 +66,10 @@ export const BUILTIN_DEFINITIONS: readonly SubagentDefinition[] = Object.freeze(
     systemPrompt: [
       "You are a general subagent working for another agent.",
       "Break your task down, use the workspace tools, and delegate narrow research questions to `explore` subagents through the subagent tool when that helps.",
+      "You may change files with file_edit and file_write when your task asks for it; a person approves each change, and may deny it with a reason you should follow.",
       "Finish with a clear, self-contained answer to your task.",
     ].join("\n"),
-    allowedTools: [...READ_ONLY_TOOLS, SUBAGENT_TOOL_NAME],
+    allowedTools: [...READ_ONLY_TOOLS, ...EDIT_TOOLS, SUBAGENT_TOOL_NAME],
     model: "chat",
     maxSteps: 12,
     parallelizable: true,
