@@ -21,6 +21,14 @@ async function reviewCard(page: Page) {
   return card;
 }
 
+/** Relative luminance (0 dark … 1 light) of a CSS rgb()/oklab colour as Chromium reports it. */
+function luminance(css: string): number {
+  const rgb = /rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)/.exec(css);
+  if (rgb) return (0.2126 * Number(rgb[1]) + 0.7152 * Number(rgb[2]) + 0.0722 * Number(rgb[3])) / 255;
+  const lab = /okl(?:ab|ch)\(([\d.]+)/.exec(css);
+  return lab ? Number(lab[1]) : 0;
+}
+
 test.describe("approval", () => {
   test("a depth-2 request shows on the collapsed panels; deny with a reason, and the answer quotes it", async ({ page }) => {
     await startChat(page, FIX_PROMPT);
@@ -73,6 +81,30 @@ test.describe("approval", () => {
     await expect(other.getByTestId("approval-banner")).toHaveCount(0);
     await expect(lastAssistant(other)).toContainText('A person denied "file_edit" (no reason given)');
     await other.close();
+  });
+
+  test("on a phone in dark mode the card is readable and the diff coloured", async ({ browser }) => {
+    const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, colorScheme: "dark", hasTouch: true, isMobile: true });
+    const page = await phone.newPage();
+    await startChat(page, FIX_PROMPT);
+    const card = await reviewCard(page);
+    const diff = card.getByTestId("approval-diff");
+    const colours = async (kind: string) =>
+      diff.locator(`[data-diff="${kind}"]`).first().evaluate((el) => {
+        const style = getComputedStyle(el);
+        return { background: style.backgroundColor, color: style.color };
+      });
+    const [added, removed, context] = [await colours("add"), await colours("del"), await colours("context")];
+    expect(new Set([added.background, removed.background, context.background]).size).toBe(3);
+    // Light text on the dark page: no dark-on-dark line.
+    for (const { color } of [added, removed, context]) expect(luminance(color)).toBeGreaterThan(0.4);
+    // The diff scrolls inside the card instead of widening the page.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    await card.scrollIntoViewIfNeeded();
+    await shot(page, "approval-mobile-dark");
+    await card.getByTestId("approval-deny").click();
+    await waitForTurnEnd(page);
+    await phone.close();
   });
 
   test("approve: the nested edit runs and the audit keeps the decision after a reload", async ({ page }) => {
