@@ -50,7 +50,7 @@ export interface TurnScope {
   registry: RunRegistry;
   /** A run's process as folded from the events published so far (the turn reducer's record). */
   processOf(runId: string): SubagentProcess | undefined;
-  /** Where calls that need a person's approval wait; without it, no call waits. */
+  /** Where calls that need a person's approval wait; without it, such calls are refused. */
   approvals?: ApprovalGate;
 }
 
@@ -112,7 +112,8 @@ export class SubagentExecutor {
   private approvalFor(node: AgentNode, tool: Tool, call: ModelToolCall, context: { messages: readonly ChatMessage[]; signal: AbortSignal }) {
     return async (args: unknown): Promise<ToolOutcome | undefined> => {
       const gate = this.scope.approvals;
-      if (!gate) return undefined;
+      // Fail closed: a call that needs a person never runs where no one can be asked.
+      if (!gate) return refuse("approval_denied", `"${call.name}" needs a person's approval, and no one can be asked here.`);
       let preview: string | undefined;
       try {
         preview = tool.preview ? await tool.preview(args, { workspaceDir: this.deps.workspaceDir, signal: context.signal }) : undefined;
