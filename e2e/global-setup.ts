@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { startMongoJavaServer, type RunningMongo } from "../server/db/mongo-java-server";
@@ -17,7 +17,10 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     serverUri = mongo.uri;
   }
   const dataDir = mkdtempSync(path.join(tmpdir(), "delegate-e2e-"));
-  const app = await startAppProcess({ mongoUri: new URL("delegate_e2e", serverUri).toString(), dataDir });
+  // A copy of the sample workspace: approved file edits (e2e/approval.spec.ts) must not change the repository's.
+  const workspaceDir = path.join(dataDir, "workspace");
+  cpSync("workspace", workspaceDir, { recursive: true });
+  const app = await startAppProcess({ mongoUri: new URL("delegate_e2e", serverUri).toString(), dataDir, env: { WORKSPACE_DIR: workspaceDir } });
   process.env.E2E_BASE_URL = app.baseUrl;
   process.env.E2E_MONGODB_URI = serverUri;
 

@@ -62,6 +62,11 @@ export const envSchema = z.object({
   SUBAGENT_TIMEOUT_MS: withDefault(int(1_000, 3_600_000), 300_000),
   /** The master's watchdog: a whole turn, subagents included, is stopped after this long. */
   TURN_TIMEOUT_MS: withDefault(int(1_000, 24 * 3_600_000), 1_800_000),
+  /**
+   * A tool call waiting for a person's approval ends as denied ("expired") after this long.
+   * The watchdogs above do not count that wait.
+   */
+  APPROVAL_TIMEOUT_MS: withDefault(int(1_000, 24 * 3_600_000), 600_000),
   /** The master's step limit (model requests per turn). `MAX_TURNS`, its old name, is still read. */
   MAX_STEPS: withDefault(int(1, 200), 25),
   /**

@@ -1,5 +1,20 @@
 import { Schema, type Connection, type InferSchemaType } from "mongoose";
 
+/** A person's decision on the call (`Approval` in lib/contracts), kept for the audit. */
+const approvalSchema = new Schema(
+  {
+    state: { type: String, enum: ["pending", "approved", "denied", "expired", "cancelled"], required: true },
+    requestedAt: { type: String, required: true },
+    reason: { type: String, default: "" },
+    preview: { type: String },
+    decidedAt: { type: String },
+    decidedBy: { type: String },
+    denyReason: { type: String },
+    note: { type: String },
+  },
+  { _id: false },
+);
+
 /**
  * A tool call of any agent in a turn: the master's (`runId: null`) or a subagent's. The
  * response kept here is the preview the UI shows; longer outputs are kept whole in
@@ -21,6 +36,7 @@ const toolCallSchema = new Schema(
     response: { type: String, default: "" },
     responseSize: { type: Number, default: 0 },
     status: { type: String, enum: ["running", "success", "error"], required: true },
+    approval: { type: approvalSchema },
   },
   { versionKey: false },
 );
@@ -28,6 +44,8 @@ const toolCallSchema = new Schema(
 toolCallSchema.index({ sessionId: 1, callId: 1 });
 // The ghost sweep finds calls a crash left running.
 toolCallSchema.index({ status: 1 });
+// The ghost sweep finds approvals a crash left waiting (sparse: few calls ever ask).
+toolCallSchema.index({ "approval.state": 1 }, { sparse: true });
 
 export type ToolCallRecord = InferSchemaType<typeof toolCallSchema>;
 /** The model on a given connection (each connection has its own registry of models). */

@@ -5,6 +5,7 @@ import { useEffect, useMemo, useState } from "react";
 import { PanelActionsProvider, type PanelActions } from "@/components/subagents/panel-actions";
 import { ErrorBanner } from "@/components/ui/error-banner";
 import { AlertIcon, SpinnerIcon } from "@/components/ui/icons";
+import { ApprovalBanner } from "./approval-banner";
 import { Composer } from "./composer";
 import { EmptyState } from "./empty-state";
 import { MessageList } from "./message-list";
@@ -18,11 +19,11 @@ export interface ChatViewProps {
 
 /** One open session: its turns, the composer, and the errors a person should see. */
 export function ChatView({ sessionId }: ChatViewProps) {
-  const { state, loaded, joinError, busy, runningTurnId, send, cancel, steer, kill } = useSession(sessionId);
+  const { state, loaded, joinError, busy, runningTurnId, send, cancel, steer, kill, decide } = useSession(sessionId);
   const [commandError, setCommandError] = useState<string | null>(null);
   const leaving = useLeaving();
 
-  const actions = useMemo<PanelActions>(() => ({ sessionId, steer, kill }), [sessionId, steer, kill]);
+  const actions = useMemo<PanelActions>(() => ({ sessionId, steer, kill, decide }), [sessionId, steer, kill, decide]);
 
   // A prompt typed on the home page is sent once this session is joined.
   useEffect(() => {
@@ -59,6 +60,7 @@ export function ChatView({ sessionId }: ChatViewProps) {
           <MessageList turns={state.turns} pending={state.pending} footer={errorBanner} />
         )}
         {state.turns.length === 0 && state.pending.length === 0 && errorBanner ? <div className="mx-auto w-full max-w-3xl px-3 pb-2 sm:px-4">{errorBanner}</div> : null}
+        <ApprovalBanner turns={state.turns} />
         <Composer onSend={send} onStop={runningTurnId ? stop : undefined} running={busy} disabled={!loaded || leaving} />
       </div>
     </PanelActionsProvider>

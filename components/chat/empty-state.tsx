@@ -4,6 +4,7 @@ import { ChatIcon } from "@/components/ui/icons";
 export const EXAMPLE_PROMPTS = [
   "Investigate the open bugs and the release plan",
   "Deep dive into how the tide predictor works",
+  "Fix the typo in CONTRIBUTING.md",
   "hello",
 ] as const;
 

@@ -23,6 +23,7 @@ export interface UseSession {
   cancel: () => Promise<Ack<{ turnId: string }> | null>;
   steer: (runId: string, message: string) => Promise<Ack<{ runId: string }>>;
   kill: (runId: string) => Promise<Ack<{ runId: string }>>;
+  decide: (callId: string, runId: string | null, decision: "approve" | "deny", reason?: string) => Promise<Ack<{ callId: string }>>;
 }
 
 /**
@@ -121,6 +122,11 @@ export function useSession(sessionId: string): UseSession {
     [sessionId],
   );
   const kill = useCallback((runId: string) => request(getSocket(), "subagent:kill", { sessionId, runId }), [sessionId]);
+  const decide = useCallback(
+    (callId: string, runId: string | null, decision: "approve" | "deny", reason?: string) =>
+      request(getSocket(), "tool:decide", { sessionId, callId, runId, decision, ...(reason ? { reason } : {}) }),
+    [sessionId],
+  );
 
-  return { state, loaded, joinError, busy: isBusy(state), runningTurnId, send, cancel, steer, kill };
+  return { state, loaded, joinError, busy: isBusy(state), runningTurnId, send, cancel, steer, kill, decide };
 }

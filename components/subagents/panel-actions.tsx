@@ -11,6 +11,8 @@ export interface PanelActions {
   sessionId: string;
   steer: (runId: string, message: string) => Promise<Ack<{ runId: string }>>;
   kill: (runId: string) => Promise<Ack<{ runId: string }>>;
+  /** A decision on a call waiting for approval (`runId` null = the master's call). */
+  decide?: (callId: string, runId: string | null, decision: "approve" | "deny", reason?: string) => Promise<Ack<{ callId: string }>>;
 }
 
 const PanelActionsContext = createContext<PanelActions | null>(null);
@@ -33,4 +35,15 @@ export function TurnIdProvider({ turnId, children }: { turnId: string; children:
 
 export function useTurnId(): string | undefined {
   return useContext(TurnIdContext);
+}
+
+const AgentNameContext = createContext<string | null>(null);
+
+/** Who makes the calls in a subtree: a subagent's name, or null for the master (approval cards say who asked). */
+export function AgentNameProvider({ name, children }: { name: string; children: ReactNode }) {
+  return <AgentNameContext.Provider value={name}>{children}</AgentNameContext.Provider>;
+}
+
+export function useAgentName(): string | null {
+  return useContext(AgentNameContext);
 }

@@ -1,13 +1,15 @@
 "use client";
 
-import { memo, useId, type ReactNode } from "react";
+import { memo, useId, useMemo, type ReactNode } from "react";
 import type { Step, SubagentProcess, ToolCall } from "@/lib/contracts";
 import { Markdown } from "@/components/markdown/markdown";
 import { ChevronRightIcon } from "@/components/ui/icons";
 import { useDisclosure } from "@/components/ui/disclosure";
 import { FoldedSection } from "@/components/ui/folded-section";
+import { waitsForApproval } from "@/lib/turn/approvals";
 import { Elapsed } from "./elapsed";
 import { endReasonLabel, endReasonShort, formatTokens, totalTokens, truncate } from "./format";
+import { AgentNameProvider } from "./panel-actions";
 import { PanelStats } from "./panel-stats";
 import { StatusIcon } from "./status-icon";
 import { SubagentControls } from "./subagent-controls";
@@ -30,6 +32,8 @@ export const SubagentExecution = memo(function SubagentExecution({ panel, call }
   const bodyId = useId();
   const running = panel.status === "running";
   const tokens = totalTokens(panel.stats);
+  // Something inside waits for a person: said on the header, so a folded panel cannot hide it.
+  const waiting = useMemo(() => waitsForApproval(panel), [panel]);
 
   return (
     <section
@@ -37,11 +41,14 @@ export const SubagentExecution = memo(function SubagentExecution({ panel, call }
       data-status={panel.status}
       data-run-id={panel.runId}
       data-depth={panel.depth}
+      data-waiting-approval={waiting || undefined}
       aria-label={`Subagent ${panel.name}`}
       className={`min-w-0 rounded-lg border bg-white shadow-xs dark:bg-zinc-900/60 ${
         panel.status === "error"
           ? "border-red-200 dark:border-red-900/70"
-          : running
+          : waiting
+            ? "border-amber-400 dark:border-amber-500/70"
+            : running
             ? "border-sky-200 dark:border-sky-900/70"
             : "border-zinc-200 dark:border-zinc-800"
       }`}
@@ -60,6 +67,11 @@ export const SubagentExecution = memo(function SubagentExecution({ panel, call }
         <span className="min-w-0 flex-1 truncate text-zinc-500 dark:text-zinc-400" title={panel.task}>
           {truncate(panel.task, 140)}
         </span>
+        {waiting ? (
+          <span data-testid="approval-badge" className="shrink-0 rounded bg-amber-100 px-1.5 py-0.5 text-[11px] font-medium text-amber-900 dark:bg-amber-900/60 dark:text-amber-200">
+            needs approval
+          </span>
+        ) : null}
         {panel.status === "error" ? (
           <span className="shrink-0 rounded bg-red-50 px-1.5 py-0.5 text-[11px] font-medium text-red-700 dark:bg-red-950/60 dark:text-red-300">
             {panel.endReason ? endReasonShort(panel.endReason) : "failed"}
@@ -80,7 +92,11 @@ export const SubagentExecution = memo(function SubagentExecution({ panel, call }
         </span>
       </button>
       <div id={bodyId} hidden={!open}>
-        {open ? <PanelBody panel={panel} call={call} /> : null}
+        {open ? (
+          <AgentNameProvider name={panel.name}>
+            <PanelBody panel={panel} call={call} />
+          </AgentNameProvider>
+        ) : null}
       </div>
     </section>
   );

@@ -4,8 +4,9 @@ import { memo, useId } from "react";
 import type { ToolCall } from "@/lib/contracts";
 import { ChevronRightIcon, WrenchIcon } from "@/components/ui/icons";
 import { useDisclosure } from "@/components/ui/disclosure";
+import { ApprovalAudit, ApprovalCard, ApprovalOutcome } from "./approval-card";
 import { argumentHint, prettyJson } from "./format";
-import { useTurnId } from "./panel-actions";
+import { useAgentName, useTurnId } from "./panel-actions";
 import { StatusIcon } from "./status-icon";
 import { SubagentExecution } from "./subagent-execution";
 import { ToolResult } from "./tool-result";
@@ -30,9 +31,12 @@ function ToolChip({ call, ownerRunId }: ToolCallViewProps) {
   const turnId = useTurnId();
   const [open, setOpen] = useDisclosure(`tool:${turnId ?? ""}:${ownerRunId ?? "m"}:${call.callId}`);
   const bodyId = useId();
+  const agent = useAgentName();
   const hint = argumentHint(call.parameters);
+  const { approval } = call;
+  const waiting = approval?.state === "pending";
   return (
-    <div data-testid="tool-call" data-call-id={call.callId} data-status={call.status} className="min-w-0">
+    <div data-testid="tool-call" data-call-id={call.callId} data-status={call.status} data-approval={approval?.state} className="min-w-0">
       <button
         type="button"
         aria-expanded={open}
@@ -44,11 +48,21 @@ function ToolChip({ call, ownerRunId }: ToolCallViewProps) {
         <WrenchIcon size={12} className="shrink-0 text-zinc-400" />
         <span className="shrink-0 font-mono font-medium">{call.name}</span>
         {hint ? <span className="min-w-0 truncate text-zinc-500 dark:text-zinc-400">{hint}</span> : null}
+        {waiting ? (
+          <span className="shrink-0 rounded bg-amber-100 px-1.5 text-[11px] font-medium text-amber-900 dark:bg-amber-900/60 dark:text-amber-200">needs approval</span>
+        ) : null}
         <StatusIcon status={call.status} size={13} />
       </button>
+      {/* A waiting call is never folded away: the card is the point of the page until decided. */}
+      {waiting ? <ApprovalCard call={{ ...call, approval }} ownerRunId={ownerRunId} agent={agent} /> : approval ? <ApprovalOutcome approval={approval} /> : null}
       <div id={bodyId} hidden={!open}>
         {open ? (
           <div className="mt-1.5 space-y-2 rounded-md border border-zinc-200 bg-zinc-50/60 p-2.5 dark:border-zinc-800 dark:bg-zinc-900/60">
+            {approval && !waiting ? (
+              <Section title="Approval">
+                <ApprovalAudit approval={approval} />
+              </Section>
+            ) : null}
             <Section title="Parameters">
               <pre className="max-h-60 overflow-auto rounded-md border border-zinc-200 bg-white p-2 font-mono text-xs leading-relaxed break-words whitespace-pre-wrap text-zinc-800 dark:border-zinc-800 dark:bg-zinc-950 dark:text-zinc-200">
                 {prettyJson(call.parameters)}
@@ -56,7 +70,7 @@ function ToolChip({ call, ownerRunId }: ToolCallViewProps) {
             </Section>
             <Section title="Result">
               {call.status === "running" ? (
-                <p className="text-xs text-zinc-500 italic dark:text-zinc-400">Waiting for the result…</p>
+                <p className="text-xs text-zinc-500 italic dark:text-zinc-400">{waiting ? "Waiting for approval…" : "Waiting for the result…"}</p>
               ) : (
                 <ToolResult callId={call.callId} ownerRunId={ownerRunId} response={call.response} responseSize={call.responseSize} />
               )}

@@ -45,6 +45,11 @@ function setOpen(key: string, open: boolean): void {
   for (const listener of listeners) listener();
 }
 
+/** Opens or folds a panel from outside it (e.g. to reveal a call waiting for approval). */
+export function setDisclosure(key: string, open: boolean): void {
+  setOpen(key, open);
+}
+
 export function useDisclosure(key: string, defaultOpen = false): [boolean, (open: boolean) => void] {
   const open = useSyncExternalStore(
     subscribe,

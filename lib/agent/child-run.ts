@@ -9,6 +9,7 @@ import { buildSpawnPacket, childMessages, renderSpawnPacket } from "./spawn-pack
 import type { SubagentArgs } from "./subagent-tool";
 import type { AgentNode, SubagentExecutor } from "./subagent-executor";
 import { UsageMeter } from "./usage-meter";
+import { Watchdog } from "./watchdog";
 
 /**
  * One subagent run, start to end: spawn packet → `subagent_started` → the child's own loop
@@ -47,7 +48,8 @@ export async function runChild(executor: SubagentExecutor, spec: ChildSpec): Pro
   const onParentAbort = () => stop("killed");
   if (parent.signal.aborted) stop("killed");
   else parent.signal.addEventListener("abort", onParentAbort, { once: true });
-  const watchdog = setTimeout(() => stop("watchdog_timeout"), deps.limits.subagentTimeoutMs);
+  // Held while a call of this run or of a run below it waits for a person (see Watchdog).
+  const watchdog = new Watchdog(deps.limits.subagentTimeoutMs, () => stop("watchdog_timeout"), deps.now);
   scope.registry.add({ runId, status: "running", inbox: [], abort: stop });
 
   const packet = buildSpawnPacket({
@@ -71,6 +73,14 @@ export async function runChild(executor: SubagentExecutor, spec: ChildSpec): Pro
     signal: controller.signal,
     state,
     emitData,
+    holdWatchdogs: () => {
+      const mine = watchdog.hold();
+      const above = parent.holdWatchdogs?.();
+      return () => {
+        mine();
+        above?.();
+      };
+    },
   };
   executor.publish({ type: "subagent_started", ...runRef, callId: call.id, name: definition.name, task: args.task, prompt, startedAt, model: runModel.label });
 
@@ -82,7 +92,7 @@ export async function runChild(executor: SubagentExecutor, spec: ChildSpec): Pro
       {
         model: runModel.model,
         systemModel: deps.systemModel,
-        invoker: executor.invokerFor(node, definition.allowedTools),
+        invoker: executor.invokerFor(node, definition.allowedTools, definition.requireApproval),
         maxSteps: definition.maxSteps,
         contextTokens: deps.limits.contextTokens,
         objective: args.objective ?? args.task,
@@ -124,7 +134,7 @@ export async function runChild(executor: SubagentExecutor, spec: ChildSpec): Pro
       error = describeError(e);
     }
   } finally {
-    clearTimeout(watchdog);
+    watchdog.clear();
     parent.signal.removeEventListener("abort", onParentAbort);
     scope.registry.end(runId, endReason);
   }

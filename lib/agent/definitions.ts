@@ -65,6 +65,11 @@ const definitionFields = z.object({
   /** Whitelist of tool names; include "subagent" to let this agent spawn its own subagents. */
   allowedTools: z.array(z.string().min(1)).default([]),
   /**
+   * Tools (names, or patterns with `*`) whose calls by this agent wait for a person's
+   * approval, besides those that always need it (the edit tools, MCP tools so configured).
+   */
+  requireApproval: z.array(z.string().min(1)).optional(),
+  /**
    * "chat" runs it on the master's model, "system" on the (usually cheaper) system model,
    * an object on a model of its own (see `modelRefSchema`).
    */
@@ -78,6 +83,8 @@ export const subagentDefinitionSchema = z.preprocess(renameMaxTurns, definitionF
 export type SubagentDefinition = z.infer<typeof definitionFields>;
 
 const READ_ONLY_TOOLS = ["list_files", "grep", "file_read", "url_fetch"];
+/** Change files: `general` has them (it does the work it is given), `explore` never (it only reads). */
+const EDIT_TOOLS = ["file_write", "file_edit"];
 
 export const BUILTIN_DEFINITIONS: readonly SubagentDefinition[] = Object.freeze([
   {
@@ -102,9 +109,10 @@ export const BUILTIN_DEFINITIONS: readonly SubagentDefinition[] = Object.freeze(
     systemPrompt: [
       "You are a general subagent working for another agent.",
       "Break your task down, use the workspace tools, and delegate narrow research questions to `explore` subagents through the subagent tool when that helps.",
+      "You may change files with file_edit and file_write when your task asks for it; a person approves each change, and may deny it with a reason you should follow.",
       "Finish with a clear, self-contained answer to your task.",
     ].join("\n"),
-    allowedTools: [...READ_ONLY_TOOLS, SUBAGENT_TOOL_NAME],
+    allowedTools: [...READ_ONLY_TOOLS, ...EDIT_TOOLS, SUBAGENT_TOOL_NAME],
     model: "chat",
     maxSteps: 12,
     parallelizable: true,

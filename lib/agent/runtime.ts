@@ -5,6 +5,7 @@ import type { Tool } from "@/lib/tools/types";
 import { processInTurn } from "@/lib/turn/paths";
 import { applyEvent, newTurn, turnFromStart } from "@/lib/turn/reduce";
 import { createLoopState, runAgentLoop, type LoopState } from "./agent-loop";
+import { ApprovalGate, type ApprovalDecision } from "./approval-gate";
 import type { SubagentDefinition } from "./definitions";
 import { AbortedError, describeError } from "./model-step";
 import { masterSystemPrompt } from "./prompts";
@@ -12,6 +13,7 @@ import { RunRegistry, type ControlResult } from "./run-registry";
 import { createModelResolver, type ModelFor } from "./run-models";
 import { SubagentExecutor, type AgentNode } from "./subagent-executor";
 import { UsageMeter, type Pricing } from "./usage-meter";
+import { Watchdog } from "./watchdog";
 import type { Logger } from "@/lib/log";
 
 /**
@@ -45,6 +47,8 @@ export interface AgentRuntimeDeps {
     resultFooter: boolean;
     /** The master's watchdog: a turn still running after this long is stopped (failed). */
     turnTimeoutMs: number;
+    /** An approval nobody answers ends as denied ("expired") after this long; default 10 min. */
+    approvalTimeoutMs?: number;
   };
   /** Model prices, for the cost figures in stats and result footers. */
   pricing?: Pricing;
@@ -83,6 +87,8 @@ export interface TurnHandle {
   cancel(): void;
   steer(runId: string, message: string): ControlResult;
   kill(runId: string): ControlResult;
+  /** A person's decision on a call waiting for approval (`runId` null = the master's call). */
+  decide?(callId: string, runId: string | null | undefined, decision: ApprovalDecision): ControlResult;
 }
 
 export interface AgentRuntime {
@@ -99,9 +105,15 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
       const controller = new AbortController();
       const registry = new RunRegistry();
       const record = recorder(input, safePublisher(input.publish, deps.log));
-      // Subagents have their own watchdogs; this one bounds the whole turn, master included.
-      const watchdog = setTimeout(() => controller.abort(WATCHDOG), deps.limits.turnTimeoutMs);
-      const done = runTurn(input, controller.signal, registry, record, { ...deps, systemModel, modelFor, now, newId }).finally(() => clearTimeout(watchdog));
+      // Subagents have their own watchdogs; this one bounds the whole turn, master included
+      // (time spent waiting for a person's approval does not count; see Watchdog).
+      const watchdog = new Watchdog(deps.limits.turnTimeoutMs, () => controller.abort(WATCHDOG), now);
+      const approvals = new ApprovalGate({
+        timeoutMs: deps.limits.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+        now,
+        publish: (runId, callId, approval) => record.publish({ type: "tool:approval", turnId: input.turnId, runId, callId, approval }),
+      });
+      const done = runTurn(input, controller.signal, registry, record, { ...deps, systemModel, modelFor, now, newId }, { approvals, watchdog }).finally(() => watchdog.clear());
       return {
         done,
         cancel: () => {
@@ -109,12 +121,14 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
         },
         steer: (runId, message) => registry.steer(runId, message),
         kill: (runId) => registry.kill(runId),
+        decide: (callId, runId, decision) => approvals.decide(callId, runId, decision),
       };
     },
   };
 }
 
 const WATCHDOG = "watchdog_timeout";
+export const DEFAULT_APPROVAL_TIMEOUT_MS = 10 * 60_000;
 
 type ResolvedDeps = AgentRuntimeDeps & { systemModel: ChatModel; modelFor: ModelFor; now: () => number; newId: () => string };
 
@@ -146,6 +160,7 @@ async function runTurn(
   registry: RunRegistry,
   record: TurnRecord,
   deps: ResolvedDeps,
+  waits: { approvals: ApprovalGate; watchdog: Watchdog },
 ): Promise<TurnResult> {
   const { publish } = record;
   const started = deps.now();
@@ -161,8 +176,8 @@ async function runTurn(
       { role: "user", content: input.prompt },
     ]);
     const processOf = (runId: string) => processInTurn(record.turn(), runId);
-    const executor = new SubagentExecutor(deps, { turnId, publish, registry, processOf, ownerId: input.ownerId });
-    const master: AgentNode = { runId: null, depth: 0, activeChildren: 0, meter, signal, state };
+    const executor = new SubagentExecutor(deps, { turnId, publish, registry, processOf, ownerId: input.ownerId, approvals: waits.approvals });
+    const master: AgentNode = { runId: null, depth: 0, activeChildren: 0, meter, signal, state, holdWatchdogs: () => waits.watchdog.hold() };
     const outcome = await runAgentLoop(
       {
         model: deps.model,

@@ -1,13 +1,16 @@
 import type { AgentEvent, Publish, SubagentDataPayload, SubagentProcess } from "@/lib/contracts";
 import type { WarnLog } from "@/lib/context/clean-result";
-import type { ChatModel, ModelToolCall } from "@/lib/model/types";
-import type { Tool } from "@/lib/tools/types";
+import type { ChatMessage, ChatModel, ModelToolCall } from "@/lib/model/types";
+import { ToolError, type Tool } from "@/lib/tools/types";
 import type { LoopState, ToolInvoker, ToolOutcome } from "./agent-loop";
+import type { ApprovalGate } from "./approval-gate";
+import { approvalReason, needsApproval } from "./approval-policy";
 import { SUBAGENT_TOOL_NAME, type SubagentDefinition } from "./definitions";
 import type { RunRegistry } from "./run-registry";
 import type { ModelFor } from "./run-models";
 import { runChild } from "./child-run";
 import { subagentArgsSchema, subagentToolSpec } from "./subagent-tool";
+import { describeError } from "./model-step";
 import { toolErrorText } from "./tool-errors";
 import { toolMatcher } from "./tool-patterns";
 import type { UsageMeter } from "./usage-meter";
@@ -53,6 +56,8 @@ export interface TurnScope {
   processOf(runId: string): SubagentProcess | undefined;
   /** The person the turn runs for (see ToolContext.ownerId). */
   ownerId?: string;
+  /** Where calls that need a person's approval wait; without it, such calls are refused. */
+  approvals?: ApprovalGate;
 }
 
 /** One agent of the tree: the master (runId null, depth 0) or a subagent. */
@@ -65,6 +70,8 @@ export interface AgentNode {
   state: LoopState;
   /** Emits a `subagent_data` event for this run; absent for the master. */
   emitData?: (data: SubagentDataPayload) => void;
+  /** Stops the watchdogs of this run and every run above it (while a person decides); returns the release. */
+  holdWatchdogs?: () => () => void;
 }
 
 export class SubagentExecutor {
@@ -77,8 +84,12 @@ export class SubagentExecutor {
     this.scope.publish(event);
   }
 
-  /** The tools an agent may call: a whitelist of names and patterns (`files.*`), or every tool for the master. */
-  invokerFor(node: AgentNode, allowed: readonly string[] | "all"): ToolInvoker {
+  /**
+   * The tools an agent may call: a whitelist of names and patterns (`files.*`), or every
+   * tool for the master. `requireApproval` (the definition's) adds tools whose calls wait
+   * for a person.
+   */
+  invokerFor(node: AgentNode, allowed: readonly string[] | "all", requireApproval: readonly string[] = []): ToolInvoker {
     const permitted = toolMatcher(allowed);
     const available = typeof this.deps.tools === "function" ? this.deps.tools() : this.deps.tools;
     const tools = available.filter((t) => permitted(t.spec.name));
@@ -91,10 +102,53 @@ export class SubagentExecutor {
       invoke: async (call, context) => {
         if (call.name === SUBAGENT_TOOL_NAME && canSpawn) return this.spawn(node, call);
         const tool = tools.find((t) => t.spec.name === call.name);
-        if (tool) return runWorkspaceCall(tool, call, this.deps.workspaceDir, context.signal, this.scope.ownerId);
+        if (tool) {
+          const gate = needsApproval(tool, requireApproval) ? this.approvalFor(node, tool, call, context) : undefined;
+          return runWorkspaceCall(tool, call, this.deps.workspaceDir, context.signal, this.scope.ownerId, gate);
+        }
         const names = specs.map((s) => s.name).join(", ") || "none";
         return refuse("unknown_tool", `Unknown tool "${call.name}". Tools available to you: ${names}.`);
       },
+    };
+  }
+
+  /**
+   * The wait before a call that needs approval: the preview (a diff for edits) first — an
+   * edit that cannot apply goes back to the model and nobody is asked — then the request,
+   * with the agent's own words before the call as its reason. Only a person's "approve"
+   * lets the call run; a denial, an expiry or a stop is an error result the model reads.
+   */
+  private approvalFor(node: AgentNode, tool: Tool, call: ModelToolCall, context: { messages: readonly ChatMessage[]; signal: AbortSignal }) {
+    return async (args: unknown): Promise<ToolOutcome | undefined> => {
+      const gate = this.scope.approvals;
+      // Fail closed: a call that needs a person never runs where no one can be asked.
+      if (!gate) return refuse("approval_denied", `"${call.name}" needs a person's approval, and no one can be asked here.`);
+      let preview: string | undefined;
+      try {
+        preview = tool.preview ? await tool.preview(args, { workspaceDir: this.deps.workspaceDir, signal: context.signal }) : undefined;
+      } catch (e) {
+        return refuse("tool_failed", e instanceof ToolError ? e.message : `"${call.name}" failed: ${describeError(e)}`);
+      }
+      const asked = [...context.messages].reverse().find((m) => m.role === "assistant");
+      const end = await gate.request({
+        runId: node.runId,
+        callId: call.id,
+        reason: approvalReason(asked?.content ?? ""),
+        ...(preview !== undefined ? { preview } : {}),
+        signal: context.signal,
+        onWait: node.holdWatchdogs,
+      });
+      const { approval } = end;
+      switch (end.state) {
+        case "approved":
+          return undefined;
+        case "denied":
+          return refuse("approval_denied", `A person denied "${call.name}"${approval.denyReason ? `: ${approval.denyReason}` : " (no reason given)"}. Do not retry the same call; adapt your plan or say what you need.`);
+        case "expired":
+          return refuse("approval_denied", `"${call.name}" was not approved: ${approval.note ?? "no one answered in time."} Treat it as denied.`);
+        case "cancelled":
+          return refuse("cancelled", `"${call.name}" was not run: the run stopped while it waited for approval.`);
+      }
     };
   }
 

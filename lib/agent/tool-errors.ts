@@ -9,7 +9,8 @@ export type ToolErrorCode =
   | "unknown_subagent"
   | "depth_limit"
   | "children_limit"
-  | "cancelled";
+  | "cancelled"
+  | "approval_denied";
 
 export function toolErrorText(code: ToolErrorCode, message: string): string {
   return `Error [${code}]: ${message}`;

@@ -11,12 +11,16 @@ import { toolErrorText } from "./tool-errors";
  * `parse` or a refusal come back as structured error results. A tool that ignores the
  * abort signal cannot hold a cancelled or killed run open: the call is abandoned.
  */
+/** Asked once the arguments are valid, before the tool runs: an outcome means "do not run" (see approval). */
+export type BeforeRun = (args: unknown) => Promise<ToolOutcome | undefined>;
+
 export async function runWorkspaceCall(
   tool: Tool,
   call: ModelToolCall,
   workspaceDir: string,
   signal: AbortSignal,
   ownerId?: string,
+  beforeRun?: BeforeRun,
 ): Promise<ToolOutcome> {
   let raw: unknown;
   try {
@@ -30,6 +34,8 @@ export async function runWorkspaceCall(
   } catch (e) {
     return error("invalid_arguments", `Invalid arguments for "${call.name}": ${describeParseError(e)}`);
   }
+  const refused = beforeRun && (await beforeRun(args));
+  if (refused) return refused;
   if (signal.aborted) return error("cancelled", `"${call.name}" was not run: the run was stopped.`);
   let onAbort: (() => void) | undefined;
   const aborted = new Promise<ToolOutcome>((resolve) => {

@@ -14,6 +14,8 @@ describe("command schemas", () => {
     ["turn:cancel", { sessionId: "abc", turnId: "t1" }],
     ["subagent:steer", { sessionId: "abc", runId: "r1", message: "focus on #41" }],
     ["subagent:kill", { sessionId: "abc", runId: "r1" }],
+    ["tool:decide", { sessionId: "abc", callId: "call_1", decision: "approve" }],
+    ["tool:decide", { sessionId: "abc", callId: "functions.file_edit:0", runId: null, decision: "deny", reason: "not that file" }],
     ["session:list", {}],
     ["app:info", {}],
   ] as const)("%s accepts %j", (name, input) => {
@@ -31,6 +33,9 @@ describe("command schemas", () => {
     ["session:join", { sessionId: "abc", lastSeq: -1 }, "lastSeq", />=\s*0|too small/i],
     ["session:join", { sessionId: "abc", lastSeq: 1.5 }, "lastSeq", /int/i],
     ["subagent:steer", { sessionId: "abc", runId: "r1", message: "   " }, "message", /empty/],
+    ["tool:decide", { sessionId: "abc", callId: "c1", decision: "maybe" }, "decision", /approve|deny|invalid/i],
+    ["tool:decide", { sessionId: "abc", callId: "c 1", decision: "approve" }, "callId", /call id/],
+    ["tool:decide", { sessionId: "abc", callId: "c1", decision: "deny", reason: "x".repeat(2_001) }, "reason", /2000/],
   ] as const)("%s refuses %j at %s", (name, input, path, message) => {
     const result = commandSchemas[name].safeParse(input);
     expect(result.success).toBe(false);

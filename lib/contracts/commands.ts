@@ -5,6 +5,7 @@ import { wellFormed } from "./well-formed";
 export const MAX_PROMPT_CHARS = 100_000;
 export const MAX_TITLE_CHARS = 200;
 export const MAX_STEER_CHARS = 10_000;
+export const MAX_DENY_REASON_CHARS = 2_000;
 
 const id = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, "must be an id");
 /** At least one character a person can see: not only spaces, zero-width or bidi controls. */
@@ -33,6 +34,16 @@ export const subagentSteerSchema = z.strictObject({
   message: visibleText(MAX_STEER_CHARS),
 });
 export const subagentKillSchema = z.strictObject({ sessionId: id, runId: id });
+/** Model call ids are the model's own: printable, short, but not always id-shaped (`functions.x:0`). */
+const callId = z.string().min(1).max(200).regex(/^[\x21-\x7e]+$/, "must be a call id");
+/** A person's decision on a tool call waiting for approval; `runId` (null = the master's call) disambiguates call ids. */
+export const toolDecideSchema = z.strictObject({
+  sessionId: id,
+  callId,
+  runId: id.nullable().optional(),
+  decision: z.enum(["approve", "deny"]),
+  reason: visibleText(MAX_DENY_REASON_CHARS).optional(),
+});
 
 export type EmptyInput = z.infer<typeof emptySchema>;
 export type SessionCreate = z.infer<typeof sessionCreateSchema>;
@@ -43,3 +54,4 @@ export type TurnSend = z.infer<typeof turnSendSchema>;
 export type TurnCancel = z.infer<typeof turnCancelSchema>;
 export type SubagentSteer = z.infer<typeof subagentSteerSchema>;
 export type SubagentKill = z.infer<typeof subagentKillSchema>;
+export type ToolDecide = z.infer<typeof toolDecideSchema>;

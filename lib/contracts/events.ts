@@ -1,5 +1,6 @@
 import { z } from "zod";
 import {
+  approvalSchema,
   chatTurnSchema,
   endReasonSchema,
   subagentProcessSchema,
@@ -66,6 +67,18 @@ export const toolResultSchema = z.object({
   callId: z.string(),
   ...toolOutput,
   status: toolStatusSchema,
+});
+
+/**
+ * A call of any agent (`runId` null = the master) waits for, or got, a person's decision.
+ * Published when the approval is asked for (`pending`) and once more when it ends.
+ */
+export const toolApprovalSchema = z.object({
+  type: z.literal("tool:approval"),
+  ...base,
+  runId: z.string().nullable(),
+  callId: z.string(),
+  approval: approvalSchema,
 });
 
 export const subagentStartedSchema = z.object({
@@ -155,6 +168,7 @@ export const agentEventSchema = z.discriminatedUnion("type", [
   turnTokenSchema,
   toolCallStartedSchema,
   toolResultSchema,
+  toolApprovalSchema,
   subagentStartedSchema,
   subagentDataSchema,
   subagentCompletedSchema,

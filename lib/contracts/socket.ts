@@ -8,6 +8,7 @@ import {
   sessionRenameSchema,
   subagentKillSchema,
   subagentSteerSchema,
+  toolDecideSchema,
   turnCancelSchema,
   turnSendSchema,
   type EmptyInput,
@@ -17,6 +18,7 @@ import {
   type SessionRename,
   type SubagentKill,
   type SubagentSteer,
+  type ToolDecide,
   type TurnCancel,
   type TurnSend,
 } from "./commands";
@@ -60,6 +62,7 @@ export interface ClientToServerEvents {
   "turn:cancel": (input: TurnCancel, ack: AckCallback<{ turnId: string }>) => void;
   "subagent:steer": (input: SubagentSteer, ack: AckCallback<{ runId: string }>) => void;
   "subagent:kill": (input: SubagentKill, ack: AckCallback<{ runId: string }>) => void;
+  "tool:decide": (input: ToolDecide, ack: AckCallback<{ callId: string }>) => void;
 }
 
 export const commandSchemas = {
@@ -74,6 +77,7 @@ export const commandSchemas = {
   "turn:cancel": turnCancelSchema,
   "subagent:steer": subagentSteerSchema,
   "subagent:kill": subagentKillSchema,
+  "tool:decide": toolDecideSchema,
 } satisfies Record<keyof ClientToServerEvents, ZodType>;
 
 /**

@@ -48,6 +48,31 @@ export const turnStatusSchema = z.enum(["running", "completed", "failed", "cance
 export type TurnStatus = z.infer<typeof turnStatusSchema>;
 
 /**
+ * A person's decision on one tool call that needs approval. `pending` while the call
+ * waits; `expired` (no answer in APPROVAL_TIMEOUT_MS) and `cancelled` (the run stopped,
+ * or the server restarted, before anyone answered) end it unanswered, and `note` says
+ * which. `reason` is the asking agent's own words before the call; `preview` a unified
+ * diff for file edits, computed when the approval was asked for.
+ */
+export const APPROVAL_STATES = ["pending", "approved", "denied", "expired", "cancelled"] as const;
+export const approvalStateSchema = z.enum(APPROVAL_STATES);
+export type ApprovalState = z.infer<typeof approvalStateSchema>;
+
+export const approvalSchema = z.object({
+  state: approvalStateSchema,
+  requestedAt: z.string(),
+  reason: z.string(),
+  preview: z.string().optional(),
+  decidedAt: z.string().optional(),
+  /** The identity id of the person who decided. */
+  decidedBy: z.string().optional(),
+  denyReason: z.string().optional(),
+  /** Why it ended without a decision (expired, cancelled, restart). */
+  note: z.string().optional(),
+});
+export type Approval = z.infer<typeof approvalSchema>;
+
+/**
  * A tool call. `response` is a preview of the text the calling model read (for a
  * subagent call: the subagent's condensed, cast result, never its internals);
  * `responseSize` is the whole length, fetched on demand ("Show all").
@@ -60,6 +85,8 @@ export interface ToolCall {
   response: string;
   responseSize: number;
   status: ToolStatus;
+  /** Present when the call needed a person's approval. */
+  approval?: Approval;
   subagent?: SubagentProcess;
 }
 
@@ -113,6 +140,7 @@ export const toolCallSchema: z.ZodType<ToolCall> = z.lazy(() =>
     response: z.string(),
     responseSize: z.number().int().nonnegative(),
     status: toolStatusSchema,
+    approval: approvalSchema.optional(),
     subagent: subagentProcessSchema.optional(),
   }),
 );

@@ -1,4 +1,5 @@
 import {
+  approvalSchema,
   endReasonSchema,
   runStatusSchema,
   toolStatusSchema,
@@ -92,6 +93,8 @@ function parseCall(cursor: Cursor): ToolCall {
     responseSize: integer(attrs, "responseSize", start),
     status: parseWith(toolStatusSchema, required(attrs, "status", start), "status", start),
   };
+  const approval = attrs.get("approval");
+  if (approval !== undefined) call.approval = withoutUndefined(parseWith(approvalSchema, parseJson(approval, start), "approval", start));
   if (selfClosing) return call;
   call.subagent = parseProcess(cursor);
   close(cursor, "ToolCall");
@@ -157,6 +160,11 @@ function attributes(source: string): Map<string, string> {
   return attrs;
 }
 
+/** zod keeps absent optional keys absent, but be explicit: a turn holds no `undefined` values. */
+function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
 function setOptional<T extends object, K extends keyof T>(target: T, key: K, value: T[K] | undefined): void {
   if (value !== undefined) target[key] = value;
 }
@@ -177,7 +185,7 @@ function parseJson(text: string, position: number): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new MarkupParseError("Attribute stats is not JSON", position);
+    throw new MarkupParseError("Attribute is not JSON", position);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { ChatTurn, Step, SubagentProcess, ToolCall, TurnStats } from "@/lib/contracts";
+import type { Approval, ChatTurn, Step, SubagentProcess, ToolCall, TurnStats } from "@/lib/contracts";
 import { escapeMarkup } from "./escape";
 
 /**
@@ -38,7 +38,8 @@ function serializeCall(call: ToolCall): string {
     attr("parameters", call.parameters) +
     attr("status", call.status) +
     attr("responseSize", String(call.responseSize)) +
-    attr("response", call.response);
+    attr("response", call.response) +
+    optional("approval", call.approval && approvalJson(call.approval));
   if (!call.subagent) return `<ToolCall${attributes}/>`;
   return `<ToolCall${attributes}>${serializeProcess(call.subagent)}</ToolCall>`;
 }
@@ -60,6 +61,12 @@ function serializeProcess(process: SubagentProcess): string {
     optional("endedAt", process.endedAt) +
     optional("model", process.model);
   return `<SubagentExecution${attributes}>${serializeSteps(process.steps)}</SubagentExecution>`;
+}
+
+/** An approval as JSON with a fixed key order; absent optional fields stay absent. */
+function approvalJson(a: Approval): string {
+  const { state, requestedAt, reason, preview, decidedAt, decidedBy, denyReason, note } = a;
+  return JSON.stringify({ state, requestedAt, reason, preview, decidedAt, decidedBy, denyReason, note });
 }
 
 /** Stats as JSON with a fixed key order, so the string does not depend on object history. */

@@ -18,6 +18,12 @@ import { ModelError, type ChatModel, type ModelRequest, type ModelStreamEvent } 
  *    on "and", ",", ";", "&", "vs", "versus", "with" into at most 4 topics, and the master
  *    calls `subagent` (agent "explore") once per topic IN ONE STEP, so they run in parallel.
  *    Example: "investigate the open bugs and the release plan" → two explore runs.
+ *  - "fix … typo" (e.g. "Fix the typo in CONTRIBUTING.md") → the master spawns a `general`,
+ *    which spawns another `general` (at depth 2 it may not spawn, so it does the work): it
+ *    greps the named file (or the workspace) for a few known misspellings ("recieve",
+ *    "seperate", "teh", …) and calls `file_edit` on the first line found — a call that
+ *    waits for the person's approval, with the diff. Its answer says whether the edit was
+ *    made, denied (quoting the reason) or expired; the master reports that answer.
  *  - anything else ("hello", …) → a direct streamed markdown answer: the list of these
  *    triggers as a table plus a code block showing how to configure a real model.
  *

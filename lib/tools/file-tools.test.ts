@@ -50,7 +50,7 @@ async function refused<A>(tool: Tool<A>, args: unknown): Promise<string> {
 
 describe("createWorkspaceTools", () => {
   it("offers the file tools, and url_fetch only when enabled", () => {
-    expect(createWorkspaceTools({}).map((t) => t.spec.name)).toEqual(["list_files", "file_read", "grep"]);
+    expect(createWorkspaceTools({}).map((t) => t.spec.name)).toEqual(["list_files", "file_read", "grep", "file_write", "file_edit"]);
     expect(createWorkspaceTools({ urlFetch: { enabled: false } }).map((t) => t.spec.name)).not.toContain("url_fetch");
     expect(createWorkspaceTools({ urlFetch: { enabled: true } }).map((t) => t.spec.name)).toContain("url_fetch");
   });

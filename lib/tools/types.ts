@@ -20,8 +20,17 @@ export interface Tool<Args = unknown> {
   spec: ToolSpec;
   parse(args: unknown): Args;
   run(args: Args, context: ToolContext): Promise<string>;
-  /** A person must approve each call before it runs (set from a definition or the MCP config). */
+  /**
+   * A person must approve each call before it runs (file edits by default; MCP tools
+   * from their config). Subagent definitions can require it for more tools.
+   */
   requiresApproval?: boolean;
+  /**
+   * What the person approves, beyond the parameters: for file edits, the unified diff.
+   * Computed when the approval is asked for; a `ToolError` here goes to the model and
+   * nobody is asked (an edit that cannot apply needs no decision).
+   */
+  preview?(args: Args, context: ToolContext): Promise<string>;
 }
 
 /** A refusal or failure the calling model should read, never a crash. */

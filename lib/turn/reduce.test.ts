@@ -105,3 +105,33 @@ describe("applyEvent", () => {
     expect(t.steps[0]!.toolCalls[0]).toStrictEqual({ callId: "c7", name: "grep", parameters: "{}", response: "abc", responseSize: 10, status: "success" });
   });
 });
+
+describe("applyEvent: approvals", () => {
+  const decided = { state: "denied", decidedAt: "2026-01-01T00:00:05.000Z", decidedBy: "u1", denyReason: "not that file" } as const;
+  const grep = (t: ChatTurn) => r2(fold([ev.subCall("r2", "c4", "file_edit", "{}", "r1")], t)).steps[0]!.toolCalls[0]!;
+
+  it("puts a call at depth 2 in waiting, then records the decision on it", () => {
+    const waiting = fold([ev.subCall("r2", "c4", "file_edit", "{}", "r1"), ev.approval("r2", "c4")], base);
+    expect(r2(waiting).steps[0]!.toolCalls[0]!.approval).toStrictEqual({ state: "pending", requestedAt: "2026-01-01T00:00:02.000Z", reason: "Fix it" });
+    const denied = applyEvent(waiting, ev.approval("r2", "c4", decided));
+    expect(r2(denied).steps[0]!.toolCalls[0]!.approval).toMatchObject({ state: "denied", decidedBy: "u1", denyReason: "not that file" });
+    expect(grep(base).approval).toBeUndefined();
+  });
+
+  it("keeps the first decision: a replayed pending or a second decision change nothing", () => {
+    const denied = fold([ev.subCall("r2", "c4", "file_edit", "{}", "r1"), ev.approval("r2", "c4"), ev.approval("r2", "c4", decided)], base);
+    expect(applyEvent(denied, ev.approval("r2", "c4"))).toBe(denied);
+    expect(applyEvent(denied, ev.approval("r2", "c4", { state: "approved", decidedBy: "u2" }))).toBe(denied);
+  });
+
+  it("a master call waits too, and an approval for an unknown call is ignored", () => {
+    const waiting = fold([ev.call("m1", 0, "file_write"), ev.approval(null, "m1")]);
+    expect(waiting.steps[0]!.toolCalls[0]!.approval?.state).toBe("pending");
+    expect(applyEvent(waiting, ev.approval(null, "nope"))).toBe(waiting);
+  });
+
+  it("a turn that ends while an approval waits ends it unanswered", () => {
+    const ended = fold([ev.call("m1", 0, "file_write"), ev.approval(null, "m1"), ev.ended("cancelled")]);
+    expect(ended.steps[0]!.toolCalls[0]!.approval).toMatchObject({ state: "cancelled", decidedAt: "2026-01-01T00:01:00.000Z", note: "The turn ended before anyone answered." });
+  });
+});

@@ -1,5 +1,6 @@
 import type {
   AgentEvent,
+  Approval,
   AgentEventOf,
   ChatTurn,
   EndReason,
@@ -55,6 +56,8 @@ export function applyEvent(turn: ChatTurn, event: AgentEvent): ChatTurn {
       return addCall(turn, event.step, event);
     case "tool:result":
       return setResult(turn, event.callId, event);
+    case "tool:approval":
+      return setApproval(turn, event);
     case "subagent_started":
       return startSubagent(turn, event);
     case "subagent_data":
@@ -103,6 +106,20 @@ function setResult<A extends Agent>(agent: A, callId: string, result: { response
       ? call
       : { ...call, response, responseSize, status },
   );
+}
+
+/**
+ * Why: an approval moves from pending to one end state and never back, so a replayed
+ * `pending` after the decision, or a second decision, changes nothing.
+ */
+function setApproval(turn: ChatTurn, event: AgentEventOf<"tool:approval">): ChatTurn {
+  const path = callPathIn(turn, event.runId, event.callId);
+  if (!path) return turn;
+  return updateCallAt(turn, path, (call) => {
+    const current = call.approval;
+    if (current && (current.state !== "pending" || deepEqual(current, event.approval))) return call;
+    return { ...call, approval: event.approval };
+  });
 }
 
 /** Why: the new process sits in the call that spawned it; a second start changes nothing. */
@@ -207,10 +224,17 @@ function sweepAgent<A extends Agent>(agent: A, sweep: Sweep): A {
 
 function sweepCall(call: ToolCall, sweep: Sweep): ToolCall {
   const process = call.subagent && sweepProcess(call.subagent, sweep);
-  if (call.status !== "running" && process === call.subagent) return call;
+  const waiting = call.approval?.state === "pending";
+  if (call.status !== "running" && process === call.subagent && !waiting) return call;
   const next: ToolCall = { ...call, status: call.status === "running" ? "error" : call.status };
+  if (waiting) next.approval = unanswered(call.approval!, sweep);
   if (process) next.subagent = process;
   return next;
+}
+
+/** A pending approval its turn left behind ends unanswered, saying so. */
+function unanswered(approval: Approval, sweep: Sweep): Approval {
+  return { ...approval, state: "cancelled", decidedAt: sweep.endedAt, note: "The turn ended before anyone answered." };
 }
 
 function sweepProcess(process: SubagentProcess, sweep: Sweep): SubagentProcess {

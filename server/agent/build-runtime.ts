@@ -62,6 +62,7 @@ export function buildRuntime(
       maxSteps: env.MAX_STEPS,
       resultFooter: env.RESULT_FOOTER,
       turnTimeoutMs: env.TURN_TIMEOUT_MS,
+      approvalTimeoutMs: env.APPROVAL_TIMEOUT_MS,
       contextTokens: env.CONTEXT_TOKENS,
     },
     pricing,

@@ -69,6 +69,13 @@ export class EventStore {
       case "tool:result":
         this.saveResult(event.turnId, null, event.callId, event);
         return;
+      case "tool:approval": {
+        const id = toolCallRecordId(event.turnId, event.runId, event.callId);
+        const { approval } = event;
+        // Only a pending approval may be replaced: the first decision is the one kept, as in the fold.
+        this.enqueue(() => this.models.ToolCall.updateOne({ _id: id, $or: [{ approval: { $exists: false } }, { "approval.state": "pending" }] }, { $set: { approval } }));
+        return;
+      }
       case "subagent_started":
         this.enqueue(() =>
           this.models.SubagentRun.create({

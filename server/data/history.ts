@@ -1,4 +1,4 @@
-import type { ChatTurn, EndReason, RunStatus, Step, SubagentProcess, ToolCall, ToolStatus, TurnStats, TurnStatus } from "@/lib/contracts";
+import type { Approval, ChatTurn, EndReason, RunStatus, Step, SubagentProcess, ToolCall, ToolStatus, TurnStats, TurnStatus } from "@/lib/contracts";
 import { emptyStats } from "@/lib/contracts";
 import type { Models } from "@/models";
 import { stepTextId } from "./event-store";
@@ -113,6 +113,16 @@ function legacyTurnSteps(text: string, calls: readonly CallRow[], toolCalls: Too
   return steps;
 }
 
+/** The stored approval as the fold holds it: absent fields stay absent (the database may hand back nulls). */
+function approvalOf(row: NonNullable<CallRow["approval"]>): Approval {
+  const approval: Approval = { state: row.state as Approval["state"], requestedAt: row.requestedAt, reason: row.reason ?? "" };
+  for (const key of ["preview", "decidedAt", "decidedBy", "denyReason", "note"] as const) {
+    const value = row[key];
+    if (typeof value === "string") approval[key] = value;
+  }
+  return approval;
+}
+
 /** Pure: rows in, turns out. */
 export function assembleHistory(sessionId: string, rows: HistoryRows): ChatTurn[] {
   const long = (textId: string) => rows.longTexts?.get(textId);
@@ -140,6 +150,7 @@ export function assembleHistory(sessionId: string, rows: HistoryRows): ChatTurn[
         responseSize: call.responseSize,
         status: call.status as ToolStatus,
       };
+      if (call.approval) out.approval = approvalOf(call.approval);
       const run = runBySpawn.get(`${key(turnId, runId)}|${call.callId}`);
       if (run && depthGuard < 32) out.subagent = processOf(run, depthGuard + 1);
       const step = call.step ?? 0;

@@ -38,6 +38,7 @@ export interface ChatStore {
 export const DEFAULT_TITLE = "New chat";
 export const GHOST_TURN_ERROR = "The server restarted while this turn was running; it was stopped.";
 export const GHOST_RUN_ERROR = "The server restarted while this subagent was running (ghost sweep).";
+export const GHOST_APPROVAL_NOTE = "The server restarted before anyone answered (ghost sweep).";
 
 interface SessionRow {
   _id: string;
@@ -116,6 +117,8 @@ export function mongoStore(models: Models): ChatStore {
 
     async ghostSweep(now = new Date()) {
       const runs = await SubagentRun.updateMany({ status: "running" }, { $set: { status: "error", endReason: "ghost_sweep", error: GHOST_RUN_ERROR, endedAt: now } });
+      // Before the calls: a waiting approval ends unanswered and says why.
+      await ToolCall.updateMany({ "approval.state": "pending" }, { $set: { "approval.state": "cancelled", "approval.decidedAt": now.toISOString(), "approval.note": GHOST_APPROVAL_NOTE } });
       const calls = await ToolCall.updateMany({ status: "running" }, { $set: { status: "error" } });
       const turns = await Turn.updateMany({ status: "running" }, { $set: { status: "failed", error: GHOST_TURN_ERROR, endedAt: now } });
       return { turns: turns.modifiedCount, runs: runs.modifiedCount, calls: calls.modifiedCount };

@@ -86,5 +86,9 @@ export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
       await sessions.kill(userId, sessionId, runId);
       return { runId };
     });
+    onCommand(socket, "tool:decide", guard, async ({ sessionId, callId, runId, decision, reason }) => {
+      await sessions.decide(userId, sessionId, { callId, runId, approve: decision === "approve", reason });
+      return { callId };
+    });
   });
 }

@@ -1,3 +1,4 @@
+import type { ApprovalDecision } from "@/lib/agent/approval-gate";
 import { AppError, type AgentEvent, type AgentEventOf, type ChatTurn, type JoinResult, type SessionEvent } from "@/lib/contracts";
 import { applyEvent, turnFromStart } from "@/lib/turn/reduce";
 import type { EventStore } from "@/server/data/event-store";
@@ -129,6 +130,12 @@ export class DroneSession {
 
   kill(runId: string): void {
     const result = this.active?.handle?.kill(runId) ?? { ok: false as const, message: `Run ${runId} is not running.` };
+    if (!result.ok) throw new AppError("not_found", result.message);
+  }
+
+  /** The decision is published by the runtime as a `tool:approval` event: every tab sees it, storage keeps it. */
+  decide(callId: string, runId: string | null | undefined, decision: ApprovalDecision): void {
+    const result = this.active?.handle?.decide?.(callId, runId, decision) ?? { ok: false as const, message: `No approval is waiting for call ${callId}.` };
     if (!result.ok) throw new AppError("not_found", result.message);
   }
 

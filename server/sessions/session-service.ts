@@ -99,6 +99,11 @@ export class SessionService {
     (await this.open(userId, sessionId)).kill(runId);
   }
 
+  /** A person's decision on a call waiting for approval; recorded with their identity. */
+  async decide(userId: string, sessionId: string, input: { callId: string; runId?: string | null; approve: boolean; reason?: string }): Promise<void> {
+    (await this.open(userId, sessionId)).decide(input.callId, input.runId, { approve: input.approve, reason: input.reason, by: userId });
+  }
+
   /** The whole text of one tool output ("Show all"). */
   async toolOutput(userId: string, sessionId: string, callId: string, where: { turnId?: string; runId?: string | null }): Promise<string> {
     await this.owned(userId, sessionId);

@@ -6,6 +6,7 @@ import { SUBAGENT_TOOL_NAME } from "../definitions";
 import { MASTER_PROMPT_MARKER } from "../prompts";
 import { narrativeBody, parseFileRead, parseGrep, parseListing, type GrepHit } from "./parse-tool-output";
 import { classify, escapeRegex, keywordsOf, topicsOf } from "./topics";
+import { delegateFix, editFix, isFixTask, masterFix } from "./fix-typo";
 import { chatAnswer, compactSummary, condenseJson } from "./system-replies";
 
 /**
@@ -29,6 +30,11 @@ export function demoReply(request: ModelRequest): DemoReply {
   if (system === COMPACT_SYSTEM_PROMPT) return { text: compactSummary(lastUserText(request.messages)) };
   if (system.includes("## Spawn packet")) {
     const maySpawn = tools.has(SUBAGENT_TOOL_NAME) && / you may spawn/.test(system);
+    const task = taskOf(request.messages);
+    if (isFixTask(task) && (maySpawn || tools.has("file_edit"))) {
+      const results = request.messages.filter((m): m is ToolMessage => m.role === "tool");
+      return maySpawn ? delegateFix(task, results) : editFix(task, results);
+    }
     return maySpawn ? workerReply(request.messages) : exploreReply(request.messages, tools);
   }
   if (system.startsWith(MASTER_PROMPT_MARKER) || tools.has(SUBAGENT_TOOL_NAME)) return masterReply(request.messages, tools);
@@ -50,6 +56,7 @@ function masterReply(messages: readonly ChatMessage[], tools: Set<string>): Demo
   while (start > 0 && !(messages[start]!.role === "user" && !isNote(messages[start]!.content))) start--;
   const prompt = messages[start]?.content ?? "";
   const results = messages.slice(start).filter((m): m is ToolMessage => m.role === "tool");
+  if (isFixTask(prompt) && tools.has(SUBAGENT_TOOL_NAME)) return masterFix(prompt, results);
   if (results.length > 0) return { text: synthesize(results, taskByCallId(messages)) };
   const intent = classify(prompt);
   if (intent === "chat" || !tools.has(SUBAGENT_TOOL_NAME)) return { text: chatAnswer(prompt) };

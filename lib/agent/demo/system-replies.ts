@@ -16,6 +16,7 @@ export function chatAnswer(prompt: string): string {
     "| `investigate the open bugs and the release plan` | two `explore` subagents run in parallel and read the workspace |",
     "| `compare the architecture and the decisions` | one `explore` subagent per side |",
     "| `deep dive into the release plan` | a `general` subagent delegates to `explore` grandchildren |",
+    "| `fix the typo in CONTRIBUTING.md` | a `general` subagent delegates to another, which asks **your approval** to `file_edit` the file (shown as a diff) |",
     "| anything else | this help |",
     "",
     "To talk to a real model, point Delegate at any OpenAI-compatible endpoint:",

@@ -1,4 +1,4 @@
-import type { AgentEvent, AgentEventOf, SubagentDataPayload, SubagentProcess, TurnStats } from "@/lib/contracts";
+import type { AgentEvent, AgentEventOf, Approval, SubagentDataPayload, SubagentProcess, TurnStats } from "@/lib/contracts";
 
 /** Terse builders for hand-written event tables in tests (turn "t1" unless given). */
 const TURN = "t1";
@@ -46,6 +46,10 @@ export const ev = {
   complete: (callId: string, subagent: SubagentProcess, response: string): AgentEventOf<"agent:complete"> => ({
     type: "agent:complete", turnId: TURN, callId, runId: subagent.runId, parentRunId: subagent.parentRunId,
     response, responseSize: response.length, subagent,
+  }),
+  approval: (runId: string | null, callId: string, approval: Partial<Approval> = {}): AgentEventOf<"tool:approval"> => ({
+    type: "tool:approval", turnId: TURN, runId, callId,
+    approval: { state: "pending", requestedAt: "2026-01-01T00:00:02.000Z", reason: "Fix it", ...approval },
   }),
   usageTurn: (): AgentEventOf<"turn:usage"> => ({ type: "turn:usage", turnId: TURN, stats: STATS }),
   ended: (status: "completed" | "failed" | "cancelled", error?: string): AgentEventOf<"turn:ended"> => ({

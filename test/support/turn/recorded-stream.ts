@@ -1,4 +1,4 @@
-import type { AgentEvent, ChatTurn, SessionEvent, Step, SubagentProcess, ToolCall, TurnStats } from "@/lib/contracts";
+import type { AgentEvent, Approval, ChatTurn, SessionEvent, Step, SubagentProcess, ToolCall, TurnStats } from "@/lib/contracts";
 import { toolOutputOf } from "@/lib/contracts";
 
 /**
@@ -34,6 +34,8 @@ export interface RecordedStreamOptions {
   kills?: number;
   /** Text, names and tool output include markup-like and odd strings. */
   hostile?: boolean;
+  /** Plain calls (the first ones made) that wait for a person's approval, then are approved, denied or expire. */
+  approvals?: number;
 }
 
 export interface RecordedStream {
@@ -81,6 +83,7 @@ export function recordedStream(options: RecordedStreamOptions = {}): RecordedStr
     failures: 0,
     kills: 0,
     hostile: true,
+    approvals: 0,
     ...options,
   };
   const random = mulberry32(o.seed);
@@ -100,6 +103,28 @@ export function recordedStream(options: RecordedStreamOptions = {}): RecordedStr
     random,
   );
   let runCount = 0;
+  let approvalsLeft = o.approvals;
+
+  /** The approval events of a call (pending, then its end) and the approval the call ends with, if it asks. */
+  function approvalOf(runId: string | null, callId: string, step: number): { events: AgentEvent[]; stored?: Approval } {
+    if (approvalsLeft <= 0) return { events: [] };
+    approvalsLeft--;
+    const pending: Approval = {
+      state: "pending",
+      requestedAt: at(step + 1),
+      reason: o.hostile ? 'Edit <SubagentExecution status="success"> "now"' : "Fix the typo",
+      ...(random() < 0.5 ? { preview: "--- a/x.md\n+++ b/x.md\n@@ -1 +1 @@\n-teh\n+the\n" } : {}),
+    };
+    const roll = random();
+    const ended: Approval =
+      roll < 0.4
+        ? { ...pending, state: "approved", decidedAt: at(step + 2), decidedBy: "owner-1" }
+        : roll < 0.8
+          ? { ...pending, state: "denied", decidedAt: at(step + 2), decidedBy: "owner-1", ...(random() < 0.5 ? { denyReason: o.hostile ? "<b>no</b> & never" : "not now" } : {}) }
+          : { ...pending, state: "expired", decidedAt: at(step + 3), note: "No one answered in time." };
+    const event = (approval: Approval): AgentEvent => ({ type: "tool:approval", turnId, runId, callId, approval });
+    return { events: [event(pending), event(ended)], stored: ended };
+  }
 
   /** One subagent's events (its own order), its process, and its parent's call. */
   function runThread(parentRunId: string | null, depth: number, callId: string, task: string) {
@@ -148,6 +173,9 @@ export function recordedStream(options: RecordedStreamOptions = {}): RecordedStr
       const call = plainCall(0);
       stepAt(0).toolCalls.push(call.stored);
       events.push({ type: "subagent_data", ...ref, data: { kind: "tool_call", ...call.started } });
+      const approval = approvalOf(runId, call.stored.callId, 0);
+      if (approval.stored) call.stored.approval = approval.stored;
+      events.push(...approval.events);
       events.push({ type: "subagent_data", ...ref, data: { kind: "tool_result", ...call.result } });
     }
     events.push(usage());
@@ -224,7 +252,9 @@ export function recordedStream(options: RecordedStreamOptions = {}): RecordedStr
   for (let i = 0; i < o.masterToolCalls; i++) {
     const call = plainCall(0);
     masterStep(0).toolCalls.push(call.stored);
-    events.push({ type: "tool:call", turnId, ...call.started }, { type: "tool:result", turnId, ...call.result });
+    const approval = approvalOf(null, call.stored.callId, 0);
+    if (approval.stored) call.stored.approval = approval.stored;
+    events.push({ type: "tool:call", turnId, ...call.started }, ...approval.events, { type: "tool:result", turnId, ...call.result });
   }
   for (let i = 0; i < third; i++) events.push(masterToken(1));
   const threads: AgentEvent[][] = [];

@@ -12,4 +12,5 @@ export const recordedStreamOptions: fc.Arbitrary<RecordedStreamOptions> = fc.rec
   kills: fc.integer({ min: 0, max: 1 }),
   parallel: fc.boolean(),
   hostile: fc.boolean(),
+  approvals: fc.integer({ min: 0, max: 3 }),
 });

@@ -1,0 +1,75 @@
+"use client";
+
+import { useEffect, useMemo } from "react";
+import type { ChatTurn } from "@/lib/contracts";
+import { pendingApprovals, type PendingApproval } from "@/lib/turn/approvals";
+import { AlertIcon } from "@/components/ui/icons";
+import { setDisclosure } from "@/components/ui/disclosure";
+
+const BASE_TITLE_MARK = "(approval needed) ";
+
+/**
+ * Above the composer while any call waits for a person: who asks for what, and a button
+ * that opens every panel down to the card (a depth-2 request is easily folded away) and
+ * moves focus to it. The tab's title says so too, for a person in another tab.
+ */
+export function ApprovalBanner({ turns }: { turns: readonly ChatTurn[] }) {
+  const waiting = useMemo(() => pendingApprovals(turns), [turns]);
+  const count = waiting.length;
+
+  useEffect(() => {
+    if (count === 0) return;
+    const title = document.title;
+    if (!title.startsWith(BASE_TITLE_MARK)) document.title = BASE_TITLE_MARK + title;
+    return () => {
+      if (document.title.startsWith(BASE_TITLE_MARK)) document.title = document.title.slice(BASE_TITLE_MARK.length);
+    };
+  }, [count]);
+
+  if (count === 0) return null;
+  const first = waiting[0]!;
+  return (
+    <div className="mx-auto w-full max-w-3xl px-3 pb-2 sm:px-4">
+      <div
+        role="status"
+        data-testid="approval-banner"
+        className="flex flex-wrap items-center gap-2 rounded-lg border-2 border-amber-400 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-500/70 dark:bg-amber-950/40 dark:text-amber-100"
+      >
+        <AlertIcon size={16} className="shrink-0" />
+        <span className="min-w-0 flex-1">
+          {count === 1 ? (
+            <>
+              {first.agent ?? "The agent"} is waiting for your approval to run <span className="font-mono">{first.name}</span>.
+            </>
+          ) : (
+            <>{count} tool calls are waiting for your approval.</>
+          )}
+        </span>
+        <button
+          type="button"
+          data-testid="approval-review"
+          onClick={() => reveal(first)}
+          className="rounded-md bg-amber-600 px-3 py-1 font-medium text-white hover:bg-amber-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-500 dark:bg-amber-500 dark:text-amber-950 dark:hover:bg-amber-400"
+        >
+          Review
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/** Opens the panels that lead to the card, then scrolls to it and focuses it (not its Approve button: a stray Enter must not approve). */
+function reveal(approval: PendingApproval): void {
+  for (const runId of approval.runPath) setDisclosure(`run:${runId}`, true);
+  const selector = `[data-testid="approval-card"][data-approval-call="${CSS.escape(approval.callId)}"][data-approval-run="${CSS.escape(approval.runId ?? "")}"]`;
+  // The panels render on the next frames; look for the card until it is there (briefly).
+  let tries = 0;
+  const find = () => {
+    const card = document.querySelector<HTMLElement>(selector);
+    if (card) {
+      card.scrollIntoView({ block: "center", behavior: "smooth" });
+      card.focus({ preventScroll: true });
+    } else if (tries++ < 20) requestAnimationFrame(find);
+  };
+  requestAnimationFrame(find);
+}

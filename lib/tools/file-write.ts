@@ -1,0 +1,33 @@
+import { z } from "zod";
+import { editPreview } from "./edit-preview";
+import { parseArgs, toolSpec } from "./parse-args";
+import { formatBytes } from "./text-files";
+import type { Tool } from "./types";
+import { MAX_WRITE_BYTES, resolveWriteTarget, writeTarget } from "./writable-file";
+
+const schema = z.object({
+  path: z.string().min(1).max(4096).describe("File to create or overwrite, relative to the workspace root. Missing folders are created."),
+  content: z.string().max(MAX_WRITE_BYTES).describe("The whole new text of the file."),
+});
+type FileWriteArgs = z.output<typeof schema>;
+
+/** Creates or overwrites one text file in the workspace; a person approves each call by default. */
+export const fileWriteTool: Tool<FileWriteArgs> = {
+  spec: toolSpec(
+    "file_write",
+    `Create a text file in the workspace, or replace the whole text of one. At most ${formatBytes(MAX_WRITE_BYTES)}. To change part of a file, use file_edit. A person may have to approve the call.`,
+    schema,
+  ),
+  parse: (args) => parseArgs("file_write", schema, args),
+  requiresApproval: true,
+  async preview(args, context) {
+    const target = await resolveWriteTarget(context.workspaceDir, args.path);
+    return editPreview(target.shown, target.current, args.content);
+  },
+  async run(args, context) {
+    const target = await resolveWriteTarget(context.workspaceDir, args.path);
+    await writeTarget(target, args.content);
+    const size = formatBytes(Buffer.byteLength(args.content));
+    return target.current === null ? `Created ${target.shown} (${size}).` : `Replaced the text of ${target.shown} (${size}).`;
+  },
+};

@@ -1,0 +1,45 @@
+import type { ChatTurn, Step, SubagentProcess } from "@/lib/contracts";
+
+/**
+ * Where approvals wait in a turn tree, for the page to make them hard to miss: a
+ * collapsed panel shows that something inside it waits, and the page lists every
+ * waiting call with the runs that lead to it (to open them).
+ */
+export interface PendingApproval {
+  turnId: string;
+  callId: string;
+  /** The tool that waits. */
+  name: string;
+  /** The run that made the call; null for the master. */
+  runId: string | null;
+  /** Who asked: the subagent's name, or null for the master. */
+  agent: string | null;
+  /** Run ids from the outermost panel down to the one holding the call. */
+  runPath: string[];
+}
+
+export function pendingApprovals(turns: readonly ChatTurn[]): PendingApproval[] {
+  const found: PendingApproval[] = [];
+  for (const turn of turns) {
+    if (turn.status === "running") collect(turn.steps, turn.turnId, null, [], found);
+  }
+  return found;
+}
+
+/** True when a call of this run, or of any run below it, waits for approval. */
+export function waitsForApproval(process: SubagentProcess): boolean {
+  return process.status === "running" && process.steps.some((step) =>
+    step.toolCalls.some((call) => call.approval?.state === "pending" || (call.subagent !== undefined && waitsForApproval(call.subagent))),
+  );
+}
+
+function collect(steps: readonly Step[], turnId: string, owner: SubagentProcess | null, runPath: string[], found: PendingApproval[]): void {
+  for (const step of steps) {
+    for (const call of step.toolCalls) {
+      if (call.approval?.state === "pending") {
+        found.push({ turnId, callId: call.callId, name: call.name, runId: owner?.runId ?? null, agent: owner?.name ?? null, runPath });
+      }
+      if (call.subagent) collect(call.subagent.steps, turnId, call.subagent, [...runPath, call.subagent.runId], found);
+    }
+  }
+}
