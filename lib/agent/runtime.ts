@@ -1,5 +1,6 @@
 import { toolOutputOf, type AgentEvent, type ChatTurn, type Publish, type TurnStats } from "@/lib/contracts";
 import { buildSessionContext } from "@/lib/context/build-session-context";
+import { cleanSubagentContent } from "@/lib/context/clean-result";
 import type { ChatModel } from "@/lib/model/types";
 import type { Tool } from "@/lib/tools/types";
 import { processInTurn } from "@/lib/turn/paths";
@@ -8,6 +9,7 @@ import { createLoopState, runAgentLoop, type LoopState } from "./agent-loop";
 import type { SubagentDefinition } from "./definitions";
 import { AbortedError, describeError } from "./model-step";
 import { masterSystemPrompt } from "./prompts";
+import { RetryBook, retryFirstStep, type RetryResult, type TurnRetry } from "./retry";
 import { RunRegistry, type ControlResult } from "./run-registry";
 import { SubagentExecutor, type AgentNode } from "./subagent-executor";
 import { UsageMeter, type Pricing } from "./usage-meter";
@@ -56,6 +58,8 @@ export interface TurnInput {
   /** Earlier turns of the session, oldest first (not including this one). */
   history: ChatTurn[];
   publish: Publish;
+  /** Set for a Retry after its turn ended: this turn first runs that subagent again. */
+  retry?: TurnRetry;
 }
 
 export interface TurnResult {
@@ -71,6 +75,8 @@ export interface TurnHandle {
   cancel(): void;
   steer(runId: string, message: string): ControlResult;
   kill(runId: string): ControlResult;
+  /** Runs a failed, killed or timed-out subagent of this turn again (see retry.ts). */
+  retry?(runId: string, task?: string): RetryResult;
 }
 
 export interface AgentRuntime {
@@ -85,10 +91,11 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
     startTurn(input) {
       const controller = new AbortController();
       const registry = new RunRegistry();
+      const retries = new RetryBook();
       const record = recorder(input, safePublisher(input.publish, deps.log));
       // Subagents have their own watchdogs; this one bounds the whole turn, master included.
       const watchdog = setTimeout(() => controller.abort(WATCHDOG), deps.limits.turnTimeoutMs);
-      const done = runTurn(input, controller.signal, registry, record, { ...deps, systemModel, now, newId }).finally(() => clearTimeout(watchdog));
+      const done = runTurn(input, controller.signal, registry, record, { ...deps, systemModel, now, newId }, retries).finally(() => clearTimeout(watchdog));
       return {
         done,
         cancel: () => {
@@ -96,6 +103,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
         },
         steer: (runId, message) => registry.steer(runId, message),
         kill: (runId) => registry.kill(runId),
+        retry: (runId, task) => retries.retry(runId, task, (id) => processInTurn(record.turn(), id)?.status),
       };
     },
   };
@@ -133,6 +141,7 @@ async function runTurn(
   registry: RunRegistry,
   record: TurnRecord,
   deps: ResolvedDeps,
+  retries?: RetryBook,
 ): Promise<TurnResult> {
   const { publish } = record;
   const started = deps.now();
@@ -148,8 +157,19 @@ async function runTurn(
       { role: "user", content: input.prompt },
     ]);
     const processOf = (runId: string) => processInTurn(record.turn(), runId);
-    const executor = new SubagentExecutor(deps, { turnId, publish, registry, processOf });
+    const executor = new SubagentExecutor(deps, { turnId, publish, registry, processOf, retries });
     const master: AgentNode = { runId: null, depth: 0, activeChildren: 0, meter, signal, state };
+    if (input.retry) {
+      await retryFirstStep(
+        executor,
+        master,
+        input.retry,
+        (callId, content, status) => publish({ type: "tool:result", turnId, callId, ...toolOutputOf(content), status }),
+        (content) => cleanSubagentContent(content, deps.log),
+      );
+      meter.steps = state.steps;
+      publish({ type: "turn:usage", turnId, stats: meter.stats(deps.now() - started) });
+    }
     const outcome = await runAgentLoop(
       {
         model: deps.model,

@@ -4,6 +4,7 @@ import type { ChatModel, ModelToolCall } from "@/lib/model/types";
 import type { Tool } from "@/lib/tools/types";
 import type { LoopState, ToolInvoker, ToolOutcome } from "./agent-loop";
 import { SUBAGENT_TOOL_NAME, type SubagentDefinition } from "./definitions";
+import type { RetryBook } from "./retry";
 import type { RunRegistry } from "./run-registry";
 import { runChild } from "./child-run";
 import { subagentArgsSchema, subagentToolSpec } from "./subagent-tool";
@@ -47,6 +48,8 @@ export interface TurnScope {
   registry: RunRegistry;
   /** A run's process as folded from the events published so far (the turn reducer's record). */
   processOf(runId: string): SubagentProcess | undefined;
+  /** Failed runs that may still be retried before their parent reads them (see retry.ts). */
+  retries?: RetryBook;
 }
 
 /** One agent of the tree: the master (runId null, depth 0) or a subagent. */
@@ -80,6 +83,7 @@ export class SubagentExecutor {
     return {
       specs,
       isExclusive: (call) => call.name === SUBAGENT_TOOL_NAME && this.definitionOf(call)?.parallelizable === false,
+      settle: async (calls) => (this.scope.retries ? this.scope.retries.settle(node, calls) : new Map()),
       invoke: async (call, context) => {
         if (call.name === SUBAGENT_TOOL_NAME && canSpawn) return this.spawn(node, call);
         const tool = tools.find((t) => t.spec.name === call.name);
@@ -99,7 +103,8 @@ export class SubagentExecutor {
     }
   }
 
-  async spawn(parent: AgentNode, call: ModelToolCall): Promise<ToolOutcome> {
+  /** `retryOf`: this spawn re-runs that failed run (a Retry after its turn ended). */
+  async spawn(parent: AgentNode, call: ModelToolCall, retryOf?: string): Promise<ToolOutcome> {
     let raw: unknown;
     try {
       raw = JSON.parse(call.arguments);
@@ -134,7 +139,9 @@ export class SubagentExecutor {
     if (parent.signal.aborted) return refuse("cancelled", "Spawn refused: the run was stopped.");
     parent.activeChildren++;
     try {
-      return await runChild(this, { parent, call, args, definition, depth });
+      const outcome = await runChild(this, { parent, call, args, definition, depth, ...(retryOf ? { retryOf } : {}) });
+      if (outcome.endReason !== "completed") this.scope.retries?.recordFailure(this, { runId: outcome.runId, parent, call, args, definition });
+      return outcome;
     } finally {
       parent.activeChildren--;
     }

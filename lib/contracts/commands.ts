@@ -33,6 +33,12 @@ export const subagentSteerSchema = z.strictObject({
   message: visibleText(MAX_STEER_CHARS),
 });
 export const subagentKillSchema = z.strictObject({ sessionId: id, runId: id });
+/** Retry a failed, killed or timed-out run; `task`, when given, replaces the run's task. */
+export const subagentRetrySchema = z.strictObject({
+  sessionId: id,
+  runId: id,
+  task: visibleText(MAX_PROMPT_CHARS, `must be at most ${MAX_PROMPT_CHARS} characters`).optional(),
+});
 
 export type EmptyInput = z.infer<typeof emptySchema>;
 export type SessionCreate = z.infer<typeof sessionCreateSchema>;
@@ -43,3 +49,4 @@ export type TurnSend = z.infer<typeof turnSendSchema>;
 export type TurnCancel = z.infer<typeof turnCancelSchema>;
 export type SubagentSteer = z.infer<typeof subagentSteerSchema>;
 export type SubagentKill = z.infer<typeof subagentKillSchema>;
+export type SubagentRetry = z.infer<typeof subagentRetrySchema>;

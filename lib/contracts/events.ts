@@ -78,6 +78,8 @@ export const subagentStartedSchema = z.object({
   task: z.string(),
   prompt: z.string(),
   startedAt: z.string(),
+  /** Set when this run retries an earlier one (a failed, killed or timed-out run). */
+  retryOf: z.string().optional(),
 });
 
 export const subagentDataPayloadSchema = z.discriminatedUnion("kind", [

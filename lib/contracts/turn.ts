@@ -88,6 +88,8 @@ export interface SubagentProcess {
   error?: string;
   startedAt: string;
   endedAt?: string;
+  /** The failed, killed or timed-out run this one re-runs (Retry); the old run links back by deriving it. */
+  retryOf?: string;
 }
 
 export interface ChatTurn {
@@ -135,6 +137,7 @@ export const subagentProcessSchema: z.ZodType<SubagentProcess> = z.lazy(() =>
     error: z.string().optional(),
     startedAt: z.string(),
     endedAt: z.string().optional(),
+    retryOf: z.string().optional(),
   }),
 );
 

@@ -123,6 +123,7 @@ function startSubagent(turn: ChatTurn, event: AgentEventOf<"subagent_started">):
     status: "running",
     startedAt: event.startedAt,
   };
+  if (event.retryOf !== undefined) process.retryOf = event.retryOf;
   const next = updateCallAt(turn, path, (call) => ({ ...call, subagent: process }));
   rememberRun(next, event.runId, path);
   return next;
