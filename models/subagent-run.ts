@@ -29,6 +29,8 @@ const subagentRunSchema = new Schema(
     stats: { type: statsSchema, default: () => ({}) },
     startedAt: { type: Date, required: true },
     endedAt: { type: Date },
+    /** The failed run this one retries (Retry); the older run's "retried as" link is derived from it. */
+    retryOf: { type: String },
   },
   { versionKey: false },
 );

@@ -80,6 +80,7 @@ const process = (depth: number): fc.Arbitrary<SubagentProcess> =>
       error: text,
       startedAt: text,
       endedAt: text,
+      retryOf: text,
     },
     { requiredKeys: ["runId", "parentRunId", "depth", "name", "task", "prompt", "steps", "response", "status", "stats", "startedAt"] },
   );

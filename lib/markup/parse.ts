@@ -118,6 +118,7 @@ function parseProcess(cursor: Cursor): SubagentProcess {
   if (endReason !== undefined) process.endReason = parseWith(endReasonSchema, endReason, "endReason", start);
   setOptional(process, "error", attrs.get("error"));
   setOptional(process, "endedAt", attrs.get("endedAt"));
+  setOptional(process, "retryOf", attrs.get("retryOf"));
   process.steps = parseSteps(cursor, "SubagentExecution");
   return process;
 }

@@ -57,7 +57,8 @@ function serializeProcess(process: SubagentProcess): string {
     optional("endReason", process.endReason) +
     optional("error", process.error) +
     attr("startedAt", process.startedAt) +
-    optional("endedAt", process.endedAt);
+    optional("endedAt", process.endedAt) +
+    optional("retryOf", process.retryOf);
   return `<SubagentExecution${attributes}>${serializeSteps(process.steps)}</SubagentExecution>`;
 }
 

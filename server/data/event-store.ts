@@ -83,6 +83,7 @@ export class EventStore {
             prompt: event.prompt,
             status: "running",
             startedAt: new Date(event.startedAt),
+            ...(event.retryOf ? { retryOf: event.retryOf } : {}),
           }),
         );
         return;

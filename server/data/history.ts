@@ -169,6 +169,7 @@ export function assembleHistory(sessionId: string, rows: HistoryRows): ChatTurn[
     if (run.endReason) process.endReason = run.endReason as EndReason;
     if (run.error) process.error = run.error;
     if (run.endedAt) process.endedAt = run.endedAt.toISOString();
+    if (run.retryOf) process.retryOf = run.retryOf;
     return process;
   };
 

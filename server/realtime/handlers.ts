@@ -76,5 +76,6 @@ export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
       await sessions.kill(userId, sessionId, runId);
       return { runId };
     });
+    onCommand(socket, "subagent:retry", guard, ({ sessionId, runId, task }) => sessions.retry(userId, sessionId, runId, task));
   });
 }
