@@ -3,6 +3,8 @@
 import Link from "next/link";
 import { useEffect, useMemo, useState } from "react";
 import { PanelActionsProvider, type PanelActions } from "@/components/subagents/panel-actions";
+import { RetryLinksProvider } from "@/components/subagents/retry-links";
+import { retriedAs } from "@/lib/turn/retries";
 import { ErrorBanner } from "@/components/ui/error-banner";
 import { AlertIcon, SpinnerIcon } from "@/components/ui/icons";
 import { Composer } from "./composer";
@@ -18,11 +20,12 @@ export interface ChatViewProps {
 
 /** One open session: its turns, the composer, and the errors a person should see. */
 export function ChatView({ sessionId }: ChatViewProps) {
-  const { state, loaded, joinError, busy, runningTurnId, send, cancel, steer, kill } = useSession(sessionId);
+  const { state, loaded, joinError, busy, runningTurnId, send, cancel, steer, kill, retry } = useSession(sessionId);
   const [commandError, setCommandError] = useState<string | null>(null);
   const leaving = useLeaving();
 
-  const actions = useMemo<PanelActions>(() => ({ sessionId, steer, kill }), [sessionId, steer, kill]);
+  const actions = useMemo<PanelActions>(() => ({ sessionId, steer, kill, retry }), [sessionId, steer, kill, retry]);
+  const retryLinks = useMemo(() => retriedAs(state.turns), [state.turns]);
 
   // A prompt typed on the home page is sent once this session is joined.
   useEffect(() => {
@@ -56,7 +59,9 @@ export function ChatView({ sessionId }: ChatViewProps) {
             />
           </div>
         ) : (
-          <MessageList turns={state.turns} pending={state.pending} footer={errorBanner} />
+          <RetryLinksProvider value={retryLinks}>
+            <MessageList turns={state.turns} pending={state.pending} footer={errorBanner} />
+          </RetryLinksProvider>
         )}
         {state.turns.length === 0 && state.pending.length === 0 && errorBanner ? <div className="mx-auto w-full max-w-3xl px-3 pb-2 sm:px-4">{errorBanner}</div> : null}
         <Composer onSend={send} onStop={runningTurnId ? stop : undefined} running={busy} disabled={!loaded || leaving} />

@@ -1,7 +1,7 @@
 "use client";
 
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
-import type { Ack, ErrorCode, SessionEvent } from "@/lib/contracts";
+import type { Ack, ErrorCode, RetryStarted, SessionEvent } from "@/lib/contracts";
 import { initialSessionState, isBusy, sessionReducer, type SessionState } from "@/lib/chat/session-state";
 import { getSocket, request } from "@/components/realtime/socket";
 import { newClientId } from "./client-id";
@@ -23,6 +23,7 @@ export interface UseSession {
   cancel: () => Promise<Ack<{ turnId: string }> | null>;
   steer: (runId: string, message: string) => Promise<Ack<{ runId: string }>>;
   kill: (runId: string) => Promise<Ack<{ runId: string }>>;
+  retry: (runId: string, task?: string) => Promise<Ack<RetryStarted>>;
 }
 
 /**
@@ -121,6 +122,10 @@ export function useSession(sessionId: string): UseSession {
     [sessionId],
   );
   const kill = useCallback((runId: string) => request(getSocket(), "subagent:kill", { sessionId, runId }), [sessionId]);
+  const retry = useCallback(
+    (runId: string, task?: string) => request(getSocket(), "subagent:retry", task === undefined ? { sessionId, runId } : { sessionId, runId, task }),
+    [sessionId],
+  );
 
-  return { state, loaded, joinError, busy: isBusy(state), runningTurnId, send, cancel, steer, kill };
+  return { state, loaded, joinError, busy: isBusy(state), runningTurnId, send, cancel, steer, kill, retry };
 }

@@ -10,6 +10,8 @@ import { Elapsed } from "./elapsed";
 import { endReasonLabel, endReasonShort, formatTokens, totalTokens, truncate } from "./format";
 import { PanelStats } from "./panel-stats";
 import { StatusIcon } from "./status-icon";
+import { RetryControls, canRetry } from "./retry-controls";
+import { RetryLineage, panelAnchor } from "./retry-links";
 import { SubagentControls } from "./subagent-controls";
 import { ToolCallView } from "./tool-call-view";
 import { ToolResult } from "./tool-result";
@@ -33,6 +35,7 @@ export const SubagentExecution = memo(function SubagentExecution({ panel, call }
 
   return (
     <section
+      id={panelAnchor(panel.runId)}
       data-testid="subagent-panel"
       data-status={panel.status}
       data-run-id={panel.runId}
@@ -74,6 +77,7 @@ export const SubagentExecution = memo(function SubagentExecution({ panel, call }
           ) : null}
         </span>
       </button>
+      <RetryLineage panel={panel} />
       <div id={bodyId} hidden={!open}>
         {open ? <PanelBody panel={panel} call={call} /> : null}
       </div>
@@ -136,6 +140,7 @@ function PanelBody({ panel, call }: SubagentExecutionProps) {
       <PanelStats stats={panel.stats} startedAt={panel.startedAt} endedAt={panel.endedAt} running={running} />
 
       {running ? <SubagentControls runId={panel.runId} name={panel.name} /> : null}
+      {panel.status === "error" && canRetry(panel.endReason) ? <RetryControls runId={panel.runId} name={panel.name} task={panel.task} /> : null}
     </div>
   );
 }
