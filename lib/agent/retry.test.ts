@@ -188,6 +188,53 @@ describe("retry inside a running turn", () => {
   });
 });
 
+describe("retry of a nested run", () => {
+  it("replaces a depth-2 result its general parent has not read yet", async () => {
+    let releaseBeta!: () => void;
+    const betaGate = new Promise<void>((resolve) => (releaseBeta = resolve));
+    const isGeneral = (r: ModelRequest) => systemOf(r).includes("general subagent");
+    const model = scriptedModel(async (req) => {
+      const results = toolResults(req.messages);
+      if (isMaster(req)) return results.length === 0 ? { toolCalls: [{ id: "m1", name: "subagent", args: { agent: "general", task: "deep" } }] } : { text: results[0]!.content };
+      if (isGeneral(req)) return results.length === 0 ? { toolCalls: [spawn("g1", "alpha"), spawn("g2", "beta")] } : { text: results.map((r) => r.content).join("\n") };
+      const task = taskOf(req);
+      if (task === "alpha") return { hang: true };
+      if (task === "beta") {
+        await betaGate;
+        return { text: "beta done" };
+      }
+      return { text: `fixed: ${task}` };
+    });
+    let retried: RetryResult | undefined;
+    const run = startTestTurn(
+      {
+        model,
+        workspaceDir: ws.dir,
+        onEvent: killAlpha((r, runId) => {
+          retried = r.handle.retry!(runId, "alpha again");
+          releaseBeta();
+        }),
+      },
+      "go",
+    );
+    const result = await run.result;
+    expect(retried?.ok).toBe(true);
+    const general = result.turn.steps[0]!.toolCalls[0]!.subagent!;
+    const calls = general.steps[0]!.toolCalls;
+    expect(calls.map((c) => [c.subagent?.task, c.subagent?.depth, c.subagent?.parentRunId])).toEqual([
+      ["alpha", 2, general.runId],
+      ["beta", 2, general.runId],
+      ["alpha again", 2, general.runId],
+    ]);
+    expect(calls[2]!.subagent!.retryOf).toBe(calls[0]!.subagent!.runId);
+    const generalRead = toolResults(model.requests.filter((r) => systemOf(r).includes("general subagent"))[1]!.messages);
+    expect(generalRead.map((m) => m.toolCallId)).toEqual(["g1", "g2"]);
+    expect(generalRead[0]!.content).toContain("fixed: alpha again");
+    expect(masterText(result.turn)).toContain("fixed: alpha again");
+    expect(childRequests(model, "beta")).toHaveLength(1);
+  });
+});
+
 describe("retry after the turn ended", () => {
   it("starts a new turn whose first step re-runs only that subagent, and the master answers from the new clean result", async () => {
     const { model, releaseBeta } = scenario([spawn("a", "alpha"), spawn("b", "beta")]);
