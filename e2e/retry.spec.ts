@@ -30,6 +30,8 @@ test.describe("retry a failed subagent", () => {
     const originalTask = await field.inputValue();
     expect(originalTask.length).toBeGreaterThan(0);
     await field.fill(EDITED_TASK);
+    await field.scrollIntoViewIfNeeded();
+    await shot(page, "retry-edit-task");
     await field.press("Control+Enter");
 
     // A new turn runs only the retried subagent, then the master answers from its result.
@@ -49,7 +51,11 @@ test.describe("retry a failed subagent", () => {
     await expect(old.getByTestId("retried-as").locator(`[data-run-link="${newRunId}"]`)).toBeVisible();
     // Once retried, the old run offers no second retry: the newer run is the one to retry.
     await expect(old.getByTestId("retry")).toHaveCount(0);
-    await shot(page, "retry-after-turn");
+    await old.getByTestId("subagent-toggle").click();
+    await old.scrollIntoViewIfNeeded();
+    await shot(page, "retry-old-run-linked");
+    await retried.scrollIntoViewIfNeeded();
+    await shot(page, "retry-new-turn");
 
     await page.reload();
     const oldAgain = panelOf(page, oldRunId);
