@@ -3,8 +3,7 @@
 import Link from "next/link";
 import { useEffect, useMemo, useState } from "react";
 import { PanelActionsProvider, type PanelActions } from "@/components/subagents/panel-actions";
-import { RetryLinksProvider } from "@/components/subagents/retry-links";
-import { retriedAs } from "@/lib/turn/retries";
+import { RetryLinksProvider, useRetryLinks } from "@/components/subagents/retry-links";
 import { ErrorBanner } from "@/components/ui/error-banner";
 import { AlertIcon, SpinnerIcon } from "@/components/ui/icons";
 import { Composer } from "./composer";
@@ -25,7 +24,7 @@ export function ChatView({ sessionId }: ChatViewProps) {
   const leaving = useLeaving();
 
   const actions = useMemo<PanelActions>(() => ({ sessionId, steer, kill, retry }), [sessionId, steer, kill, retry]);
-  const retryLinks = useMemo(() => retriedAs(state.turns), [state.turns]);
+  const retryLinks = useRetryLinks(state.turns);
 
   // A prompt typed on the home page is sent once this session is joined.
   useEffect(() => {

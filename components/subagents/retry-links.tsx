@@ -1,7 +1,8 @@
 "use client";
 
-import { createContext, useContext, type ReactNode } from "react";
-import type { SubagentProcess } from "@/lib/contracts";
+import { createContext, useContext, useMemo, useRef, type ReactNode } from "react";
+import type { ChatTurn, SubagentProcess } from "@/lib/contracts";
+import { retriedAs } from "@/lib/turn/retries";
 
 /**
  * Which run retried which, across the open session's turns (old run id → new run id,
@@ -12,6 +13,21 @@ const RetryLinksContext = createContext<ReadonlyMap<string, string>>(new Map());
 
 export function RetryLinksProvider({ value, children }: { value: ReadonlyMap<string, string>; children: ReactNode }) {
   return <RetryLinksContext.Provider value={value}>{children}</RetryLinksContext.Provider>;
+}
+
+/**
+ * The links of these turns, as the same Map object while they stay the same: the turns
+ * change on every streamed token, and a new context value would re-render every panel's
+ * lineage line each time.
+ */
+export function useRetryLinks(turns: readonly ChatTurn[]): ReadonlyMap<string, string> {
+  const last = useRef<ReadonlyMap<string, string>>(new Map());
+  return useMemo(() => {
+    const next = retriedAs(turns);
+    const same = next.size === last.current.size && [...next].every(([from, to]) => last.current.get(from) === to);
+    if (!same) last.current = next;
+    return last.current;
+  }, [turns]);
 }
 
 export function useRetriedAs(runId: string): string | undefined {

@@ -50,7 +50,7 @@ const model = scriptedModel(async (req) => {
 
 let harness: Harness;
 beforeAll(async () => {
-  harness = await startHarness("retry", { runner: runtimeWith(model) });
+  harness = await startHarness("retry", { runner: runtimeWith(model), personLimits: { chats: 50, runningTurns: 2, sockets: 20 } });
 });
 afterAll(async () => {
   await harness?.close();
@@ -190,5 +190,23 @@ describe("retry through the server", () => {
     openBeta();
     await waitFor(() => endedTurns(view.events) === 1, 20_000, "turn end");
     expect(started(view.events, "alpha")).toHaveLength(1);
+  });
+
+  it("a retry that would start a turn counts against the person's running turns, like a send", async () => {
+    const { cookie, socket, sessionId } = await openSession(harness);
+    const view = browserView(socket, sessionId);
+    await view.join();
+    await request(socket, "turn:send", { sessionId, text: "alpha,gamma" });
+    const killed = await killAlpha(socket, sessionId, view.events);
+    await waitFor(() => endedTurns(view.events) === 1, 20_000, "turn end");
+
+    closeBeta();
+    const others = [await openSession(harness, cookie), await openSession(harness, cookie)];
+    for (const other of others) expect(await request(other.socket, "turn:send", { sessionId: other.sessionId, text: "beta" })).toMatchObject({ ok: true });
+    expect(await request(socket, "subagent:retry", { sessionId, runId: killed, task: "alpha again" })).toMatchObject({ ok: false, code: "limit_reached" });
+    openBeta();
+    for (const other of others) await (await harness.app.registry.peek(other.sessionId))?.settled();
+    expect(await request(socket, "subagent:retry", { sessionId, runId: killed, task: "alpha again" })).toMatchObject({ ok: true, data: { mode: "new_turn" } });
+    await waitFor(() => endedTurns(view.events) === 2, 20_000, "retry turn end");
   });
 });
