@@ -31,6 +31,8 @@ const subagentRunSchema = new Schema(
     endedAt: { type: Date },
     /** Label of the model it ran on; absent in runs stored before it was kept. */
     model: { type: String },
+    /** The failed run this one retries (Retry); the older run's "retried as" link is derived from it. */
+    retryOf: { type: String },
   },
   { versionKey: false },
 );

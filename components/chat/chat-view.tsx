@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useEffect, useMemo, useState } from "react";
 import { PanelActionsProvider, type PanelActions } from "@/components/subagents/panel-actions";
+import { RetryLinksProvider, useRetryLinks } from "@/components/subagents/retry-links";
 import { ErrorBanner } from "@/components/ui/error-banner";
 import { AlertIcon, SpinnerIcon } from "@/components/ui/icons";
 import { ApprovalBanner } from "./approval-banner";
@@ -19,11 +20,12 @@ export interface ChatViewProps {
 
 /** One open session: its turns, the composer, and the errors a person should see. */
 export function ChatView({ sessionId }: ChatViewProps) {
-  const { state, loaded, joinError, busy, runningTurnId, send, cancel, steer, kill, decide } = useSession(sessionId);
+  const { state, loaded, joinError, busy, runningTurnId, send, cancel, steer, kill, decide, retry } = useSession(sessionId);
   const [commandError, setCommandError] = useState<string | null>(null);
   const leaving = useLeaving();
 
-  const actions = useMemo<PanelActions>(() => ({ sessionId, steer, kill, decide }), [sessionId, steer, kill, decide]);
+  const actions = useMemo<PanelActions>(() => ({ sessionId, steer, kill, decide, retry }), [sessionId, steer, kill, decide, retry]);
+  const retryLinks = useRetryLinks(state.turns);
 
   // A prompt typed on the home page is sent once this session is joined.
   useEffect(() => {
@@ -57,7 +59,9 @@ export function ChatView({ sessionId }: ChatViewProps) {
             />
           </div>
         ) : (
-          <MessageList turns={state.turns} pending={state.pending} footer={errorBanner} />
+          <RetryLinksProvider value={retryLinks}>
+            <MessageList turns={state.turns} pending={state.pending} footer={errorBanner} />
+          </RetryLinksProvider>
         )}
         {state.turns.length === 0 && state.pending.length === 0 && errorBanner ? <div className="mx-auto w-full max-w-3xl px-3 pb-2 sm:px-4">{errorBanner}</div> : null}
         <ApprovalBanner turns={state.turns} />

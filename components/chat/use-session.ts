@@ -1,7 +1,7 @@
 "use client";
 
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
-import type { Ack, ErrorCode, SessionEvent } from "@/lib/contracts";
+import type { Ack, ErrorCode, RetryStarted, SessionEvent } from "@/lib/contracts";
 import { initialSessionState, isBusy, sessionReducer, type SessionState } from "@/lib/chat/session-state";
 import { getSocket, request } from "@/components/realtime/socket";
 import { newClientId } from "./client-id";
@@ -24,6 +24,7 @@ export interface UseSession {
   steer: (runId: string, message: string) => Promise<Ack<{ runId: string }>>;
   kill: (runId: string) => Promise<Ack<{ runId: string }>>;
   decide: (callId: string, runId: string | null, decision: "approve" | "deny", reason?: string) => Promise<Ack<{ callId: string }>>;
+  retry: (runId: string, task?: string) => Promise<Ack<RetryStarted>>;
 }
 
 /**
@@ -128,5 +129,10 @@ export function useSession(sessionId: string): UseSession {
     [sessionId],
   );
 
-  return { state, loaded, joinError, busy: isBusy(state), runningTurnId, send, cancel, steer, kill, decide };
+  const retry = useCallback(
+    (runId: string, task?: string) => request(getSocket(), "subagent:retry", task === undefined ? { sessionId, runId } : { sessionId, runId, task }),
+    [sessionId],
+  );
+
+  return { state, loaded, joinError, busy: isBusy(state), runningTurnId, send, cancel, steer, kill, decide, retry };
 }

@@ -1,7 +1,7 @@
 "use client";
 
 import { createContext, useContext, type ReactNode } from "react";
-import type { Ack } from "@/lib/contracts";
+import type { Ack, RetryStarted } from "@/lib/contracts";
 
 /**
  * What a panel can do besides render: steer or kill its run, fetch a full tool result.
@@ -13,6 +13,8 @@ export interface PanelActions {
   kill: (runId: string) => Promise<Ack<{ runId: string }>>;
   /** A decision on a call waiting for approval (`runId` null = the master's call). */
   decide?: (callId: string, runId: string | null, decision: "approve" | "deny", reason?: string) => Promise<Ack<{ callId: string }>>;
+  /** Runs a failed, killed or timed-out subagent again; `task` replaces its task. */
+  retry?: (runId: string, task?: string) => Promise<Ack<RetryStarted>>;
 }
 
 const PanelActionsContext = createContext<PanelActions | null>(null);

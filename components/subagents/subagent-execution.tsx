@@ -12,6 +12,8 @@ import { endReasonLabel, endReasonShort, formatTokens, totalTokens, truncate } f
 import { AgentNameProvider } from "./panel-actions";
 import { PanelStats } from "./panel-stats";
 import { StatusIcon } from "./status-icon";
+import { RetryControls, canRetry } from "./retry-controls";
+import { RetryLineage, panelAnchor } from "./retry-links";
 import { SubagentControls } from "./subagent-controls";
 import { ToolCallView } from "./tool-call-view";
 import { ToolResult } from "./tool-result";
@@ -37,6 +39,7 @@ export const SubagentExecution = memo(function SubagentExecution({ panel, call }
 
   return (
     <section
+      id={panelAnchor(panel.runId)}
       data-testid="subagent-panel"
       data-status={panel.status}
       data-run-id={panel.runId}
@@ -91,6 +94,7 @@ export const SubagentExecution = memo(function SubagentExecution({ panel, call }
           ) : null}
         </span>
       </button>
+      <RetryLineage panel={panel} />
       <div id={bodyId} hidden={!open}>
         {open ? (
           <AgentNameProvider name={panel.name}>
@@ -157,6 +161,7 @@ function PanelBody({ panel, call }: SubagentExecutionProps) {
       <PanelStats stats={panel.stats} startedAt={panel.startedAt} endedAt={panel.endedAt} running={running} model={panel.model} />
 
       {running ? <SubagentControls runId={panel.runId} name={panel.name} /> : null}
+      {panel.status === "error" && canRetry(panel.endReason) ? <RetryControls runId={panel.runId} name={panel.name} task={panel.task} /> : null}
     </div>
   );
 }

@@ -28,6 +28,12 @@ export interface ToolInvoker {
   isExclusive(call: ModelToolCall): boolean;
   /** Never rejects with anything but a bug; refusals are error outcomes. */
   invoke(call: ModelToolCall, context: { messages: readonly ChatMessage[]; signal: AbortSignal }): Promise<ToolOutcome>;
+  /**
+   * Called once a step's calls have all returned, before the model reads them: waits for
+   * retries of failed subagent calls started meanwhile and returns their outcomes by call
+   * id, to be read instead (Retry). After it resolves, no retry can replace them any more.
+   */
+  settle?(calls: readonly ModelToolCall[]): Promise<Map<string, ToolOutcome>>;
 }
 
 /** What the loop reports, each tagged with the step (model request, from 0) it belongs to. */
@@ -145,6 +151,14 @@ async function runCalls(calls: ModelToolCall[], options: LoopOptions, state: Loo
   const tools = parallel.filter((i) => calls[i]!.name !== SUBAGENT_TOOL_NAME);
   await Promise.all([...spawns.map(runOne), runInOrder(tools, MAX_CONCURRENT_TOOL_CALLS, runOne)]);
   for (const i of exclusive) await runOne(i);
+  const replaced = (await options.invoker.settle?.(calls)) ?? new Map<string, ToolOutcome>();
+  for (const [callId, outcome] of replaced) {
+    const index = calls.findIndex((c) => c.id === callId);
+    if (index < 0) continue;
+    const content = cleanSubagentContent(outcome.content, options.log);
+    contents[index] = content;
+    options.hooks.onToolResult?.(callId, content, outcome.status);
+  }
   return contents;
 }
 

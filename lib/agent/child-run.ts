@@ -29,12 +29,22 @@ export interface ChildSpec {
   args: SubagentArgs;
   definition: SubagentDefinition;
   depth: number;
+  /** Set by Retry, which must name the new run before it starts. */
+  runId?: string;
+  /** The failed run this one retries. */
+  retryOf?: string;
 }
 
-export async function runChild(executor: SubagentExecutor, spec: ChildSpec): Promise<ToolOutcome> {
+/** The clean result, plus which run produced it and how it ended (Retry needs both). */
+export interface ChildOutcome extends ToolOutcome {
+  runId: string;
+  endReason: EndReason;
+}
+
+export async function runChild(executor: SubagentExecutor, spec: ChildSpec): Promise<ChildOutcome> {
   const { deps, scope } = executor;
   const { parent, call, args, definition, depth } = spec;
-  const runId = deps.newId();
+  const runId = spec.runId ?? deps.newId();
   const started = deps.now();
   const startedAt = new Date(started).toISOString();
   const runRef = { turnId: scope.turnId, runId, parentRunId: parent.runId, depth };
@@ -82,7 +92,7 @@ export async function runChild(executor: SubagentExecutor, spec: ChildSpec): Pro
       };
     },
   };
-  executor.publish({ type: "subagent_started", ...runRef, callId: call.id, name: definition.name, task: args.task, prompt, startedAt, model: runModel.label });
+  executor.publish({ type: "subagent_started", ...runRef, callId: call.id, name: definition.name, task: args.task, prompt, startedAt, model: runModel.label, ...(spec.retryOf ? { retryOf: spec.retryOf } : {}) });
 
   let endReason: EndReason = "completed";
   let error: string | undefined;
@@ -172,5 +182,5 @@ export async function runChild(executor: SubagentExecutor, spec: ChildSpec): Pro
   if (process) {
     executor.publish({ type: "agent:complete", turnId: scope.turnId, callId: call.id, runId, parentRunId: parent.runId, ...toolOutputOf(clean), subagent: process });
   }
-  return { content: clean, status: endReason === "completed" ? "success" : "error" };
+  return { content: clean, status: endReason === "completed" ? "success" : "error", runId, endReason };
 }

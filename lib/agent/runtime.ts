@@ -1,5 +1,6 @@
 import { toolOutputOf, type AgentEvent, type ChatTurn, type Publish, type TurnStats } from "@/lib/contracts";
 import { buildSessionContext } from "@/lib/context/build-session-context";
+import { cleanSubagentContent } from "@/lib/context/clean-result";
 import type { ChatModel } from "@/lib/model/types";
 import type { Tool } from "@/lib/tools/types";
 import { processInTurn } from "@/lib/turn/paths";
@@ -9,6 +10,7 @@ import { ApprovalGate, type ApprovalDecision } from "./approval-gate";
 import type { SubagentDefinition } from "./definitions";
 import { AbortedError, describeError } from "./model-step";
 import { masterSystemPrompt } from "./prompts";
+import { RetryBook, retryFirstStep, type RetryResult, type TurnRetry } from "./retry";
 import { RunRegistry, type ControlResult } from "./run-registry";
 import { createModelResolver, type ModelFor } from "./run-models";
 import { SubagentExecutor, type AgentNode } from "./subagent-executor";
@@ -72,6 +74,8 @@ export interface TurnInput {
   /** Earlier turns of the session, oldest first (not including this one). */
   history: ChatTurn[];
   publish: Publish;
+  /** Set for a Retry after its turn ended: this turn first runs that subagent again. */
+  retry?: TurnRetry;
 }
 
 export interface TurnResult {
@@ -89,6 +93,8 @@ export interface TurnHandle {
   kill(runId: string): ControlResult;
   /** A person's decision on a call waiting for approval (`runId` null = the master's call). */
   decide?(callId: string, runId: string | null | undefined, decision: ApprovalDecision): ControlResult;
+  /** Runs a failed, killed or timed-out subagent of this turn again (see retry.ts). */
+  retry?(runId: string, task?: string): RetryResult;
 }
 
 export interface AgentRuntime {
@@ -104,6 +110,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
     startTurn(input) {
       const controller = new AbortController();
       const registry = new RunRegistry();
+      const retries = new RetryBook();
       const record = recorder(input, safePublisher(input.publish, deps.log));
       // Subagents have their own watchdogs; this one bounds the whole turn, master included
       // (time spent waiting for a person's approval does not count; see Watchdog).
@@ -113,7 +120,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
         now,
         publish: (runId, callId, approval) => record.publish({ type: "tool:approval", turnId: input.turnId, runId, callId, approval }),
       });
-      const done = runTurn(input, controller.signal, registry, record, { ...deps, systemModel, modelFor, now, newId }, { approvals, watchdog }).finally(() => watchdog.clear());
+      const done = runTurn(input, controller.signal, registry, record, { ...deps, systemModel, modelFor, now, newId }, { approvals, watchdog }, retries).finally(() => watchdog.clear());
       return {
         done,
         cancel: () => {
@@ -122,6 +129,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
         steer: (runId, message) => registry.steer(runId, message),
         kill: (runId) => registry.kill(runId),
         decide: (callId, runId, decision) => approvals.decide(callId, runId, decision),
+        retry: (runId, task) => retries.retry(runId, task, (id) => processInTurn(record.turn(), id)?.status),
       };
     },
   };
@@ -161,6 +169,7 @@ async function runTurn(
   record: TurnRecord,
   deps: ResolvedDeps,
   waits: { approvals: ApprovalGate; watchdog: Watchdog },
+  retries?: RetryBook,
 ): Promise<TurnResult> {
   const { publish } = record;
   const started = deps.now();
@@ -176,8 +185,19 @@ async function runTurn(
       { role: "user", content: input.prompt },
     ]);
     const processOf = (runId: string) => processInTurn(record.turn(), runId);
-    const executor = new SubagentExecutor(deps, { turnId, publish, registry, processOf, ownerId: input.ownerId, approvals: waits.approvals });
+    const executor = new SubagentExecutor(deps, { turnId, publish, registry, processOf, ownerId: input.ownerId, approvals: waits.approvals, retries });
     const master: AgentNode = { runId: null, depth: 0, activeChildren: 0, meter, signal, state, holdWatchdogs: () => waits.watchdog.hold() };
+    if (input.retry) {
+      await retryFirstStep(
+        executor,
+        master,
+        input.retry,
+        (callId, content, status) => publish({ type: "tool:result", turnId, callId, ...toolOutputOf(content), status }),
+        (content) => cleanSubagentContent(content, deps.log),
+      );
+      meter.steps = state.steps;
+      publish({ type: "turn:usage", turnId, stats: meter.stats(deps.now() - started) });
+    }
     const outcome = await runAgentLoop(
       {
         model: deps.model,

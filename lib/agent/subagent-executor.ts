@@ -6,6 +6,7 @@ import type { LoopState, ToolInvoker, ToolOutcome } from "./agent-loop";
 import type { ApprovalGate } from "./approval-gate";
 import { approvalReason, needsApproval } from "./approval-policy";
 import { SUBAGENT_TOOL_NAME, type SubagentDefinition } from "./definitions";
+import type { RetryBook } from "./retry";
 import type { RunRegistry } from "./run-registry";
 import type { ModelFor } from "./run-models";
 import { runChild } from "./child-run";
@@ -58,6 +59,8 @@ export interface TurnScope {
   ownerId?: string;
   /** Where calls that need a person's approval wait; without it, such calls are refused. */
   approvals?: ApprovalGate;
+  /** Failed runs that may still be retried before their parent reads them (see retry.ts). */
+  retries?: RetryBook;
 }
 
 /** One agent of the tree: the master (runId null, depth 0) or a subagent. */
@@ -99,6 +102,7 @@ export class SubagentExecutor {
     return {
       specs,
       isExclusive: (call) => call.name === SUBAGENT_TOOL_NAME && this.definitionOf(call)?.parallelizable === false,
+      settle: async (calls) => (this.scope.retries ? this.scope.retries.settle(node, calls) : new Map()),
       invoke: async (call, context) => {
         if (call.name === SUBAGENT_TOOL_NAME && canSpawn) return this.spawn(node, call);
         const tool = tools.find((t) => t.spec.name === call.name);
@@ -161,7 +165,8 @@ export class SubagentExecutor {
     }
   }
 
-  async spawn(parent: AgentNode, call: ModelToolCall): Promise<ToolOutcome> {
+  /** `retryOf`: this spawn re-runs that failed run (a Retry after its turn ended). */
+  async spawn(parent: AgentNode, call: ModelToolCall, retryOf?: string): Promise<ToolOutcome> {
     let raw: unknown;
     try {
       raw = JSON.parse(call.arguments);
@@ -196,7 +201,9 @@ export class SubagentExecutor {
     if (parent.signal.aborted) return refuse("cancelled", "Spawn refused: the run was stopped.");
     parent.activeChildren++;
     try {
-      return await runChild(this, { parent, call, args, definition, depth });
+      const outcome = await runChild(this, { parent, call, args, definition, depth, ...(retryOf ? { retryOf } : {}) });
+      if (outcome.endReason !== "completed") this.scope.retries?.recordFailure(this, { runId: outcome.runId, parent, call, args, definition });
+      return outcome;
     } finally {
       parent.activeChildren--;
     }

@@ -1,4 +1,4 @@
-import type { ChatTurn, ToolCall } from "@/lib/contracts";
+import type { ChatTurn, Step, ToolCall } from "@/lib/contracts";
 import type { ChatMessage, ModelToolCall } from "@/lib/model/types";
 import { UNREADABLE_RESULT, parseEnvelope, type WarnLog } from "./clean-result";
 
@@ -20,7 +20,8 @@ export function buildSessionContext(turns: readonly ChatTurn[], log?: WarnLog): 
 
 function replayTurn(turn: ChatTurn, log?: WarnLog): ChatMessage[] {
   const out: ChatMessage[] = [];
-  for (const step of turn.steps) {
+  for (const stored of turn.steps) {
+    const step = withoutInStepRetries(stored);
     if (step.toolCalls.length === 0) {
       if (step.text) out.push({ role: "assistant", content: step.text });
       continue;
@@ -38,6 +39,17 @@ function replayTurn(turn: ChatTurn, log?: WarnLog): ChatMessage[] {
     out.push({ role: "assistant", content: `[No answer: this turn ${how}${turn.error ? ` (${turn.error})` : ""}.]` });
   }
   return out;
+}
+
+/**
+ * A retry started while its parent's step still ran sits in that step as a call of its
+ * own (for the audit), but the parent's model never made it: it read the retry's result
+ * under the original call's id. Such a call retries a run spawned in the same step.
+ */
+function withoutInStepRetries(step: Step): Step {
+  const spawned = new Set(step.toolCalls.map((c) => c.subagent?.runId).filter(Boolean));
+  const toolCalls = step.toolCalls.filter((c) => !(c.subagent?.retryOf && spawned.has(c.subagent.retryOf)));
+  return toolCalls.length === step.toolCalls.length ? step : { ...step, toolCalls };
 }
 
 /**

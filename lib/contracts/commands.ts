@@ -44,6 +44,12 @@ export const toolDecideSchema = z.strictObject({
   decision: z.enum(["approve", "deny"]),
   reason: visibleText(MAX_DENY_REASON_CHARS).optional(),
 });
+/** Retry a failed, killed or timed-out run; `task`, when given, replaces the run's task. */
+export const subagentRetrySchema = z.strictObject({
+  sessionId: id,
+  runId: id,
+  task: visibleText(MAX_PROMPT_CHARS, `must be at most ${MAX_PROMPT_CHARS} characters`).optional(),
+});
 
 export type EmptyInput = z.infer<typeof emptySchema>;
 export type SessionCreate = z.infer<typeof sessionCreateSchema>;
@@ -55,3 +61,4 @@ export type TurnCancel = z.infer<typeof turnCancelSchema>;
 export type SubagentSteer = z.infer<typeof subagentSteerSchema>;
 export type SubagentKill = z.infer<typeof subagentKillSchema>;
 export type ToolDecide = z.infer<typeof toolDecideSchema>;
+export type SubagentRetry = z.infer<typeof subagentRetrySchema>;

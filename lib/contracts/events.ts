@@ -93,6 +93,8 @@ export const subagentStartedSchema = z.object({
   startedAt: z.string(),
   /** Label of the model it runs on (e.g. "gpt-4o via api.openai.com"); absent in events from before it was recorded. */
   model: z.string().optional(),
+  /** Set when this run retries an earlier one (a failed, killed or timed-out run). */
+  retryOf: z.string().optional(),
 });
 
 export const subagentDataPayloadSchema = z.discriminatedUnion("kind", [

@@ -7,6 +7,7 @@ import {
   sessionRefSchema,
   sessionRenameSchema,
   subagentKillSchema,
+  subagentRetrySchema,
   subagentSteerSchema,
   toolDecideSchema,
   turnCancelSchema,
@@ -17,6 +18,7 @@ import {
   type SessionRef,
   type SessionRename,
   type SubagentKill,
+  type SubagentRetry,
   type SubagentSteer,
   type ToolDecide,
   type TurnCancel,
@@ -63,6 +65,18 @@ export interface ClientToServerEvents {
   "subagent:steer": (input: SubagentSteer, ack: AckCallback<{ runId: string }>) => void;
   "subagent:kill": (input: SubagentKill, ack: AckCallback<{ runId: string }>) => void;
   "tool:decide": (input: ToolDecide, ack: AckCallback<{ callId: string }>) => void;
+  "subagent:retry": (input: SubagentRetry, ack: AckCallback<RetryStarted>) => void;
+}
+
+/**
+ * Where a retry runs: inside the running turn (its result replaces the failed one as the
+ * answer the parent reads) or in a new turn whose master receives the new result.
+ */
+export interface RetryStarted {
+  mode: "in_turn" | "new_turn";
+  turnId: string;
+  /** The new run's id, when it is known at once (in_turn); a new turn's run starts with it. */
+  runId?: string;
 }
 
 export const commandSchemas = {
@@ -78,6 +92,7 @@ export const commandSchemas = {
   "subagent:steer": subagentSteerSchema,
   "subagent:kill": subagentKillSchema,
   "tool:decide": toolDecideSchema,
+  "subagent:retry": subagentRetrySchema,
 } satisfies Record<keyof ClientToServerEvents, ZodType>;
 
 /**

@@ -117,6 +117,8 @@ export interface SubagentProcess {
   endedAt?: string;
   /** Label of the model it ran on; absent in records from before it was kept. */
   model?: string;
+  /** The failed, killed or timed-out run this one re-runs (Retry); the old run links back by deriving it. */
+  retryOf?: string;
 }
 
 export interface ChatTurn {
@@ -166,6 +168,7 @@ export const subagentProcessSchema: z.ZodType<SubagentProcess> = z.lazy(() =>
     startedAt: z.string(),
     endedAt: z.string().optional(),
     model: z.string().optional(),
+    retryOf: z.string().optional(),
   }),
 );
 

@@ -81,6 +81,7 @@ const process = (depth: number): fc.Arbitrary<SubagentProcess> =>
       startedAt: text,
       endedAt: text,
       model: text,
+      retryOf: text,
     },
     { requiredKeys: ["runId", "parentRunId", "depth", "name", "task", "prompt", "steps", "response", "status", "stats", "startedAt"] },
   );

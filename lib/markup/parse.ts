@@ -122,6 +122,7 @@ function parseProcess(cursor: Cursor): SubagentProcess {
   setOptional(process, "error", attrs.get("error"));
   setOptional(process, "endedAt", attrs.get("endedAt"));
   setOptional(process, "model", attrs.get("model"));
+  setOptional(process, "retryOf", attrs.get("retryOf"));
   process.steps = parseSteps(cursor, "SubagentExecution");
   return process;
 }

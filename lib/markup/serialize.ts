@@ -60,6 +60,7 @@ function serializeProcess(process: SubagentProcess): string {
     attr("startedAt", process.startedAt) +
     optional("endedAt", process.endedAt) +
     optional("model", process.model);
+    optional("retryOf", process.retryOf);
   return `<SubagentExecution${attributes}>${serializeSteps(process.steps)}</SubagentExecution>`;
 }
 

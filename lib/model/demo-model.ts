@@ -34,6 +34,11 @@ import { ModelError, type ChatModel, type ModelRequest, type ModelStreamEvent } 
  * keywords and are acknowledged in its answer. The master's final answer is built from the
  * subagents' clean results only (a section per result plus a status table).
  *
+ * Retry needs nothing of its own: a retried run is an ordinary `explore`/`general` run, and
+ * a retry turn (see lib/agent/retry.ts) reaches the master with the retried result already
+ * in its context, so its answer is built from that result like any other (kill a run of
+ * "investigate the open bugs and the release plan", then Retry it).
+ *
  * It also serves the runtime's system requests: result condensation (structured JSON) and
  * context compaction (a summary of the user's earlier requests).
  *

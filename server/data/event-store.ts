@@ -91,6 +91,7 @@ export class EventStore {
             status: "running",
             startedAt: new Date(event.startedAt),
             ...(event.model !== undefined ? { model: event.model } : {}),
+            ...(event.retryOf ? { retryOf: event.retryOf } : {}),
           }),
         );
         return;

@@ -90,5 +90,6 @@ export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
       await sessions.decide(userId, sessionId, { callId, runId, approve: decision === "approve", reason });
       return { callId };
     });
+    onCommand(socket, "subagent:retry", guard, ({ sessionId, runId, task }) => sessions.retry(userId, sessionId, runId, task));
   });
 }

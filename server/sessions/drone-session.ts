@@ -1,5 +1,8 @@
 import type { ApprovalDecision } from "@/lib/agent/approval-gate";
-import { AppError, type AgentEvent, type AgentEventOf, type ChatTurn, type JoinResult, type SessionEvent } from "@/lib/contracts";
+import { AppError, type AgentEvent, type AgentEventOf, type ChatTurn, type JoinResult, type RetryStarted, type SessionEvent } from "@/lib/contracts";
+import type { TurnRetry } from "@/lib/agent/retry";
+import { planRetry } from "@/lib/agent/retry-plan";
+import { findRun } from "@/lib/turn/retries";
 import { applyEvent, turnFromStart } from "@/lib/turn/reduce";
 import type { EventStore } from "@/server/data/event-store";
 import { newId } from "@/server/data/ids";
@@ -83,8 +86,11 @@ export class DroneSession {
     return !this.active;
   }
 
-  /** Starts a turn for `ownerId` (the person sending it); one at a time per session. */
-  async startTurn(prompt: string, ownerId?: string): Promise<string> {
+  /**
+   * Starts a turn for `ownerId` (the person sending it); one at a time per session.
+   * `retry`: the turn first runs that failed subagent again.
+   */
+  async startTurn(prompt: string, ownerId?: string, retry?: TurnRetry): Promise<string> {
     if (this.closed) throw deleted();
     if (this.active) throw new AppError("busy", "A turn is already running in this chat. Stop it or wait for it to finish.");
     const turnId = newId();
@@ -105,6 +111,7 @@ export class DroneSession {
         ...(ownerId ? { ownerId } : {}),
         history,
         publish: (event) => this.onEvent(event),
+        ...(retry ? { retry } : {}),
       });
     } catch (error) {
       this.active = undefined;
@@ -137,6 +144,31 @@ export class DroneSession {
   decide(callId: string, runId: string | null | undefined, decision: ApprovalDecision): void {
     const result = this.active?.handle?.decide?.(callId, runId, decision) ?? { ok: false as const, message: `No approval is waiting for call ${callId}.` };
     if (!result.ok) throw new AppError("not_found", result.message);
+  }
+
+  /**
+   * Retry of a failed, killed or timed-out run. In the running turn it is the runtime's
+   * (the retry's result replaces the failed one if the parent has not read it yet); with
+   * no turn running it starts a new turn that runs the subagent again first. `claim`
+   * runs in the same synchronous step as the new turn claims its slot (the caller's caps).
+   */
+  async retry(runId: string, task: string | undefined, claim: () => void = () => undefined, ownerId?: string): Promise<RetryStarted> {
+    if (this.closed) throw deleted();
+    const active = this.active;
+    if (active) {
+      const result = active.handle?.retry?.(runId, task);
+      if (result?.ok) return { mode: "in_turn", turnId: active.turnId, runId: result.runId };
+      if (result && result.reason !== "not_found") throw new AppError(result.reason === "already_read" ? "busy" : "bad_request", result.message);
+      if (findRun(await this.history(), runId)) {
+        throw new AppError("busy", "A turn is running in this chat. Retry this run when it has finished, or stop it first.");
+      }
+      throw new AppError("not_found", `Run ${runId} was not found in this chat.`);
+    }
+    const plan = planRetry(await this.history(), runId, task);
+    if (!plan.ok) throw new AppError(plan.code, plan.message);
+    claim();
+    const turnId = await this.startTurn(plan.prompt, ownerId, plan.retry);
+    return { mode: "new_turn", turnId };
   }
 
   /**

@@ -1,4 +1,4 @@
-import { AppError, type JoinResult, type SessionEvent, type SessionSummary } from "@/lib/contracts";
+import { AppError, type JoinResult, type RetryStarted, type SessionEvent, type SessionSummary } from "@/lib/contracts";
 import type { ChatStore } from "@/server/data/store";
 import type { DroneSession } from "./drone-session";
 import { createKeyedQueue } from "./keyed-queue";
@@ -85,6 +85,21 @@ export class SessionService {
     const turnId = await session.startTurn(text, userId);
     this.deps.onSessionsChanged(userId);
     return { turnId };
+  }
+
+  /** Retry a failed run: inside its running turn, or as a new turn (with the same caps as a send). */
+  async retry(userId: string, sessionId: string, runId: string, task?: string): Promise<RetryStarted> {
+    const session = await this.open(userId, sessionId);
+    const started = await session.retry(runId, task, () => this.checkRunningTurns(userId), userId);
+    if (started.mode === "new_turn") this.deps.onSessionsChanged(userId);
+    return started;
+  }
+
+  /** The same cap as `send`, for a retry that starts a turn. */
+  private checkRunningTurns(userId: string): void {
+    if (this.deps.registry.runningTurns(userId) >= this.limits.runningTurns) {
+      throw new AppError("limit_reached", `You have ${this.limits.runningTurns} turns running in other chats; wait for one to finish or stop it.`);
+    }
   }
 
   async cancel(userId: string, sessionId: string, turnId: string): Promise<void> {

@@ -7,7 +7,7 @@ import { agentEventSchema } from "@/lib/contracts";
 import type { ChatModel } from "@/lib/model/types";
 import { ToolError, type Tool } from "@/lib/tools/types";
 import { BUILTIN_DEFINITIONS, type SubagentDefinition } from "@/lib/agent/definitions";
-import { createAgentRuntime, type AgentRuntimeDeps, type TurnHandle, type TurnResult } from "@/lib/agent/runtime";
+import { createAgentRuntime, type AgentRuntimeDeps, type TurnHandle, type TurnInput, type TurnResult } from "@/lib/agent/runtime";
 
 /** Test wiring for the runtime: a real temp-dir workspace, collected (and schema-checked) events. */
 
@@ -66,8 +66,10 @@ export interface HarnessOptions {
   onEvent?: (event: AgentEvent, run: TurnRun) => void;
 }
 
-export function startTestTurn(options: HarnessOptions, prompt: string, history: ChatTurn[] = []): TurnRun {
+/** `extra.turnId` also prefixes the run ids, so a later turn's ids do not collide with "t1"'s. */
+export function startTestTurn(options: HarnessOptions, prompt: string, history: ChatTurn[] = [], extra: Pick<TurnInput, "retry"> & { turnId?: string } = {}): TurnRun {
   let ids = 0;
+  const prefix = extra.turnId ? `${extra.turnId}-` : "";
   const runtime = createAgentRuntime({
     model: options.model,
     systemModel: options.systemModel,
@@ -76,16 +78,17 @@ export function startTestTurn(options: HarnessOptions, prompt: string, history: 
     workspaceDir: options.workspaceDir,
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     log: { warn: (msg) => options.warnings?.push(msg) },
-    newId: () => `run${++ids}`,
+    newId: () => `${prefix}run${++ids}`,
   });
   const events: AgentEvent[] = [];
   const run = {} as TurnRun;
   run.events = events;
   run.handle = runtime.startTurn({
     sessionId: "s1",
-    turnId: "t1",
+    turnId: extra.turnId ?? "t1",
     prompt,
     history,
+    ...(extra.retry ? { retry: extra.retry } : {}),
     publish: (event) => {
       // Every event must satisfy the shared contract the server validates against.
       agentEventSchema.parse(event);
