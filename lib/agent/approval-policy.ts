@@ -1,18 +1,17 @@
 import type { Tool } from "@/lib/tools/types";
+import { toolMatcher } from "./tool-patterns";
 
 /**
  * Whether a call needs a person's approval: the tool says so (the edit tools; MCP tools
  * from their config), or the calling agent's definition lists it in `requireApproval`
- * by name or by a pattern where `*` stands for any characters (`files.*`, `*`).
+ * by name or pattern, matched like `allowedTools` (`files.*`, `*`).
  */
 export function needsApproval(tool: Tool, requireApproval: readonly string[] = []): boolean {
-  return tool.requiresApproval === true || requireApproval.some((pattern) => matchesToolName(pattern, tool.spec.name));
+  return tool.requiresApproval === true || matchesToolName(requireApproval, tool.spec.name);
 }
 
-export function matchesToolName(pattern: string, name: string): boolean {
-  if (!pattern.includes("*")) return pattern === name;
-  const source = pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*");
-  return new RegExp(`^${source}$`).test(name);
+export function matchesToolName(patterns: readonly string[], name: string): boolean {
+  return patterns.length > 0 && toolMatcher(patterns)(name);
 }
 
 /** The asking agent's own words before the call (the text of the step that made it), clipped. */
