@@ -1,3 +1,4 @@
+import { contrast, luminance, renderedColours } from "./colour";
 import { expect, test, type Page } from "@playwright/test";
 import { lastAssistant, shot, startChat, waitForTurnEnd } from "./fixtures";
 
@@ -22,12 +23,6 @@ async function reviewCard(page: Page) {
 }
 
 /** Relative luminance (0 dark … 1 light) of a CSS rgb()/oklab colour as Chromium reports it. */
-function luminance(css: string): number {
-  const rgb = /rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)/.exec(css);
-  if (rgb) return (0.2126 * Number(rgb[1]) + 0.7152 * Number(rgb[2]) + 0.0722 * Number(rgb[3])) / 255;
-  const lab = /okl(?:ab|ch)\(([\d.]+)/.exec(css);
-  return lab ? Number(lab[1]) : 0;
-}
 
 test.describe("approval", () => {
   test("a depth-2 request shows on the collapsed panels; deny with a reason, and the answer quotes it", async ({ page }) => {
@@ -89,15 +84,14 @@ test.describe("approval", () => {
     await startChat(page, FIX_PROMPT);
     const card = await reviewCard(page);
     const diff = card.getByTestId("approval-diff");
-    const colours = async (kind: string) =>
-      diff.locator(`[data-diff="${kind}"]`).first().evaluate((el) => {
-        const style = getComputedStyle(el);
-        return { background: style.backgroundColor, color: style.color };
-      });
+    const colours = (kind: string) => renderedColours(diff.locator(`[data-diff="${kind}"]`).first());
     const [added, removed, context] = [await colours("add"), await colours("del"), await colours("context")];
-    expect(new Set([added.background, removed.background, context.background]).size).toBe(3);
-    // Light text on the dark page: no dark-on-dark line.
-    for (const { color } of [added, removed, context]) expect(luminance(color)).toBeGreaterThan(0.4);
+    expect(new Set([added.background, removed.background, context.background].map(String)).size).toBe(3);
+    // Light text on the dark page, readable on each line's own background (AA).
+    for (const { color, background } of [added, removed, context]) {
+      expect(luminance(color)).toBeGreaterThan(0.4);
+      expect(contrast(color, background)).toBeGreaterThanOrEqual(4.5);
+    }
     // The diff scrolls inside the card instead of widening the page.
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
     await card.scrollIntoViewIfNeeded();

@@ -59,7 +59,7 @@ function serializeProcess(process: SubagentProcess): string {
     optional("error", process.error) +
     attr("startedAt", process.startedAt) +
     optional("endedAt", process.endedAt) +
-    optional("model", process.model);
+    optional("model", process.model) +
     optional("retryOf", process.retryOf);
   return `<SubagentExecution${attributes}>${serializeSteps(process.steps)}</SubagentExecution>`;
 }

@@ -91,7 +91,7 @@ export class EventStore {
             status: "running",
             startedAt: new Date(event.startedAt),
             ...(event.model !== undefined ? { model: event.model } : {}),
-            ...(event.retryOf ? { retryOf: event.retryOf } : {}),
+            ...(event.retryOf !== undefined ? { retryOf: event.retryOf } : {}),
           }),
         );
         return;

@@ -181,7 +181,7 @@ export function assembleHistory(sessionId: string, rows: HistoryRows): ChatTurn[
     if (run.error) process.error = run.error;
     if (run.endedAt) process.endedAt = run.endedAt.toISOString();
     if (run.model != null) process.model = run.model;
-    if (run.retryOf) process.retryOf = run.retryOf;
+    if (run.retryOf != null) process.retryOf = run.retryOf;
     return process;
   };
 
