@@ -3,17 +3,24 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { startAppProcess } from "./app-process";
+import { startCuttableProxy } from "./cuttable-proxy";
 import { lastAssistant, panelStates, send, shot, startChat, waitForTurnEnd } from "./fixtures";
 
 const PARALLEL_PROMPT = "Investigate the open bugs and the release plan";
 
 test.describe("faults", () => {
-  test("a connection dropped mid-stream for a second catches up and converges", async ({ page, context }) => {
+  test("a connection dropped mid-stream for a second catches up and converges", async ({ browser }) => {
+    // Through a proxy that really drops the TCP connections (setOffline keeps WebSockets open).
+    const proxy = await startCuttableProxy(process.env.E2E_BASE_URL!);
+    const context = await browser.newContext({ baseURL: proxy.url });
+    const page = await context.newPage();
     await startChat(page, PARALLEL_PROMPT);
     await expect(page.locator('[data-testid="subagent-panel"][data-status="running"]').first()).toBeVisible();
-    await context.setOffline(true);
-    await page.waitForTimeout(1_000);
-    await context.setOffline(false);
+    const cut = proxy.cut(1_500);
+    // The drop happened: the page notices it lost the server, then finds it again.
+    await expect(page.getByText("Reconnecting…")).toBeVisible({ timeout: 5_000 });
+    await cut;
+    await expect(page.getByText("Reconnecting…")).toBeHidden({ timeout: 15_000 });
     await waitForTurnEnd(page);
     await expect(lastAssistant(page)).toHaveAttribute("data-status", "completed");
     const live = await panelStates(page);
@@ -22,6 +29,8 @@ test.describe("faults", () => {
     await expect(page.getByTestId("subagent-panel")).toHaveCount(live.length);
     expect(await panelStates(page)).toEqual(live);
     expect(await lastAssistant(page).innerText()).toBe(liveText);
+    await context.close();
+    await proxy.close();
   });
 
   test("a server killed mid-turn comes back: runs end as ghost_sweep, history intact", async ({ browser }) => {

@@ -1,9 +1,9 @@
 import fc from "fast-check";
+import { inject } from "vitest";
 
 /**
- * Property tests explore new random cases on every developer run, where a failure prints
- * its seed to reproduce. In CI (CI=true) they use one fixed seed, so a submission's result
- * does not depend on the draw; FC_SEED picks another seed anywhere.
+ * Every property test of a run draws from the run's seed (see global-setup.ts): a new one
+ * each run, so CI keeps exploring, and printed at the start, so any failure replays with
+ * FC_SEED=<seed>. fast-check also prints the seed and path of a failing property.
  */
-const seed = process.env.FC_SEED ? Number(process.env.FC_SEED) : process.env.CI ? 20_261_130 : undefined;
-if (seed !== undefined) fc.configureGlobal({ seed });
+fc.configureGlobal({ seed: inject("fcSeed") });

@@ -15,6 +15,11 @@ export async function setup(project: TestProject): Promise<void> {
     uri = running.uri;
   }
   project.provide("mongoUri", uri);
+  // One seed per run for every property test: new each run, printed so a failure can be
+  // replayed exactly (FC_SEED=<seed> npm test), fixed only when FC_SEED is given.
+  const fcSeed = process.env.FC_SEED ? Number(process.env.FC_SEED) : Math.floor(Math.random() * 2 ** 31);
+  project.provide("fcSeed", fcSeed);
+  console.info(`fast-check seed ${fcSeed} (replay a failure with FC_SEED=${fcSeed})`);
 }
 
 export async function teardown(): Promise<void> {
@@ -24,5 +29,6 @@ export async function teardown(): Promise<void> {
 declare module "vitest" {
   export interface ProvidedContext {
     mongoUri: string;
+    fcSeed: number;
   }
 }
