@@ -1,4 +1,4 @@
-import type { Locator } from "@playwright/test";
+import type { ElementHandle, Locator } from "@playwright/test";
 
 /**
  * Colours as the browser rendered them. Computed styles may come back as oklch(), lab()
@@ -14,8 +14,8 @@ export interface Rendered {
  * The element's text colour and the background it is painted on: its own and its
  * ancestors' backgrounds, translucent ones blended over the first opaque one below.
  */
-export function renderedColours(locator: Locator): Promise<Rendered> {
-  return locator.evaluate((el) => {
+export function renderedColours(target: Locator | ElementHandle): Promise<Rendered> {
+  return (target as Locator).evaluate((el) => {
     const canvas = document.createElement("canvas");
     canvas.width = canvas.height = 1;
     const ctx = canvas.getContext("2d", { willReadFrequently: true })!;

@@ -39,6 +39,19 @@ function Frame({ children }: { children: ReactNode }) {
 
   return (
     <div className="flex h-dvh">
+      {/* First in the tab order: past the sidebar's chats straight to the message box. */}
+      <a
+        href="#composer"
+        onClick={(e) => {
+          const box = document.getElementById("composer");
+          if (!box) return;
+          e.preventDefault();
+          box.focus();
+        }}
+        className="sr-only rounded-md bg-sky-600 px-3 py-2 text-sm font-medium text-white focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:z-50"
+      >
+        Skip to message box
+      </a>
       <Sidebar currentSessionId={currentSessionId} open={drawerOpen} onClose={close} onLeave={leave} />
       <div className="flex min-w-0 flex-1 flex-col">
         <Header title={title} info={info} connection={connection} sidebarOpen={drawerOpen} onOpenSidebar={() => setDrawerOpen(true)} />

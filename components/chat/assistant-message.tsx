@@ -91,7 +91,7 @@ export function Working({ label }: { label: string }) {
 function MessageFooter({ text, turn }: { text: string; turn: ChatTurn }) {
   const stats = turn.stats;
   return (
-    <div className="flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-zinc-400 dark:text-zinc-500" data-testid="turn-stats">
+    <div className="flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-zinc-500 dark:text-zinc-400" data-testid="turn-stats">
       {text ? <CopyButton text={text} label="Copy answer" className="-ml-1.5" /> : null}
       {stats && (totalTokens(stats) > 0 || stats.runtimeMs > 0) ? (
         <span className="tabular-nums" title={`${totalTokens(stats).toLocaleString()} tokens · ${stats.steps} steps`}>

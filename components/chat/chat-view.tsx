@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useState } from "react";
 import { PanelActionsProvider, type PanelActions } from "@/components/subagents/panel-actions";
 import { RetryLinksProvider, useRetryLinks } from "@/components/subagents/retry-links";
 import { ErrorBanner } from "@/components/ui/error-banner";
@@ -34,10 +34,25 @@ export function ChatView({ sessionId }: ChatViewProps) {
     if (text) void send(text);
   }, [loaded, sessionId, send]);
 
-  const stop = async () => {
+  const stop = useCallback(async () => {
     const ack = await cancel();
     if (ack && !ack.ok) setCommandError(`Could not stop: ${ack.message}`);
-  };
+  }, [cancel]);
+
+  // Escape stops the running turn, as in the chat apps people know, unless it is meant for
+  // something else: a field of its own (a steer or deny reason), a dialog, a menu.
+  useEffect(() => {
+    if (!runningTurnId) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Escape" || e.defaultPrevented || e.isComposing) return;
+      const target = e.target instanceof Element ? e.target : null;
+      const ownField = target?.closest("input, textarea, select, [contenteditable=true]") && target.id !== "composer";
+      if (ownField || target?.closest("[role=dialog], [role=menu], [role=listbox]")) return;
+      void stop();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [runningTurnId, stop]);
 
   if (joinError && !loaded) return <JoinProblem message={joinError.message} notFound={joinError.code === "not_found"} />;
 

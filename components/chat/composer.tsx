@@ -1,6 +1,6 @@
 "use client";
 
-import { useImperativeHandle, useRef, useState, type FormEvent, type KeyboardEvent, type Ref } from "react";
+import { useEffect, useImperativeHandle, useRef, useState, type FormEvent, type KeyboardEvent, type Ref } from "react";
 import { MAX_PROMPT_CHARS } from "@/lib/contracts";
 import { SendIcon, StopIcon } from "@/components/ui/icons";
 
@@ -35,6 +35,15 @@ export function Composer({ onSend, onStop, running, disabled = false, placeholde
   }));
 
   const canSend = !sending && !running && !disabled && draft.trim().length > 0;
+
+  // The box takes the focus when it becomes usable (on load, and on a new chat's page after
+  // the first send from home) unless the person is already somewhere else. Not on touch
+  // screens, where focus would pop the keyboard over the chat.
+  useEffect(() => {
+    if (disabled || !area.current) return;
+    const idle = document.activeElement === null || document.activeElement === document.body;
+    if (idle && window.matchMedia("(pointer: fine)").matches) area.current.focus();
+  }, [disabled]);
 
   const submit = async (e?: FormEvent) => {
     e?.preventDefault();
@@ -101,8 +110,8 @@ export function Composer({ onSend, onStop, running, disabled = false, placeholde
           </button>
         )}
       </div>
-      <p className="mt-1.5 hidden px-1 text-[11px] text-zinc-400 sm:block dark:text-zinc-500">
-        Enter to send · Shift+Enter for a new line
+      <p className="mt-1.5 hidden px-1 text-[11px] text-zinc-500 sm:block dark:text-zinc-400">
+        Enter to send · Shift+Enter for a new line{running && onStop ? " · Esc to stop" : ""}
       </p>
     </form>
   );

@@ -44,7 +44,7 @@ export function ToolResult({ callId, ownerRunId, response, responseSize }: ToolR
   return (
     <div>
       <pre className="max-h-72 overflow-auto rounded-md border border-zinc-200 bg-white p-2 font-mono text-xs leading-relaxed break-words whitespace-pre-wrap text-zinc-800 dark:border-zinc-800 dark:bg-zinc-950 dark:text-zinc-200">
-        {text || <span className="text-zinc-400 italic">(empty)</span>}
+        {text || <span className="text-zinc-500 italic dark:text-zinc-400">(empty)</span>}
       </pre>
       {truncated ? (
         <div className="mt-1 flex flex-wrap items-center gap-2 text-xs text-zinc-500 dark:text-zinc-400">
