@@ -20,7 +20,17 @@ interface FloodCase {
   connections?: number;
   /** Waits this long first, so the earlier cases' spending has refilled. */
   refillFirstMs?: number;
-  expect: { servedAtLeast: number; servedAtMost: number; servedCode?: string; limitedMessageMatches: string; createdEqualsServed?: boolean };
+  expect: {
+    servedAtLeast: number;
+    servedAtMost: number;
+    /**
+     * The person's token bucket, checked over this case and the one before together: the
+     * two floods serve at most `burst` plus `perSecond` over the time from the first's
+     * start to the second's end (however slow the machine, this holds; a budget that
+     * reconnecting refilled breaks it by a whole burst).
+     */
+    bucketOverPrevious?: { burst: number; perSecond: number };
+    servedCode?: string; limitedMessageMatches: string; createdEqualsServed?: boolean };
 }
 
 const corpus = loadCorpus<FloodCase>("socket-flood.json");
@@ -33,6 +43,9 @@ afterAll(async () => {
   await server?.close();
 });
 
+/** The previous case's flood: when it started and how much of it was served. */
+let previous = { startedAt: 0, served: 0 };
+
 describe("a flood from one person", () => {
   it.each(corpus.cases.map((c) => ({ name: label(c), c })))("$name", async ({ c }) => {
     if (c.refillFirstMs) await new Promise((resolve) => setTimeout(resolve, c.refillFirstMs));
@@ -40,6 +53,7 @@ describe("a flood from one person", () => {
     // Listing spends the attacker's budget too: only the cases that count creations list.
     const before = c.expect.createdEqualsServed ? (await server.listed()).length : 0;
     const input = expand(c.input, server.vars);
+    const floodStarted = Date.now();
     const acks = flooders.flatMap((flooder) => {
       const emit = flooder.emit as unknown as (name: string, input: unknown, ack: (a: Ack<unknown>) => void) => void;
       return Array.from({ length: c.count }, () => new Promise<Ack<unknown>>((resolve) => emit.call(flooder, c.command, input, resolve)));
@@ -59,6 +73,12 @@ describe("a flood from one person", () => {
     const served = all.filter(isServed);
     expect(served.length).toBeGreaterThanOrEqual(c.expect.servedAtLeast);
     expect(served.length).toBeLessThanOrEqual(c.expect.servedAtMost);
+    if (c.expect.bucketOverPrevious) {
+      const { burst, perSecond } = c.expect.bucketOverPrevious;
+      const window = (Date.now() - previous.startedAt) / 1000;
+      expect(previous.served + served.length).toBeLessThanOrEqual(burst + Math.ceil(perSecond * window) + 1);
+    }
+    previous = { startedAt: floodStarted, served: served.length };
     if (c.expect.createdEqualsServed) expect((await server.listed()).length - before).toBe(served.length);
     expect(bystander.ok).toBe(true);
     expect(bystanderMs).toBeLessThan(2_000);
