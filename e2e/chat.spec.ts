@@ -36,6 +36,12 @@ test.describe("chat", () => {
     const items = page.getByTestId("session-item");
     await expect(items.filter({ hasText: "hello one" })).toHaveCount(1);
     await expect(items.filter({ hasText: "hello two" })).toHaveCount(1);
+    // Each chat says when it was last active (today: the time), and its tooltip has it all.
+    for (const title of ["hello one", "hello two"]) {
+      const item = items.filter({ hasText: title });
+      await expect(item.getByTestId("session-date")).toHaveText(/^\d{2}:\d{2}$/);
+      await expect(item.getByRole("link")).toHaveAttribute("title", new RegExp(`^${title}\n\\d{1,2} \\w{3} \\d{4}, \\d{2}:\\d{2}$`));
+    }
 
     const two = items.filter({ hasText: "hello two" });
     await two.hover();

@@ -4,10 +4,23 @@ import Link from "next/link";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { MAX_TITLE_CHARS, type SessionSummary } from "@/lib/contracts";
 import { PencilIcon, TrashIcon } from "@/components/ui/icons";
+import { sessionDate, sessionDateTitle } from "./session-date";
+
+/** Titles more than one chat has. */
+export function repeatedTitles(sessions: readonly SessionSummary[]): Set<string> {
+  const seen = new Set<string>();
+  const repeated = new Set<string>();
+  for (const { title } of sessions) (seen.has(title) ? repeated : seen).add(title);
+  return repeated;
+}
 
 export interface SessionItemProps {
   session: SessionSummary;
   current: boolean;
+  /** The clock for the date label; null until the browser has one (no server/client mismatch). */
+  now: number | null;
+  /** Another chat has the same title: the label adds the time to tell them apart. */
+  titleRepeats: boolean;
   onNavigate: () => void;
   onRename: (title: string) => Promise<string | null>;
   onDelete: () => Promise<string | null>;
@@ -16,7 +29,7 @@ export interface SessionItemProps {
 type Mode = "view" | "rename" | "confirm-delete";
 
 /** One session in the sidebar: a link, an inline rename field, and a two-step delete. */
-export function SessionItem({ session, current, onNavigate, onRename, onDelete }: SessionItemProps) {
+export function SessionItem({ session, current, now, titleRepeats, onNavigate, onRename, onDelete }: SessionItemProps) {
   const [mode, setMode] = useState<Mode>("view");
   const [draft, setDraft] = useState(session.title);
   const [busy, setBusy] = useState(false);
@@ -113,11 +126,16 @@ export function SessionItem({ session, current, onNavigate, onRename, onDelete }
             href={`/c/${encodeURIComponent(session.sessionId)}`}
             onClick={onNavigate}
             aria-current={current ? "page" : undefined}
-            className="min-w-0 flex-1 truncate rounded-md px-2.5 py-2"
-            title={session.title}
+            className="flex min-w-0 flex-1 items-baseline gap-2 rounded-md px-2.5 py-2"
+            title={`${session.title}\n${sessionDateTitle(session.updatedAt)}`}
             onDoubleClick={startRename}
           >
-            {session.title}
+            <span className="min-w-0 flex-1 truncate">{session.title}</span>
+            {now !== null ? (
+              <span data-testid="session-date" className="shrink-0 text-[11px] text-zinc-500 tabular-nums dark:text-zinc-400">
+                {sessionDate(session.updatedAt, new Date(now), titleRepeats)}
+              </span>
+            ) : null}
           </Link>
           <div className={`flex shrink-0 pr-1 ${current ? "" : "opacity-100 md:opacity-0 md:group-focus-within:opacity-100 md:group-hover:opacity-100"}`}>
             <button

@@ -2,9 +2,10 @@
 
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { PlusIcon, XIcon } from "@/components/ui/icons";
-import { SessionItem } from "./session-item";
+import { useNow } from "@/components/ui/use-now";
+import { repeatedTitles, SessionItem } from "./session-item";
 import { useSessions } from "./sessions-context";
 
 export interface SidebarProps {
@@ -38,6 +39,9 @@ function keepFocusInside(container: HTMLElement, e: KeyboardEvent): void {
 
 export function Sidebar({ currentSessionId, open, onClose, onLeave }: SidebarProps) {
   const { sessions, loadError, rename, remove } = useSessions();
+  // The clock for "09:05 / Yesterday" labels; a minute is fine-grained enough.
+  const now = useNow(true, 60_000);
+  const repeated = useMemo(() => repeatedTitles(sessions ?? []), [sessions]);
   const router = useRouter();
   const closeButton = useRef<HTMLButtonElement>(null);
   const drawer = useRef<HTMLElement>(null);
@@ -124,6 +128,8 @@ export function Sidebar({ currentSessionId, open, onClose, onLeave }: SidebarPro
                   key={s.sessionId}
                   session={s}
                   current={s.sessionId === currentSessionId}
+                  now={now}
+                  titleRepeats={repeated.has(s.title)}
                   onNavigate={onClose}
                   onRename={async (title) => {
                     const ack = await rename(s.sessionId, title);
