@@ -9,6 +9,8 @@ import { UserMessage } from "./user-message";
 
 /** Within this many pixels of the bottom, the list follows new content. */
 const STICK_THRESHOLD_PX = 80;
+/** A scroll this soon after the reader's wheel, touch or key is theirs. */
+const INPUT_GRACE_MS = 300;
 /** Growth this soon after a click is the reader opening something, not the stream. */
 const CLICK_GRACE_MS = 400;
 /**
@@ -49,13 +51,29 @@ export function MessageList({ turns, pending, footer }: MessageListProps) {
     if (!el || !inner) return;
     el.scrollTop = el.scrollHeight;
     let last = { top: el.scrollTop, height: el.scrollHeight };
+    // The reader's hand on the wheel, the screen or the keys: a scroll up soon after is
+    // theirs even if the content changed height in the same moment.
+    let lastInput = 0;
     const onScroll = () => {
       const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_THRESHOLD_PX;
-      const readerMovedUp = el.scrollTop < last.top && el.scrollHeight === last.height;
+      const movedUp = el.scrollTop < last.top;
+      const byReader = el.scrollHeight === last.height || Date.now() - lastInput < INPUT_GRACE_MS;
       if (atBottom) stick.current = true;
-      else if (readerMovedUp) stick.current = false;
+      else if (movedUp && byReader) stick.current = false;
       last = { top: el.scrollTop, height: el.scrollHeight };
       setShowJump(!stick.current && !atBottom);
+    };
+    const onInput = () => {
+      lastInput = Date.now();
+    };
+    const onWheel = (e: WheelEvent) => {
+      onInput();
+      // Up, with somewhere to go: the reader wants to read above; stop following now,
+      // before the next token's scroll-to-bottom can undo it.
+      if (e.deltaY < 0 && el.scrollTop > 0) {
+        stick.current = false;
+        setShowJump(true);
+      }
     };
     let lastClick = 0;
     const onClick = () => {
@@ -73,10 +91,18 @@ export function MessageList({ turns, pending, footer }: MessageListProps) {
     });
     observer.observe(inner);
     el.addEventListener("scroll", onScroll, { passive: true });
+    el.addEventListener("wheel", onWheel, { passive: true });
+    el.addEventListener("touchmove", onInput, { passive: true });
+    el.addEventListener("keydown", onInput);
+    el.addEventListener("pointerdown", onInput);
     inner.addEventListener("click", onClick, { capture: true });
     return () => {
       observer.disconnect();
       el.removeEventListener("scroll", onScroll);
+      el.removeEventListener("wheel", onWheel);
+      el.removeEventListener("touchmove", onInput);
+      el.removeEventListener("keydown", onInput);
+      el.removeEventListener("pointerdown", onInput);
       inner.removeEventListener("click", onClick, { capture: true });
     };
   }, []);
