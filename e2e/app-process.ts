@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
+import { freePort } from "../test/support/free-port";
+
+export { freePort };
 
 /**
  * The real app as a child process, the way a person runs it (production build, demo
@@ -12,16 +14,6 @@ export interface AppProcess {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 export interface AppProcessOptions {
   port?: number;

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { initialSessionState, sessionReducer, type SessionState } from "@/lib/chat/session-state";
-import type { ChatTurn, JoinResult, SessionEvent } from "@/lib/contracts";
+import type { SessionEvent } from "@/lib/contracts";
 import { MASTER_PROMPT_MARKER } from "@/lib/agent/prompts";
 import { serializeTurn } from "@/lib/markup/serialize";
 import type { ModelRequest } from "@/lib/model/types";
 import { retriedAs } from "@/lib/turn/retries";
 import { lastUser, scriptedModel, systemOf, toolResults } from "@/test/support/agent/scripted-model";
-import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness, type TestClient } from "@/test/support/server/app-harness";
+import { browserView, storedTurns } from "@/test/support/server/browser-view";
+import { openSession, request, runtimeWith, startHarness, waitFor, type Harness, type TestClient } from "@/test/support/server/app-harness";
 
 /**
  * Retry through the whole server, over real sockets and the real database server, with a
@@ -56,29 +56,7 @@ afterAll(async () => {
   await harness?.close();
 });
 
-function browserView(socket: TestClient, sessionId: string) {
-  let state: SessionState = initialSessionState(sessionId);
-  const events = recordEvents(socket);
-  let applied = 0;
-  return {
-    async join() {
-      const ack = await request(socket, "session:join", { sessionId });
-      if (!ack.ok) throw new Error(ack.message);
-      applied = events.length;
-      state = sessionReducer(state, { type: "joined", result: ack.data as JoinResult });
-    },
-    sync(): SessionState {
-      for (; applied < events.length; applied++) state = sessionReducer(state, { type: "event", event: events[applied]! });
-      return state;
-    },
-    events,
-  };
-}
 
-async function storedTurns(sessionId: string): Promise<ChatTurn[]> {
-  await (await harness.app.registry.peek(sessionId))?.drain();
-  return harness.store.loadHistory(sessionId);
-}
 
 const endedTurns = (events: SessionEvent[]) => events.filter((e) => e.type === "turn:ended").length;
 const started = (events: SessionEvent[], task: string) =>
@@ -109,7 +87,7 @@ describe("retry through the server", () => {
     openBeta();
     await waitFor(() => endedTurns(view.events) === 1, 20_000, "turn end");
 
-    const stored = await storedTurns(sessionId);
+    const stored = await storedTurns(harness, sessionId);
     expect(view.sync().turns).toStrictEqual(stored);
     const turn = stored[0]!;
     expect(turn.status).toBe("completed");
@@ -152,7 +130,7 @@ describe("retry through the server", () => {
     expect(requests.filter((r) => !isMaster(r)).map(taskOf)).toEqual(["alpha again"]);
     expect(requests.filter(isMaster)).toHaveLength(1);
 
-    const stored = await storedTurns(sessionId);
+    const stored = await storedTurns(harness, sessionId);
     expect(view.sync().turns).toStrictEqual(stored);
     expect(stored).toHaveLength(2);
     const retryTurn = stored[1]!;

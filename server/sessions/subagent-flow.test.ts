@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { initialSessionState, sessionReducer, type SessionState } from "@/lib/chat/session-state";
+import { sessionReducer } from "@/lib/chat/session-state";
 import type { JoinResult, SessionEvent } from "@/lib/contracts";
-import type { ChatTurn } from "@/lib/contracts";
 import { serializeTurn } from "@/lib/markup/serialize";
 import { createDemoModel } from "@/lib/model/demo-model";
-import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness, type TestClient } from "@/test/support/server/app-harness";
+import { browserView, storedTurns } from "@/test/support/server/browser-view";
+import { openSession, request, runtimeWith, startHarness, waitFor, type Harness } from "@/test/support/server/app-harness";
 
 /**
  * Subagents through the whole server with the offline demo model and real workspace
@@ -22,31 +22,7 @@ afterAll(async () => {
 });
 
 
-/** A browser's view: the same reducer the UI uses, fed from a real socket. */
-function browserView(socket: TestClient, sessionId: string) {
-  let state: SessionState = initialSessionState(sessionId);
-  const events = recordEvents(socket);
-  let applied = 0;
-  return {
-    async join(lastSeq?: number) {
-      const ack = await request(socket, "session:join", lastSeq === undefined ? { sessionId } : { sessionId, lastSeq });
-      if (!ack.ok) throw new Error(ack.message);
-      applied = events.length;
-      state = sessionReducer(state, { type: "joined", result: ack.data as JoinResult });
-    },
-    sync(): SessionState {
-      for (; applied < events.length; applied++) state = sessionReducer(state, { type: "event", event: events[applied]! });
-      return state;
-    },
-    events,
-  };
-}
 
-/** The turns rebuilt from MongoDB alone (not the server's in-memory fold), once everything is written. */
-async function storedTurns(sessionId: string): Promise<ChatTurn[]> {
-  await (await harness.app.registry.peek(sessionId))?.drain();
-  return harness.store.loadHistory(sessionId);
-}
 
 const ended = (events: SessionEvent[]) => events.some((e) => e.type === "turn:ended");
 
@@ -69,7 +45,7 @@ describe("subagents through the server", () => {
     expect(liveState.needsResync).toBe(false);
     expect(lateState.needsResync).toBe(false);
 
-    const stored = await storedTurns(sessionId);
+    const stored = await storedTurns(harness, sessionId);
     expect(liveState.turns).toStrictEqual(stored);
     expect(lateState.turns).toStrictEqual(stored);
     const markup = serializeTurn(stored[0]!);
@@ -111,7 +87,7 @@ describe("subagents through the server", () => {
     expect(resumed.events[0]!.seq).toBe(seenSeq + 1);
     for (const event of resumed.events) state = sessionReducer(state, { type: "event", event });
     expect(state.needsResync).toBe(false);
-    expect(state.turns).toStrictEqual(await storedTurns(sessionId));
+    expect(state.turns).toStrictEqual(await storedTurns(harness, sessionId));
   });
 
   it("kill ends one running subagent as killed; only the owner may kill", async () => {

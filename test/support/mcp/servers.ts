@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
 import path from "node:path";
 import type { McpServerConfig } from "@/lib/mcp/config";
+import { freePort } from "@/test/support/free-port";
 
 /**
  * The real MCP servers the tests start: the reference servers from npm
@@ -62,16 +62,6 @@ async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** Polls until `check` holds (or fails after `timeoutMs`): for state that changes in the background. */
 export async function waitFor(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
