@@ -14,7 +14,7 @@ const DIFF_TIMEOUT_MS = 250;
  * write. Computed when the approval is asked for; a diff that takes too long (huge files,
  * pathological changes) or is too long is replaced or cut, and says so.
  */
-export function editPreview(shown: string, before: string | null, after: string): string {
+export function editPreview(shown: string, before: string | null, after: string, timeoutMs = DIFF_TIMEOUT_MS): string {
   const patch = createTwoFilesPatch(
     before === null ? "/dev/null" : `a/${shown}`,
     `b/${shown}`,
@@ -22,7 +22,7 @@ export function editPreview(shown: string, before: string | null, after: string)
     after,
     undefined,
     undefined,
-    { context: 3, timeout: DIFF_TIMEOUT_MS },
+    { context: 3, timeout: timeoutMs },
   );
   if (patch === undefined) return `The diff of ${shown} took too long to compute; the new text is ${after.length} characters.`;
   // Drop the "Index:"/"====" banner: the ---/+++ lines name the file.

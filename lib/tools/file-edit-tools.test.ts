@@ -4,7 +4,7 @@ import { lstat, mkdir, mkdtemp, open, readFile, realpath, rm, symlink, writeFile
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_PREVIEW_CHARS } from "./edit-preview";
+import { editPreview, MAX_PREVIEW_CHARS } from "./edit-preview";
 import { fileEditTool } from "./file-edit";
 import { fileWriteTool } from "./file-write";
 import { createWorkspaceTools } from "./index";
@@ -113,9 +113,14 @@ describe("file_edit", () => {
   it("cuts a huge diff and says so", async () => {
     const lines = Array.from({ length: 600 }, (_, i) => `line ${i} of the tide table`).join("\n");
     await writeFile(path.join(ws, "docs/big.md"), lines);
+    // Through the tool: bounded, whichever limit it meets first (length, or time on a busy machine).
     const diff = await preview(fileEditTool, { path: "docs/big.md", old_string: " of the", new_string: " in the", replace_all: true });
     expect(diff.length).toBeLessThan(MAX_PREVIEW_CHARS + 200);
-    expect(diff).toMatch(/diff cut: \d+ more characters/);
+    expect(diff).toMatch(/diff cut: \d+ more characters|took too long to compute/);
+    // With time to spare, the length limit cuts it and says by how much.
+    const cut = editPreview("docs/big.md", lines, lines.replaceAll(" of the", " in the"), 60_000);
+    expect(cut.length).toBeLessThan(MAX_PREVIEW_CHARS + 200);
+    expect(cut).toMatch(/diff cut: \d+ more characters/);
   });
 
   it("gives up on a diff that would stall the server, and says so", async () => {
