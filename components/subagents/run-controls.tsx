@@ -123,9 +123,12 @@ export function ControlStrip({ controls, onEndedFocus }: { controls: RunControls
   }, [sentAt, steers, running, panel.name, setSentAt, setNotice]);
 
   const ended = mode !== null && !running && !controls.killing;
+  // Whether the person was in the strip: its focused button may be gone by the time we look.
+  const hadFocus = useRef(false);
   // The run ended under an open form or confirm: keep the focus in the strip, on its one button.
   useEffect(() => {
-    if (ended && strip.current?.contains(document.activeElement)) dismiss.current?.focus();
+    const active = document.activeElement;
+    if (ended && hadFocus.current && (active === document.body || active === null || strip.current?.contains(active))) dismiss.current?.focus();
   }, [ended]);
 
   if (!actions || (mode === null && notice === null)) return null;
@@ -145,7 +148,14 @@ export function ControlStrip({ controls, onEndedFocus }: { controls: RunControls
   };
 
   return (
-    <div ref={strip} onKeyDown={onKeyDown} data-testid="control-strip" className="border-t border-zinc-200 px-3 py-2 text-sm dark:border-zinc-800">
+    <div
+      ref={strip}
+      onKeyDown={onKeyDown}
+      onFocus={() => (hadFocus.current = true)}
+      onBlur={(e) => {
+        if (e.relatedTarget instanceof Node && !strip.current?.contains(e.relatedTarget)) hadFocus.current = false;
+      }}
+      data-testid="control-strip" className="border-t border-zinc-200 px-3 py-2 text-sm dark:border-zinc-800">
       {ended ? (
         <EndedNotice panel={panel} mode={mode} dismissRef={dismiss} onDismiss={closeAndReturn} />
       ) : mode === "steer" ? (

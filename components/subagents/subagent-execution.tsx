@@ -245,7 +245,7 @@ function SteerItem({ message, at }: { message: string; at: string }) {
         <SteerIcon size={12} />
         <span>You steered</span>
         {time !== null ? (
-          <time dateTime={at} className="font-normal text-sky-700/80 tabular-nums dark:text-sky-300/80" suppressHydrationWarning>
+          <time dateTime={at} className="font-normal text-sky-800 tabular-nums dark:text-sky-300" suppressHydrationWarning>
             {new Date(time).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" })}
           </time>
         ) : null}
