@@ -4,6 +4,7 @@ import { emptyStats, type SubagentProcess, type ToolCall } from "@/lib/contracts
 import { castNarrative } from "@/lib/agent/narrative";
 import { finishedProcess } from "@/test/support/turn/event-builders";
 import { SubagentExecution } from "./subagent-execution";
+import { ToolCallView } from "./tool-call-view";
 
 const ANSWER = "## Found\n\n**Three** open bugs in `tide.py`.";
 const spawnCall = (panel: SubagentProcess, response: string): ToolCall => ({
@@ -51,5 +52,17 @@ describe("a subagent panel's states, as rendered", () => {
     const html = renderToString(<SubagentExecution panel={panel} />);
     expect(html).toContain('aria-label="Failed"');
     expect(html).toContain("border-red-200");
+  });
+
+  it("a call cut short by a stop is neutral (Cancelled); a call that failed on its own stays Failed", () => {
+    const cut = { ...grep, status: "error" as const, response: 'Error [cancelled]: "grep" was stopped before it finished.', responseSize: 57 };
+    const swept = { ...grep, status: "error" as const };
+    const broken = { ...grep, status: "error" as const, response: "Error [tool_failed]: no such file", responseSize: 33 };
+    for (const call of [cut, swept]) {
+      const html = renderToString(<ToolCallView call={call} ownerRunId="r1" />);
+      expect(html).toContain('aria-label="Cancelled"');
+      expect(html).not.toContain("text-red");
+    }
+    expect(renderToString(<ToolCallView call={broken} ownerRunId="r1" />)).toContain('aria-label="Failed"');
   });
 });
