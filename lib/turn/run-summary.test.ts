@@ -96,7 +96,8 @@ describe("runCounts", () => {
   it("counts tool calls and subagents through the whole tree below a run", () => {
     const grandchild = running([step({ toolCalls: [call("grep", {}), call("file_read", {})] })]);
     const child = running([step({ toolCalls: [call("list_files", {}), call("subagent", {}, { subagent: grandchild })] })]);
-    const root = running([step({ toolCalls: [call("grep", {})] }), step({ toolCalls: [call("subagent", {}, { subagent: child }), call("subagent", {}, { subagent: running([]) })] })]);
+    const refused = { ...call("subagent", {}), callId: "refused", status: "error" as const };
+    const root = running([step({ toolCalls: [call("grep", {})] }), step({ toolCalls: [call("subagent", {}, { subagent: child }), call("subagent", {}, { subagent: running([]) }), refused] })]);
     expect(runCounts(root)).toEqual({ toolCalls: 4, subagents: 3 });
     expect(runCounts(running([]))).toEqual({ toolCalls: 0, subagents: 0 });
   });

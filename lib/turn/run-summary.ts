@@ -1,4 +1,5 @@
 import type { Steer, Step, SubagentProcess, ToolCall } from "@/lib/contracts";
+import { SUBAGENT_TOOL_NAME } from "@/lib/agent/definitions";
 
 /**
  * What a collapsed subagent panel says about its run, derived from the one turn shape:
@@ -40,7 +41,8 @@ export function runCounts(process: Pick<SubagentProcess, "steps">, depthGuard = 
   for (const step of process.steps) {
     for (const call of step.toolCalls) {
       if (!call.subagent) {
-        counts.toolCalls++;
+        // A spawn whose run has not started (or was refused) is neither a tool call nor a subagent yet.
+        if (call.name !== SUBAGENT_TOOL_NAME) counts.toolCalls++;
         continue;
       }
       counts.subagents++;
