@@ -1,4 +1,8 @@
-import { expect, test, type Locator, type Page } from "@playwright/test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { test as base, expect, type Locator, type Page } from "@playwright/test";
+import { startAppProcess, type AppProcess } from "./app-process";
 import { shot, startChat, waitForTurnEnd } from "./fixtures";
 
 /**
@@ -9,6 +13,29 @@ import { shot, startChat, waitForTurnEnd } from "./fixtures";
  * to parent" is rendered, without the cast boilerplate. Screenshots of each state, light
  * and dark, desktop and phone.
  */
+
+/**
+ * An app of its own whose demo model streams at a pace a person can watch (and click
+ * Steer or Kill in): at the shared app's pace a run can end between two clicks.
+ */
+const test = base.extend<object, { slowApp: AppProcess }>({
+  slowApp: [
+    async ({}, use) => {
+      const dataDir = mkdtempSync(path.join(tmpdir(), "delegate-panels-"));
+      const app = await startAppProcess({
+        mongoUri: new URL(`panels_${Date.now()}`, process.env.E2E_MONGODB_URI).toString(),
+        dataDir,
+        env: { DEMO_CHUNK_DELAY_MS: "120" },
+        quiet: true,
+      });
+      await use(app);
+      await app.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+    { scope: "worker" },
+  ],
+  baseURL: async ({ slowApp }, use) => use(slowApp.baseUrl),
+});
 
 const PARALLEL_PROMPT = "Investigate the open bugs and the release plan";
 const STEER = "Focus on the release date only";
@@ -62,7 +89,7 @@ test.describe("subagent panel header", () => {
     const runId = (await live.getAttribute("data-run-id"))!;
     const panel = panelOf(page, runId);
     await expect(panel.getByTestId("subagent-counts").first()).toHaveText(/^\d+ tools?/);
-    await shot(page, "panels-running-collapsed-desktop-light");
+    await shots(page, "running-collapsed", panel);
 
     // Opened while it runs: the header's timer and the stats' runtime read one clock.
     await panel.getByTestId("subagent-toggle").first().click();
@@ -110,7 +137,6 @@ test.describe("subagent panel header", () => {
     const input = panel.getByTestId("steer-input");
     await expect(input).toBeFocused();
     await input.fill(STEER);
-    // One quick shot: the run must still be running when the message is sent.
     await shot(page, "panels-steer-form-desktop-light");
     await input.press("Enter");
     await expect(panel.getByTestId("steer-input")).toHaveCount(0);
