@@ -55,6 +55,8 @@ async function shots(page: Page, name: string, target?: Locator): Promise<void> 
   const before = page.viewportSize();
   for (const view of VIEWS) {
     await page.setViewportSize({ width: view.width, height: view.height });
+    // The sidebar slides out of a narrowed window (200 ms): shoot after it has gone.
+    await page.waitForTimeout(300);
     for (const scheme of ["light", "dark"] as const) {
       await page.emulateMedia({ colorScheme: scheme });
       await page.evaluate((dark) => document.documentElement.classList.toggle("dark", dark), scheme === "dark");
