@@ -33,6 +33,11 @@ const subagentRunSchema = new Schema(
     model: { type: String },
     /** The failed run this one retries (Retry); the older run's "retried as" link is derived from it. */
     retryOf: { type: String },
+    /** A person's steering messages, in the order they were injected (absent: none). */
+    steering: {
+      type: [new Schema({ step: { type: Number, required: true }, message: { type: String, required: true }, at: { type: String, required: true } }, { _id: false })],
+      default: undefined,
+    },
   },
   { versionKey: false },
 );

@@ -33,8 +33,8 @@ export function totalTokens(stats: TurnStats | undefined): number {
 const END_REASON_LABELS: Record<EndReason, string> = {
   completed: "Completed",
   failed: "Failed",
-  killed: "Killed",
-  watchdog_timeout: "Stopped by watchdog timeout",
+  killed: "Stopped",
+  watchdog_timeout: "Timed out (watchdog)",
   ghost_sweep: "Ended by restart (ghost sweep)",
 };
 

@@ -1,22 +1,23 @@
 "use client";
 
-import { memo, useId, useMemo, type ReactNode } from "react";
+import { memo, useId, useMemo, useRef, type ReactNode } from "react";
 import type { Step, SubagentProcess, ToolCall } from "@/lib/contracts";
 import { Markdown } from "@/components/markdown/markdown";
 import { ChevronRightIcon } from "@/components/ui/icons";
 import { useDisclosure } from "@/components/ui/disclosure";
 import { FoldedSection } from "@/components/ui/folded-section";
 import { waitsForApproval } from "@/lib/turn/approvals";
+import { liveStatus, outcomeLine, panelSequence, runCounts, runOutcome, type RunOutcome } from "@/lib/turn/run-summary";
 import { Elapsed } from "./elapsed";
-import { endReasonLabel, endReasonShort, formatTokens, totalTokens, truncate } from "./format";
+import { endReasonLabel, endReasonShort, formatTokens, parseTime, totalTokens, truncate } from "./format";
 import { AgentNameProvider } from "./panel-actions";
 import { PanelStats } from "./panel-stats";
-import { StatusIcon } from "./status-icon";
+import { ReturnedToParent } from "./returned-to-parent";
+import { ControlStrip, HeaderActions, useRunControls } from "./run-controls";
+import { StatusIcon, SteerIcon } from "./status-icon";
 import { RetryControls, canRetry } from "./retry-controls";
 import { RetryLineage, panelAnchor } from "./retry-links";
-import { SubagentControls } from "./subagent-controls";
 import { ToolCallView } from "./tool-call-view";
-import { ToolResult } from "./tool-result";
 
 export interface SubagentExecutionProps {
   panel: SubagentProcess;
@@ -32,68 +33,92 @@ export interface SubagentExecutionProps {
 export const SubagentExecution = memo(function SubagentExecution({ panel, call }: SubagentExecutionProps) {
   const [open, setOpen] = useDisclosure(`run:${panel.runId}`);
   const bodyId = useId();
+  const toggle = useRef<HTMLButtonElement>(null);
   const running = panel.status === "running";
+  const outcome = runOutcome(panel);
   const tokens = totalTokens(panel.stats);
   // Something inside waits for a person: said on the header, so a folded panel cannot hide it.
   const waiting = useMemo(() => waitsForApproval(panel), [panel]);
+  const counts = useMemo(() => runCounts(panel), [panel]);
+  const line = useMemo(() => (running ? liveStatus(panel) : outcomeLine(panel)), [panel, running]);
+  const controls = useRunControls(panel);
 
   return (
     <section
       id={panelAnchor(panel.runId)}
       data-testid="subagent-panel"
       data-status={panel.status}
+      data-outcome={outcome}
       data-run-id={panel.runId}
       data-depth={panel.depth}
       data-waiting-approval={waiting || undefined}
-      aria-label={`Subagent ${panel.name}`}
-      className={`min-w-0 rounded-lg border bg-white shadow-xs dark:bg-zinc-900/60 ${
-        panel.status === "error"
-          ? "border-red-200 dark:border-red-900/70"
-          : waiting
-            ? "border-amber-400 dark:border-amber-500/70"
-            : running
-            ? "border-sky-200 dark:border-sky-900/70"
-            : "border-zinc-200 dark:border-zinc-800"
-      }`}
+      aria-label={`Subagent ${panel.name}: ${OUTCOME_WORDS[outcome]}`}
+      className={`min-w-0 rounded-lg border bg-white shadow-xs dark:bg-zinc-900/60 ${waiting ? "border-amber-400 dark:border-amber-500/70" : BORDERS[outcome]}`}
     >
-      <button
-        type="button"
-        data-testid="subagent-toggle"
-        aria-expanded={open}
-        aria-controls={bodyId}
-        onClick={() => setOpen(!open)}
-        className="flex w-full min-w-0 items-center gap-2 rounded-lg px-3 py-2 text-left text-sm hover:bg-zinc-50 dark:hover:bg-zinc-800/50"
-      >
-        <ChevronRightIcon size={14} className={`shrink-0 text-zinc-400 transition-transform ${open ? "rotate-90" : ""}`} />
-        <StatusIcon status={panel.status} />
-        <span className="shrink-0 font-medium text-zinc-900 dark:text-zinc-100">{panel.name}</span>
-        <span className="min-w-0 flex-1 truncate text-zinc-500 dark:text-zinc-400" title={panel.task}>
-          {truncate(panel.task, 140)}
-        </span>
-        {waiting ? (
-          <span data-testid="approval-badge" className="shrink-0 rounded bg-amber-100 px-1.5 py-0.5 text-[11px] font-medium text-amber-900 dark:bg-amber-900/60 dark:text-amber-200">
-            needs approval
-          </span>
-        ) : null}
-        {panel.status === "error" ? (
-          <span className="shrink-0 rounded bg-red-50 px-1.5 py-0.5 text-[11px] font-medium text-red-700 dark:bg-red-950/60 dark:text-red-300">
-            {panel.endReason ? endReasonShort(panel.endReason) : "failed"}
-          </span>
-        ) : null}
-        <span className="flex shrink-0 items-center gap-2 text-xs text-zinc-500 tabular-nums dark:text-zinc-400">
-          {panel.model ? (
-            <span data-testid="subagent-model" className="hidden max-w-44 truncate md:inline" title={`Model: ${panel.model}`}>
-              {panel.model}
+      <div className="flex min-w-0 items-start">
+        <button
+          ref={toggle}
+          type="button"
+          data-testid="subagent-toggle"
+          aria-expanded={open}
+          aria-controls={bodyId}
+          onClick={() => setOpen(!open)}
+          className="flex min-w-0 flex-1 flex-col gap-0.5 rounded-lg px-3 py-2 text-left hover:bg-zinc-50 dark:hover:bg-zinc-800/50"
+        >
+          <span className="flex w-full min-w-0 items-center gap-2 text-sm">
+            <ChevronRightIcon size={14} className={`shrink-0 text-zinc-400 transition-transform ${open ? "rotate-90" : ""}`} />
+            <StatusIcon status={outcome} />
+            <span className="shrink-0 font-medium text-zinc-900 dark:text-zinc-100">{panel.name}</span>
+            <span className="min-w-0 flex-1 truncate text-zinc-500 dark:text-zinc-400" title={panel.task}>
+              {truncate(panel.task, 140)}
             </span>
-          ) : null}
-          <Elapsed startedAt={panel.startedAt} endedAt={panel.endedAt} runtimeMs={panel.stats?.runtimeMs} running={running} fixedWidth />
-          {tokens > 0 ? (
-            <span className="hidden sm:inline" title={`${tokens.toLocaleString()} tokens`}>
-              {formatTokens(tokens)} tok
+            {waiting ? (
+              <span data-testid="approval-badge" className="shrink-0 rounded bg-amber-100 px-1.5 py-0.5 text-[11px] font-medium text-amber-900 dark:bg-amber-900/60 dark:text-amber-200">
+                needs approval
+              </span>
+            ) : null}
+            {panel.status === "error" ? (
+              <span data-testid="outcome-badge" className={`shrink-0 rounded px-1.5 py-0.5 text-[11px] font-medium ${BADGES[outcome]}`}>
+                {outcome === "stopped" ? "stopped" : outcome === "timed_out" ? "timed out" : panel.endReason ? endReasonShort(panel.endReason) : "failed"}
+              </span>
+            ) : null}
+            <span className="flex shrink-0 items-center gap-2 text-xs text-zinc-500 tabular-nums dark:text-zinc-400">
+              {panel.model ? (
+                <span data-testid="subagent-model" className="hidden max-w-44 truncate md:inline" title={`Model: ${panel.model}`}>
+                  {panel.model}
+                </span>
+              ) : null}
+              <span data-testid="subagent-elapsed">
+                <Elapsed startedAt={panel.startedAt} endedAt={panel.endedAt} runtimeMs={panel.stats?.runtimeMs} running={running} fixedWidth />
+              </span>
+              {tokens > 0 ? (
+                <span className="hidden sm:inline" title={`${tokens.toLocaleString()} tokens`}>
+                  {formatTokens(tokens)} tok
+                </span>
+              ) : null}
             </span>
-          ) : null}
-        </span>
-      </button>
+          </span>
+          <span className="flex w-full min-w-0 items-center gap-2 pl-[22px] text-xs text-zinc-500 dark:text-zinc-400">
+            <span
+              data-testid={running ? "subagent-activity" : "subagent-outcome"}
+              className={`min-w-0 flex-1 truncate ${running ? "font-mono text-[11px]" : LINE_TONES[outcome]}`}
+              title={line}
+            >
+              {line}
+            </span>
+            {counts.toolCalls + counts.subagents > 0 ? (
+              <span data-testid="subagent-counts" className="shrink-0 tabular-nums" title="Tool calls and subagents, including those of its own subagents">
+                {plural(counts.toolCalls, "tool")}
+                {counts.subagents > 0 ? ` · ${plural(counts.subagents, "subagent")}` : ""}
+              </span>
+            ) : null}
+          </span>
+        </button>
+        <div className="pt-1.5">
+          <HeaderActions controls={controls} />
+        </div>
+      </div>
+      <ControlStrip controls={controls} onEndedFocus={() => toggle.current?.focus()} />
       <RetryLineage panel={panel} />
       <div id={bodyId} hidden={!open}>
         {open ? (
@@ -106,11 +131,57 @@ export const SubagentExecution = memo(function SubagentExecution({ panel, call }
   );
 });
 
+const OUTCOME_WORDS: Record<RunOutcome, string> = {
+  running: "running",
+  succeeded: "succeeded",
+  failed: "failed",
+  stopped: "stopped",
+  timed_out: "timed out",
+};
+
+const BORDERS: Record<RunOutcome, string> = {
+  running: "border-sky-200 dark:border-sky-900/70",
+  succeeded: "border-zinc-200 dark:border-zinc-800",
+  failed: "border-red-200 dark:border-red-900/70",
+  stopped: "border-zinc-400 dark:border-zinc-600",
+  timed_out: "border-orange-300 dark:border-orange-900/70",
+};
+
+const BADGES: Record<RunOutcome, string> = {
+  running: "",
+  succeeded: "",
+  failed: "bg-red-50 text-red-700 dark:bg-red-950/60 dark:text-red-300",
+  stopped: "bg-zinc-100 text-zinc-700 dark:bg-zinc-800 dark:text-zinc-200",
+  timed_out: "bg-orange-50 text-orange-800 dark:bg-orange-950/60 dark:text-orange-300",
+};
+
+const LINE_TONES: Record<RunOutcome, string> = {
+  running: "",
+  succeeded: "text-zinc-600 dark:text-zinc-300",
+  failed: "text-red-700 dark:text-red-400",
+  stopped: "text-zinc-600 dark:text-zinc-300",
+  timed_out: "text-orange-800 dark:text-orange-300",
+};
+
+const ENDED_BOXES: Record<RunOutcome, string> = {
+  running: "",
+  succeeded: "",
+  failed: "border-red-200 bg-red-50 text-red-800 dark:border-red-900/70 dark:bg-red-950/40 dark:text-red-300",
+  stopped: "border-zinc-200 bg-zinc-50 text-zinc-700 dark:border-zinc-700 dark:bg-zinc-800/40 dark:text-zinc-200",
+  timed_out: "border-orange-200 bg-orange-50 text-orange-900 dark:border-orange-900/70 dark:bg-orange-950/40 dark:text-orange-200",
+};
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
 function PanelBody({ panel, call }: SubagentExecutionProps) {
   const running = panel.status === "running";
   const answered = panel.status === "success";
-  const returned = call && call.status !== "running" && call.response !== panel.response ? call : null;
+  const outcome = runOutcome(panel);
+  const returned = call && call.status !== "running" ? call : null;
   const lastIndex = panel.steps.length - 1;
+  const sequence = useMemo(() => panelSequence(panel), [panel]);
 
   return (
     <div className="space-y-3 border-t border-zinc-200 px-3 pt-3 pb-3 dark:border-zinc-800">
@@ -118,20 +189,24 @@ function PanelBody({ panel, call }: SubagentExecutionProps) {
         <p className="text-sm break-words whitespace-pre-wrap text-zinc-800 dark:text-zinc-200">{panel.task}</p>
       </Block>
 
-      {panel.steps.length > 0 ? (
+      {sequence.length > 0 ? (
         <Block title={`Steps (${panel.steps.length})`}>
           <ol className="space-y-2" data-testid="subagent-steps">
-            {panel.steps.map((step, i) => (
-              <StepItem
-                key={i}
-                runId={panel.runId}
-                index={i}
-                step={step}
-                // The answering step's words are the response below; not shown twice.
-                hideText={answered && i === lastIndex && step.text === panel.response}
-                streaming={running && i === lastIndex}
-              />
-            ))}
+            {sequence.map((entry) =>
+              entry.kind === "steer" ? (
+                <SteerItem key={`steer-${entry.index}`} message={entry.steer.message} at={entry.steer.at} />
+              ) : (
+                <StepItem
+                  key={entry.index}
+                  runId={panel.runId}
+                  index={entry.index}
+                  step={panel.steps[entry.index]!}
+                  // The answering step's words are the response below; not shown twice.
+                  hideText={answered && entry.index === lastIndex && panel.steps[entry.index]!.text === panel.response}
+                  streaming={running && entry.index === lastIndex}
+                />
+              ),
+            )}
           </ol>
         </Block>
       ) : running ? (
@@ -140,29 +215,45 @@ function PanelBody({ panel, call }: SubagentExecutionProps) {
 
       {answered ? <Response panel={panel} /> : null}
 
-      {panel.status === "error" || (panel.endReason && panel.endReason !== "completed") ? (
-        <div role="alert" className="rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800 dark:border-red-900/70 dark:bg-red-950/40 dark:text-red-300">
+      {panel.status === "error" ? (
+        <div
+          role={outcome === "failed" ? "alert" : undefined}
+          data-testid="run-ended"
+          data-outcome={outcome}
+          className={`rounded-md border px-3 py-2 text-sm ${ENDED_BOXES[outcome]}`}
+        >
           <div className="text-[11px] font-semibold tracking-wide uppercase">{panel.endReason ? endReasonLabel(panel.endReason) : "Failed"}</div>
           {panel.error ? <p className="mt-0.5 break-words whitespace-pre-wrap">{panel.error}</p> : null}
         </div>
       ) : null}
 
-      {returned ? (
-        <Block title="Returned to parent">
-          <ToolResult
-            callId={returned.callId}
-            ownerRunId={panel.parentRunId}
-            response={returned.response}
-            responseSize={returned.responseSize}
-          />
-        </Block>
-      ) : null}
+      {returned ? <ReturnedToParent call={returned} panel={panel} /> : null}
 
       <PanelStats stats={panel.stats} startedAt={panel.startedAt} endedAt={panel.endedAt} running={running} model={panel.model} />
 
-      {running ? <SubagentControls runId={panel.runId} name={panel.name} /> : null}
       {panel.status === "error" && canRetry(panel.endReason) ? <RetryControls runId={panel.runId} name={panel.name} task={panel.task} /> : null}
     </div>
+  );
+}
+
+/** A person's steering message, where the run read it. */
+function SteerItem({ message, at }: { message: string; at: string }) {
+  const time = parseTime(at);
+  return (
+    <li className="min-w-0 rounded-md border border-sky-200 bg-sky-50/70 px-2.5 py-1.5 dark:border-sky-900/70 dark:bg-sky-950/30" data-testid="subagent-steer">
+      <div className="flex items-center gap-1.5 text-[11px] font-medium text-sky-800 dark:text-sky-300">
+        <SteerIcon size={12} />
+        <span>You steered</span>
+        {time !== null ? (
+          <time dateTime={at} className="font-normal text-sky-800 tabular-nums dark:text-sky-300" suppressHydrationWarning>
+            {new Date(time).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" })}
+          </time>
+        ) : null}
+      </div>
+      <p className="mt-0.5 text-sm break-words whitespace-pre-wrap text-zinc-800 dark:text-zinc-200" data-testid="subagent-steer-text">
+        {message}
+      </p>
+    </li>
   );
 }
 

@@ -4,6 +4,7 @@ import { memo, useId } from "react";
 import type { ToolCall } from "@/lib/contracts";
 import { ChevronRightIcon, WrenchIcon } from "@/components/ui/icons";
 import { useDisclosure } from "@/components/ui/disclosure";
+import { callCancelled } from "@/lib/turn/run-summary";
 import { ApprovalAudit, ApprovalCard, ApprovalOutcome } from "./approval-card";
 import { argumentHint, prettyJson } from "./format";
 import { useAgentName, useTurnId } from "./panel-actions";
@@ -36,7 +37,7 @@ function ToolChip({ call, ownerRunId }: ToolCallViewProps) {
   const { approval } = call;
   const waiting = approval?.state === "pending";
   return (
-    <div data-testid="tool-call" data-call-id={call.callId} data-status={call.status} data-approval={approval?.state} className="min-w-0">
+    <div data-testid="tool-call" data-call-id={call.callId} data-status={call.status} data-cancelled={callCancelled(call) || undefined} data-approval={approval?.state} className="min-w-0">
       <button
         type="button"
         aria-expanded={open}
@@ -51,7 +52,7 @@ function ToolChip({ call, ownerRunId }: ToolCallViewProps) {
         {waiting ? (
           <span className="shrink-0 rounded bg-amber-100 px-1.5 text-[11px] font-medium text-amber-900 dark:bg-amber-900/60 dark:text-amber-200">needs approval</span>
         ) : null}
-        <StatusIcon status={call.status} size={13} />
+        <StatusIcon status={callCancelled(call) ? "cancelled" : call.status} size={13} />
       </button>
       {/* A waiting call is never folded away: the card is the point of the page until decided. */}
       {waiting ? <ApprovalCard call={{ ...call, approval }} ownerRunId={ownerRunId} agent={agent} /> : approval ? <ApprovalOutcome approval={approval} /> : null}

@@ -46,6 +46,8 @@ export interface LoopHooks {
   onChatUsage?(usage: Usage): void;
   onSystemUsage?(usage: Usage): void;
   onStepEnd?(steps: number): void;
+  /** A steering message joined the transcript, read first by step `step`. */
+  onSteer?(step: number, message: string): void;
 }
 
 export interface LoopOptions {
@@ -89,6 +91,7 @@ export async function runAgentLoop(options: LoopOptions, state: LoopState): Prom
     throwIfAborted(signal);
     for (const steer of options.drainSteering?.() ?? []) {
       state.messages.push({ role: "user", content: `${STEER_TAG}\n${steer}` });
+      hooks.onSteer?.(state.steps, steer);
     }
     await compactIfNeeded(options, state);
 

@@ -97,6 +97,7 @@ export async function runChild(executor: SubagentExecutor, spec: ChildSpec): Pro
   let endReason: EndReason = "completed";
   let error: string | undefined;
   let answer = "";
+  let steers = 0;
   try {
     const outcome = await runAgentLoop(
       {
@@ -117,6 +118,8 @@ export async function runChild(executor: SubagentExecutor, spec: ChildSpec): Pro
           onToolResult: (callId, content, status) => emitData({ kind: "tool_result", callId, ...toolOutputOf(content), status }),
           onChatUsage: (usage) => node.meter.addChat(usage),
           onSystemUsage: (usage) => node.meter.addSystem(usage),
+          // Recorded where it was injected, so the panel shows it in sequence (its parent never sees it).
+          onSteer: (step, message) => emitData({ kind: "steer", step, index: steers++, message, at: new Date(deps.now()).toISOString() }),
           onStepEnd: (steps) => {
             node.meter.steps = steps;
             emitData({ kind: "usage", chat: { ...node.meter.chat }, system: { ...node.meter.system }, steps });

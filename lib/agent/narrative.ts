@@ -60,3 +60,58 @@ export function castNarrative(input: NarrativeInput): string {
 export function runLabel(name: string, runId: string): string {
   return `${name}-${runId.replace(/[^a-zA-Z0-9]/g, "").slice(0, 8)}`;
 }
+
+/** A cast result read back for display: its header and footer as fields, its body as written. */
+export interface ReadNarrative {
+  label: string;
+  status: string;
+  error?: string;
+  /** "passthrough", "LLM summary", "head+tail truncation". */
+  condensation: string;
+  level: number;
+  body: string;
+  /** The footer's figures as written ("Runtime: 1.2s", "Steps: 3", …), when the footer was on. */
+  footer: string[];
+}
+
+const TAG_LINE = new RegExp(`^\\[${RESULT_TAG_PREFIX}: (.*)\\]$`);
+const STATUS_LINE = /^Status: (.+)$/;
+const LEVEL_LINE = /^Condensation: Level (\d) \((.+)\)$/;
+const FOOTER_STATS = /^Runtime: .+ \| Steps: .+ \| Tokens: .+ \| Cost: .+$/;
+const FOOTER_LEVEL = /^Condensation: Level \d \| Original: .+$/;
+
+/**
+ * Reads what `castNarrative` wrote, for the panel's "Returned to parent": null for any
+ * other text (older records, envelopes), which is then shown as it is. The body is the
+ * subagent's own words, so only the exact header and a trailing footer are taken off.
+ */
+export function readNarrative(text: string): ReadNarrative | null {
+  const lines = text.split("\n");
+  const tag = TAG_LINE.exec(lines[0] ?? "");
+  const status = STATUS_LINE.exec(lines[1] ?? "");
+  if (!tag || !status) return null;
+  const levelAt = lines.findIndex((line, i) => i >= 2 && LEVEL_LINE.test(line));
+  if (levelAt < 0 || lines[levelAt + 1] !== "") return null;
+  const level = LEVEL_LINE.exec(lines[levelAt]!)!;
+  const errorLines = lines.slice(2, levelAt);
+  if (errorLines.length > 0 && !errorLines[0]!.startsWith("Error: ")) return null;
+  let end = lines.length;
+  const footer: string[] = [];
+  const withLevel = FOOTER_LEVEL.test(lines.at(-1) ?? "") ? 1 : 0;
+  const statsAt = lines.length - 1 - withLevel;
+  if (statsAt - 2 > levelAt + 1 && FOOTER_STATS.test(lines[statsAt]!) && lines[statsAt - 1] === "---" && lines[statsAt - 2] === "") {
+    end = statsAt - 2;
+    footer.push(...lines[statsAt]!.split(" | "));
+    if (withLevel) footer.push(...lines.at(-1)!.split(" | ").slice(1));
+  }
+  const read: ReadNarrative = {
+    label: tag[1]!,
+    status: status[1]!,
+    condensation: level[2]!,
+    level: Number(level[1]),
+    body: lines.slice(levelAt + 2, end).join("\n"),
+    footer,
+  };
+  if (errorLines.length > 0) read.error = errorLines.join("\n").slice("Error: ".length);
+  return read;
+}

@@ -168,6 +168,11 @@ describe("subagent lifecycle controls", () => {
     expect(second.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "user"]);
     expect(second.messages[3]!.content).toBe("Release 2.0 ships on May 3.");
     expect(lastUser(second.messages)).toBe("[Steering message]\nFocus on the date only");
+    // Recorded where it was injected: before the child's second step, in the process the UI and storage keep.
+    const recorded = ofType(run.events, "subagent_data").filter((e) => e.data.kind === "steer");
+    expect(recorded.map((e) => e.data)).toEqual([{ kind: "steer", step: 1, index: 0, message: "Focus on the date only", at: expect.any(String) }]);
+    const process = ofType(run.events, "agent:complete")[0]!.subagent;
+    expect(process.steering).toEqual([{ step: 1, message: "Focus on the date only", at: (recorded[0]!.data as { at: string }).at }]);
     expect(run.handle.steer("run1", "too late")).toEqual({
       ok: false,
       message: "Run run1 is not running (status: completed) -- cannot steer; use kill+respawn instead.",

@@ -36,9 +36,11 @@ const { process } = fc.letrec<{ process: SubagentProcess; nested: ToolCall }>((t
       stats,
       status: fc.constantFrom("success" as const, "error" as const),
       startedAt: fc.constant("2026-01-01T00:00:00.000Z"),
+      steering: fc.array(fc.record({ step: fc.nat(3), message: marked("STEER"), at: fc.constant("2026-01-01T00:00:01.000Z") }), { maxLength: 2 }),
     })
-    .map(({ interim, finalThinking, ...p }): SubagentProcess => ({
+    .map(({ interim, finalThinking, steering, ...p }): SubagentProcess => ({
       ...p,
+      ...(steering.length ? { steering } : {}),
       steps: [...interim, { text: p.response, thinking: finalThinking, toolCalls: [] }],
     })),
   nested: fc.record(

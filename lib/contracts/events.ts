@@ -103,6 +103,8 @@ export const subagentDataPayloadSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("token"), step, offset, text: z.string() }),
   z.object({ kind: z.literal("thinking"), step, offset, text: z.string() }),
   z.object({ kind: z.literal("usage"), chat: usageSchema, system: usageSchema, steps: z.number().int() }),
+  /** A person's steering message, injected before step `step`; `index` is its place among the run's steers (replays find it again). */
+  z.object({ kind: z.literal("steer"), step, index: z.number().int().nonnegative(), message: z.string(), at: z.string() }),
 ]);
 export type SubagentDataPayload = z.infer<typeof subagentDataPayloadSchema>;
 

@@ -98,6 +98,18 @@ export interface Step {
   toolCalls: ToolCall[];
 }
 
+/**
+ * A person's steering message, as injected into a running subagent: before the model
+ * request of step `step` (the first step that read it), at `at`. Kept in the process so
+ * the panel shows it where it happened, live and after a reload; never shown to a parent.
+ */
+export const steerSchema = z.object({
+  step: z.number().int().nonnegative(),
+  message: z.string(),
+  at: z.string(),
+});
+export type Steer = z.infer<typeof steerSchema>;
+
 /** A subagent's full process: everything its parent's model never sees, kept for the UI and audit. */
 export interface SubagentProcess {
   runId: string;
@@ -119,6 +131,8 @@ export interface SubagentProcess {
   model?: string;
   /** The failed, killed or timed-out run this one re-runs (Retry); the old run links back by deriving it. */
   retryOf?: string;
+  /** Steering messages in the order they were injected; absent when there were none. */
+  steering?: Steer[];
 }
 
 export interface ChatTurn {
@@ -169,6 +183,7 @@ export const subagentProcessSchema: z.ZodType<SubagentProcess> = z.lazy(() =>
     endedAt: z.string().optional(),
     model: z.string().optional(),
     retryOf: z.string().optional(),
+    steering: z.array(steerSchema).optional(),
   }),
 );
 

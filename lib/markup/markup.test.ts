@@ -82,6 +82,7 @@ const process = (depth: number): fc.Arbitrary<SubagentProcess> =>
       endedAt: text,
       model: text,
       retryOf: text,
+      steering: fc.array(fc.record({ step: fc.nat(9), message: text, at: text }), { minLength: 1, maxLength: 2 }),
     },
     { requiredKeys: ["runId", "parentRunId", "depth", "name", "task", "prompt", "steps", "response", "status", "stats", "startedAt"] },
   );

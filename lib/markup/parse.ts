@@ -2,6 +2,7 @@ import {
   approvalSchema,
   endReasonSchema,
   runStatusSchema,
+  steerSchema,
   toolStatusSchema,
   turnStatsSchema,
   turnStatusSchema,
@@ -123,6 +124,8 @@ function parseProcess(cursor: Cursor): SubagentProcess {
   setOptional(process, "endedAt", attrs.get("endedAt"));
   setOptional(process, "model", attrs.get("model"));
   setOptional(process, "retryOf", attrs.get("retryOf"));
+  const steering = attrs.get("steering");
+  if (steering !== undefined) process.steering = parseWith(steerSchema.array(), parseJson(steering, start), "steering", start);
   process.steps = parseSteps(cursor, "SubagentExecution");
   return process;
 }

@@ -1,4 +1,4 @@
-import type { Approval, ChatTurn, Step, SubagentProcess, ToolCall, TurnStats } from "@/lib/contracts";
+import type { Approval, ChatTurn, Steer, Step, SubagentProcess, ToolCall, TurnStats } from "@/lib/contracts";
 import { escapeMarkup } from "./escape";
 
 /**
@@ -60,7 +60,8 @@ function serializeProcess(process: SubagentProcess): string {
     attr("startedAt", process.startedAt) +
     optional("endedAt", process.endedAt) +
     optional("model", process.model) +
-    optional("retryOf", process.retryOf);
+    optional("retryOf", process.retryOf) +
+    optional("steering", process.steering && steeringJson(process.steering));
   return `<SubagentExecution${attributes}>${serializeSteps(process.steps)}</SubagentExecution>`;
 }
 
@@ -68,6 +69,11 @@ function serializeProcess(process: SubagentProcess): string {
 function approvalJson(a: Approval): string {
   const { state, requestedAt, reason, preview, decidedAt, decidedBy, denyReason, note } = a;
   return JSON.stringify({ state, requestedAt, reason, preview, decidedAt, decidedBy, denyReason, note });
+}
+
+/** Steering messages as JSON, each with a fixed key order. */
+function steeringJson(steering: readonly Steer[]): string {
+  return JSON.stringify(steering.map(({ step, message, at }) => ({ step, message, at })));
 }
 
 /** Stats as JSON with a fixed key order, so the string does not depend on object history. */

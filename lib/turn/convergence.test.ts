@@ -26,6 +26,7 @@ const scenarios: [string, RecordedStreamOptions][] = [
   ["failures and kills", { seed: 5, subagents: 3, grandchildren: 1, failures: 2, kills: 2 }],
   ["no subagents", { seed: 6, subagents: 0, masterToolCalls: 3 }],
   ["approvals at every depth", { seed: 7, subagents: 2, grandchildren: 1, masterToolCalls: 2, approvals: 6 }],
+  ["steered runs, killed and finished", { seed: 8, subagents: 2, grandchildren: 1, kills: 1, steers: 3 }],
 ];
 
 function fold(stream: RecordedStream, events: readonly AgentEvent[]): ChatTurn {

@@ -42,6 +42,24 @@ describe("applyEvent", () => {
     expect(r2(base)).toMatchObject({ runId: "r2", parentRunId: "r1", depth: 2 });
   });
 
+  const steers: [string, AgentEvent[], string[]][] = [
+    ["in order", [ev.steer("r1", 0, "dates only"), ev.steer("r1", 1, "and risks", 2)], ["1:dates only", "2:and risks"]],
+    ["replayed", [ev.steer("r1", 0, "dates only"), ev.steer("r1", 0, "dates only")], ["1:dates only"]],
+    ["out of place", [ev.steer("r1", 1, "too early")], []],
+  ];
+  it.each(steers)("records a person's steering messages on the run, with the step that read them: %s", (_name, events, expected) => {
+    const t = fold(events, base);
+    expect((r1(t).steering ?? []).map((s) => `${s.step}:${s.message}`)).toEqual(expected);
+    expect(r1(t).steps).toBe(r1(base).steps);
+  });
+
+  it("keeps a steer on a nested run in that run, and an unsteered run without the field", () => {
+    const t = fold([ev.steer("r2", 0, "deeper", 1, "r1")], base);
+    expect(r2(t).steering).toStrictEqual([{ step: 1, message: "deeper", at: "2026-01-01T00:00:05.000Z" }]);
+    expect("steering" in r1(t)).toBe(false);
+    expect(applyEvent(t, ev.steer("r2", 0, "deeper", 1, "r1"))).toBe(t);
+  });
+
   it("keeps a subagent's steps apart: interim text, reasoning and calls stay in their step", () => {
     const t = fold(
       [

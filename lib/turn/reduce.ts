@@ -163,6 +163,12 @@ function applyData(process: SubagentProcess, data: SubagentDataPayload): Subagen
       const stats = { ...process.stats, chat: data.chat, system: data.system, steps: data.steps };
       return deepEqual(stats, process.stats) ? process : { ...process, stats };
     }
+    case "steer": {
+      // Steers append in order; one whose place is taken (a replay) or not yet reached changes nothing.
+      const steering = process.steering ?? [];
+      if (data.index !== steering.length) return process;
+      return { ...process, steering: [...steering, { step: data.step, message: data.message, at: data.at }] };
+    }
   }
 }
 

@@ -99,6 +99,7 @@ export class EventStore {
         const { data } = event;
         if (data.kind === "tool_call") this.insertCall(event.turnId, event.runId, data);
         else if (data.kind === "tool_result") this.saveResult(event.turnId, event.runId, data.callId, data);
+        else if (data.kind === "steer") this.saveSteering(event.turnId, event.runId);
         else this.markRun(event.turnId, event.runId);
         return;
       }
@@ -126,6 +127,12 @@ export class EventStore {
   saveProcess(event: AgentEventOf<"agent:complete">): void {
     this.dirtyRuns.delete(event.runId);
     this.enqueue(() => this.writeProcess(event.turnId, event.subagent));
+  }
+
+  /** A run's steering messages as the fold holds them (a few short lines, written whole: rare). */
+  private saveSteering(turnId: string, runId: string): void {
+    const steering = this.processOf(turnId, runId)?.steering;
+    if (steering) this.enqueue(() => this.models.SubagentRun.updateOne({ _id: runId }, { $set: { steering } }));
   }
 
   /** Resolves once everything recorded so far is written (or given up on). */
@@ -351,5 +358,6 @@ function processFields(p: SubagentProcess) {
     ...(p.error ? { error: p.error } : {}),
     ...(p.endedAt ? { endedAt: new Date(p.endedAt) } : {}),
     ...(p.model !== undefined ? { model: p.model } : {}),
+    ...(p.steering ? { steering: p.steering } : {}),
   };
 }

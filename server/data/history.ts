@@ -182,6 +182,7 @@ export function assembleHistory(sessionId: string, rows: HistoryRows): ChatTurn[
     if (run.endedAt) process.endedAt = run.endedAt.toISOString();
     if (run.model != null) process.model = run.model;
     if (run.retryOf != null) process.retryOf = run.retryOf;
+    if (run.steering?.length) process.steering = run.steering.map(({ step, message, at }) => ({ step, message, at }));
     return process;
   };
 

@@ -33,6 +33,8 @@ export const ev = {
     ev.data(runId, { kind: "tool_call", step, callId, name, parameters }, parentRunId),
   subResult: (runId: string, callId: string, response: string) =>
     ev.data(runId, { kind: "tool_result", callId, response, responseSize: response.length, status: "success" }),
+  steer: (runId: string, index: number, message: string, step = 1, parentRunId: string | null = null) =>
+    ev.data(runId, { kind: "steer", step, index, message, at: `2026-01-01T00:00:0${5 + index}.000Z` }, parentRunId),
   usage: (runId: string, steps: number) =>
     ev.data(runId, { kind: "usage", chat: { inputTokens: steps * 10, outputTokens: steps }, system: { inputTokens: 0, outputTokens: 0 }, steps }),
   completed: (runId: string, response: string, parentRunId: string | null = null): AgentEventOf<"subagent_completed"> => ({

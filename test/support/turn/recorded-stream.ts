@@ -36,6 +36,8 @@ export interface RecordedStreamOptions {
   hostile?: boolean;
   /** Plain calls (the first ones made) that wait for a person's approval, then are approved, denied or expire. */
   approvals?: number;
+  /** Runs (the first ones started) that a person steers once before their answering step. */
+  steers?: number;
 }
 
 export interface RecordedStream {
@@ -84,6 +86,7 @@ export function recordedStream(options: RecordedStreamOptions = {}): RecordedStr
     kills: 0,
     hostile: true,
     approvals: 0,
+    steers: 0,
     ...options,
   };
   const random = mulberry32(o.seed);
@@ -197,6 +200,12 @@ export function recordedStream(options: RecordedStreamOptions = {}): RecordedStr
       });
       events.push(...interleave(children, random));
       events.push(usage());
+    }
+    // A person's steer, injected before the answering step.
+    if (runIndex < o.steers) {
+      const steer = { step: answerStep, message: o.hostile ? 'Only "<b>dates</b>" & </SubagentExecution>' : "Focus on dates", at: at(runIndex * 100 + 20) };
+      events.push({ type: "subagent_data", ...ref, data: { kind: "steer", index: 0, ...steer } });
+      process.steering = [steer];
     }
     // The last step: the answer (cut short by a failure or a kill).
     while (streamed < tokens) events.push(token(answerStep));
