@@ -4,7 +4,6 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { PlusIcon, XIcon } from "@/components/ui/icons";
-import { useNow } from "@/components/ui/use-now";
 import { repeatedTitles, SessionItem } from "./session-item";
 import { useSessions } from "./sessions-context";
 
@@ -39,8 +38,14 @@ function keepFocusInside(container: HTMLElement, e: KeyboardEvent): void {
 
 export function Sidebar({ currentSessionId, open, onClose, onLeave }: SidebarProps) {
   const { sessions, loadError, rename, remove } = useSessions();
-  // The clock for "09:05 / Yesterday" labels; a minute is fine-grained enough.
-  const now = useNow(true, 60_000);
+  // The clock for "09:05 / Yesterday" labels: a minute is fine-grained enough, and the
+  // list (up to 500 chats) should not re-render with the page's one-second clock.
+  const [now, setNow] = useState<number | null>(null);
+  useEffect(() => {
+    setNow(Date.now());
+    const timer = setInterval(() => setNow(Date.now()), 60_000);
+    return () => clearInterval(timer);
+  }, []);
   const repeated = useMemo(() => repeatedTitles(sessions ?? []), [sessions]);
   const router = useRouter();
   const closeButton = useRef<HTMLButtonElement>(null);
