@@ -31,7 +31,7 @@ function CodeBlock({ node, children, ...rest }: React.ComponentProps<"pre"> & Ex
   const lang = node ? codeLanguage(node) : null;
   return (
     <div className="code-block overflow-hidden rounded-lg border border-zinc-200 dark:border-zinc-800">
-      <div className="flex items-center justify-between border-b border-zinc-200 bg-zinc-100/70 py-0.5 pr-1 pl-3 text-xs text-zinc-500 dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-400">
+      <div className="flex items-center justify-between border-b border-zinc-200 bg-zinc-50 py-0.5 pr-1 pl-3 text-xs text-zinc-600 dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-400">
         <span className="font-mono">{lang ?? "text"}</span>
         <CopyButton text={text} label="Copy code" showLabel />
       </div>

@@ -288,7 +288,7 @@ const StepItem = memo(function StepItem({
 }) {
   return (
     <li className="min-w-0 space-y-1.5 border-l-2 border-zinc-200 pl-2.5 dark:border-zinc-800" data-testid="subagent-step">
-      <div className="text-[11px] text-zinc-400 tabular-nums dark:text-zinc-500">
+      <div className="text-[11px] text-zinc-500 tabular-nums dark:text-zinc-400">
         Step {index + 1}
         {hideText && !step.thinking && step.toolCalls.length === 0 ? " · answered: the response is below" : ""}
       </div>
