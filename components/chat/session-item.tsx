@@ -132,7 +132,10 @@ export function SessionItem({ session, current, now, titleRepeats, onNavigate, o
           >
             <span className="min-w-0 flex-1 truncate">{session.title}</span>
             {now !== null ? (
-              <span data-testid="session-date" className="shrink-0 text-[11px] text-zinc-500 tabular-nums dark:text-zinc-400">
+              <span
+                data-testid="session-date"
+                className={`shrink-0 text-[11px] tabular-nums ${current ? "text-zinc-600 dark:text-zinc-300" : "text-zinc-500 dark:text-zinc-400"}`}
+              >
                 {sessionDate(session.updatedAt, new Date(now), titleRepeats)}
               </span>
             ) : null}
