@@ -64,7 +64,7 @@ export async function startReplyDroppingProxy(upstreamUri: string): Promise<Repl
 
 /** Calls `onFrame` with each whole wire message read from `socket`. */
 function frames(socket: net.Socket, onFrame: (frame: Buffer) => void): void {
-  let buffered = Buffer.alloc(0);
+  let buffered: Buffer = Buffer.alloc(0);
   socket.on("data", (data: Buffer) => {
     buffered = buffered.length === 0 ? data : Buffer.concat([buffered, data]);
     while (buffered.length >= 4) {
