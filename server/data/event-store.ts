@@ -7,11 +7,13 @@ import type { Logger } from "@/lib/log";
 
 /**
  * Persists a session's agent events as they are relayed. Writes run one at a time in
- * event order; streamed text is not written per token but coalesced into one write per
- * `flushMs`. The in-memory turn (folded from the same events by the turn reducer) is the
- * source of every text and state written, so what is stored is what viewers were shown.
- * A failed write is retried with backoff, so a database that drops out for a while
- * loses nothing once it is back.
+ * event order; streamed text is not written per token but coalesced, at most one write
+ * per document per `flushMs`, and each write appends only what the document does not hold
+ * yet (text-appends.ts): the bytes sent grow with an answer's length, not its square. The
+ * in-memory turn (folded from the same events by the turn reducer) is the source of every
+ * text and state written, so what is stored is what viewers were shown. A failed write is
+ * retried with backoff, so a database that drops out for a while loses nothing once it is
+ * back, and an append whose reply was lost is not stored twice (see `appendOp`).
  */
 
 const OUTPUT_CHUNK_CHARS = 1_000_000;
