@@ -61,9 +61,10 @@ export interface RelayCompareResult {
 }
 
 const BURST_CHUNK = 50;
-const TURN_TIMEOUT_MS = 300_000;
+/** 5 million deliveries (the burst) take minutes when the two cores are shared. */
+const TURN_TIMEOUT_MS = 900_000;
 
-export async function runRelayCompare(store: ChatStore, cases: readonly RelayCompareCase[]): Promise<RelayCompareResult[]> {
+export async function runRelayCompare(store: ChatStore, cases: readonly RelayCompareCase[], progress: (line: string) => void = () => undefined): Promise<RelayCompareResult[]> {
   const clients = await startClients();
   const raw = await startRawServer();
   const plans = new Map<string, TurnPlan>();
@@ -88,6 +89,7 @@ export async function runRelayCompare(store: ChatStore, cases: readonly RelayCom
       const relayRounds: RelayComparePhase[] = [];
       // Two shared cores: what else runs moves the tails, so each side runs in turn, first and second.
       for (let round = 0; round < c.rounds; round++) {
+        progress(`relay vs raw: ${c.label}, round ${round + 1} of ${c.rounds}`);
         if (round % 2 === 0) rawRounds.push(await runRaw(c));
         relayRounds.push(await runRelay(c));
         if (round % 2 === 1) rawRounds.push(await runRaw(c));

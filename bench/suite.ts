@@ -53,7 +53,7 @@ export async function runSuite(options: SuiteOptions): Promise<BenchReport> {
   say("relay: DroneSession → Socket.IO → socket.io-client…");
   const relay = await runRelayBench(db.store, full ? RELAY_FULL : RELAY_SMOKE);
   say("relay vs raw Socket.IO: viewers in another process…");
-  const relayCompare = await runRelayCompare(db.store, full ? RELAY_COMPARE_FULL : RELAY_COMPARE_SMOKE);
+  const relayCompare = await runRelayCompare(db.store, full ? RELAY_COMPARE_FULL : RELAY_COMPARE_SMOKE, say);
   say("storage: bytes written to MongoDB for a streamed turn, against what it stores…");
   const storage = await runStorageBench(db, full ? STORAGE_FULL : STORAGE_SMOKE);
   say("reload: seeding sessions, HTTP and session:join, counting database commands…");
