@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import mongoose from "mongoose";
+import mongoose, { type Connection } from "mongoose";
 import { createModels, initModels, type Models } from "@/models";
 import { mongoStore, type ChatStore } from "@/server/data/store";
 import { startMongoJavaServer, type RunningMongo } from "@/server/db/mongo-java-server";
@@ -15,6 +15,8 @@ export interface BenchDatabase {
   uri: string;
   /** "mongo-java-server" or "MONGODB_URI". */
   kind: string;
+  /** The connection (command monitoring on), for benchmarks that meter what is written. */
+  connection: Connection;
   models: Models;
   store: ChatStore;
   /** Counts commands sent over this process's connection while `fn` runs. */
@@ -44,6 +46,7 @@ export async function openBenchDatabase(options: { baseUri?: string } = {}): Pro
   return {
     uri,
     kind: server ? "mongo-java-server" : "MONGODB_URI",
+    connection,
     models,
     store: mongoStore(models),
     async countCommands(fn) {

@@ -46,6 +46,24 @@ describe("benchmarks (smoke mode)", () => {
     }
   });
 
+  it("relay vs raw Socket.IO: both servers deliver every event to every viewer in the other process", () => {
+    expect(report.relayCompare.length).toBeGreaterThan(0);
+    for (const r of report.relayCompare) {
+      for (const side of [r.raw, r.relay]) {
+        expect(side.deliveries).toBe(r.events * r.clients);
+        expect(side.latencyP99Ms).toBeGreaterThanOrEqual(side.latencyP50Ms);
+        expect(side.cpuMsPer1000).toBeGreaterThan(0);
+      }
+    }
+  });
+
+  it("storage: a streamed turn writes at most twice what it stores, and reads back exactly", () => {
+    const s = report.storage;
+    expect(s.readBackExact).toBe(true);
+    expect(s.storedBytes).toBeGreaterThan(s.subagents * s.tokensEach * 2);
+    expect(s.writtenBytes).toBeLessThanOrEqual(2 * s.storedBytes);
+  });
+
   it("reload: history reads back exactly, and its round trips do not grow with the turns", () => {
     const [small, large] = report.reload;
     for (const r of [small!, large!]) {
@@ -86,7 +104,7 @@ describe("benchmarks (smoke mode)", () => {
 
   it("the report renders as text and Markdown tables", () => {
     const tables = reportTables(report);
-    expect(tables).toHaveLength(4);
+    expect(tables).toHaveLength(6);
     for (const table of tables) {
       expect(renderText(table)).toContain(table.headers[0]);
       expect(renderMarkdown(table).split("\n").filter((l) => l.startsWith("|"))).toHaveLength(table.rows.length + 2);

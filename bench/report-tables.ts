@@ -3,7 +3,31 @@ import { fmt, type Table } from "./table";
 
 /** The report as four tables (browser figures join the reload table). */
 export function reportTables(report: BenchReport): Table[] {
-  return [markupTable(report), relayTable(report), reloadTable(report), contextTable(report)];
+  return [markupTable(report), relayTable(report), relayCompareTable(report), storageTable(report), reloadTable(report), contextTable(report)];
+}
+
+function relayCompareTable({ relayCompare }: BenchReport): Table {
+  const rows = (relayCompare ?? []).flatMap((r) =>
+    (["raw", "relay"] as const).map((side) => {
+      const p = r[side];
+      return [side === "raw" ? r.label : "", side === "raw" ? "raw Socket.IO" : "relay (DroneSession)", fmt(p.eventsPerSecond), fmt(p.deliveriesPerSecond), fmt(p.latencyP50Ms, 2), fmt(p.latencyP99Ms, 2), fmt(p.cpuMsPer1000, 0)];
+    }),
+  );
+  return {
+    title: "2b. Relay against raw Socket.IO, same run, viewers in another process",
+    headers: ["case", "server", "events/s", "deliveries/s", "p50 ms", "p99 ms", "CPU ms / 1,000 events"],
+    rows,
+    note: "Publish → arrival in the viewers' process (clocks matched over IPC). Raw: a bare Socket.IO server emitting the same events to a room at the same pace. CPU: the server process (the database runs apart).",
+  };
+}
+
+function storageTable({ storage: s }: BenchReport): Table {
+  return {
+    title: "2c. Bytes written to MongoDB for one streamed turn",
+    headers: ["turn", "seconds", "written", "stored", "written ÷ stored"],
+    rows: s ? [[`${s.subagents} subagents × ${fmt(s.tokensEach)} tokens thought + answered, ${fmt(s.tokensPerSecond)} tokens/s`, fmt(s.seconds, 1), `${fmt(s.writtenBytes / 1024, 0)} KiB`, `${fmt(s.storedBytes / 1024, 0)} KiB`, `${fmt(s.ratio, 2)}×`]] : [],
+    note: `The real runtime and OpenAI adapter over HTTP to a scripted model server streaming at a set rate. Written: BSON of every inserted document and every update's filter and update (command monitoring). Reads back exactly: ${s?.readBackExact ? "yes" : "NO"}.`,
+  };
 }
 
 function markupTable({ markup: m }: BenchReport): Table {
@@ -100,6 +124,11 @@ export function summaryTable(report: BenchReport): Table {
       `Relay, ${r.label}`,
       `${fmt(r.burst.deliveriesPerSecond)} deliveries/s; p50 ${fmt(r.paced.latencyP50Ms, 1)} ms, p99 ${fmt(r.paced.latencyP99Ms, 0)} ms at ${fmt(r.paced.ratePerSession)} events/s`,
     ]),
+    ...(report.relayCompare ?? []).map((r) => [
+      `Relay vs raw Socket.IO, ${r.label}`,
+      `p99 ${fmt(r.relay.latencyP99Ms, 2)} vs ${fmt(r.raw.latencyP99Ms, 2)} ms; ${fmt(r.relay.eventsPerSecond)} vs ${fmt(r.raw.eventsPerSecond)} events/s`,
+    ]),
+    ...(report.storage ? [[`MongoDB bytes written ÷ stored, one streamed turn`, `${fmt(report.storage.ratio, 2)}× (${fmt(report.storage.writtenBytes / 1024, 0)} / ${fmt(report.storage.storedBytes / 1024, 0)} KiB)`]] : []),
     [
       `Reload ${fmt(big.turns)} turns (${fmt(big.bytes / 2 ** 20, 1)} MiB): session:join cold / warm`,
       `${fmt(big.coldJoinMs, 0)} / ${fmt(big.warmJoinMs, 0)} ms`,

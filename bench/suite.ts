@@ -4,6 +4,8 @@ import type { BenchDatabase } from "./bench-database";
 import { runContextBench, type ContextResult } from "./context-bench";
 import { MARKUP_FULL, MARKUP_SMOKE, runMarkupBench, type MarkupResult } from "./markup-bench";
 import { RELAY_FULL, RELAY_SMOKE, runRelayBench, type RelayResult } from "./relay-bench";
+import { RELAY_COMPARE_FULL, RELAY_COMPARE_SMOKE, runRelayCompare, type RelayCompareResult } from "./relay-compare";
+import { runStorageBench, STORAGE_FULL, STORAGE_SMOKE, type StorageResult } from "./storage-bench";
 import { RELOAD_FULL, RELOAD_SMOKE, runReloadBench, type ReloadResult } from "./reload-bench";
 
 /**
@@ -20,6 +22,10 @@ export interface BenchReport {
   machine: { cpus: number; cpuModel: string; memoryGb: number; node: string; platform: string; database: string; loadAverageAtStart: number };
   markup: MarkupResult;
   relay: RelayResult[];
+  /** The relay against raw Socket.IO in the same run, clients in another process. */
+  relayCompare: RelayCompareResult[];
+  /** Bytes written to MongoDB for one streamed turn against what it stores. */
+  storage: StorageResult;
   reload: ReloadResult[];
   context: ContextResult;
   browser: BrowserResult | { skipped: string };
@@ -46,6 +52,10 @@ export async function runSuite(options: SuiteOptions): Promise<BenchReport> {
   const markup = runMarkupBench(full ? MARKUP_FULL : MARKUP_SMOKE);
   say("relay: DroneSession → Socket.IO → socket.io-client…");
   const relay = await runRelayBench(db.store, full ? RELAY_FULL : RELAY_SMOKE);
+  say("relay vs raw Socket.IO: viewers in another process…");
+  const relayCompare = await runRelayCompare(db.store, full ? RELAY_COMPARE_FULL : RELAY_COMPARE_SMOKE, say);
+  say("storage: bytes written to MongoDB for a streamed turn, against what it stores…");
+  const storage = await runStorageBench(db, full ? STORAGE_FULL : STORAGE_SMOKE);
   say("reload: seeding sessions, HTTP and session:join, counting database commands…");
   const reloaded = await runReloadBench(db, full ? RELOAD_FULL : RELOAD_SMOKE);
   const largest = reloaded.sizes.at(-1)!;
@@ -84,6 +94,8 @@ export async function runSuite(options: SuiteOptions): Promise<BenchReport> {
     },
     markup,
     relay,
+    relayCompare,
+    storage,
     reload: reloaded.sizes,
     context,
     browser,

@@ -29,6 +29,8 @@ const subagentRunSchema = new Schema(
     stats: { type: statsSchema, default: () => ({}) },
     startedAt: { type: Date, required: true },
     endedAt: { type: Date },
+    /** Appends this document has taken; each names the count it expects, so a retried one that landed changes nothing. */
+    appendSeq: { type: Number },
     /** Label of the model it ran on; absent in runs stored before it was kept. */
     model: { type: String },
     /** The failed run this one retries (Retry); the older run's "retried as" link is derived from it. */

@@ -1,9 +1,10 @@
 import { Schema, type Connection, type InferSchemaType } from "mongoose";
 
 /**
- * The whole of a step's text or reasoning when it is too long to sit in its turn or run
- * document (a 20 MB answer would pass the 16 MB BSON limit), in chunks written as the
- * text grows: a full chunk is written once, only the last one is rewritten.
+ * The part of a step's text, reasoning or answer that did not fit in its turn or run
+ * document (a 20 MB answer would pass the 16 MB BSON limit), in chunks appended as the
+ * text grows: each is what one write added, keyed by its character offset, never
+ * rewritten. (Older records number their chunks 0, 1, 2…; both sort by `n`.)
  */
 const textChunkSchema = new Schema(
   {
@@ -11,6 +12,7 @@ const textChunkSchema = new Schema(
     sessionId: { type: String, required: true },
     /** `turnId:runId|m:step:field` (see `stepTextId`). */
     textId: { type: String, required: true },
+    /** Where the chunk sits in its text (its character offset; a chunk index in older records). */
     n: { type: Number, required: true },
     data: { type: String, required: true },
   },

@@ -15,6 +15,8 @@ const turnSchema = new Schema(
     error: { type: String },
     stats: { type: statsSchema, default: () => ({}) },
     endedAt: { type: Date },
+    /** Appends this document has taken; each names the count it expects, so a retried one that landed changes nothing. */
+    appendSeq: { type: Number },
   },
   { timestamps: true, versionKey: false },
 );

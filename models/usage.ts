@@ -22,7 +22,10 @@ export const stepTextSchema = new Schema(
   {
     text: { type: String, default: "" },
     thinking: { type: String, default: "" },
-    /** Set when the text (or reasoning) is too long to sit here: it is in this many `TextChunk`s. */
+    /** Pieces appended as they streamed, after `text` (`thinking`): writes add to a text, never resend it. */
+    textParts: { type: [String], default: undefined },
+    thinkingParts: { type: [String], default: undefined },
+    /** Set when the text (or reasoning) outgrew its document: the rest is in this many `TextChunk`s. */
     textChunks: { type: Number },
     thinkingChunks: { type: Number },
   },

@@ -1,4 +1,5 @@
 import type { AgentEvent, AgentEventOf, ChatTurn, Step, SubagentProcess, ToolOutput } from "@/lib/contracts";
+import { emptyStoredTexts, planAppends, safeEnd, type StoredTexts } from "./text-appends";
 import { processInTurn } from "@/lib/turn/paths";
 import pRetry from "p-retry";
 import type { Models } from "@/models";
@@ -6,11 +7,13 @@ import type { Logger } from "@/lib/log";
 
 /**
  * Persists a session's agent events as they are relayed. Writes run one at a time in
- * event order; streamed text is not written per token but coalesced into one write per
- * `flushMs`. The in-memory turn (folded from the same events by the turn reducer) is the
- * source of every text and state written, so what is stored is what viewers were shown.
- * A failed write is retried with backoff, so a database that drops out for a while
- * loses nothing once it is back.
+ * event order; streamed text is not written per token but coalesced, at most one write
+ * per document per `flushMs`, and each write appends only what the document does not hold
+ * yet (text-appends.ts): the bytes sent grow with an answer's length, not its square. The
+ * in-memory turn (folded from the same events by the turn reducer) is the source of every
+ * text and state written, so what is stored is what viewers were shown. A failed write is
+ * retried with backoff, so a database that drops out for a while loses nothing once it is
+ * back, and an append whose reply was lost is not stored twice (see `appendOp`).
  */
 
 const OUTPUT_CHUNK_CHARS = 1_000_000;
@@ -29,17 +32,34 @@ type Op = () => Promise<unknown>;
 
 export const toolCallRecordId = (turnId: string, runId: string | null, callId: string) => `${turnId}:${runId ?? "m"}:${callId}`;
 
+/** One turn or run document as this writer last stored it (it is the only writer while the turn runs). */
+interface DocState {
+  kind: "turn" | "run";
+  turnId: string;
+  runId: string | null;
+  /** The document's `appendSeq`: an append names the value it expects, so a retried one that landed matches nothing. */
+  appendSeq: number;
+  texts: StoredTexts;
+  /** The texts as last planned, to tell an append from a rewrite (a replaced process). */
+  heldSteps: readonly { text: string; thinking: string }[];
+  /** JSON of each other field as last written, so an unchanged field is not sent again. */
+  fields: Map<string, string>;
+  response?: string;
+  /** Text streamed since its last append was queued, and since when it waits. */
+  pendingChars: number;
+  dirtySince?: number;
+}
+
 export class EventStore {
   private queue: Promise<void> = Promise.resolve();
   private readonly order = new Map<string, number>();
-  private readonly dirtyTurns = new Set<string>();
-  private readonly dirtyRuns = new Map<string, string>(); // runId → turnId
+  /** Turn and run documents by id (a turn's id, or a run's). */
+  private readonly docs = new Map<string, DocState>();
+  private readonly dirty = new Set<DocState>();
   private flushTimer: NodeJS.Timeout | undefined;
   private readonly flushMs: number;
   private readonly retry: { attempts: number; baseDelayMs: number };
   private pending = 0;
-  /** textId → chunks of that text already written whole (they never change again). */
-  private readonly fullChunks = new Map<string, number>();
 
   private readonly models: Models;
 
@@ -54,14 +74,17 @@ export class EventStore {
     const { sessionId } = this.options;
     switch (event.type) {
       case "turn:started":
+        this.docs.set(event.turnId, newDoc("turn", event.turnId, null));
         this.enqueue(() =>
-          this.models.Turn.create({ _id: event.turnId, sessionId, prompt: event.prompt, status: "running", createdAt: new Date(event.createdAt) }),
+          this.models.Turn.create({ _id: event.turnId, sessionId, prompt: event.prompt, status: "running", createdAt: new Date(event.createdAt), appendSeq: 0 }),
         );
         this.enqueue(() => this.touchSession());
         return;
       case "turn:token":
+        this.markDirty(event.turnId, event.text.length);
+        return;
       case "turn:usage":
-        this.markTurn(event.turnId);
+        this.markDirty(event.turnId, 0);
         return;
       case "tool:call":
         this.insertCall(event.turnId, null, event);
@@ -76,7 +99,10 @@ export class EventStore {
         this.enqueue(() => this.models.ToolCall.updateOne({ _id: id, $or: [{ approval: { $exists: false } }, { "approval.state": "pending" }] }, { $set: { approval } }));
         return;
       }
-      case "subagent_started":
+      case "subagent_started": {
+        const doc = newDoc("run", event.turnId, event.runId);
+        doc.fields.set("prompt", JSON.stringify(event.prompt));
+        this.docs.set(event.runId, doc);
         this.enqueue(() =>
           this.models.SubagentRun.create({
             _id: event.runId,
@@ -90,33 +116,36 @@ export class EventStore {
             prompt: event.prompt,
             status: "running",
             startedAt: new Date(event.startedAt),
+            appendSeq: 0,
             ...(event.model !== undefined ? { model: event.model } : {}),
             ...(event.retryOf !== undefined ? { retryOf: event.retryOf } : {}),
           }),
         );
         return;
+      }
       case "subagent_data": {
         const { data } = event;
         if (data.kind === "tool_call") this.insertCall(event.turnId, event.runId, data);
         else if (data.kind === "tool_result") this.saveResult(event.turnId, event.runId, data.callId, data);
         else if (data.kind === "steer") this.saveSteering(event.turnId, event.runId);
-        else this.markRun(event.turnId, event.runId);
+        else this.markDirty(event.runId, data.kind === "usage" ? 0 : data.text.length);
         return;
       }
       case "subagent_completed":
-      case "subagent_error": {
-        this.dirtyRuns.delete(event.runId);
-        const process = this.processOf(event.turnId, event.runId);
-        if (process) this.enqueue(() => this.writeProcess(event.turnId, process));
+      case "subagent_error":
+        this.writeProcessLater(event.turnId, event.runId, () => this.processOf(event.turnId, event.runId));
         return;
-      }
       case "agent:complete":
         this.saveProcess(event);
         return;
       case "turn:ended": {
-        this.dirtyTurns.delete(event.turnId);
-        const turn = this.options.getTurn(event.turnId);
-        if (turn) this.enqueue(() => this.writeTurn(turn, true));
+        const doc = this.docs.get(event.turnId);
+        if (!doc) return;
+        this.dirty.delete(doc);
+        this.enqueue(this.appendOp(doc, true, () => {
+          const turn = this.options.getTurn(event.turnId);
+          return turn && { steps: turn.steps, fields: endedTurnFields(turn) };
+        }));
         this.enqueue(() => this.touchSession());
         return;
       }
@@ -125,8 +154,7 @@ export class EventStore {
 
   /** Seed 000: a finished subagent's full process, stored beside the clean result its parent read. */
   saveProcess(event: AgentEventOf<"agent:complete">): void {
-    this.dirtyRuns.delete(event.runId);
-    this.enqueue(() => this.writeProcess(event.turnId, event.subagent));
+    this.writeProcessLater(event.turnId, event.runId, () => event.subagent);
   }
 
   /** A run's steering messages as the fold holds them (a few short lines, written whole: rare). */
@@ -140,8 +168,8 @@ export class EventStore {
     if (this.flushTimer) {
       clearTimeout(this.flushTimer);
       this.flushTimer = undefined;
-      this.enqueue(() => this.writeDirty());
     }
+    this.flushDirty(true);
     await this.queue;
   }
 
@@ -191,13 +219,23 @@ export class EventStore {
     return turn && processInTurn(turn, runId);
   }
 
-  private markTurn(turnId: string): void {
-    this.dirtyTurns.add(turnId);
-    this.scheduleFlush();
+  /** A run's last write: what it has not stored yet of its texts, its answer and how it ended. */
+  private writeProcessLater(turnId: string, runId: string, read: () => SubagentProcess | undefined): void {
+    const doc = this.docs.get(runId);
+    if (!doc || doc.turnId !== turnId) return;
+    this.dirty.delete(doc);
+    this.enqueue(this.appendOp(doc, true, () => {
+      const process = read();
+      return process && { steps: process.steps, fields: processFields(process), response: process.response };
+    }));
   }
 
-  private markRun(turnId: string, runId: string): void {
-    this.dirtyRuns.set(runId, turnId);
+  private markDirty(docId: string, chars: number): void {
+    const doc = this.docs.get(docId);
+    if (!doc) return;
+    doc.pendingChars += chars;
+    doc.dirtySince ??= Date.now();
+    this.dirty.add(doc);
     this.scheduleFlush();
   }
 
@@ -205,72 +243,126 @@ export class EventStore {
     if (this.flushTimer) return;
     this.flushTimer = setTimeout(() => {
       this.flushTimer = undefined;
-      this.enqueue(() => this.writeDirty());
+      this.flushDirty(false);
+      if (this.dirty.size > 0) this.scheduleFlush();
     }, this.flushMs);
   }
 
-  private async writeDirty(): Promise<void> {
-    const turns = [...this.dirtyTurns];
-    const runs = [...this.dirtyRuns];
-    this.dirtyTurns.clear();
-    this.dirtyRuns.clear();
-    for (const turnId of turns) {
-      const turn = this.options.getTurn(turnId);
-      if (turn) await this.writeTurn(turn, false);
+  /**
+   * Queues an append for each document with text waiting: at once when enough has
+   * streamed for the write to be mostly text, else once it has waited `MAX_WAIT_FLUSHES`
+   * flushes (a slow stream would otherwise send more filter than text).
+   */
+  private flushDirty(all: boolean): void {
+    const now = Date.now();
+    for (const doc of this.dirty) {
+      if (!all && doc.pendingChars < MIN_APPEND_CHARS && now - (doc.dirtySince ?? now) < MAX_WAIT_FLUSHES * this.flushMs) continue;
+      this.dirty.delete(doc);
+      this.enqueue(this.appendOp(doc, false, () => {
+        if (doc.kind === "turn") {
+          const turn = this.options.getTurn(doc.turnId);
+          return turn && { steps: turn.steps, fields: { stats: turn.stats } };
+        }
+        const process = this.processOf(doc.turnId, doc.runId!);
+        return process && { steps: process.steps, fields: { stats: process.stats } };
+      }));
     }
-    for (const [runId, turnId] of runs) {
-      const process = this.processOf(turnId, runId);
-      if (process) await this.models.SubagentRun.updateOne({ _id: runId }, { $set: { steps: await this.storedSteps(turnId, runId, process.steps), stats: process.stats } });
-    }
-  }
-
-  /** The turn's steps and stats; once it has ended, also how it ended. */
-  private async writeTurn(turn: ChatTurn, ended: boolean): Promise<void> {
-    const steps = await this.storedSteps(turn.turnId, null, turn.steps);
-    const fields = ended ? { ...endedTurnFields(turn), steps } : { steps, stats: turn.stats };
-    await this.models.Turn.updateOne({ _id: turn.turnId }, { $set: fields });
-  }
-
-  private async writeProcess(turnId: string, process: SubagentProcess): Promise<void> {
-    const steps = await this.storedSteps(turnId, process.runId, process.steps);
-    const response = await this.storedText(stepTextId(turnId, process.runId, "response"), process.response);
-    await this.models.SubagentRun.updateOne(
-      { _id: process.runId },
-      { $set: { ...processFields(process), steps, response: response.value, ...(response.chunks ? { responseChunks: response.chunks } : {}) } },
-    );
-  }
-
-  /** What a step stores on its turn or run: its text and reasoning (its calls are records of their own). */
-  private async storedSteps(turnId: string, runId: string | null, steps: readonly Step[]): Promise<StoredStep[]> {
-    const out: StoredStep[] = [];
-    for (let i = 0; i < steps.length; i++) {
-      const text = await this.storedText(stepTextId(turnId, runId, `${i}:text`), steps[i]!.text);
-      const thinking = await this.storedText(stepTextId(turnId, runId, `${i}:thinking`), steps[i]!.thinking);
-      out.push({
-        text: text.value,
-        thinking: thinking.value,
-        ...(text.chunks ? { textChunks: text.chunks } : {}),
-        ...(thinking.chunks ? { thinkingChunks: thinking.chunks } : {}),
-      });
-    }
-    return out;
   }
 
   /**
-   * A text as its document stores it: inline when short; else "" there and the whole text
-   * in TextChunks beside it. Texts only grow at their end, so a full chunk never changes:
-   * each is written once, and only the last, partial one is rewritten as the text grows.
+   * One write of a turn or run document: what its texts gained since the last write
+   * (planned once, when the write's turn in the queue comes, and resent as is on retry),
+   * and those of its other fields that changed. The filter names the `appendSeq` the
+   * document had before, so a retry of an update that did land matches nothing.
    */
-  private async storedText(textId: string, value: string): Promise<{ value: string; chunks?: number }> {
-    if (value.length <= INLINE_TEXT_CHARS) return { value };
-    const count = Math.ceil(value.length / OUTPUT_CHUNK_CHARS);
-    for (let n = this.fullChunks.get(textId) ?? 0; n < count; n++) {
-      const data = value.slice(n * OUTPUT_CHUNK_CHARS, (n + 1) * OUTPUT_CHUNK_CHARS);
-      const { sessionId } = this.options;
-      await this.models.TextChunk.updateOne({ _id: `${textId}#${n}` }, { $set: { sessionId, textId, n, data } }, { upsert: true });
+  private appendOp(doc: DocState, final: boolean, read: () => { steps: readonly Step[]; fields: Record<string, unknown>; response?: string } | undefined): Op {
+    let attempt: (() => Promise<void>) | undefined;
+    return () => {
+      if (!attempt) {
+        doc.pendingChars = 0;
+        doc.dirtySince = undefined;
+        const state = read();
+        if (!state) return Promise.resolve();
+        attempt = this.planWrite(doc, state, final);
+      }
+      return attempt();
+    };
+  }
+
+  private planWrite(doc: DocState, state: { steps: readonly Step[]; fields: Record<string, unknown>; response?: string }, final: boolean): () => Promise<void> {
+    const rewrite = !extendsHeld(doc.heldSteps, state.steps, final);
+    const from = rewrite ? emptyStoredTexts() : doc.texts;
+    const textId = (i: number, field: string) => stepTextId(doc.turnId, doc.runId, `${i}:${field}`);
+    const plan = planAppends(from, state.steps, { textId, inlineBudget: INLINE_TEXT_CHARS, chunkChars: OUTPUT_CHUNK_CHARS, final });
+    const set: Record<string, unknown> = { ...plan?.set };
+    const chunks = plan?.chunks.slice() ?? [];
+    let inline = plan?.next.inline ?? from.inline;
+    if (rewrite) {
+      this.options.log?.warn("a stored text was replaced rather than extended; rewriting it", { sessionId: this.options.sessionId, docId: doc.runId ?? doc.turnId });
+      set.steps = state.steps.map((_, i) => plan?.set[`steps.${i}`]);
+      for (const key of Object.keys(plan?.set ?? {})) delete set[key];
     }
-    this.fullChunks.set(textId, Math.floor(value.length / OUTPUT_CHUNK_CHARS));
-    return { value: "", chunks: count };
+    const fields = new Map<string, string>();
+    for (const [key, value] of Object.entries(state.fields)) {
+      const json = JSON.stringify(value);
+      if (doc.fields.get(key) === json) continue;
+      fields.set(key, json);
+      set[key] = value;
+    }
+    let response = doc.response;
+    if (state.response !== undefined && state.response !== doc.response) {
+      response = state.response;
+      const responseId = stepTextId(doc.turnId, doc.runId, "response");
+      if (state.response.length <= INLINE_TEXT_CHARS - inline) {
+        set.response = state.response;
+        inline += state.response.length;
+      } else {
+        set.response = "";
+        let n = 0;
+        for (let at = 0; at < state.response.length; n++) {
+          const end = at + OUTPUT_CHUNK_CHARS >= state.response.length ? state.response.length : safeEnd(state.response, at + OUTPUT_CHUNK_CHARS);
+          chunks.push({ textId: responseId, offset: at, data: state.response.slice(at, end) });
+          at = end;
+        }
+        set.responseChunks = n;
+      }
+    }
+    const update: Record<string, unknown> = { $inc: { appendSeq: 1, ...(rewrite ? {} : plan?.inc) } };
+    if (Object.keys(set).length > 0) update.$set = set;
+    if (!rewrite && plan && Object.keys(plan.push).length > 0) update.$push = plan.push;
+    const nothing = !plan && !rewrite && update.$set === undefined;
+    const expected = doc.appendSeq;
+    const next: StoredTexts = plan?.next ?? from;
+    const commit = () => {
+      doc.appendSeq = expected + 1;
+      doc.texts = { steps: next.steps, inline };
+      doc.heldSteps = state.steps;
+      for (const [key, json] of fields) doc.fields.set(key, json);
+      doc.response = response;
+    };
+    if (nothing) return async () => undefined;
+    const { sessionId } = this.options;
+    const model = (doc.kind === "turn" ? this.models.Turn : this.models.SubagentRun) as typeof this.models.Turn;
+    let tries = 0;
+    let cleared = !rewrite;
+    return async () => {
+      tries++;
+      if (!cleared) {
+        const ids = doc.heldSteps.flatMap((_, i) => [textId(i, "text"), textId(i, "thinking")]);
+        await this.models.TextChunk.deleteMany({ sessionId, textId: { $in: ids } });
+        cleared = true;
+      }
+      // Chunks first: a document never names text it does not have. Keyed by offset, so a retry overwrites.
+      for (const chunk of chunks) {
+        const { textId: id, offset, data } = chunk;
+        await this.models.TextChunk.updateOne({ _id: `${id}#${offset}` }, { $set: { sessionId, textId: id, n: offset, data } }, { upsert: true });
+      }
+      const result = await model.updateOne({ _id: doc.runId ?? doc.turnId, appendSeq: expected }, update, { timestamps: false });
+      if (result.matchedCount === 0 && tries === 1) {
+        this.options.log?.warn("a stored turn or run was not where its writer left it", { sessionId, docId: doc.runId ?? doc.turnId, appendSeq: expected });
+      }
+      commit();
+    };
   }
 
   /**
@@ -313,6 +405,35 @@ export class EventStore {
   }
 }
 
+/** A text append waits for this much text, or for MAX_WAIT_FLUSHES flushes: each write sends ~150 bytes besides its text. */
+const MIN_APPEND_CHARS = 512;
+const MAX_WAIT_FLUSHES = 10;
+
+function newDoc(kind: DocState["kind"], turnId: string, runId: string | null): DocState {
+  return { kind, turnId, runId, appendSeq: 0, texts: emptyStoredTexts(), heldSteps: [], fields: new Map(), pendingChars: 0 };
+}
+
+/**
+ * Whether `steps` only add to what was held: texts grow at their end, steps are added
+ * after. While a run streams the fold only appends (by offset), so lengths say it; the
+ * last write compares text, as `agent:complete` replaces the folded process with its own.
+ */
+function extendsHeld(held: readonly { text: string; thinking: string }[], steps: readonly { text: string; thinking: string }[], compareText: boolean): boolean {
+  if (steps.length < held.length) return false;
+  for (let i = 0; i < held.length; i++) {
+    const before = held[i]!;
+    const now = steps[i]!;
+    if (before === now) continue;
+    if (!grows(before.text, now.text, compareText) || !grows(before.thinking, now.thinking, compareText)) return false;
+  }
+  return true;
+}
+
+function grows(before: string, now: string, compareText: boolean): boolean {
+  if (before === now) return true;
+  return now.length >= before.length && (!compareText || now.startsWith(before));
+}
+
 /** Writes queued per session while the database is away, at most (each a few KB at most). */
 const MAX_PENDING_WRITES = 50_000;
 
@@ -327,12 +448,6 @@ function unreachable(error: unknown): boolean {
 /** Longest text kept inside its turn or run document (a UTF-16 million is at most 3 MB of UTF-8). */
 const INLINE_TEXT_CHARS = 1_000_000;
 
-interface StoredStep {
-  text: string;
-  thinking: string;
-  textChunks?: number;
-  thinkingChunks?: number;
-}
 
 /** Names one long text of a turn: the master's (`m`) or a run's step text, reasoning or response. */
 export function stepTextId(turnId: string, runId: string | null, part: string): string {

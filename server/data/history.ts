@@ -55,8 +55,8 @@ export async function loadHistoryRows(models: Models, sessionId: string): Promis
 
 function chunkedIds(turnId: string, runId: string | null, steps: StoredSteps | undefined): string[] {
   return (steps ?? []).flatMap((step, i) => [
-    ...(step.textChunks ? [stepTextId(turnId, runId, `${i}:text`)] : []),
-    ...(step.thinkingChunks ? [stepTextId(turnId, runId, `${i}:thinking`)] : []),
+    ...(step?.textChunks ? [stepTextId(turnId, runId, `${i}:text`)] : []),
+    ...(step?.thinkingChunks ? [stepTextId(turnId, runId, `${i}:thinking`)] : []),
   ]);
 }
 
@@ -78,22 +78,37 @@ function normalizeStats(stats: Partial<TurnStats> | null | undefined): TurnStats
   };
 }
 
+type StoredSteps = readonly (StoredStepText | null | undefined)[];
+interface StoredStepText {
+  text?: string | null;
+  thinking?: string | null;
+  textParts?: string[] | null;
+  thinkingParts?: string[] | null;
+  textChunks?: number | null;
+  thinkingChunks?: number | null;
+}
+
 /**
  * Steps from a stored text list and the owner's calls (each carrying its step index):
- * as many steps as either knows of, as the reducer creates them.
+ * as many steps as either knows of, as the reducer creates them. A text is stored as it streamed (server/data/text-appends.ts): its first piece, the
+ * pieces appended after it, then what outgrew the document, in chunks.
  */
-type StoredSteps = readonly { text?: string | null; thinking?: string | null; textChunks?: number | null; thinkingChunks?: number | null }[];
-
 function stepsOf(texts: StoredSteps, calls: ToolCall[][], whole: (i: number, field: "text" | "thinking") => string | undefined = () => undefined): Step[] {
   const count = Math.max(texts.length, calls.length);
   const steps: Step[] = [];
   for (let i = 0; i < count; i++) {
     const stored = texts[i];
-    const text = (stored?.textChunks && whole(i, "text")) || (stored?.text ?? "");
-    const thinking = (stored?.thinkingChunks && whole(i, "thinking")) || (stored?.thinking ?? "");
+    const text = storedText(stored?.text, stored?.textParts, stored?.textChunks ? whole(i, "text") : undefined);
+    const thinking = storedText(stored?.thinking, stored?.thinkingParts, stored?.thinkingChunks ? whole(i, "thinking") : undefined);
     steps.push({ text, thinking, toolCalls: calls[i] ?? [] });
   }
   return steps;
+}
+
+function storedText(first: string | null | undefined, parts: readonly string[] | null | undefined, chunked: string | undefined): string {
+  const head = first ?? "";
+  const inline = parts && parts.length > 0 ? head + parts.join("") : head;
+  return chunked ? inline + chunked : inline;
 }
 
 /**

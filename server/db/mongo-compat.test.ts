@@ -113,3 +113,33 @@ describe("mongoose operations on the test database server", () => {
     expect(after!.updatedAt.getTime()).toBeGreaterThan(before!.updatedAt.getTime());
   });
 });
+
+/**
+ * The event store's append-only writes (server/data/event-store.ts): new steps set at
+ * indices past the array's end, text pushed onto a field of an existing element, counts
+ * incremented on it, all in one update guarded by a counter in the filter, so a retried
+ * update that already landed matches nothing.
+ */
+describe("guarded appends into an array of subdocuments", () => {
+  const stepSchema = new Schema({ text: { type: String, default: "" }, textParts: { type: [String], default: undefined }, textChunks: Number }, { _id: false });
+  const docSchema = new Schema({ _id: String, steps: { type: [stepSchema], default: () => [] }, appendSeq: { type: Number, default: 0 } }, { versionKey: false });
+  const makeDoc = (c: Connection) => c.model("AppendDoc", docSchema);
+
+  it("sets new indices past the end, pushes onto an element's field and increments it, once per counter value", async () => {
+    const Doc = makeDoc(conn);
+    await Doc.create({ _id: "d1" });
+    const first = await Doc.updateOne({ _id: "d1", appendSeq: 0 }, { $set: { "steps.0": { text: "ab" }, "steps.1": { text: "" } }, $inc: { appendSeq: 1 } });
+    expect(first.matchedCount).toBe(1);
+    const second = { $push: { "steps.0.textParts": "cd", "steps.1.textParts": "x" }, $set: Object.fromEntries(Array.from({ length: 10 }, (_, k) => [`steps.${k + 2}`, { text: `s${k + 2}` }])), $inc: { appendSeq: 1, "steps.1.textChunks": 2 } };
+    expect((await Doc.updateOne({ _id: "d1", appendSeq: 1 }, second)).matchedCount).toBe(1);
+    // The same update retried (its reply lost) finds the counter moved on and changes nothing.
+    expect((await Doc.updateOne({ _id: "d1", appendSeq: 1 }, second)).matchedCount).toBe(0);
+    await Doc.updateOne({ _id: "d1", appendSeq: 2 }, { $push: { "steps.0.textParts": "ef" }, $inc: { appendSeq: 1 } });
+    const doc = await Doc.findById("d1").lean();
+    expect(doc?.appendSeq).toBe(3);
+    expect(doc?.steps).toHaveLength(12);
+    expect(doc?.steps[0]).toEqual({ text: "ab", textParts: ["cd", "ef"] });
+    expect(doc?.steps[1]).toEqual({ text: "", textParts: ["x"], textChunks: 2 });
+    expect(doc?.steps[11]).toEqual({ text: "s11" });
+  });
+});

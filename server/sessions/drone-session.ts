@@ -20,7 +20,7 @@ import type { Logger } from "@/lib/log";
 
 const SEQ_BLOCK = 1_000_000;
 /** Events kept for replay; a client further behind gets a snapshot instead. */
-const REPLAY_LIMIT = 50_000;
+export const REPLAY_LIMIT = 50_000;
 const TITLE_CHARS = 60;
 
 export interface DroneSessionDeps {

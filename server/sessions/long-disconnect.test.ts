@@ -1,51 +1,124 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { initialSessionState, sessionReducer } from "@/lib/chat/session-state";
-import type { JoinResult, SessionEvent } from "@/lib/contracts";
-import { createDemoModel } from "@/lib/model/demo-model";
-import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness } from "@/test/support/server/app-harness";
+import type { TurnInput, TurnResult } from "@/lib/agent/runtime";
+import { initialSessionState, sessionReducer, type SessionState } from "@/lib/chat/session-state";
+import { emptyStats, type AgentEvent, type ChatTurn, type JoinResult } from "@/lib/contracts";
+import { applyEvent, turnFromStart } from "@/lib/turn/reduce";
+import { openSession, recordEvents, request, startHarness, waitFor, type Harness } from "@/test/support/server/app-harness";
+import { REPLAY_LIMIT } from "./drone-session";
+import type { TurnRunner } from "./turn-runner";
 
 /**
- * A browser whose connection drops mid-stream and comes back two minutes later (a laptop
- * lid, a tunnel): its rejoin with the last sequence number it applied brings it to exactly
- * the stored state, although the turn ended while it was away. Real time, on purpose.
+ * A browser whose connection drops mid-stream (a laptop lid, a tunnel) and comes back
+ * after the turn has ended. The server keeps the last REPLAY_LIMIT events: a browser that
+ * missed fewer gets exactly the events it missed; one that missed more gets a snapshot.
+ * The window is counted in events, so each case streams as many as it needs while the
+ * browser is away, rather than waiting on a clock. Either way it ends on the stored turn.
  */
-const AWAY_MS = 2 * 60_000;
-let harness: Harness;
 
+/** A stand-in for the runtime (no model runs): a subagent streams `before` tokens, waits for `resume`, streams `after` more and the turn ends. */
+interface Script {
+  before: number;
+  after: number;
+  resume: Promise<void>;
+}
+let script: Script;
+
+function scriptedRunner(): TurnRunner {
+  return {
+    startTurn(input: TurnInput) {
+      const { before, after, resume } = script;
+      const done = (async (): Promise<TurnResult> => {
+        const { turnId } = input;
+        const at = new Date().toISOString();
+        const ref = { turnId, runId: `${turnId}-r1`, parentRunId: null, depth: 1 };
+        let turn: ChatTurn | undefined;
+        const publish = (event: AgentEvent) => {
+          turn = event.type === "turn:started" ? turnFromStart(event, input.sessionId) : applyEvent(turn!, event);
+          input.publish(event);
+        };
+        publish({ type: "turn:started", turnId, prompt: input.prompt, createdAt: at });
+        publish({ type: "tool:call", turnId, step: 0, callId: "c1", name: "subagent", parameters: '{"task":"watch"}' });
+        publish({ type: "subagent_started", ...ref, callId: "c1", name: "explore", task: "watch", prompt: "Task: watch", startedAt: at });
+        let sent = 0;
+        const stream = async (count: number) => {
+          for (const end = sent + count; sent < end; sent++) {
+            publish({ type: "subagent_data", ...ref, data: { kind: "token", step: 0, offset: sent * 4, text: "tok " } });
+            if (sent % 500 === 0) await new Promise((r) => setImmediate(r));
+          }
+        };
+        await stream(before);
+        await resume;
+        await stream(after);
+        const stats = { ...emptyStats(), steps: 1 };
+        publish({ type: "subagent_completed", ...ref, response: "tok ".repeat(sent), stats, endReason: "completed", endedAt: at });
+        publish({ type: "tool:result", turnId, callId: "c1", response: "watched", responseSize: 7, status: "success" });
+        publish({ type: "turn:token", turnId, step: 1, offset: 0, text: "Done." });
+        publish({ type: "turn:ended", turnId, status: "completed", stats, endedAt: at });
+        return { status: "completed", stats, turn: turn! };
+      })();
+      return { done, cancel: () => undefined, steer: () => ({ ok: false, message: "n/a" }), kill: () => ({ ok: false, message: "n/a" }) };
+    },
+  };
+}
+
+let harness: Harness;
 beforeAll(async () => {
-  harness = await startHarness("longdrop", { runner: runtimeWith(createDemoModel({ chunkDelayMs: 20 })) });
+  harness = await startHarness("longdrop", { runner: scriptedRunner() });
 });
 afterAll(async () => {
   await harness?.close();
 });
 
-describe("a connection dropped for two minutes", () => {
-  it("catches up on rejoin and converges on the stored turn", { timeout: AWAY_MS + 90_000 }, async () => {
-    const { cookie, socket, sessionId } = await openSession(harness);
-    const seen = recordEvents(socket);
-    const joined = await request(socket, "session:join", { sessionId });
-    let state = sessionReducer(initialSessionState(sessionId), { type: "joined", result: (joined as { data: JoinResult }).data });
-    await request(socket, "turn:send", { sessionId, text: "Investigate the open bugs and the release plan" });
-    await waitFor(() => seen.some((e) => e.type === "subagent_data"), 10_000, "subagent activity");
+/** Drops the connection after `before` events of the stream, lets `missed` more go by, rejoins with the last sequence number applied. */
+async function dropAndRejoin(missed: number) {
+  let resume: () => void = () => undefined;
+  script = { before: 20, after: missed, resume: new Promise<void>((r) => (resume = r)) };
+  const { cookie, socket, sessionId } = await openSession(harness);
+  const seen = recordEvents(socket);
+  const joined = await request(socket, "session:join", { sessionId });
+  let state: SessionState = sessionReducer(initialSessionState(sessionId), { type: "joined", result: (joined as { data: JoinResult }).data });
+  await request(socket, "turn:send", { sessionId, text: "Stream while I am away" });
+  await waitFor(() => seen.filter((e) => e.type === "subagent_data").length >= 20, 10_000, "the first tokens");
 
-    socket.disconnect();
-    for (const event of seen) state = sessionReducer(state, { type: "event", event });
-    expect(state.turns[0]?.status).toBe("running");
-    await new Promise((r) => setTimeout(r, AWAY_MS));
+  socket.disconnect();
+  for (const event of seen) state = sessionReducer(state, { type: "event", event });
+  expect(state.turns[0]?.status).toBe("running");
+  const lastSeq = state.seq;
+  const session = (await harness.app.registry.peek(sessionId))!;
+  resume();
+  await session.settled();
+  expect(session.currentSeq - lastSeq).toBeGreaterThanOrEqual(missed);
 
-    const back = await harness.client(cookie);
-    const missed = recordEvents(back);
-    let replayed = false;
-    back.on("replay:complete", () => (replayed = true));
-    const rejoined = await request(back, "session:join", { sessionId, lastSeq: state.seq });
-    if (!rejoined.ok) throw new Error(rejoined.message);
-    state = sessionReducer(state, { type: "joined", result: rejoined.data });
-    if (rejoined.data.mode === "replay") await waitFor(() => replayed, 10_000, "replay:complete");
-    for (const event of missed as SessionEvent[]) state = sessionReducer(state, { type: "event", event });
+  const back = await harness.client(cookie);
+  const replayed = recordEvents(back);
+  let replayEnd: number | undefined;
+  back.on("replay:complete", ({ seq }) => (replayEnd = seq));
+  const rejoined = await request(back, "session:join", { sessionId, lastSeq });
+  if (!rejoined.ok) throw new Error(rejoined.message);
+  state = sessionReducer(state, { type: "joined", result: rejoined.data });
+  if (rejoined.data.mode === "replay") await waitFor(() => replayEnd !== undefined, 10_000, "replay:complete");
+  for (const event of replayed) state = sessionReducer(state, { type: "event", event });
+  back.disconnect();
 
-    expect(state.needsResync).toBe(false);
-    expect(state.turns[0]?.status).toBe("completed");
-    const stored = await (await harness.app.registry.peek(sessionId))!.history();
-    expect(state.turns).toStrictEqual(stored);
-  });
+  expect(state.needsResync).toBe(false);
+  expect(state.turns[0]?.status).toBe("completed");
+  expect(state.turns).toStrictEqual(await harness.store.loadHistory(sessionId));
+  return { mode: rejoined.data.mode, lastSeq, replayed: replayed.map((e) => e.seq), replayEnd, finalSeq: session.currentSeq };
+}
+
+describe("a connection dropped mid-stream", () => {
+  it("that missed fewer events than the replay window gets exactly the events it missed, then replay:complete", async () => {
+    const result = await dropAndRejoin(2_000);
+    expect(result.mode).toBe("replay");
+    const expected = Array.from({ length: result.finalSeq - result.lastSeq }, (_, k) => result.lastSeq + 1 + k);
+    expect(result.replayed).toStrictEqual(expected);
+    expect(result.replayEnd).toBe(result.finalSeq);
+  }, 60_000);
+
+  it("that missed more events than the replay window gets a snapshot of the stored turn", async () => {
+    const result = await dropAndRejoin(REPLAY_LIMIT + 1);
+    expect(result.mode).toBe("snapshot");
+    expect(result.replayed).toHaveLength(0);
+    expect(result.replayEnd).toBeUndefined();
+  }, 120_000);
 });

@@ -1,0 +1,141 @@
+import mongoose, { type Connection } from "mongoose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TurnInput, TurnResult } from "@/lib/agent/runtime";
+import { emptyStats, type AgentEvent, type AgentEventOf, type ChatTurn } from "@/lib/contracts";
+import { applyEvent, turnFromStart } from "@/lib/turn/reduce";
+import { createModels, initModels, type Models } from "@/models";
+import { mongoStore, type ChatStore } from "@/server/data/store";
+import { DroneSession } from "@/server/sessions/drone-session";
+import type { TurnRunner } from "@/server/sessions/turn-runner";
+import { testDatabaseUri } from "@/test/support/server/database";
+import { startReplyDroppingProxy, type ReplyDroppingProxy } from "@/test/support/server/reply-dropping-proxy";
+import { meterWrites, storedBytes } from "@/test/support/server/write-meter";
+
+/**
+ * The event store appends: what it sends MongoDB while a long answer streams grows with
+ * the answer, not with its square (it used to send each running text whole every 100 ms),
+ * and a retried append whose reply was lost does not store its text twice.
+ */
+let connection: Connection;
+let models: Models;
+let store: ChatStore;
+beforeAll(async () => {
+  connection = await mongoose.createConnection(testDatabaseUri("append-writes"), { monitorCommands: true }).asPromise();
+  models = createModels(connection);
+  await initModels(models);
+  store = mongoStore(models);
+});
+afterAll(async () => {
+  await connection?.dropDatabase().catch(() => undefined);
+  await connection?.close();
+});
+
+const TOKEN = "Streaming tokens, one after another; ";
+
+/** A stand-in for the runtime (no model runs): a subagent thinks and answers, then the master answers, `chars` each, paced like a stream. */
+function longAnswerRunner(chars: number): TurnRunner {
+  return {
+    startTurn(input: TurnInput) {
+      const done = (async (): Promise<TurnResult> => {
+        const { turnId } = input;
+        const at = new Date().toISOString();
+        const ref = { turnId, runId: `${turnId}-r1`, parentRunId: null, depth: 1 };
+        let turn: ChatTurn | undefined;
+        const publish = (event: AgentEvent) => {
+          turn = event.type === "turn:started" ? turnFromStart(event, input.sessionId) : applyEvent(turn!, event);
+          input.publish(event);
+        };
+        publish({ type: "turn:started", turnId, prompt: input.prompt, createdAt: at });
+        publish({ type: "tool:call", turnId, step: 0, callId: "c1", name: "subagent", parameters: '{"task":"read"}' });
+        publish({ type: "subagent_started", ...ref, callId: "c1", name: "explore", task: "read", prompt: "Task: read", startedAt: at });
+        const stream = async (event: (offset: number) => AgentEvent) => {
+          for (let offset = 0, n = 0; offset < chars; offset += TOKEN.length, n++) {
+            publish(event(offset));
+            // About 1,500 tokens a second: the writer flushes many times while the text grows.
+            if (n % 8 === 0) await new Promise((r) => setTimeout(r, 5));
+          }
+        };
+        await stream((offset) => ({ type: "subagent_data", ...ref, data: { kind: "thinking", step: 0, offset, text: TOKEN } }));
+        await stream((offset) => ({ type: "subagent_data", ...ref, data: { kind: "token", step: 0, offset, text: TOKEN } }));
+        const stats = { ...emptyStats(), steps: 1 };
+        const answer = processText(turn!, ref.runId);
+        publish({ type: "subagent_completed", ...ref, response: answer, stats, endReason: "completed", endedAt: at });
+        publish({ type: "tool:result", turnId, callId: "c1", response: "clean result", responseSize: 12, status: "success" });
+        await stream((offset) => ({ type: "turn:token", turnId, step: 1, offset, text: TOKEN }));
+        publish({ type: "turn:ended", turnId, status: "completed", stats, endedAt: at });
+        return { status: "completed", stats, turn: turn! };
+      })();
+      return { done, cancel: () => undefined, steer: () => ({ ok: false, message: "n/a" }), kill: () => ({ ok: false, message: "n/a" }) };
+    },
+  };
+}
+
+function processText(turn: ChatTurn, runId: string): string {
+  const process = turn.steps[0]!.toolCalls[0]!.subagent!;
+  expect(process.runId).toBe(runId);
+  return process.steps[0]!.text;
+}
+
+describe("bytes written for a long streamed answer", () => {
+  it("are at most twice what the turn stores, and the stored turn reloads exactly", async () => {
+    const { sessionId } = await store.createSession("owner-1");
+    const meter = meterWrites(connection);
+    const drone = await DroneSession.open({ store, sessionId, title: "t", runner: longAnswerRunner(120_000), relay: () => undefined, flushMs: 20 });
+    const turnId = await drone.startTurn("answer at length");
+    await drone.settled();
+    meter.stop();
+
+    const live = drone.liveTurn(turnId)!;
+    expect(live.steps[1]!.text.length).toBeGreaterThanOrEqual(120_000);
+    const [stored] = await store.loadHistory(sessionId);
+    expect(stored).toStrictEqual(live);
+
+    const written = meter.total();
+    const kept = await storedBytes(models, sessionId);
+    // Four texts of 120,000 characters (thinking, answer, the run's response, the master's answer).
+    expect(kept).toBeGreaterThan(480_000);
+    // Rewriting each running text whole at every flush sent about 70 times this.
+    expect(written).toBeLessThanOrEqual(2 * kept);
+  }, 60_000);
+});
+
+describe("an append whose reply is lost", () => {
+  let proxy: ReplyDroppingProxy;
+  let proxied: Connection;
+  beforeAll(async () => {
+    proxy = await startReplyDroppingProxy(testDatabaseUri("x"));
+    proxied = await mongoose.createConnection(proxy.uri(connection.name), { serverSelectionTimeoutMS: 5_000 }).asPromise();
+  });
+  afterAll(async () => {
+    await proxied?.close();
+    await proxy?.close();
+  });
+
+  it("is retried without storing its text twice", async () => {
+    const proxiedModels = createModels(proxied);
+    const { sessionId } = await store.createSession("owner-1");
+    const turnId = "turn-lost-reply";
+    let turn: ChatTurn | undefined;
+    const writer = mongoStore(proxiedModels).eventWriter({ sessionId, getTurn: () => turn, flushMs: 5, retry: { attempts: 3, baseDelayMs: 20 } });
+    const publish = (event: AgentEvent) => {
+      turn = event.type === "turn:started" ? turnFromStart(event, sessionId) : applyEvent(turn!, event);
+      writer.record(event);
+    };
+    publish({ type: "turn:started", turnId, prompt: "p", createdAt: new Date().toISOString() });
+    publish({ type: "turn:token", turnId, step: 0, offset: 0, text: "first piece. " });
+    await writer.drain();
+
+    const lost = proxy.dropNextReply("update", "turns");
+    const second = "second piece, whose reply the network loses. ";
+    publish({ type: "turn:token", turnId, step: 0, offset: 13, text: second });
+    await writer.drain();
+    await lost;
+    publish({ type: "turn:token", turnId, step: 0, offset: 13 + second.length, text: "third." });
+    publish({ type: "turn:ended", turnId, status: "completed", stats: emptyStats(), endedAt: new Date().toISOString() } satisfies AgentEventOf<"turn:ended">);
+    await writer.drain();
+
+    const [stored] = await store.loadHistory(sessionId);
+    expect(stored!.steps[0]!.text).toBe(`first piece. ${second}third.`);
+    expect(stored).toStrictEqual(turn);
+  }, 30_000);
+});
