@@ -45,6 +45,8 @@ export async function startAppProcess(options: AppProcessOptions): Promise<AppPr
       MODEL: "",
       APP_PASSWORD: "",
       DEMO_CHUNK_DELAY_MS: "40",
+      // No time-to-first-token pause: a person's pace (lib/env.ts) would triple the browser tests' time.
+      DEMO_REPLY_DELAY_MS: "0",
       ...options.env,
     },
     stdio: options.quiet ? ["ignore", "ignore", "pipe"] : ["ignore", "inherit", "inherit"],
