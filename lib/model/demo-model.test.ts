@@ -110,8 +110,8 @@ describe("offline demo model", () => {
     expect(reads.sort()).toEqual(["docs/release-plan.md", "notes/bug-triage.md"]);
     // A short synthesis: one cited line per subagent with its key line, no run id, no pasted response.
     const answer = masterText(result.turn);
-    expect(answer).toContain("- **The explore agent on *the open bugs*** found `notes/bug-triage.md`, line 7: “41 · MLLW predictions too high by MSL (offset applied twice) · critical · 0.5.0 · [Mara] · fix in progress”");
-    expect(answer).toContain("- **The explore agent on *the release plan*** found `docs/release-plan.md`, line 5: “release · 2026-12-15 · PyPI + GitHub release”");
+    expect(answer).toContain("- The explore agent on *the open bugs* found `notes/bug-triage.md`, line 7: “#41 · MLLW predictions too high by MSL (offset applied twice) · critical · 0.5.0 · [Mara] · fix in progress”");
+    expect(answer).toContain("- The explore agent on *the release plan* found `docs/release-plan.md`, line 5: “release · 2026-12-15 · PyPI + GitHub release”");
     expect(answer).toContain("Status: 2 Completed.");
     expect(answer).not.toContain("```");
     for (const s of started) expect(answer).not.toContain(s.runId.slice(0, 8));
@@ -130,7 +130,7 @@ describe("offline demo model", () => {
     expect(started[1]!.parentRunId).toBe(started[0]!.runId);
     // The general's own cited line for its grandchild is kept, nested under the general's.
     const answer = masterText(result.turn);
-    expect(answer).toContain("- **The general agent on *the release plan*** split it into one part, read by an explore agent:\n  - **The explore agent on *the release plan*** found `docs/release-plan.md`, line 5:");
+    expect(answer).toContain("- The general agent on *the release plan* split it into one part, read by an explore agent:\n  - The explore agent on *the release plan* found `docs/release-plan.md`, line 5:");
     expect(answer).not.toMatch(/(general|explore)-[0-9a-z]{8}/);
   });
 

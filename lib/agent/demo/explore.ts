@@ -145,10 +145,11 @@ export function keyLine(read: FileRead, keywords: string[]): { number: number; t
   return best;
 }
 
-/** A line as prose: a table row's cells joined, bold markers dropped, backticks kept out of the quote. */
+/** A line as prose: a table row's cells joined (a leading number as #n), bold markers dropped, backticks kept out of the quote. */
 function plain(text: string): string {
   const row = TABLE_ROW.exec(text.trim());
-  const prose = row ? row[1]!.split("|").map((c) => c.trim()).filter(Boolean).join(" · ") : text.trim();
+  // A row that starts with a bare number is an issue-like record: "#41 · …".
+  const prose = row ? row[1]!.split("|").map((c) => c.trim()).filter(Boolean).join(" · ").replace(/^(\d+) · /, "#$1 · ") : text.trim();
   return prose.replace(BOLD, "$1").replace(/`/g, "");
 }
 

@@ -90,10 +90,12 @@ describe("the demo prompts offered to newcomers", () => {
     expect(reads.sort()).toEqual(["constituents", "datums", "extremes", "harmonics", "stations"].map((m) => `src/tidepool/${m}.py`));
     const answer = masterText(result.turn);
     expect(answer).toContain("To compare them, I'm sending an `explore` subagent to each of the 5 at once.");
-    expect(answer).toContain("- **The explore agent on *the datums module*** found `src/tidepool/datums.py` (32 lines): “Converting heights between tidal datums.” It defines `offset`, `convert`; it uses `stations`.");
+    expect(answer).toContain("- The explore agent on *the datums module* found `src/tidepool/datums.py` (32 lines): “Converting heights between tidal datums.” It defines `offset`, `convert`; it uses `stations`.");
     expect(answer).toContain("Status: 5 Completed.");
-    // Short: a lead, a line per subagent, the outcome.
-    expect(answer.split("\n").filter((l) => l.trim())).toHaveLength(8);
+    // What only a reader of all five answers can say.
+    expect(answer).toContain("**Compared:** `stations` is the largest (68 lines) and `extremes` the smallest (31); `stations` is the one the others lean on (used by `harmonics` and `datums`).");
+    // Short: what it is doing, a lead, a line per subagent, the comparison, the outcome.
+    expect(answer.split("\n").filter((l) => l.trim())).toHaveLength(9);
   });
 
   it("at the app's default pace the parallel prompts last 10-20 s, slow enough to watch (run at a tenth of it); the tests' pace, well under a second", async () => {
