@@ -31,6 +31,7 @@ const TABLE_RULE = /^\|?[\s:|-]+\|?$/;
 const DOCSTRING = /^\s*(?:"""|''')(.+?)(?:"""|''')?\s*$/;
 const DEFINITION = /^(?:def|class)\s+([A-Za-z]\w*)/;
 const RELATIVE_IMPORT = /^from \.(\w+) import/;
+const OUTLINE = /^\s*(def |class |async def |"""|'''|from \.)/;
 const QUOTE_CHARS = 160;
 
 export function exploreReply(task: string, messages: readonly ChatMessage[], tools: Set<string>): ExploreReply {
@@ -83,7 +84,9 @@ function exploreAnswer(keywords: string[], hits: GrepHit[], read: FileRead | nul
     // A file named after the topic is relevant throughout: quote its opening; otherwise the matching lines.
     const named = keywords.some((k) => read.path.toLowerCase().includes(k));
     const nonEmpty = read.lines.filter((l) => l.text.trim());
-    const relevant = named ? nonEmpty.slice(0, 14) : nonEmpty.filter((l) => matches(l.text)).slice(0, 8);
+    // Of a module's source, its outline says most: the docstrings and the definitions.
+    const opening = SOURCE_FILE.test(read.path) ? nonEmpty.filter((l) => OUTLINE.test(l.text)) : nonEmpty;
+    const relevant = named ? (opening.length ? opening : nonEmpty).slice(0, 14) : nonEmpty.filter((l) => matches(l.text)).slice(0, 8);
     const quoted = (relevant.length ? relevant : nonEmpty.slice(0, 6)).map((l) => `${l.number}: ${l.text}`);
     const fence = fenceFor(quoted);
     out.push(`From \`${read.path}\`:`, "", `${fence}text`, ...quoted, fence, "");
