@@ -43,7 +43,13 @@ for (const colorScheme of ["light", "dark"] as const) {
   test(`five subagents run at once and the answer cites all five (${colorScheme})`, async ({ browser }) => {
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, colorScheme });
     const page = await context.newPage();
-    await startChat(page, FIVE_PROMPT);
+    // Started the way a newcomer would: from the home page's examples, the help's own list.
+    await page.goto("/");
+    const examples = page.getByTestId("example-prompt");
+    await expect(examples).toHaveText([PARALLEL_PROMPT, FIVE_PROMPT, "Deep dive into the tide predictor and the datum conversion", "Fix the typo in CONTRIBUTING.md", "hello"]);
+    await shot(page, `demo-home-prompts-${colorScheme}`);
+    await examples.filter({ hasText: FIVE_PROMPT }).click();
+    await page.waitForURL(/\/c\/[A-Za-z0-9_-]+$/);
     const panels = page.getByTestId("subagent-panel");
     await expect(panels).toHaveCount(5);
     await expect(page.locator('[data-testid="subagent-panel"][data-status="running"]')).toHaveCount(5);
