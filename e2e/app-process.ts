@@ -37,6 +37,10 @@ export async function startAppProcess(options: AppProcessOptions): Promise<AppPr
       MODEL: "",
       APP_PASSWORD: "",
       DEMO_CHUNK_DELAY_MS: "40",
+      // A short time to first token (a person's pace, lib/env.ts, would triple the browser
+      // tests' time): each step of a run then pauses, as a real model's do, so a click on a
+      // running panel finds it still (the stream moves everything below it).
+      DEMO_REPLY_DELAY_MS: "100",
       ...options.env,
     },
     stdio: options.quiet ? ["ignore", "ignore", "pipe"] : ["ignore", "inherit", "inherit"],

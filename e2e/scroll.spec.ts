@@ -9,6 +9,8 @@ import { lastAssistant, send, shot, startChat, waitForTurnEnd } from "./fixtures
  */
 const DEEP_PROMPT = "Deep dive into the tide predictor and the datum conversion";
 const PARALLEL_PROMPT = "Investigate the open bugs and the release plan";
+/** Five panels and a line per subagent (answers are short syntheses now; the help adds height). */
+const FIVE_PROMPT = "Compare the harmonics, constituents, datums, extremes and stations modules";
 
 /** Pixels between the bottom of what the list shows and the bottom of its content. */
 function distanceFromBottom(page: Page): Promise<number> {
@@ -65,7 +67,9 @@ test("follows a nested stream to its end, and every new prompt comes into view",
 test("scrolling up mid-stream is never undone; Jump to latest follows again and covers nothing", async ({ page }) => {
   await page.setViewportSize({ width: 1440, height: 900 });
   // A long answer first, so there is something above to scroll up to.
-  await startChat(page, PARALLEL_PROMPT);
+  await startChat(page, FIVE_PROMPT);
+  await waitForTurnEnd(page);
+  await send(page, "hello");
   await waitForTurnEnd(page);
   await send(page, DEEP_PROMPT);
   await expect(page.getByTestId("subagent-panel").first()).toBeVisible();

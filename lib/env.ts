@@ -48,8 +48,14 @@ export const envSchema = z.object({
   MODEL_MAX_RETRIES: withDefault(int(0, 10), 2),
   /** Context budget of the master agent, in tokens. */
   CONTEXT_TOKENS: withDefault(int(2_000, 2_000_000), 100_000),
-  /** Pause between streamed chunks of the offline demo model, so streaming is visible. */
-  DEMO_CHUNK_DELAY_MS: withDefault(int(0, 5_000), 15),
+  /** Pause between streamed chunks (a few words) of the offline demo model, so streaming is visible. */
+  DEMO_CHUNK_DELAY_MS: withDefault(int(0, 5_000), 40),
+  /**
+   * Pause before each reply of the offline demo model starts (about: ±50 % per request), as
+   * a real model's time to first token. With the chunk delay, a two-subagent turn lasts about
+   * 12-14 s, slow enough to watch its panels; 0 (the browser tests) makes it as fast as streaming.
+   */
+  DEMO_REPLY_DELAY_MS: withDefault(int(0, 60_000), 1_500),
 
   WORKSPACE_DIR: withDefault(z.string(), "workspace"),
   URL_FETCH_ENABLED: withDefault(bool, "false"),

@@ -1,12 +1,8 @@
 import { ChatIcon } from "@/components/ui/icons";
+import { DEMO_PROMPTS } from "@/lib/agent/demo/prompts";
 
-/** Prompts the offline demo model answers with real tools and subagents. */
-export const EXAMPLE_PROMPTS = [
-  "Investigate the open bugs and the release plan",
-  "Deep dive into how the tide predictor works",
-  "Fix the typo in CONTRIBUTING.md",
-  "hello",
-] as const;
+/** Prompts the offline demo model answers with real tools and subagents (the one list the demo's help and README share). */
+export const EXAMPLE_PROMPTS = DEMO_PROMPTS.map((p) => p.prompt);
 
 export interface EmptyStateProps {
   onPick: (prompt: string) => void;

@@ -74,7 +74,7 @@ export function buildRuntime(
 }
 
 function chooseModel(env: Env, name: string | undefined): ChatModel {
-  if (!name) return createDemoModel({ chunkDelayMs: env.DEMO_CHUNK_DELAY_MS });
+  if (!name) return createDemoModel({ chunkDelayMs: env.DEMO_CHUNK_DELAY_MS, replyDelayMs: env.DEMO_REPLY_DELAY_MS });
   return createOpenAIModel({
     baseURL: env.OPENAI_BASE_URL,
     apiKey: env.OPENAI_API_KEY,

@@ -1,6 +1,7 @@
 import type { ChatMessage } from "@/lib/model/types";
 import { SUBAGENT_TOOL_NAME } from "../definitions";
 import { narrativeBody, parseGrep } from "./parse-tool-output";
+import { citeResult, type SpawnedCall } from "./synthesis";
 
 /**
  * The demo's "fix the typo" playbook, which shows human approval at depth 2: the master
@@ -39,9 +40,9 @@ function fileIn(text: string): string | undefined {
   return FILE_NAME.exec(text)?.[1];
 }
 
-/** The master: one `general` gets the fix, then the master reports what it returned. */
-export function masterFix(prompt: string, results: readonly ToolMessage[]): FixReply {
-  if (results.length > 0) return { text: `## Typo fix\n\n${resultBody(results[0]!)}` };
+/** The master: one `general` gets the fix, then the master reports what it returned, citing it. */
+export function masterFix(prompt: string, results: readonly ToolMessage[], calls: ReadonlyMap<string, SpawnedCall> = new Map()): FixReply {
+  if (results.length > 0) return { text: citeResult(results[0]!, calls.get(results[0]!.toolCallId)).line };
   const file = fileIn(prompt);
   return {
     text: "Changing a file needs care, so I'm handing this to a `general` subagent. Any edit waits for your approval.\n\n",

@@ -12,7 +12,7 @@ export interface GrepHit {
 
 const GREP_LINE = /^(.+?):(\d+): (.*)$/;
 const SIZE_SUFFIX = /\s{2}\(.*\)$/;
-const READ_HEADER = /^(.+?) \(lines \d+-\d+.*\):$/;
+const READ_HEADER = /^(.+?) \(lines \d+-\d+(, end of file)?.*\):$/;
 const READ_LINE = /^(\d+)\t(.*)$/;
 
 /** File paths from a list_files listing (folders and notes skipped). */
@@ -36,6 +36,8 @@ export function parseGrep(output: string): GrepHit[] {
 export interface FileRead {
   path: string;
   lines: { number: number; text: string }[];
+  /** The read reached the end of the file, so the last line's number is its length. */
+  endOfFile: boolean;
 }
 
 export function parseFileRead(output: string): FileRead | null {
@@ -46,7 +48,7 @@ export function parseFileRead(output: string): FileRead | null {
     const r = READ_LINE.exec(l);
     return r ? [{ number: Number(r[1]), text: r[2]! }] : [];
   });
-  return { path: m[1]!, lines };
+  return { path: m[1]!, lines, endOfFile: Boolean(m[2]) };
 }
 
 /** The body of a narrative-cast subagent result: between the header block and the footer. */

@@ -1,3 +1,5 @@
+import { DEMO_PROMPTS } from "./prompts";
+
 /**
  * The demo model's fixed replies that need no tools: the help text for plain chat, the
  * JSON a condensation request asks for, and a compaction summary.
@@ -13,16 +15,14 @@ export function chatAnswer(prompt: string): string {
     "",
     "| try saying | what happens |",
     "|---|---|",
-    "| `investigate the open bugs and the release plan` | two `explore` subagents run in parallel and read the workspace |",
-    "| `compare the architecture and the decisions` | one `explore` subagent per side |",
-    "| `deep dive into the release plan` | a `general` subagent delegates to `explore` grandchildren |",
-    "| `fix the typo in CONTRIBUTING.md` | a `general` subagent delegates to another, which asks **your approval** to `file_edit` the file (shown as a diff) |",
-    "| anything else | this help |",
+    ...DEMO_PROMPTS.map(({ prompt, does }) => `| \`${prompt}\` | ${does} |`),
+    "",
+    "Requests that start with *investigate*, *compare*, *review*, *summarise* or *look into* work the same way: one `explore` subagent per thing named (joined by “and” or commas), up to five at once. Anything else gets this help.",
     "",
     "To talk to a real model, point Delegate at any OpenAI-compatible endpoint:",
     "",
     "```bash",
-    "OPENAI_BASE_URL=http://localhost:11434/v1 MODEL=llama3.1 npm start",
+    "OPENAI_BASE_URL=http://localhost:11434/v1 MODEL=llama3.1 npm run app",
     "```",
   ].join("\n");
 }

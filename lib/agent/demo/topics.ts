@@ -11,7 +11,7 @@ const LEAD_IN = /^(please\s+|can you\s+|could you\s+|would you\s+|i want you to\
 const TRAILING = /\s*(thoroughly|in[- ]depth|for me|please)?[.?!]*\s*$/i;
 const SPLIT = /\s*(?:,|;|&|\band\b|\bvs\.?|\bversus\b|\bwith\b)\s*/i;
 const STOPWORDS = new Set(
-  "the a an of to in on for and or with about what which who how is are was were be this that these those it its our my your their into from by at as all any some open current".split(" "),
+  "the a an of to in on for and or with about what which who how is are was were be this that these those it its our my your their into from by at as all any some open current module modules".split(" "),
 );
 
 export function classify(prompt: string): Intent {
@@ -20,16 +20,31 @@ export function classify(prompt: string): Intent {
   return "chat";
 }
 
-/** "investigate the open bugs and the release plan" → ["the open bugs", "the release plan"]. */
-export function topicsOf(prompt: string, max = 4): string[] {
+/** A list that ends in its noun: "the harmonics, datums and stations modules". */
+const SHARED_NOUN = /^(.+?)\s+(modules|files|notes|docs|tests)$/i;
+
+/**
+ * "investigate the open bugs and the release plan" → ["the open bugs", "the release plan"];
+ * "compare the harmonics, datums and stations modules" → ["the harmonics module", …]. At most
+ * five: MAX_CHILDREN_PER_AGENT's default, so every topic runs at once.
+ */
+export function topicsOf(prompt: string, max = 5): string[] {
   const firstLine = prompt.split("\n").find((l) => l.trim().length > 0) ?? prompt;
   const core = firstLine.trim().replace(LEAD_IN, "").replace(TRAILING, "").replace(DEEP, "").trim();
   const parts = core
     .split(SPLIT)
     .map((p) => p.trim().replace(/^(between|both)\s+/i, ""))
     .filter((p) => keywordsOf(p).length > 0);
-  const unique = [...new Set(parts)];
+  const unique = [...new Set(shareNoun(parts))];
   return (unique.length ? unique : [core || firstLine.trim()]).slice(0, max);
+}
+
+/** "the harmonics", "datums", "stations modules" → "the harmonics module", "the datums module", "the stations module". */
+function shareNoun(parts: string[]): string[] {
+  const last = SHARED_NOUN.exec(parts.at(-1) ?? "");
+  if (parts.length < 2 || !last || parts.slice(0, -1).some((p) => p.split(/\s+/).length > 2)) return parts;
+  const noun = last[2]!.toLowerCase().replace(/s$/, "");
+  return [...parts.slice(0, -1), last[1]!].map((p) => `the ${p.replace(/^the\s+/i, "")} ${noun}`);
 }
 
 /** Search words: lower-case, stopwords dropped, simple plural stripped ("bugs" → "bug"). */
