@@ -44,11 +44,16 @@ export function ChatView({ sessionId }: ChatViewProps) {
   useEffect(() => {
     if (!runningTurnId) return;
     const onKey = (e: KeyboardEvent) => {
-      if (e.key !== "Escape" || e.defaultPrevented || e.isComposing) return;
+      if (e.key !== "Escape" || e.isComposing) return;
       const target = e.target instanceof Element ? e.target : null;
       const ownField = target?.closest("input, textarea, select, [contenteditable=true]") && target.id !== "composer";
       if (ownField || target?.closest("[role=dialog], [role=menu], [role=listbox]")) return;
-      void stop();
+      // Decided once every handler has seen the key (React's, on this same document, and
+      // window's run in either order): one that used it (closing a confirm, a drawer, a
+      // popover) marks it handled, and then the turn goes on.
+      setTimeout(() => {
+        if (!e.defaultPrevented) void stop();
+      }, 0);
     };
     document.addEventListener("keydown", onKey);
     return () => document.removeEventListener("keydown", onKey);

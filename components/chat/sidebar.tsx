@@ -56,7 +56,10 @@ export function Sidebar({ currentSessionId, open, onClose, onLeave }: SidebarPro
     // Keyboard and screen-reader users land inside the drawer they just opened.
     closeButton.current?.focus();
     const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape") onClose();
+      if (e.key === "Escape") {
+        e.preventDefault();
+        onClose();
+      }
       if (e.key === "Tab" && drawer.current && !window.matchMedia(DESKTOP_QUERY).matches) keepFocusInside(drawer.current, e);
     };
     window.addEventListener("keydown", onKey);

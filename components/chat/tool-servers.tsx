@@ -57,6 +57,7 @@ export function ToolServers({ servers: initial }: { servers: McpServerInfo[] }) 
     if (!open) return;
     const onKey = (e: KeyboardEvent) => {
       if (e.key !== "Escape") return;
+      e.preventDefault();
       setOpen(false);
       button.current?.focus();
     };

@@ -107,7 +107,11 @@ export function ApprovalCard({ call, ownerRunId, agent }: ApprovalCardProps) {
       </details>
       {actions?.decide ? (
         withReason ? (
-          <form onSubmit={sendDenial} className="space-y-2" onKeyDown={(e) => e.key === "Escape" && setWithReason(false)}>
+          <form onSubmit={sendDenial} className="space-y-2" onKeyDown={(e) => {
+              if (e.key !== "Escape") return;
+              e.preventDefault();
+              setWithReason(false);
+            }}>
             <label htmlFor={reasonId} className="block text-xs font-medium text-zinc-700 dark:text-zinc-300">
               Reason for {who} (it reads this)
             </label>

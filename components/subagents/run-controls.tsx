@@ -142,6 +142,8 @@ export function ControlStrip({ controls, onEndedFocus }: { controls: RunControls
   };
   const onKeyDown = (e: KeyboardEvent) => {
     if (e.key === "Escape") {
+      // Handled here: the page's own Escape (stop the turn) must not also act.
+      e.preventDefault();
       e.stopPropagation();
       closeAndReturn();
     }
