@@ -7,6 +7,7 @@ import remarkGfm from "remark-gfm";
 import { CopyButton } from "@/components/ui/copy-button";
 import { codeLanguage, hastText } from "./hast-text";
 import { MarkdownBoundary } from "./markdown-boundary";
+import { BlockCache } from "./block-cache";
 import { splitBlocks } from "./blocks";
 import { isTooDeeplyNested } from "./nesting";
 import { PlainText } from "./plain-text";
@@ -130,19 +131,27 @@ function MarkdownBody({ text, streaming }: { text: string; streaming: boolean })
 /** What remark-rehype puts between a root's children: kept so the DOM matches a whole-text render. */
 const BLOCK_SEPARATOR = "\n";
 
-/** One block; memoised on its text, so a settled block is parsed once. */
+/** Rendered settled blocks of every message: about 2 MB of source text. */
+const settledBlocks = new BlockCache(2_000_000);
+
+/**
+ * One block; memoised on its text, so a settled block is parsed once per mount, and
+ * cached, so it is parsed once however often it mounts. react-markdown's component is a
+ * pure function of its props (no hooks), called here directly to keep its output.
+ */
 const MarkdownBlock = memo(function MarkdownBlock({ text, highlight }: { text: string; highlight: boolean }) {
-  return (
-    <ReactMarkdown
-      remarkPlugins={remarkPlugins}
-      rehypePlugins={highlight ? highlightPlugins : noPlugins}
-      components={components}
-      urlTransform={urlTransform}
-    >
-      {text}
-    </ReactMarkdown>
-  );
+  if (!highlight) return renderBlock(text, noPlugins);
+  const key = text;
+  const cached = settledBlocks.get(key);
+  if (cached) return cached;
+  const element = renderBlock(text, highlightPlugins);
+  settledBlocks.set(key, element);
+  return element;
 });
+
+function renderBlock(text: string, rehypePlugins: typeof highlightPlugins) {
+  return ReactMarkdown({ children: text, remarkPlugins, rehypePlugins, components, urlTransform });
+}
 
 /** Why text is shown as plain text instead of being parsed (so it cannot overflow the stack), or null. */
 function whyNotFormatted(text: string): string | null {
