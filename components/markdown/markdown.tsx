@@ -25,7 +25,16 @@ const HIGHLIGHT_MAX_CHARS = 100_000;
 const MARKDOWN_MAX_CHARS = 200_000;
 
 const remarkPlugins = [remarkGfm];
-const highlightPlugins = [[rehypeHighlight, { detect: false }]] as NonNullable<Parameters<typeof ReactMarkdown>[0]["rehypePlugins"]>;
+/**
+ * rehype-highlight builds a lowlight and registers its ~37 languages every time a
+ * processor is frozen, which react-markdown does on every render: measured at a fifth of
+ * a reload's script time. Its transform keeps no state, so one serves every render.
+ */
+const highlightTransform = rehypeHighlight({ detect: false });
+function sharedHighlight() {
+  return highlightTransform;
+}
+const highlightPlugins = [sharedHighlight] as NonNullable<Parameters<typeof ReactMarkdown>[0]["rehypePlugins"]>;
 const noPlugins: typeof highlightPlugins = [];
 
 function CodeBlock({ node, children, ...rest }: React.ComponentProps<"pre"> & ExtraProps) {
