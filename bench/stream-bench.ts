@@ -55,6 +55,7 @@ export interface StreamFigures {
 }
 
 export const STREAM_SUBAGENTS = 5;
+const START_DELAY_MS = 3_000;
 
 /** 1,000 tokens/s in all for 15 s, panels expanded then collapsed (the full run). */
 export const STREAM_FULL = { tokensPerSecond: 1_000, seconds: 15, variants: ["expanded", "collapsed"] } satisfies Omit<StreamBenchOptions, "mongoUri">;
@@ -118,7 +119,8 @@ function reply(request: ScriptedRequest, tokens: string[], perAgentRate: number)
   }
   // Tokens go out in 10 ms ticks: the rate holds without a timer per token.
   const perTick = perAgentRate / 100;
-  const steps: ScriptedStreamStep[] = [{ delta: { role: "assistant", content: "" } }];
+  // A pause before the first token: the bench expands the panels before they stream.
+  const steps: ScriptedStreamStep[] = [{ delta: { role: "assistant", content: "" } }, { delayMs: START_DELAY_MS }];
   let due = 0;
   for (const token of tokens) {
     steps.push({ delta: { content: token } });
@@ -224,6 +226,7 @@ async function measure(page: Page, baseUrl: string, panels: "expanded" | "collap
     await page.waitForTimeout(200);
   }
   const end = await page.evaluate(() => performance.now());
+  if (end - start < 1_000) throw new Error("the stream ended before the measurement began (the machine is too busy to expand the panels in time)");
   await page.waitForTimeout(300);
   const heapEnd = await heapAfterGc(cdp);
   const { nodes } = (await cdp.send("Memory.getDOMCounters")) as { nodes: number };
