@@ -46,14 +46,16 @@ export interface BrowserResult {
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
-export function browserAvailable(): boolean {
-  return existsSync(CHROMIUM_PATH) && existsSync(path.resolve(".next/BUILD_ID"));
+/** Chromium must be there: the browser part fails with this reason rather than skip. */
+export function assertBrowserReady(): void {
+  if (!existsSync(CHROMIUM_PATH)) throw new Error(`no Chromium at ${CHROMIUM_PATH}: install Debian's chromium or set CHROMIUM_PATH`);
 }
 
 export async function runBrowserBench(options: BrowserBenchOptions): Promise<BrowserResult> {
   if (!existsSync(path.resolve(".next/BUILD_ID"))) {
     if (!options.buildIfMissing) throw new Error("no production build (.next/BUILD_ID); run `npx next build`");
-    const build = spawnSync("npx", ["next", "build"], { stdio: "inherit" });
+    // --webpack: Turbopack's build fails in a git worktree (node_modules linked from elsewhere).
+    const build = spawnSync("npx", ["next", "build", "--webpack"], { stdio: "inherit" });
     if (build.status !== 0) throw new Error("`next build` failed");
   }
   const dataDir = mkdtempSync(path.join(tmpdir(), "delegate-bench-"));

@@ -1,9 +1,9 @@
 import type { BenchReport } from "./suite";
 import { fmt, type Table } from "./table";
 
-/** The report as four tables (browser figures join the reload table). */
+/** The report as seven tables (browser reload figures join the reload table). */
 export function reportTables(report: BenchReport): Table[] {
-  return [markupTable(report), relayTable(report), relayCompareTable(report), storageTable(report), reloadTable(report), contextTable(report)];
+  return [markupTable(report), relayTable(report), relayCompareTable(report), storageTable(report), reloadTable(report), contextTable(report), streamTable(report)];
 }
 
 function relayCompareTable({ relayCompare }: BenchReport): Table {
@@ -27,6 +27,34 @@ function storageTable({ storage: s }: BenchReport): Table {
     headers: ["turn", "seconds", "written", "stored", "written ÷ stored"],
     rows: s ? [[`${s.subagents} subagents × ${fmt(s.tokensEach)} tokens thought + answered, ${fmt(s.tokensPerSecond)} tokens/s`, fmt(s.seconds, 1), `${fmt(s.writtenBytes / 1024, 0)} KiB`, `${fmt(s.storedBytes / 1024, 0)} KiB`, `${fmt(s.ratio, 2)}×`]] : [],
     note: `The real runtime and OpenAI adapter over HTTP to a scripted model server streaming at a set rate. Written: BSON of every inserted document and every update's filter and update (command monitoring). Reads back exactly: ${s?.readBackExact ? "yes" : "NO"}.`,
+  };
+}
+
+
+function streamTable({ stream }: BenchReport): Table {
+  const runs = "skipped" in stream ? [] : stream;
+  return {
+    title: "5. Streaming in Chromium: five subagents, markdown, 1440×900",
+    headers: ["panels", "tokens", "s", "long tasks", "total ms", "longest ms", "fps mean", "fps worst s", "key→paint p50", "p95", "DOM nodes", "heap MB start → end"],
+    rows: runs.map((r) => [
+      r.panels,
+      fmt(r.tokens),
+      fmt(r.seconds, 1),
+      fmt(r.longTasks),
+      fmt(r.longTaskTotalMs),
+      fmt(r.longestTaskMs),
+      fmt(r.fpsMean),
+      fmt(r.fpsWorstSecond),
+      fmt(r.keyPaintP50Ms),
+      fmt(r.keyPaintP95Ms),
+      fmt(r.domNodes),
+      `${fmt(r.heapStartMb, 1)} → ${fmt(r.heapEndMb, 1)}`,
+    ]),
+    note:
+      "skipped" in stream
+        ? `Skipped (${stream.skipped}).`
+        : "Production build on the real OpenAI HTTP adapter and a scripted OpenAI-compatible server streaming markdown (lists, tables, code) at the set total rate; " +
+          "a keystroke into the composer every 200 ms. Long tasks from PerformanceObserver, frames from requestAnimationFrame, key→paint = keydown to the frame after it, heap after forced GC.",
   };
 }
 
@@ -138,6 +166,12 @@ export function summaryTable(report: BenchReport): Table {
       `Reload in Chromium: rendered and scrollable (first / warm)`,
       "skipped" in browser ? `skipped (${browser.skipped})` : `${fmt(browser.firstRenderedMs)} / ${fmt(browser.renderedMs)} ms`,
     ],
+    ...("skipped" in report.stream
+      ? [[`Streaming in Chromium`, `skipped (${report.stream.skipped})`]]
+      : report.stream.map((r) => [
+          `Streaming ${fmt(r.tokensPerSecond)} tokens/s in Chromium, five panels ${r.panels}`,
+          `${r.longTasks} long tasks (longest ${fmt(r.longestTaskMs)} ms); ${fmt(r.fpsMean)} fps, worst second ${fmt(r.fpsWorstSecond)}; keystroke painted p95 ${fmt(r.keyPaintP95Ms)} ms; heap ${fmt(r.heapStartMb, 0)} → ${fmt(r.heapEndMb, 0)} MB`,
+        ])),
     [`Context: buildSessionContext, ${fmt(c.turns)} turns`, `${fmt(c.buildMs, 2)} ms (+ loadHistory ${fmt(c.loadHistoryMs, 0)} ms)`],
     [`Context tokens: clean vs full process JSON`, `${fmt(c.cleanTokens)} vs ${fmt(c.naiveTokens)} (${fmt(c.ratio, 1)}× fewer)`],
   ];

@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   const db = await openBenchDatabase();
   let report: BenchReport;
   try {
-    report = await runSuite({ mode, db, browser: args.has("--no-browser") ? false : mode === "full" ? true : "auto", progress });
+    report = await runSuite({ mode, db, browser: !args.has("--no-browser"), progress });
   } finally {
     await db.close();
   }

@@ -1,5 +1,5 @@
 import os from "node:os";
-import { browserAvailable, runBrowserBench, type BrowserResult } from "./browser-bench";
+import { assertBrowserReady, runBrowserBench, type BrowserResult } from "./browser-bench";
 import type { BenchDatabase } from "./bench-database";
 import { runContextBench, type ContextResult } from "./context-bench";
 import { MARKUP_FULL, MARKUP_SMOKE, runMarkupBench, type MarkupResult } from "./markup-bench";
@@ -7,6 +7,7 @@ import { RELAY_FULL, RELAY_SMOKE, runRelayBench, type RelayResult } from "./rela
 import { RELAY_COMPARE_FULL, RELAY_COMPARE_SMOKE, runRelayCompare, type RelayCompareResult } from "./relay-compare";
 import { runStorageBench, STORAGE_FULL, STORAGE_SMOKE, type StorageResult } from "./storage-bench";
 import { RELOAD_FULL, RELOAD_SMOKE, runReloadBench, type ReloadResult } from "./reload-bench";
+import { STREAM_FULL, STREAM_SMOKE, runStreamBench, type StreamFigures } from "./stream-bench";
 
 /**
  * The four benchmarks in one run, at full size or at smoke size (tiny, each once — what
@@ -29,13 +30,15 @@ export interface BenchReport {
   reload: ReloadResult[];
   context: ContextResult;
   browser: BrowserResult | { skipped: string };
+  /** Chromium while five subagents stream markdown; absent only with --no-browser. */
+  stream: StreamFigures[] | { skipped: string };
 }
 
 export interface SuiteOptions {
   mode: BenchMode;
   db: BenchDatabase;
-  /** false skips Chromium; "auto" runs it only when a build and Chromium are present. */
-  browser: boolean | "auto";
+  /** false skips Chromium (--no-browser); otherwise it runs, building the app if needed, or the run fails. */
+  browser: boolean;
   /** Progress lines (stderr in the CLI). */
   progress?: (line: string) => void;
 }
@@ -63,8 +66,10 @@ export async function runSuite(options: SuiteOptions): Promise<BenchReport> {
   const context = await runContextBench(db.store, largest.sessionId, full ? 50 : 3);
 
   let browser: BrowserResult | { skipped: string };
-  const wantBrowser = options.browser === true || (options.browser === "auto" && browserAvailable());
-  if (wantBrowser) {
+  let stream: StreamFigures[] | { skipped: string };
+  if (options.browser) {
+    // Never skipped for want of a build or a browser: a missing one fails the run, says why.
+    assertBrowserReady();
     say("browser: Chromium loading the largest session from the production build…");
     browser = await runBrowserBench({
       mongoUri: db.uri,
@@ -73,10 +78,13 @@ export async function runSuite(options: SuiteOptions): Promise<BenchReport> {
       lastTurnId: largest.lastTurnId,
       turns: largest.turns,
       loads: full ? 4 : 1,
-      buildIfMissing: full,
+      buildIfMissing: true,
     });
+    say("stream: Chromium while five subagents stream markdown through the OpenAI HTTP adapter…");
+    stream = await runStreamBench({ mongoUri: db.uri, ...(full ? STREAM_FULL : STREAM_SMOKE) });
   } else {
-    browser = { skipped: options.browser === false ? "--no-browser" : "no production build or no Chromium" };
+    browser = { skipped: "--no-browser" };
+    stream = { skipped: "--no-browser" };
   }
 
   return {
@@ -99,5 +107,6 @@ export async function runSuite(options: SuiteOptions): Promise<BenchReport> {
     reload: reloaded.sizes,
     context,
     browser,
+    stream,
   };
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: install what is missing, type-check (tests
-# included), unit + integration tests (vitest, real database server), a production build,
+# included), a production build, unit + integration tests (vitest, real database server),
 # then the browser tests (Playwright driving Debian's Chromium against the real server).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -18,16 +18,23 @@ else
   echo "Go is not installed: docker-compose.yml was not validated."
 fi
 
-echo "==> unit and integration tests"
-npx vitest run --reporter=default --reporter=json --outputFile.json=test-results/vitest.json || status=1
-
+# Built before the unit tests: the benchmark's smoke test drives the production build in
+# Chromium, and so do the browser tests.
 echo "==> production build"
+built=0
 if npx next build >test-results/next-build.log 2>&1; then
-  echo "==> browser tests"
-  PLAYWRIGHT_JSON_OUTPUT_NAME=test-results/playwright.json npx playwright test --reporter=list,json || status=1
+  built=1
 else
   tail -n 40 test-results/next-build.log
   status=1
+fi
+
+echo "==> unit and integration tests"
+npx vitest run --reporter=default --reporter=json --outputFile.json=test-results/vitest.json || status=1
+
+if [ "$built" = 1 ]; then
+  echo "==> browser tests"
+  PLAYWRIGHT_JSON_OUTPUT_NAME=test-results/playwright.json npx playwright test --reporter=list,json || status=1
 fi
 
 node scripts/summarize-tests.mjs test-results/vitest.json test-results/playwright.json || status=1

@@ -5,6 +5,7 @@ import type { Ack, ErrorCode, RetryStarted, SessionEvent } from "@/lib/contracts
 import { initialSessionState, isBusy, sessionReducer, type SessionState } from "@/lib/chat/session-state";
 import { getSocket, request } from "@/components/realtime/socket";
 import { newClientId } from "./client-id";
+import { frameBatch } from "./frame-batch";
 
 export interface SessionProblem {
   code: ErrorCode;
@@ -40,6 +41,8 @@ export function useSession(sessionId: string): UseSession {
   const stateRef = useRef(state);
   const loadedRef = useRef(false);
   const joining = useRef(false);
+  /** Applies the events queued for the next frame now. */
+  const flushEvents = useRef<() => void>(() => undefined);
   /** Bumped after every join, so a resync still pending after a replay-mode join retries. */
   const [joins, setJoins] = useState(0);
 
@@ -56,6 +59,7 @@ export function useSession(sessionId: string): UseSession {
       joining.current = false;
       setJoins((n) => n + 1);
       if (ack.ok) {
+        flushEvents.current();
         dispatch({ type: "joined", result: ack.data });
         loadedRef.current = true;
         setLoaded(true);
@@ -70,9 +74,17 @@ export function useSession(sessionId: string): UseSession {
 
   useEffect(() => {
     const socket = getSocket();
-    const onEvent = (event: SessionEvent) => dispatch({ type: "event", event });
-    const onReplayComplete = (info: { sessionId: string; seq: number }) =>
+    // Streamed events are applied once per frame (see frameBatch); anything ordered after
+    // them (a replay's end) flushes them first.
+    const events = frameBatch<SessionEvent>((batch) => {
+      for (const event of batch) dispatch({ type: "event", event });
+    });
+    flushEvents.current = events.flush;
+    const onEvent = (event: SessionEvent) => events.push(event);
+    const onReplayComplete = (info: { sessionId: string; seq: number }) => {
+      events.flush();
       dispatch({ type: "replay:complete", sessionId: info.sessionId, seq: info.seq });
+    };
     const onConnect = () => void join(true);
 
     socket.on("agent:event", onEvent);
@@ -81,6 +93,8 @@ export function useSession(sessionId: string): UseSession {
     if (socket.connected) void join(false);
 
     return () => {
+      events.dispose();
+      flushEvents.current = () => undefined;
       socket.off("agent:event", onEvent);
       socket.off("replay:complete", onReplayComplete);
       socket.off("connect", onConnect);

@@ -1,12 +1,14 @@
 "use client";
 
-import { memo, useDeferredValue, useMemo } from "react";
+import { Fragment, memo, useDeferredValue, useMemo } from "react";
 import ReactMarkdown, { type Components, type ExtraProps } from "react-markdown";
 import rehypeHighlight from "rehype-highlight";
 import remarkGfm from "remark-gfm";
 import { CopyButton } from "@/components/ui/copy-button";
 import { codeLanguage, hastText } from "./hast-text";
 import { MarkdownBoundary } from "./markdown-boundary";
+import { BlockCache } from "./block-cache";
+import { splitBlocks } from "./blocks";
 import { isTooDeeplyNested } from "./nesting";
 import { PlainText } from "./plain-text";
 import { safeUrl } from "./safe-url";
@@ -23,7 +25,16 @@ const HIGHLIGHT_MAX_CHARS = 100_000;
 const MARKDOWN_MAX_CHARS = 200_000;
 
 const remarkPlugins = [remarkGfm];
-const highlightPlugins = [[rehypeHighlight, { detect: false }]] as NonNullable<Parameters<typeof ReactMarkdown>[0]["rehypePlugins"]>;
+/**
+ * rehype-highlight builds a lowlight and registers its ~37 languages every time a
+ * processor is frozen, which react-markdown does on every render: measured at a fifth of
+ * a reload's script time. Its transform keeps no state, so one serves every render.
+ */
+const highlightTransform = rehypeHighlight({ detect: false });
+function sharedHighlight() {
+  return highlightTransform;
+}
+const highlightPlugins = [sharedHighlight] as NonNullable<Parameters<typeof ReactMarkdown>[0]["rehypePlugins"]>;
 const noPlugins: typeof highlightPlugins = [];
 
 function CodeBlock({ node, children, ...rest }: React.ComponentProps<"pre"> & ExtraProps) {
@@ -86,34 +97,70 @@ export interface MarkdownProps {
 /**
  * Markdown for untrusted text: GFM tables and highlighted code, but never raw HTML —
  * without rehype-raw, HTML in the source is rendered as literal text.
+ *
+ * Rendered block by block (see splitBlocks): a block that a later one follows is settled,
+ * its render memoised, so a streamed token re-parses only the last block. Highlighting
+ * waits until a block settles or the stream ends: lowlight on a growing code block is the
+ * costliest part of a token, and colours appearing a moment later go unnoticed.
  */
 export const Markdown = memo(function Markdown({ text, className = "", streaming = false }: MarkdownProps) {
-  // Streaming re-parses on every token; deferring keeps typing and scrolling responsive.
-  // Settled text is never deferred, so a finished message is complete when it says so.
+  // Deferring lets a keystroke or a scroll interrupt a render of streamed text. The body is
+  // memoised on the deferred text, so the urgent render (new text, old deferred text) reuses
+  // the previous element and parses nothing. Settled text is never deferred, so a finished
+  // message is complete when it says so.
   const deferredText = useDeferredValue(text);
   const deferred = streaming ? deferredText : text;
-  const rehypePlugins = deferred.length > HIGHLIGHT_MAX_CHARS ? noPlugins : highlightPlugins;
-  const unformattable = useMemo(() => whyNotFormatted(deferred), [deferred]);
+  const body = useMemo(() => <MarkdownBody text={deferred} streaming={streaming} />, [deferred, streaming]);
   return (
     <div className={`markdown ${streaming ? "markdown-streaming" : ""} ${className}`}>
-      {unformattable ? (
-        <PlainText text={deferred} note={`Shown as plain text: ${unformattable}.`} />
-      ) : (
-        <MarkdownBoundary text={deferred}>
-          <ReactMarkdown
-            remarkPlugins={remarkPlugins}
-            rehypePlugins={rehypePlugins}
-            components={components}
-            urlTransform={urlTransform}
-          >
-            {deferred}
-          </ReactMarkdown>
-        </MarkdownBoundary>
-      )}
+      {body}
       {streaming && deferred.length === 0 ? <span className="stream-caret" aria-hidden="true" /> : null}
     </div>
   );
 });
+
+function MarkdownBody({ text, streaming }: { text: string; streaming: boolean }) {
+  const unformattable = whyNotFormatted(text);
+  if (unformattable) return <PlainText text={text} note={`Shown as plain text: ${unformattable}.`} />;
+  const blocks = splitBlocks(text);
+  const highlight = text.length <= HIGHLIGHT_MAX_CHARS;
+  const last = blocks.length - 1;
+  return (
+    <MarkdownBoundary text={text}>
+      {blocks.map((block, i) => (
+        <Fragment key={i}>
+          {i > 0 ? BLOCK_SEPARATOR : null}
+          <MarkdownBlock text={block} highlight={highlight && (!streaming || i < last)} />
+        </Fragment>
+      ))}
+    </MarkdownBoundary>
+  );
+}
+
+/** What remark-rehype puts between a root's children: kept so the DOM matches a whole-text render. */
+const BLOCK_SEPARATOR = "\n";
+
+/** Rendered settled blocks of every message: about 2 MB of source text. */
+const settledBlocks = new BlockCache(2_000_000);
+
+/**
+ * One block; memoised on its text, so a settled block is parsed once per mount, and
+ * cached, so it is parsed once however often it mounts. react-markdown's component is a
+ * pure function of its props (no hooks), called here directly to keep its output.
+ */
+const MarkdownBlock = memo(function MarkdownBlock({ text, highlight }: { text: string; highlight: boolean }) {
+  if (!highlight) return renderBlock(text, noPlugins);
+  const key = text;
+  const cached = settledBlocks.get(key);
+  if (cached) return cached;
+  const element = renderBlock(text, highlightPlugins);
+  settledBlocks.set(key, element);
+  return element;
+});
+
+function renderBlock(text: string, rehypePlugins: typeof highlightPlugins) {
+  return ReactMarkdown({ children: text, remarkPlugins, rehypePlugins, components, urlTransform });
+}
 
 /** Why text is shown as plain text instead of being parsed (so it cannot overflow the stack), or null. */
 function whyNotFormatted(text: string): string | null {
