@@ -1,3 +1,5 @@
+import { isBlankOrEnd, isDigit, runLength, BACKTICK, CR, DASH, DOT, LF, LT, PAREN, PLUS, SPACE, STAR, TAB, TILDE } from "./scan";
+
 /**
  * Splits markdown into top-level blocks that render exactly as the whole text does when
  * each is rendered alone and the results are joined by a newline (remark-rehype joins a
@@ -121,32 +123,3 @@ function isBlank(text: string, start: number, end: number): boolean {
   }
   return true;
 }
-
-function runLength(text: string, start: number, end: number, char: number): number {
-  let i = start;
-  while (i < end && text.charCodeAt(i) === char) i++;
-  return i - start;
-}
-
-function isBlankOrEnd(text: string, i: number, end: number): boolean {
-  if (i >= end) return true;
-  const c = text.charCodeAt(i);
-  return c === SPACE || c === TAB;
-}
-
-function isDigit(c: number): boolean {
-  return c >= 48 && c <= 57;
-}
-
-const TAB = 9;
-const LF = 10;
-const CR = 13;
-const SPACE = 32;
-const PAREN = 41;
-const STAR = 42;
-const PLUS = 43;
-const DASH = 45;
-const DOT = 46;
-const LT = 60;
-const BACKTICK = 96;
-const TILDE = 126;

@@ -1,3 +1,5 @@
+import { isBlankOrEnd, isDigit, runLength, BACKTICK, CLOSE_BRACKET, CR, DASH, DOT, GT, LF, OPEN_BRACKET, PAREN, PLUS, SPACE, STAR, TAB, TILDE, UNDERSCORE } from "./scan";
+
 /**
  * A cheap guard run before markdown is parsed. remark, mdast-util-to-hast and
  * hast-util-to-jsx-runtime all recurse once per nesting level, so model text such as
@@ -172,35 +174,3 @@ function scanInline(text: string, start: number, end: number, open: number): Inl
   }
   return { longestRun, open, mostOpen };
 }
-
-function runLength(text: string, start: number, end: number, char: number): number {
-  let i = start;
-  while (i < end && text.charCodeAt(i) === char) i++;
-  return i - start;
-}
-
-function isBlankOrEnd(text: string, i: number, end: number): boolean {
-  if (i >= end) return true;
-  const c = text.charCodeAt(i);
-  return c === SPACE || c === TAB;
-}
-
-function isDigit(c: number): boolean {
-  return c >= 48 && c <= 57;
-}
-
-const TAB = 9;
-const LF = 10;
-const CR = 13;
-const SPACE = 32;
-const PAREN = 41;
-const STAR = 42;
-const PLUS = 43;
-const DASH = 45;
-const DOT = 46;
-const GT = 62;
-const OPEN_BRACKET = 91;
-const CLOSE_BRACKET = 93;
-const UNDERSCORE = 95;
-const BACKTICK = 96;
-const TILDE = 126;
