@@ -1,4 +1,4 @@
-import { isBlankOrEnd, isDigit, runLength, BACKTICK, CR, DASH, DOT, LF, LT, PAREN, PLUS, SPACE, STAR, TAB, TILDE } from "./scan";
+import { isBlankOrEnd, isDigit, lineEnd, runLength, BACKTICK, CR, DASH, DOT, LF, LT, PAREN, PLUS, SPACE, STAR, TAB, TILDE } from "./scan";
 
 /**
  * Splits markdown into top-level blocks that render exactly as the whole text does when
@@ -100,15 +100,6 @@ function isListMarker(text: string, start: number, end: number): boolean {
   return (delimiter === DOT || delimiter === PAREN) && isBlankOrEnd(text, i + 1, end);
 }
 
-function lineEnd(text: string, start: number): number {
-  let i = start;
-  while (i < text.length) {
-    const c = text.charCodeAt(i);
-    if (c === LF || c === CR) break;
-    i++;
-  }
-  return i;
-}
 
 function indent(text: string, start: number, end: number): number {
   let i = start;

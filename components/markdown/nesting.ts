@@ -1,4 +1,4 @@
-import { isBlankOrEnd, isDigit, runLength, BACKTICK, CLOSE_BRACKET, CR, DASH, DOT, GT, LF, OPEN_BRACKET, PAREN, PLUS, SPACE, STAR, TAB, TILDE, UNDERSCORE } from "./scan";
+import { isBlankOrEnd, isDigit, lineEnd, runLength, BACKTICK, CLOSE_BRACKET, CR, DASH, DOT, GT, LF, OPEN_BRACKET, PAREN, PLUS, SPACE, STAR, TAB, TILDE, UNDERSCORE } from "./scan";
 
 /**
  * A cheap guard run before markdown is parsed. remark, mdast-util-to-hast and
@@ -70,16 +70,6 @@ export function isTooDeeplyNested(text: string): boolean {
   return false;
 }
 
-/** Markdown ends a line at \n, \r\n or a lone \r: a scanner splitting on \n alone could be fooled. */
-function lineEnd(text: string, start: number): number {
-  let i = start;
-  while (i < text.length) {
-    const c = text.charCodeAt(i);
-    if (c === LF || c === CR) break;
-    i++;
-  }
-  return i;
-}
 
 interface Prefix {
   /** Block-container markers: `>`, `-`/`*`/`+` and `1.`/`1)` followed by a space. */

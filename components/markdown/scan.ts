@@ -14,6 +14,17 @@ export function isBlankOrEnd(text: string, i: number, end: number): boolean {
   return c === SPACE || c === TAB;
 }
 
+/** Markdown ends a line at \n, \r\n or a lone \r: a scanner splitting on \n alone could be fooled. */
+export function lineEnd(text: string, start: number): number {
+  let i = start;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c === LF || c === CR) break;
+    i++;
+  }
+  return i;
+}
+
 export function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
 }

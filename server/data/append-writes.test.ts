@@ -1,6 +1,5 @@
 import mongoose, { type Connection } from "mongoose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TurnInput, TurnResult } from "@/lib/agent/runtime";
 import { emptyStats, type AgentEvent, type AgentEventOf, type ChatTurn } from "@/lib/contracts";
 import { applyEvent, turnFromStart } from "@/lib/turn/reduce";
 import { createModels, initModels, type Models } from "@/models";
@@ -10,6 +9,7 @@ import type { TurnRunner } from "@/server/sessions/turn-runner";
 import { testDatabaseUri } from "@/test/support/server/database";
 import { startReplyDroppingProxy, type ReplyDroppingProxy } from "@/test/support/server/reply-dropping-proxy";
 import { meterWrites, storedBytes } from "@/test/support/server/write-meter";
+import { fakeRunner } from "@/test/support/turn/fake-runner";
 
 /**
  * The event store appends: what it sends MongoDB while a long answer streams grows with
@@ -34,40 +34,22 @@ const TOKEN = "Streaming tokens, one after another; ";
 
 /** A stand-in for the runtime (no model runs): a subagent thinks and answers, then the master answers, `chars` each, paced like a stream. */
 function longAnswerRunner(chars: number): TurnRunner {
-  return {
-    startTurn(input: TurnInput) {
-      const done = (async (): Promise<TurnResult> => {
-        const { turnId } = input;
-        const at = new Date().toISOString();
-        const ref = { turnId, runId: `${turnId}-r1`, parentRunId: null, depth: 1 };
-        let turn: ChatTurn | undefined;
-        const publish = (event: AgentEvent) => {
-          turn = event.type === "turn:started" ? turnFromStart(event, input.sessionId) : applyEvent(turn!, event);
-          input.publish(event);
-        };
-        publish({ type: "turn:started", turnId, prompt: input.prompt, createdAt: at });
-        publish({ type: "tool:call", turnId, step: 0, callId: "c1", name: "subagent", parameters: '{"task":"read"}' });
-        publish({ type: "subagent_started", ...ref, callId: "c1", name: "explore", task: "read", prompt: "Task: read", startedAt: at });
-        const stream = async (event: (offset: number) => AgentEvent) => {
-          for (let offset = 0, n = 0; offset < chars; offset += TOKEN.length, n++) {
-            publish(event(offset));
-            // About 1,500 tokens a second: the writer flushes many times while the text grows.
-            if (n % 8 === 0) await new Promise((r) => setTimeout(r, 5));
-          }
-        };
-        await stream((offset) => ({ type: "subagent_data", ...ref, data: { kind: "thinking", step: 0, offset, text: TOKEN } }));
-        await stream((offset) => ({ type: "subagent_data", ...ref, data: { kind: "token", step: 0, offset, text: TOKEN } }));
-        const stats = { ...emptyStats(), steps: 1 };
-        const answer = processText(turn!, ref.runId);
-        publish({ type: "subagent_completed", ...ref, response: answer, stats, endReason: "completed", endedAt: at });
-        publish({ type: "tool:result", turnId, callId: "c1", response: "clean result", responseSize: 12, status: "success" });
-        await stream((offset) => ({ type: "turn:token", turnId, step: 1, offset, text: TOKEN }));
-        publish({ type: "turn:ended", turnId, status: "completed", stats, endedAt: at });
-        return { status: "completed", stats, turn: turn! };
-      })();
-      return { done, cancel: () => undefined, steer: () => ({ ok: false, message: "n/a" }), kill: () => ({ ok: false, message: "n/a" }) };
-    },
-  };
+  return fakeRunner(async ({ turnId, at, publish, turn, startSubagent, stats }) => {
+    const ref = startSubagent("read");
+    const stream = async (event: (offset: number) => AgentEvent) => {
+      for (let offset = 0, n = 0; offset < chars; offset += TOKEN.length, n++) {
+        publish(event(offset));
+        // About 1,500 tokens a second: the writer flushes many times while the text grows.
+        if (n % 8 === 0) await new Promise((r) => setTimeout(r, 5));
+      }
+    };
+    await stream((offset) => ({ type: "subagent_data", ...ref, data: { kind: "thinking", step: 0, offset, text: TOKEN } }));
+    await stream((offset) => ({ type: "subagent_data", ...ref, data: { kind: "token", step: 0, offset, text: TOKEN } }));
+    const answer = processText(turn(), ref.runId);
+    publish({ type: "subagent_completed", ...ref, response: answer, stats, endReason: "completed", endedAt: at });
+    publish({ type: "tool:result", turnId, callId: "c1", response: "clean result", responseSize: 12, status: "success" });
+    await stream((offset) => ({ type: "turn:token", turnId, step: 1, offset, text: TOKEN }));
+  });
 }
 
 function processText(turn: ChatTurn, runId: string): string {

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TurnInput, TurnResult } from "@/lib/agent/runtime";
 import { initialSessionState, sessionReducer, type SessionState } from "@/lib/chat/session-state";
-import { emptyStats, type AgentEvent, type ChatTurn, type JoinResult } from "@/lib/contracts";
-import { applyEvent, turnFromStart } from "@/lib/turn/reduce";
+import type { JoinResult } from "@/lib/contracts";
+import { fakeRunner } from "@/test/support/turn/fake-runner";
 import { openSession, recordEvents, request, startHarness, waitFor, type Harness } from "@/test/support/server/app-harness";
 import { REPLAY_LIMIT } from "./drone-session";
 import type { TurnRunner } from "./turn-runner";
@@ -24,41 +23,23 @@ interface Script {
 let script: Script;
 
 function scriptedRunner(): TurnRunner {
-  return {
-    startTurn(input: TurnInput) {
-      const { before, after, resume } = script;
-      const done = (async (): Promise<TurnResult> => {
-        const { turnId } = input;
-        const at = new Date().toISOString();
-        const ref = { turnId, runId: `${turnId}-r1`, parentRunId: null, depth: 1 };
-        let turn: ChatTurn | undefined;
-        const publish = (event: AgentEvent) => {
-          turn = event.type === "turn:started" ? turnFromStart(event, input.sessionId) : applyEvent(turn!, event);
-          input.publish(event);
-        };
-        publish({ type: "turn:started", turnId, prompt: input.prompt, createdAt: at });
-        publish({ type: "tool:call", turnId, step: 0, callId: "c1", name: "subagent", parameters: '{"task":"watch"}' });
-        publish({ type: "subagent_started", ...ref, callId: "c1", name: "explore", task: "watch", prompt: "Task: watch", startedAt: at });
-        let sent = 0;
-        const stream = async (count: number) => {
-          for (const end = sent + count; sent < end; sent++) {
-            publish({ type: "subagent_data", ...ref, data: { kind: "token", step: 0, offset: sent * 4, text: "tok " } });
-            if (sent % 500 === 0) await new Promise((r) => setImmediate(r));
-          }
-        };
-        await stream(before);
-        await resume;
-        await stream(after);
-        const stats = { ...emptyStats(), steps: 1 };
-        publish({ type: "subagent_completed", ...ref, response: "tok ".repeat(sent), stats, endReason: "completed", endedAt: at });
-        publish({ type: "tool:result", turnId, callId: "c1", response: "watched", responseSize: 7, status: "success" });
-        publish({ type: "turn:token", turnId, step: 1, offset: 0, text: "Done." });
-        publish({ type: "turn:ended", turnId, status: "completed", stats, endedAt: at });
-        return { status: "completed", stats, turn: turn! };
-      })();
-      return { done, cancel: () => undefined, steer: () => ({ ok: false, message: "n/a" }), kill: () => ({ ok: false, message: "n/a" }) };
-    },
-  };
+  return fakeRunner(async ({ turnId, at, publish, startSubagent, stats }) => {
+    const { before, after, resume } = script;
+    const ref = startSubagent("watch");
+    let sent = 0;
+    const stream = async (count: number) => {
+      for (const end = sent + count; sent < end; sent++) {
+        publish({ type: "subagent_data", ...ref, data: { kind: "token", step: 0, offset: sent * 4, text: "tok " } });
+        if (sent % 500 === 0) await new Promise((r) => setImmediate(r));
+      }
+    };
+    await stream(before);
+    await resume;
+    await stream(after);
+    publish({ type: "subagent_completed", ...ref, response: "tok ".repeat(sent), stats, endReason: "completed", endedAt: at });
+    publish({ type: "tool:result", turnId, callId: "c1", response: "watched", responseSize: 7, status: "success" });
+    publish({ type: "turn:token", turnId, step: 1, offset: 0, text: "Done." });
+  });
 }
 
 let harness: Harness;
