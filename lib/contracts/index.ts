@@ -4,3 +4,4 @@ export * from "./events";
 export * from "./socket";
 export * from "./turn";
 export * from "./well-formed";
+export * from "./account";
