@@ -49,6 +49,9 @@ export async function runChild(executor: SubagentExecutor, spec: ChildSpec): Pro
   const startedAt = new Date(started).toISOString();
   const runRef = { turnId: scope.turnId, runId, parentRunId: parent.runId, depth };
   const runModel = deps.modelFor(definition);
+  const chatModel = scope.trace ? scope.trace(runModel.model, runId, "chat") : runModel.model;
+  // Compaction inside the run and the condensation of its answer, recorded under the run.
+  const systemModel = scope.trace ? scope.trace(deps.systemModel, runId, "system") : deps.systemModel;
 
   const controller = new AbortController();
   const stop = (reason: EndReason) => {
@@ -101,8 +104,8 @@ export async function runChild(executor: SubagentExecutor, spec: ChildSpec): Pro
   try {
     const outcome = await runAgentLoop(
       {
-        model: runModel.model,
-        systemModel: deps.systemModel,
+        model: chatModel,
+        systemModel,
         invoker: executor.invokerFor(node, definition.allowedTools, definition.requireApproval),
         maxSteps: definition.maxSteps,
         contextTokens: deps.limits.contextTokens,
@@ -166,7 +169,7 @@ export async function runChild(executor: SubagentExecutor, spec: ChildSpec): Pro
   const condensed = await condenseResult({
     text: answer,
     maxResultTokens: deps.limits.maxResultTokens,
-    model: deps.systemModel,
+    model: systemModel,
     signal: parent.signal,
   });
   parent.meter.addSystem(condensed.usage);

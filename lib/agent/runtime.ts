@@ -1,4 +1,4 @@
-import { toolOutputOf, type AgentEvent, type ChatTurn, type Publish, type TurnStats } from "@/lib/contracts";
+import { toolOutputOf, type AgentEvent, type ChatTurn, type ModelCallSink, type Publish, type TurnStats } from "@/lib/contracts";
 import { buildSessionContext } from "@/lib/context/build-session-context";
 import { cleanSubagentContent } from "@/lib/context/clean-result";
 import type { ChatModel } from "@/lib/model/types";
@@ -9,6 +9,7 @@ import { createLoopState, runAgentLoop, type LoopState } from "./agent-loop";
 import { ApprovalGate, type ApprovalDecision } from "./approval-gate";
 import type { SubagentDefinition } from "./definitions";
 import { AbortedError, describeError } from "./model-step";
+import { traceModel, type ModelTracer } from "./model-trace";
 import { masterSystemPrompt } from "./prompts";
 import { RetryBook, retryFirstStep, type RetryResult, type TurnRetry } from "./retry";
 import { RunRegistry, type ControlResult } from "./run-registry";
@@ -76,6 +77,8 @@ export interface TurnInput {
   publish: Publish;
   /** Set for a Retry after its turn ended: this turn first runs that subagent again. */
   retry?: TurnRetry;
+  /** Receives every model request of the turn, any agent, as sent and as answered (the audit record). */
+  recordModelCall?: ModelCallSink;
 }
 
 export interface TurnResult {
@@ -185,7 +188,9 @@ async function runTurn(
       { role: "user", content: input.prompt },
     ]);
     const processOf = (runId: string) => processInTurn(record.turn(), runId);
-    const executor = new SubagentExecutor(deps, { turnId, publish, registry, processOf, ownerId: input.ownerId, approvals: waits.approvals, retries });
+    const sink = input.recordModelCall;
+    const trace: ModelTracer = sink ? (model, runId, purpose) => traceModel(model, { turnId, runId, purpose }, sink, deps) : (model) => model;
+    const executor = new SubagentExecutor(deps, { turnId, publish, registry, processOf, ownerId: input.ownerId, approvals: waits.approvals, retries, trace });
     const master: AgentNode = { runId: null, depth: 0, activeChildren: 0, meter, signal, state, holdWatchdogs: () => waits.watchdog.hold() };
     if (input.retry) {
       await retryFirstStep(
@@ -200,8 +205,8 @@ async function runTurn(
     }
     const outcome = await runAgentLoop(
       {
-        model: deps.model,
-        systemModel: deps.systemModel,
+        model: trace(deps.model, null, "chat"),
+        systemModel: trace(deps.systemModel, null, "system"),
         invoker: executor.invokerFor(master, "all"),
         maxSteps: deps.limits.maxSteps,
         contextTokens: deps.limits.contextTokens,

@@ -6,6 +6,7 @@ import type { LoopState, ToolInvoker, ToolOutcome } from "./agent-loop";
 import type { ApprovalGate } from "./approval-gate";
 import { approvalReason, needsApproval } from "./approval-policy";
 import { SUBAGENT_TOOL_NAME, type SubagentDefinition } from "./definitions";
+import type { ModelTracer } from "./model-trace";
 import type { RetryBook } from "./retry";
 import type { RunRegistry } from "./run-registry";
 import type { ModelFor } from "./run-models";
@@ -61,6 +62,8 @@ export interface TurnScope {
   approvals?: ApprovalGate;
   /** Failed runs that may still be retried before their parent reads them (see retry.ts). */
   retries?: RetryBook;
+  /** Records each run's model requests (the audit record); absent: nothing is recorded. */
+  trace?: ModelTracer;
 }
 
 /** One agent of the tree: the master (runId null, depth 0) or a subagent. */

@@ -5,3 +5,4 @@ export * from "./socket";
 export * from "./turn";
 export * from "./well-formed";
 export * from "./account";
+export * from "./model-call";

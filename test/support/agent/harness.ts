@@ -67,7 +67,7 @@ export interface HarnessOptions {
 }
 
 /** `extra.turnId` also prefixes the run ids, so a later turn's ids do not collide with "t1"'s. */
-export function startTestTurn(options: HarnessOptions, prompt: string, history: ChatTurn[] = [], extra: Pick<TurnInput, "retry"> & { turnId?: string } = {}): TurnRun {
+export function startTestTurn(options: HarnessOptions, prompt: string, history: ChatTurn[] = [], extra: Pick<TurnInput, "retry" | "recordModelCall"> & { turnId?: string } = {}): TurnRun {
   let ids = 0;
   const prefix = extra.turnId ? `${extra.turnId}-` : "";
   const runtime = createAgentRuntime({
@@ -89,6 +89,7 @@ export function startTestTurn(options: HarnessOptions, prompt: string, history: 
     prompt,
     history,
     ...(extra.retry ? { retry: extra.retry } : {}),
+    ...(extra.recordModelCall ? { recordModelCall: extra.recordModelCall } : {}),
     publish: (event) => {
       // Every event must satisfy the shared contract the server validates against.
       agentEventSchema.parse(event);
