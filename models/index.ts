@@ -1,4 +1,6 @@
 import type { Connection } from "mongoose";
+import { defineModelBlobModel } from "./model-blob";
+import { defineModelCallModel } from "./model-call";
 import { defineSessionModel } from "./session";
 import { defineSubagentRunModel } from "./subagent-run";
 import { defineTextChunkModel } from "./text-chunk";
@@ -19,6 +21,8 @@ export function createModels(connection: Connection) {
     ToolOutput: defineToolOutputModel(connection),
     SubagentRun: defineSubagentRunModel(connection),
     TextChunk: defineTextChunkModel(connection),
+    ModelCall: defineModelCallModel(connection),
+    ModelBlob: defineModelBlobModel(connection),
   };
 }
 

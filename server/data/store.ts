@@ -1,8 +1,9 @@
-import { AppError, type ChatTurn, type SessionSummary } from "@/lib/contracts";
+import { AppError, type ChatTurn, type ModelCallRecord, type ModelCallSummary, type SessionSummary } from "@/lib/contracts";
 import type { Models } from "@/models";
 import { EventStore, toolCallRecordId, type EventStoreOptions } from "./event-store";
 import { loadHistory } from "./history";
 import { newId } from "./ids";
+import { listModelCalls, loadModelCall, ModelCallLog, type ModelCallLogOptions } from "./model-call-log";
 
 /**
  * The data access the app needs, behind one small interface (the repository the server
@@ -31,6 +32,12 @@ export interface ChatStore {
   loadToolOutput(sessionId: string, callId: string, where?: { turnId?: string; runId?: string | null }): Promise<string>;
   /** The writer of one session's events, in event order, retrying while the database is away. */
   eventWriter(options: Omit<EventStoreOptions, "models">): EventStore;
+  /** The writer of one session's model-call records (the audit record of every model request). */
+  modelCallLog(options: Omit<ModelCallLogOptions, "models">): ModelCallLog;
+  /** One turn's model calls without their messages, in the order they started (session already checked). */
+  listModelCalls(sessionId: string, turnId: string): Promise<ModelCallSummary[]>;
+  /** One model call whole; `not_found` when the session has no such call (session already checked). */
+  loadModelCall(sessionId: string, callId: string): Promise<ModelCallRecord>;
   /** At start, nothing can still be running: marks what a dead process left running as ended. */
   ghostSweep(now?: Date): Promise<{ turns: number; runs: number; calls: number }>;
 }
@@ -58,7 +65,7 @@ function notFound(): AppError {
 }
 
 export function mongoStore(models: Models): ChatStore {
-  const { Session, Turn, ToolCall, ToolOutput, SubagentRun, TextChunk } = models;
+  const { Session, Turn, ToolCall, ToolOutput, SubagentRun, TextChunk, ModelCall, ModelBlob } = models;
   return {
     async listSessions(ownerId) {
       const rows = await Session.find({ ownerId }, SUMMARY_FIELDS).sort({ updatedAt: -1 }).limit(500).lean<SessionRow[]>();
@@ -87,7 +94,7 @@ export function mongoStore(models: Models): ChatStore {
     async deleteSession(ownerId, sessionId) {
       const removed = await Session.deleteOne({ _id: sessionId, ownerId });
       if (removed.deletedCount === 0) throw notFound();
-      await Promise.all([Turn, ToolCall, SubagentRun, ToolOutput, TextChunk].map((model) => (model as typeof Turn).deleteMany({ sessionId })));
+      await Promise.all([Turn, ToolCall, SubagentRun, ToolOutput, TextChunk, ModelCall, ModelBlob].map((model) => (model as typeof Turn).deleteMany({ sessionId })));
     },
 
     async touchSession(sessionId, title) {
@@ -114,6 +121,14 @@ export function mongoStore(models: Models): ChatStore {
     },
 
     eventWriter: (options) => new EventStore({ ...options, models }),
+
+    modelCallLog: (options) => new ModelCallLog({ ...options, models }),
+    listModelCalls: (sessionId, turnId) => listModelCalls(models, sessionId, turnId),
+    async loadModelCall(sessionId, callId) {
+      const record = await loadModelCall(models, sessionId, callId);
+      if (!record) throw new AppError("not_found", "That model call is not in this chat.");
+      return record;
+    },
 
     async ghostSweep(now = new Date()) {
       const runs = await SubagentRun.updateMany({ status: "running" }, { $set: { status: "error", endReason: "ghost_sweep", error: GHOST_RUN_ERROR, endedAt: now } });

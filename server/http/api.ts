@@ -7,8 +7,9 @@ import type { Logger } from "@/lib/log";
 
 /**
  * The HTTP API (JSON), served by the custom server before Next sees the request. Only
- * what something uses: the health check (scripts, probes) and the whole text of one tool
- * output ("Show all", too large to travel in events). Everything else a browser does goes
+ * what something uses: the health check (scripts, probes), the whole text of one tool
+ * output ("Show all", too large to travel in events) and the model-call records (each
+ * request as sent, for the context inspector). Everything else a browser does goes
  * over the socket; both doors call the same session service, which checks ownership.
  */
 
@@ -32,6 +33,8 @@ export interface ApiDeps {
 }
 
 const OUTPUT_PATH = /^\/api\/sessions\/([A-Za-z0-9_-]{1,64})\/tool-calls\/([^/]{1,200})$/;
+const MODEL_CALLS_PATH = /^\/api\/sessions\/([A-Za-z0-9_-]{1,64})\/model-calls$/;
+const MODEL_CALL_PATH = /^\/api\/sessions\/([A-Za-z0-9_-]{1,64})\/model-calls\/([A-Za-z0-9_-]{1,100})$/;
 
 /** Handles `/api/*`; returns false for any other path. */
 export async function handleApi(req: IncomingMessage, res: ServerResponse, userId: string, deps: ApiDeps): Promise<boolean> {
@@ -65,6 +68,14 @@ async function route(method: string, url: URL, userId: string, deps: ApiDeps): P
     const runId = url.searchParams.get("run") || null;
     return { response: await deps.sessions.toolOutput(userId, outputMatch[1]!, decodePathPart(outputMatch[2]!), { turnId, runId }) };
   }
+  const callsMatch = MODEL_CALLS_PATH.exec(pathname);
+  if (callsMatch && method === "GET") {
+    const turnId = url.searchParams.get("turn");
+    if (!turnId || !/^[A-Za-z0-9_-]{1,100}$/.test(turnId)) throw new AppError("bad_request", "Name the turn: ?turn=<turn id>.");
+    return { calls: await deps.sessions.modelCalls(userId, callsMatch[1]!, turnId) };
+  }
+  const callMatch = MODEL_CALL_PATH.exec(pathname);
+  if (callMatch && method === "GET") return { call: await deps.sessions.modelCall(userId, callMatch[1]!, callMatch[2]!) };
   return undefined;
 }
 

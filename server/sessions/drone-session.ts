@@ -5,6 +5,7 @@ import { planRetry } from "@/lib/agent/retry-plan";
 import { findRun } from "@/lib/turn/retries";
 import { applyEvent, turnFromStart } from "@/lib/turn/reduce";
 import type { EventStore } from "@/server/data/event-store";
+import type { ModelCallLog } from "@/server/data/model-call-log";
 import { newId } from "@/server/data/ids";
 import { DEFAULT_TITLE, type ChatStore } from "@/server/data/store";
 import type { TurnHandle, TurnRunner } from "./turn-runner";
@@ -55,6 +56,7 @@ export class DroneSession {
   /** Being deleted: no turn may start any more. */
   private closed = false;
   private readonly store: EventStore;
+  private readonly modelCalls: ModelCallLog;
 
   private constructor(private readonly deps: DroneSessionDeps) {
     this.sessionId = deps.sessionId;
@@ -65,6 +67,7 @@ export class DroneSession {
       flushMs: deps.flushMs,
       log: deps.log,
     });
+    this.modelCalls = deps.store.modelCallLog({ sessionId: deps.sessionId, log: deps.log });
   }
 
   static async open(deps: DroneSessionDeps): Promise<DroneSession> {
@@ -111,6 +114,7 @@ export class DroneSession {
         ...(ownerId ? { ownerId } : {}),
         history,
         publish: (event) => this.onEvent(event),
+        recordModelCall: (record) => this.modelCalls.write(record),
         ...(retry ? { retry } : {}),
       });
     } catch (error) {
@@ -207,8 +211,8 @@ export class DroneSession {
   }
 
   /** Resolves when every event so far is in MongoDB. */
-  drain(): Promise<void> {
-    return this.store.drain();
+  async drain(): Promise<void> {
+    await Promise.all([this.store.drain(), this.modelCalls.drain()]);
   }
 
   /** Waits for the running turn, if any, to end, and for everything to be written. */

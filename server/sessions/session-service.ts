@@ -1,4 +1,4 @@
-import { AppError, type JoinResult, type RetryStarted, type SessionEvent, type SessionSummary } from "@/lib/contracts";
+import { AppError, type JoinResult, type ModelCallRecord, type ModelCallSummary, type RetryStarted, type SessionEvent, type SessionSummary } from "@/lib/contracts";
 import type { ChatStore } from "@/server/data/store";
 import type { DroneSession } from "./drone-session";
 import { createKeyedQueue } from "./keyed-queue";
@@ -123,6 +123,18 @@ export class SessionService {
   async toolOutput(userId: string, sessionId: string, callId: string, where: { turnId?: string; runId?: string | null }): Promise<string> {
     await this.owned(userId, sessionId);
     return this.deps.store.loadToolOutput(sessionId, callId, where);
+  }
+
+  /** One turn's model requests, without their messages (the context inspector's list). */
+  async modelCalls(userId: string, sessionId: string, turnId: string): Promise<ModelCallSummary[]> {
+    await this.owned(userId, sessionId);
+    return this.deps.store.listModelCalls(sessionId, turnId);
+  }
+
+  /** One model request whole: every message as sent, the tools offered, and the reply. */
+  async modelCall(userId: string, sessionId: string, callId: string): Promise<ModelCallRecord> {
+    await this.owned(userId, sessionId);
+    return this.deps.store.loadModelCall(sessionId, callId);
   }
 
   private owned(userId: string, sessionId: string): Promise<SessionSummary> {
