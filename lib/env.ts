@@ -34,6 +34,8 @@ export const envSchema = z.object({
   ALLOWED_HOSTS: withDefault(z.string(), ""),
   /** The address people use, e.g. behind a reverse proxy; its host and origin are allowed. */
   PUBLIC_URL: opt(z.url()),
+  /** Largest session file (exported JSON) an import accepts, in MB. */
+  IMPORT_MAX_MB: withDefault(int(1, 1_024), 100),
 
   OPENAI_BASE_URL: opt(z.url()),
   OPENAI_API_KEY: opt(z.string()),

@@ -53,6 +53,8 @@ export interface AppOptions {
   rateLimit?: RateLimit;
   personRateLimit?: RateLimit;
   flushMs?: number;
+  /** Largest session file an import accepts; defaults to IMPORT_MAX_MB. */
+  importMaxBytes?: number;
   log?: Logger;
 }
 
@@ -140,6 +142,7 @@ export function createApp(options: AppOptions): App {
         sessions,
         allowedOrigins,
         dbUp: options.dbUp ?? (() => true),
+        importMaxBytes: options.importMaxBytes ?? env().IMPORT_MAX_MB * 1024 * 1024,
         log: options.log,
       });
       if (handled) return;

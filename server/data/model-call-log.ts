@@ -158,3 +158,22 @@ export async function loadModelCall(models: Models, sessionId: string, callId: s
     response: row.response,
   };
 }
+
+/** Every call of one turn whole (for export): the calls, then their messages in one query. */
+export async function loadTurnModelCalls(models: Models, sessionId: string, turnId: string): Promise<ModelCallRecord[]> {
+  const rows = await models.ModelCall.find({ sessionId, turnId }).sort({ startedAt: 1, _id: 1 }).lean<CallRow[]>();
+  if (rows.length === 0) return [];
+  const ids = [...new Set(rows.flatMap((r) => [...r.messageIds, ...(r.toolsId ? [r.toolsId] : [])]))];
+  const blobs = await models.ModelBlob.find({ _id: { $in: ids }, sessionId }).lean<{ _id: string; json: string }[]>();
+  const byId = new Map(blobs.map((b) => [b._id, b.json]));
+  const read = <T>(id: string): T => {
+    const json = byId.get(id);
+    if (json === undefined) throw new Error(`a model call of turn ${turnId} names a message that is not stored`);
+    return JSON.parse(json) as T;
+  };
+  return rows.map((row) => ({
+    ...summaryOf(row),
+    request: { messages: row.messageIds.map((id) => read<ModelCallRecord["request"]["messages"][number]>(id)), tools: row.toolsId ? read<ModelCallRecord["request"]["tools"]>(row.toolsId) : [] },
+    response: row.response,
+  }));
+}

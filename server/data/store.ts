@@ -3,7 +3,7 @@ import type { Models } from "@/models";
 import { EventStore, toolCallRecordId, type EventStoreOptions } from "./event-store";
 import { loadHistory } from "./history";
 import { newId } from "./ids";
-import { listModelCalls, loadModelCall, ModelCallLog, type ModelCallLogOptions } from "./model-call-log";
+import { listModelCalls, loadModelCall, loadTurnModelCalls, ModelCallLog, type ModelCallLogOptions } from "./model-call-log";
 
 /**
  * The data access the app needs, behind one small interface (the repository the server
@@ -38,6 +38,8 @@ export interface ChatStore {
   listModelCalls(sessionId: string, turnId: string): Promise<ModelCallSummary[]>;
   /** One model call whole; `not_found` when the session has no such call (session already checked). */
   loadModelCall(sessionId: string, callId: string): Promise<ModelCallRecord>;
+  /** Every model call of one turn whole, messages included (export). */
+  loadTurnModelCalls(sessionId: string, turnId: string): Promise<ModelCallRecord[]>;
   /** At start, nothing can still be running: marks what a dead process left running as ended. */
   ghostSweep(now?: Date): Promise<{ turns: number; runs: number; calls: number }>;
 }
@@ -124,6 +126,7 @@ export function mongoStore(models: Models): ChatStore {
 
     modelCallLog: (options) => new ModelCallLog({ ...options, models }),
     listModelCalls: (sessionId, turnId) => listModelCalls(models, sessionId, turnId),
+    loadTurnModelCalls: (sessionId, turnId) => loadTurnModelCalls(models, sessionId, turnId),
     async loadModelCall(sessionId, callId) {
       const record = await loadModelCall(models, sessionId, callId);
       if (!record) throw new AppError("not_found", "That model call is not in this chat.");

@@ -2,6 +2,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { AppError, type ErrorCode } from "@/lib/contracts";
 import { toAppError } from "@/server/errors";
 import type { SessionService } from "@/server/sessions/session-service";
+import type { SessionExport } from "@/server/export/session-export";
+import { readBody } from "./body";
 import { originAllowed } from "./origin";
 import type { Logger } from "@/lib/log";
 
@@ -27,12 +29,17 @@ const STATUS: Record<ErrorCode, number> = {
 
 export interface ApiDeps {
   sessions: SessionService;
+  /** Largest session file an import accepts (IMPORT_MAX_MB). */
+  importMaxBytes?: number;
   allowedOrigins: readonly string[];
   dbUp: () => Promise<boolean> | boolean;
   log?: Pick<Logger, "error">;
 }
 
 const OUTPUT_PATH = /^\/api\/sessions\/([A-Za-z0-9_-]{1,64})\/tool-calls\/([^/]{1,200})$/;
+const EXPORT_PATH = /^\/api\/sessions\/([A-Za-z0-9_-]{1,64})\/export$/;
+const IMPORT_PATH = "/api/sessions/import";
+export const DEFAULT_IMPORT_MAX_BYTES = 100 * 1024 * 1024;
 const MODEL_CALLS_PATH = /^\/api\/sessions\/([A-Za-z0-9_-]{1,64})\/model-calls$/;
 const MODEL_CALL_PATH = /^\/api\/sessions\/([A-Za-z0-9_-]{1,64})\/model-calls\/([A-Za-z0-9_-]{1,100})$/;
 
@@ -45,8 +52,21 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, userI
     if (method !== "GET" && method !== "HEAD" && !originAllowed(req, deps.allowedOrigins)) {
       throw new AppError("unauthorized", "Cross-site requests are not allowed.");
     }
-    // Bodies are never read here: drain them so the connection is not left hanging.
+    if (url.pathname === IMPORT_PATH && method === "POST") {
+      const text = await readBody(req, deps.importMaxBytes ?? DEFAULT_IMPORT_MAX_BYTES);
+      send(res, 200, { session: await deps.sessions.import(userId, text) });
+      return true;
+    }
+    // No other route reads a body: drain it so the connection is not left hanging.
     req.resume();
+    const exportMatch = EXPORT_PATH.exec(url.pathname);
+    if (exportMatch && method === "GET") {
+      const format = url.searchParams.get("format") ?? "json";
+      if (format !== "json" && format !== "markdown") throw new AppError("bad_request", 'Ask for ?format=json or ?format=markdown.');
+      const markup = url.searchParams.get("markup") === "1";
+      await streamDownload(res, await deps.sessions.export(userId, exportMatch[1]!, format, { markup }), deps.log);
+      return true;
+    }
     const result = await route(method, url, userId, deps);
     if (result === undefined) throw new AppError("not_found", "No such API route.");
     send(res, 200, result);
@@ -84,6 +104,43 @@ function decodePathPart(part: string): string {
     return decodeURIComponent(part);
   } catch {
     throw new AppError("bad_request", "The tool call id in the address is not valid percent-encoding.");
+  }
+}
+
+/**
+ * Writes a download piece by piece, waiting whenever the socket's buffer is full, so a
+ * large export is never held whole in memory. A failure after the first byte cannot
+ * become an error answer any more: the response is cut, and the browser reports a
+ * failed download instead of saving half a file as if it were whole.
+ */
+async function streamDownload(res: ServerResponse, download: SessionExport, log: ApiDeps["log"]): Promise<void> {
+  const iterator = download.chunks[Symbol.asyncIterator]();
+  // The first piece is read before the headers, so an early failure is still a clean error.
+  const first = await iterator.next();
+  res.writeHead(200, {
+    "content-type": download.contentType,
+    "content-disposition": `attachment; filename="${download.filename}"`,
+    "cache-control": "no-store",
+  });
+  try {
+    for (let next = first; !next.done; next = await iterator.next()) {
+      if (res.destroyed) break;
+      if (!res.write(next.value)) await new Promise<void>((resolve) => {
+        const done = () => {
+          res.off("drain", done);
+          res.off("close", done);
+          resolve();
+        };
+        res.once("drain", done);
+        res.once("close", done);
+      });
+    }
+    res.end();
+  } catch (error) {
+    log?.error("export failed part way; the download was cut", { error: error instanceof Error ? error.stack : String(error) });
+    res.destroy();
+  } finally {
+    await iterator.return?.(undefined);
   }
 }
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { AppError } from "@/lib/contracts";
 
-/** Past this a body is cut off instead of drained. */
+/** Past this (or past `maxBytes`, when that is larger) a body is cut off instead of drained. */
 const DISCARD_LIMIT_BYTES = 32 * 1024 * 1024;
 
 /**
@@ -16,7 +16,7 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<string
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
       if (size <= maxBytes) chunks.push(chunk);
-      else if (size > DISCARD_LIMIT_BYTES) req.destroy();
+      else if (size > Math.max(DISCARD_LIMIT_BYTES, maxBytes * 1.25)) req.destroy();
     });
     req.once("end", () => {
       if (size > maxBytes) reject(new AppError("too_large", `The request body is larger than ${maxBytes} bytes.`));

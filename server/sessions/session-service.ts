@@ -1,5 +1,7 @@
 import { AppError, type JoinResult, type ModelCallRecord, type ModelCallSummary, type RetryStarted, type SessionEvent, type SessionSummary } from "@/lib/contracts";
 import type { ChatStore } from "@/server/data/store";
+import { exportSession, type ExportFormat, type SessionExport } from "@/server/export/session-export";
+import { importSessionFile, parseSessionFile } from "@/server/export/session-import";
 import type { DroneSession } from "./drone-session";
 import { createKeyedQueue } from "./keyed-queue";
 import type { SessionRegistry } from "./registry";
@@ -135,6 +137,23 @@ export class SessionService {
   async modelCall(userId: string, sessionId: string, callId: string): Promise<ModelCallRecord> {
     await this.owned(userId, sessionId);
     return this.deps.store.loadModelCall(sessionId, callId);
+  }
+
+  /** The chat as a JSON session file or a Markdown transcript, streamed (finished turns only). */
+  async export(userId: string, sessionId: string, format: ExportFormat, options: { markup?: boolean } = {}): Promise<SessionExport> {
+    const summary = await this.owned(userId, sessionId);
+    // An open chat's in-memory turns may be newer than what is stored yet.
+    const open = await this.deps.registry.peek(sessionId);
+    const turns = open ? await open.history() : await this.deps.store.loadHistory(sessionId);
+    return exportSession(this.deps.store, summary, turns, format, options);
+  }
+
+  /** A session file as a new chat of `userId` (counted against their chats like any other). */
+  async import(userId: string, text: string): Promise<SessionSummary> {
+    const file = parseSessionFile(text);
+    const session = await importSessionFile(this.deps.store, userId, file, (title) => this.create(userId, title.slice(0, 200)));
+    this.deps.onSessionsChanged(userId);
+    return session;
   }
 
   private owned(userId: string, sessionId: string): Promise<SessionSummary> {

@@ -1,0 +1,105 @@
+import type { ChatTurn, Step, SubagentProcess, ToolCall } from "@/lib/contracts";
+import { endReasonLabel, formatCost, formatDuration, formatTokens, prettyJson, totalTokens } from "@/components/subagents/format";
+import { serializeTurn } from "@/lib/markup/serialize";
+
+/**
+ * A chat as a readable Markdown transcript: each prompt and answer as written, each
+ * subagent in a collapsible `<details>` (GitHub, GitLab and most viewers fold them) with
+ * its task, its steps, every tool call with its parameters and output, and its answer.
+ * With `markup`, each turn also carries seed 001's `<SubagentExecution>` markup (exact,
+ * machine-readable) in a fenced block.
+ *
+ * Model text is untrusted: it goes into fences long enough never to be closed by what
+ * they hold, and into `<summary>` lines only escaped.
+ */
+
+export interface MarkdownOptions {
+  markup?: boolean;
+}
+
+export function markdownHeader(title: string, exportedAt: string): string {
+  return `# ${inline(title)}\n\n_Exported from Delegate on ${exportedAt.slice(0, 10)}._\n`;
+}
+
+export function turnMarkdown(turn: ChatTurn, options: MarkdownOptions = {}): string {
+  let out = `\n---\n\n### You\n\n${quoteBlock(turn.prompt)}\n\n### Delegate\n\n`;
+  out += stepsMarkdown(turn.steps, 0);
+  if (turn.error) out += `\n> **${turn.status === "cancelled" ? "Stopped" : "Failed"}:** ${inline(turn.error)}\n`;
+  else if (turn.status === "cancelled") out += "\n> **Stopped** before it finished.\n";
+  out += `\n<sub>${statsLine(turn.stats)}</sub>\n`;
+  if (options.markup) out += `\n<details><summary>Markup (seed 001)</summary>\n\n${fence(serializeTurn(turn), "xml")}\n\n</details>\n`;
+  return out;
+}
+
+function stepsMarkdown(steps: readonly Step[], depth: number): string {
+  let out = "";
+  for (const step of steps) {
+    if (step.thinking && depth > 0) out += `<details><summary>Reasoning</summary>\n\n${fence(step.thinking)}\n\n</details>\n\n`;
+    if (step.text) out += `${foldSafe(step.text.trim())}\n\n`;
+    for (const call of step.toolCalls) out += call.subagent ? subagentMarkdown(call, call.subagent, depth) : toolMarkdown(call);
+  }
+  return out;
+}
+
+function toolMarkdown(call: ToolCall): string {
+  const status = call.status === "error" ? " — error" : call.status === "running" ? " — did not finish" : "";
+  const more = call.responseSize > call.response.length ? `\n\n_Output cut at ${call.response.length} of ${call.responseSize} characters; the JSON export holds all of it._` : "";
+  const approval = call.approval ? `\n\nApproval: **${call.approval.state}**${call.approval.denyReason ? ` (${inline(call.approval.denyReason)})` : ""}` : "";
+  return (
+    `<details><summary>🔧 ${escapeHtml(call.name)}${escapeHtml(status)}</summary>\n\n` +
+    `Parameters:\n\n${fence(prettyJson(call.parameters), "json")}\n\nOutput:\n\n${fence(call.response)}${more}${approval}\n\n</details>\n\n`
+  );
+}
+
+function subagentMarkdown(call: ToolCall, process: SubagentProcess, depth: number): string {
+  const outcome = process.status === "success" ? "done" : process.status === "running" ? "running" : endReasonLabel(process.endReason ?? "failed").toLowerCase();
+  const summary = `🤖 ${process.name}: ${truncateLine(process.task, 100)} (${outcome}, ${statsLine(process.stats)})`;
+  let body = `**Task:** ${inline(process.task)}\n\n`;
+  if (process.model) body += `Model: ${inline(process.model)}\n\n`;
+  for (const steer of process.steering ?? []) body += `> **Steered before step ${steer.step + 1}:** ${inline(steer.message)}\n\n`;
+  body += stepsMarkdown(process.steps, depth + 1);
+  if (process.error) body += `**Error:** ${inline(process.error)}\n\n`;
+  body += `<details><summary>Returned to the parent</summary>\n\n${fence(call.response)}\n\n</details>\n\n`;
+  return `<details><summary>${escapeHtml(summary)}</summary>\n\n${body}</details>\n\n`;
+}
+
+function statsLine(stats: ChatTurn["stats"]): string {
+  return `${formatDuration(stats.runtimeMs)} · ${stats.steps} step${stats.steps === 1 ? "" : "s"} · ${formatTokens(totalTokens(stats))} tokens · ${formatCost(stats.cost)}`;
+}
+
+/**
+ * Model text kept as Markdown, except tags that would open or close the transcript's own
+ * folds (a stray `</details>` would end the subagent it sits in).
+ */
+function foldSafe(text: string): string {
+  return text.replace(/<(\/?\s*(?:details|summary)\b)/gi, "&lt;$1");
+}
+
+/** A fence longer than any run of backticks inside, so the text cannot close it. */
+export function fence(text: string, lang = ""): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const ticks = "`".repeat(longest + 1);
+  return `${ticks}${lang}\n${text}\n${ticks}`;
+}
+
+function quoteBlock(text: string): string {
+  return text
+    .trim()
+    .split("\n")
+    .map((line) => `> ${foldSafe(line)}`)
+    .join("\n");
+}
+
+/** One line of model text in running Markdown: no line breaks, no raw HTML. */
+function inline(text: string): string {
+  return escapeHtml(text.replace(/\s*\n\s*/g, " ").trim());
+}
+
+function truncateLine(text: string, max: number): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}

@@ -1,0 +1,112 @@
+import { z } from "zod";
+import { chatTurnSchema, modelCallRecordSchema, type ChatTurn, type ModelCallRecord } from "@/lib/contracts";
+
+/**
+ * The session file: one chat exported whole, for an archive, an audit or another
+ * Delegate instance. Versioned; everything in it is validated on import. It holds each
+ * finished turn with every subagent's full process, the whole text of every tool output
+ * longer than its preview, and the model-call records (each request exactly as sent).
+ *
+ * It is written one turn at a time (see `sessionFileChunks`), so a large chat is never
+ * held twice in memory as text.
+ */
+
+export const SESSION_FILE_FORMAT = "delegate.session";
+export const SESSION_FILE_VERSION = 1;
+/** Deeper JSON than this is refused before parsing (a turn tree is at most ~60 levels deep). */
+export const MAX_JSON_DEPTH = 256;
+
+export const toolOutputEntrySchema = z.object({ runId: z.string().nullable(), callId: z.string(), text: z.string() });
+export type ToolOutputEntry = z.infer<typeof toolOutputEntrySchema>;
+
+export const exportedTurnSchema = z.object({
+  turn: chatTurnSchema,
+  toolOutputs: z.array(toolOutputEntrySchema),
+  modelCalls: z.array(modelCallRecordSchema),
+});
+export type ExportedTurn = z.infer<typeof exportedTurnSchema>;
+
+export const sessionFileSchema = z.object({
+  format: z.literal(SESSION_FILE_FORMAT, { error: `Not a Delegate session file (its "format" is not "${SESSION_FILE_FORMAT}").` }),
+  version: z.literal(SESSION_FILE_VERSION, { error: `This Delegate reads session files of version ${SESSION_FILE_VERSION}.` }),
+  exportedAt: z.string(),
+  session: z.object({ title: z.string().max(500), createdAt: z.string() }),
+  turns: z.array(exportedTurnSchema).max(20_000),
+});
+export type SessionFile = z.infer<typeof sessionFileSchema>;
+
+/** The file as text, piece by piece: the header, each turn, the end. Concatenated, it is one JSON document. */
+export async function* sessionFileChunks(header: { title: string; createdAt: string; exportedAt: string }, turns: AsyncIterable<ExportedTurn>): AsyncGenerator<string> {
+  const head = { format: SESSION_FILE_FORMAT, version: SESSION_FILE_VERSION, exportedAt: header.exportedAt, session: { title: header.title, createdAt: header.createdAt } };
+  yield `${JSON.stringify(head).slice(0, -1)},"turns":[`;
+  let first = true;
+  for await (const turn of turns) {
+    yield `${first ? "" : ","}\n${JSON.stringify(turn)}`;
+    first = false;
+  }
+  yield "\n]}\n";
+}
+
+/**
+ * Whether `text` nests arrays and objects at most `max` deep, scanned without parsing:
+ * JSON.parse and the schema both recurse, and a hostile file of a million `[` would
+ * exhaust the stack instead of getting a clear answer.
+ */
+export function jsonDepthWithin(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \ */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 /* [ */ || c === 123 /* { */) {
+      if (++depth > max) return false;
+    } else if (c === 93 /* ] */ || c === 125 /* } */) depth--;
+  }
+  return true;
+}
+
+/**
+ * New ids for an imported turn, so a file imported twice (or into the instance it came
+ * from) collides with nothing: the turn's id and every run's id, and every reference to
+ * a run (parent, retry, model-call records). Tool call ids are scoped by turn and run, so
+ * they stay as they are; so does all text.
+ */
+export function reidentify(entry: ExportedTurn, sessionId: string, newId: () => string): ExportedTurn {
+  const turnId = newId();
+  const runs = new Map<string, string>();
+  const collect = (steps: ChatTurn["steps"]) => {
+    for (const step of steps) for (const call of step.toolCalls) if (call.subagent) {
+      runs.set(call.subagent.runId, newId());
+      collect(call.subagent.steps);
+    }
+  };
+  collect(entry.turn.steps);
+  const run = (id: string) => runs.get(id) ?? id;
+  const mapSteps = (steps: ChatTurn["steps"]): ChatTurn["steps"] =>
+    steps.map((step) => ({
+      ...step,
+      toolCalls: step.toolCalls.map((call) => {
+        if (!call.subagent) return call;
+        const p = call.subagent;
+        return {
+          ...call,
+          subagent: {
+            ...p,
+            runId: run(p.runId),
+            parentRunId: p.parentRunId === null ? null : run(p.parentRunId),
+            ...(p.retryOf !== undefined ? { retryOf: run(p.retryOf) } : {}),
+            steps: mapSteps(p.steps),
+          },
+        };
+      }),
+    }));
+  const modelCalls: ModelCallRecord[] = entry.modelCalls.map((c) => ({ ...c, callId: newId(), turnId, runId: c.runId === null ? null : run(c.runId) }));
+  return {
+    turn: { ...entry.turn, turnId, sessionId, steps: mapSteps(entry.turn.steps) },
+    toolOutputs: entry.toolOutputs.map((o) => ({ ...o, runId: o.runId === null ? null : run(o.runId) })),
+    modelCalls,
+  };
+}

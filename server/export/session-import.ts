@@ -1,0 +1,67 @@
+import { AppError, type Issue } from "@/lib/contracts";
+import { jsonDepthWithin, MAX_JSON_DEPTH, reidentify, sessionFileSchema, type SessionFile } from "@/lib/export/session-file";
+import { applyEvent, newTurn } from "@/lib/turn/reduce";
+import { deepEqual } from "@/lib/turn/deep-equal";
+import { eventsOfTurn } from "@/lib/turn/turn-events";
+import { newId } from "@/server/data/ids";
+import type { ChatStore } from "@/server/data/store";
+import type { ChatTurn, SessionSummary } from "@/lib/contracts";
+
+/**
+ * Reads a session file (see lib/export/session-file.ts) into a new chat of `ownerId`:
+ * checked whole before anything is written (size, depth, schema, and that each turn is
+ * one the turn reducer could have produced), then written through the same event writer
+ * live turns use, with new ids. If a write fails half way the new chat is removed again:
+ * an import creates the whole chat or nothing.
+ */
+
+export function parseSessionFile(text: string): SessionFile {
+  if (!jsonDepthWithin(text, MAX_JSON_DEPTH)) throw new AppError("bad_request", `The file nests deeper than ${MAX_JSON_DEPTH} levels; it is not a Delegate session file.`);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new AppError("bad_request", `The file is not valid JSON (${error instanceof Error ? error.message : String(error)}).`);
+  }
+  const parsed = sessionFileSchema.safeParse(json);
+  if (!parsed.success) {
+    const issues: Issue[] = parsed.error.issues.slice(0, 20).map((i) => ({ path: i.path.join("."), message: i.message }));
+    const first = issues[0]!;
+    throw new AppError("bad_request", `The file is not a valid Delegate session file: ${first.path ? `${first.path}: ` : ""}${first.message}`, issues);
+  }
+  const file = parsed.data;
+  file.turns.forEach((entry, i) => {
+    if (entry.turn.status === "running") throw new AppError("bad_request", `Turn ${i + 1} in the file is still running; only finished turns can be imported.`);
+    // The turn must be what its own events fold into; a hand-edited tree that is not (a run
+    // under the wrong parent, a call twice) would be stored differently from how it shows.
+    const events = eventsOfTurn(entry.turn);
+    const { sessionId, turnId, prompt, createdAt } = entry.turn;
+    const folded = events.slice(1).reduce(applyEvent, newTurn({ sessionId, turnId, prompt, createdAt }));
+    if (!deepEqual(folded, entry.turn)) throw new AppError("bad_request", `Turn ${i + 1} in the file is not consistent (its subagents, calls or ids do not fit together).`);
+  });
+  return file;
+}
+
+export async function importSessionFile(store: ChatStore, ownerId: string, file: SessionFile, create: (title: string) => Promise<SessionSummary>): Promise<SessionSummary> {
+  const session = await create(file.session.title || "Imported chat");
+  try {
+    const turns = new Map<string, ChatTurn>();
+    const writer = store.eventWriter({ sessionId: session.sessionId, getTurn: (turnId) => turns.get(turnId) });
+    const calls = store.modelCallLog({ sessionId: session.sessionId });
+    for (const original of file.turns) {
+      const entry = reidentify(original, session.sessionId, newId);
+      turns.set(entry.turn.turnId, entry.turn);
+      const full = new Map(entry.toolOutputs.map((o) => [`${o.runId ?? ""}|${o.callId}`, o.text]));
+      for (const event of eventsOfTurn(entry.turn, (runId, callId) => full.get(`${runId ?? ""}|${callId}`))) writer.record(event);
+      for (const record of entry.modelCalls) calls.write(record);
+    }
+    await Promise.all([writer.drain(), calls.drain()]);
+    // The writer retries and logs rather than throwing: check that every turn landed.
+    const stored = await store.loadHistory(session.sessionId);
+    if (stored.length !== file.turns.length) throw new Error(`${stored.length} of ${file.turns.length} turns were stored`);
+    return session;
+  } catch (error) {
+    await store.deleteSession(ownerId, session.sessionId).catch(() => undefined);
+    throw error instanceof AppError ? error : new AppError("unavailable", "The chat could not be stored; nothing was imported. Try again.");
+  }
+}
