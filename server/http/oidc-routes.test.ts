@@ -1,3 +1,4 @@
+import { createServer } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ATTEMPT_COOKIE } from "@/server/auth/oidc";
 import { freePort } from "@/test/support/free-port";
@@ -221,6 +222,57 @@ describe("SSO with a provider that is down", () => {
       }
     } finally {
       await app2.close();
+    }
+  });
+
+  it("reads the provider's metadata once, not at every sign-in", async () => {
+    const fresh = await startSsoApp(ACCOUNTS);
+    try {
+      await fresh.start();
+      await fresh.start();
+      const started = await fresh.start();
+      const back = await fresh.provider.signIn(started.location, "alice");
+      await fresh.callback(back.search.slice(1), started.cookie);
+      expect(fresh.provider.requests.filter((r) => r.endsWith("/.well-known/openid-configuration"))).toHaveLength(1);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it("a provider that goes down mid-sign-in gives a clear message, not a crash", async () => {
+    const fresh = await startSsoApp(ACCOUNTS);
+    try {
+      const started = await fresh.start("/c/abc");
+      const back = await fresh.provider.signIn(started.location, "alice");
+      await fresh.provider.close();
+      expect(await fresh.callback(back.search.slice(1), started.cookie)).toEqual({
+        status: 302,
+        location: "/login?error=sso&reason=unavailable",
+        session: undefined,
+        attemptCleared: true,
+      });
+      expect(fresh.signIns).toEqual([]);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it("a provider that accepts connections but never answers gives up after the timeout", async () => {
+    const held = new Set<import("node:net").Socket>();
+    const silent = createServer((socket) => {
+      held.add(socket.on("error", () => {}));
+    });
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const fresh = await startSsoApp(ACCOUNTS);
+    try {
+      fresh.useClient({ issuer: `http://127.0.0.1:${(silent.address() as { port: number }).port}`, timeoutS: 1 });
+      const startedAt = Date.now();
+      expect((await fresh.start()).location).toBe("/login?error=sso&reason=unavailable");
+      expect(Date.now() - startedAt).toBeLessThan(5_000);
+    } finally {
+      await fresh.close();
+      for (const socket of held) socket.destroy();
+      silent.close();
     }
   });
 });

@@ -36,6 +36,8 @@ export interface TestProvider {
   issuer: string;
   clientId: string;
   clientSecret: string;
+  /** Every request the provider received, as "METHOD /path". */
+  requests: string[];
   /** Plays the person: follows the authorization URL, signs in as `account`, returns the redirect back to the app. */
   signIn(authorizationUrl: string, account: string): Promise<URL>;
   /** Plays a person who cancels at the provider; returns the redirect back to the app (with `error`). */
@@ -108,7 +110,9 @@ export async function startTestProvider(options: TestProviderOptions): Promise<T
   });
 
   const handle = provider.callback();
+  const requests: string[] = [];
   const server: Server = createServer((req, res) => {
+    requests.push(`${req.method} ${new URL(req.url ?? "/", issuer).pathname}`);
     const interaction = /^\/interaction\/[\w-]+\/(login|abort)(\?|$)/.exec(req.url ?? "");
     if (!interaction) return handle(req, res);
     const params = new URL(req.url ?? "/", issuer).searchParams;
@@ -153,6 +157,7 @@ export async function startTestProvider(options: TestProviderOptions): Promise<T
     issuer,
     clientId: CLIENT_ID,
     clientSecret,
+    requests,
     signIn: (authorizationUrl, account) => drive(authorizationUrl, "login", account),
     cancel: (authorizationUrl) => drive(authorizationUrl, "abort"),
     tamperIdTokens(change, tamperOptions) {
