@@ -1,6 +1,7 @@
 import type { IDToken, UserInfoResponse } from "openid-client";
 import { describe, expect, it } from "vitest";
-import { createOidcClient, identityFrom, OidcError } from "./oidc";
+import { parseEnv } from "@/lib/env";
+import { createOidcClient, identityFrom, OidcError, oidcFromEnv, redirectUriFor } from "./oidc";
 import { createSigner } from "./signer";
 
 /** The identity handed to the accounts service, from claims the provider controls. */
@@ -44,5 +45,16 @@ describe("the attempt cookie", () => {
     const promise = client.complete(new URLSearchParams("code=x&state=s"), `${payload}.${signer.sign(payload)}`);
     await expect(promise).rejects.toBeInstanceOf(OidcError);
     await expect(promise).rejects.toMatchObject({ reason: "expired" });
+  });
+});
+
+describe("oidcFromEnv", () => {
+  const signer = createSigner("a-secret-of-at-least-thirty-two-characters");
+
+  it("builds no client without a provider, and the redirect URI from PUBLIC_URL", () => {
+    expect(oidcFromEnv(parseEnv({}), signer)).toBeNull();
+    expect(oidcFromEnv(parseEnv({ OIDC_ISSUER: "https://id.example.com", OIDC_CLIENT_ID: "c", PUBLIC_URL: "https://chat.example.com" }), signer)).not.toBeNull();
+    expect(redirectUriFor("https://chat.example.com")).toBe("https://chat.example.com/api/auth/oidc/callback");
+    expect(redirectUriFor("https://example.com/delegate/")).toBe("https://example.com/delegate/api/auth/oidc/callback");
   });
 });

@@ -1,8 +1,8 @@
 import * as client from "openid-client";
 import { z } from "zod";
 import { safeNextPath } from "@/components/auth/safe-next";
-import type { SsoFailureReason } from "@/lib/contracts/account";
-import { isLoopbackIssuer } from "@/lib/env";
+import { ACCOUNT_ROUTES, type SsoFailureReason } from "@/lib/contracts/account";
+import { isLoopbackIssuer, type Env } from "@/lib/env";
 import type { Signer } from "./signer";
 
 /**
@@ -181,6 +181,20 @@ export function createOidcClient(settings: OidcSettings, signer: Signer, now: ()
       return { identity: identityFrom(claims, userinfo), next: attempt.next };
     },
   };
+}
+
+/** Where the provider sends people back; registered at the provider. */
+export function redirectUriFor(publicUrl: string): string {
+  return `${publicUrl.replace(/\/+$/, "")}${ACCOUNT_ROUTES.ssoCallback}`;
+}
+
+/** The client the configuration asks for, or null when no provider is configured (lib/env.ts checks the rest). */
+export function oidcFromEnv(env: Pick<Env, "OIDC_ISSUER" | "OIDC_CLIENT_ID" | "OIDC_CLIENT_SECRET" | "PUBLIC_URL">, signer: Signer): OidcClient | null {
+  if (!env.OIDC_ISSUER || !env.OIDC_CLIENT_ID || !env.PUBLIC_URL) return null;
+  return createOidcClient(
+    { issuer: env.OIDC_ISSUER, clientId: env.OIDC_CLIENT_ID, clientSecret: env.OIDC_CLIENT_SECRET, redirectUri: redirectUriFor(env.PUBLIC_URL) },
+    signer,
+  );
 }
 
 /**
