@@ -7,9 +7,11 @@ import { freePort } from "@/test/support/free-port";
 /**
  * A real OpenID provider for the tests: `oidc-provider` 9 (the certified implementation)
  * on 127.0.0.1, one confidential client registered with the redirect URI of the app under
- * test, PKCE required. Its login step is a tiny interaction of our own instead of a form:
- * `signIn(url, account)` plays the person at the provider over real HTTP (with the
- * provider's own cookies) and returns where the provider sends the browser back.
+ * test, PKCE required. Its login step is a tiny interaction of our own: a page with an
+ * account field (any account in `accounts`, no password) and a cancel link, which a browser
+ * can use as is; `signIn(url, account)` plays the person at the provider over real HTTP
+ * (reading that page, with the provider's own cookies) and returns where the provider
+ * sends the browser back.
  *
  * `tamperIdTokens` turns it into a hostile provider on purpose: the token endpoint's ID
  * tokens get changed claims (another audience, a wrong nonce, an expired token), signed
@@ -113,6 +115,11 @@ export async function startTestProvider(options: TestProviderOptions): Promise<T
   const requests: string[] = [];
   const server: Server = createServer((req, res) => {
     requests.push(`${req.method} ${new URL(req.url ?? "/", issuer).pathname}`);
+    const page = /^\/interaction\/([\w-]+)$/.exec(req.url ?? "");
+    if (page) {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(loginPage(page[1]!));
+      return;
+    }
     const interaction = /^\/interaction\/[\w-]+\/(login|abort)(\?|$)/.exec(req.url ?? "");
     if (!interaction) return handle(req, res);
     const params = new URL(req.url ?? "/", issuer).searchParams;
@@ -135,7 +142,12 @@ export async function startTestProvider(options: TestProviderOptions): Promise<T
     for (let hop = 0; hop < MAX_HOPS; hop++) {
       if (url.href.startsWith(options.redirectUri)) return url;
       if (/^\/interaction\/[\w-]+$/.test(url.pathname)) {
-        url = new URL(`${url.pathname}/${step}?account=${encodeURIComponent(account)}`, issuer);
+        // The page a browser would show: its form (or its cancel link) says where to go.
+        const html = await (await fetch(url)).text();
+        const action = step === "login" ? /<form[^>]* action="([^"]+)"/.exec(html)?.[1] : /<a[^>]* href="([^"]+)"/.exec(html)?.[1];
+        if (!action) throw new Error(`no ${step} on the provider's page: ${html.slice(0, 300)}`);
+        url = new URL(action, url);
+        if (step === "login") url.searchParams.set("account", account);
       }
       const res = await fetch(url, { redirect: "manual", headers: { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join("; ") } });
       for (const line of res.headers.getSetCookie()) {
@@ -169,4 +181,19 @@ export async function startTestProvider(options: TestProviderOptions): Promise<T
         server.close(() => resolve());
       }),
   };
+}
+
+/** The provider's sign-in page: a person (or Playwright) types an account name, or cancels. */
+function loginPage(uid: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Test provider: sign in</title></head>
+<body>
+<h1>Test provider</h1>
+<form method="get" action="/interaction/${uid}/login">
+  <label>Account <input name="account" autocomplete="username" required></label>
+  <button type="submit">Sign in</button>
+</form>
+<p><a href="/interaction/${uid}/abort">Cancel</a></p>
+</body></html>
+`;
 }
