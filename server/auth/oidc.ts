@@ -169,9 +169,10 @@ export function createOidcClient(settings: OidcSettings, signer: Signer, now: ()
       const claims = tokens.claims();
       if (!claims) throw new OidcError("token", "The provider sent no ID token.");
       // Many providers (and the spec's default) put email and name in the UserInfo answer
-      // only, not in the ID token.
+      // only, not in the ID token. fetchUserInfo checks its subject is the ID token's.
       let userinfo: client.UserInfoResponse | undefined;
-      if (typeof claims.email !== "string" || typeof claims.name !== "string") {
+      const hasUserinfo = config.serverMetadata().userinfo_endpoint !== undefined;
+      if (hasUserinfo && (typeof claims.email !== "string" || typeof claims.name !== "string")) {
         try {
           userinfo = await client.fetchUserInfo(config, tokens.access_token, claims.sub);
         } catch (error) {

@@ -25,6 +25,7 @@ afterAll(async () => {
 beforeEach(() => {
   app.signIns.length = 0;
   app.provider.tamperIdTokens(null);
+  app.provider.tamperUserinfo(null);
   app.useClient();
 });
 
@@ -134,6 +135,11 @@ describe("SSO sign-in over OpenID Connect", () => {
   it("checks the ID token's signature: claims changed after signing are refused", async () => {
     // Without the check this would sign alice's browser in as the verified mallory.
     app.provider.tamperIdTokens((claims) => ({ ...claims, email: "mallory@example.com", email_verified: true }), { resign: false });
+    expectRefused((await signInAs("alice")).result, "token");
+  });
+
+  it("refuses UserInfo claims about another subject than the ID token's", async () => {
+    app.provider.tamperUserinfo((claims) => ({ ...claims, sub: "mallory", email: "mallory@example.com", email_verified: true }));
     expectRefused((await signInAs("alice")).result, "token");
   });
 

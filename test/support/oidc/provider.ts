@@ -46,6 +46,8 @@ export interface TestProvider {
   cancel(authorizationUrl: string): Promise<URL>;
   /** Changes the claims of every ID token issued from now on; null stops. `resign: false` keeps the old signature. */
   tamperIdTokens(change: ((claims: JWTPayload) => JWTPayload) | null, options?: { resign?: boolean }): void;
+  /** Changes what the UserInfo endpoint answers from now on; null stops. */
+  tamperUserinfo(change: ((claims: Record<string, unknown>) => Record<string, unknown>) | null): void;
   close(): Promise<void>;
 }
 
@@ -97,8 +99,12 @@ export async function startTestProvider(options: TestProviderOptions): Promise<T
   });
 
   let tamper: { change: (claims: JWTPayload) => JWTPayload; resign: boolean } | null = null;
+  let tamperInfo: ((claims: Record<string, unknown>) => Record<string, unknown>) | null = null;
   provider.use(async (ctx, next) => {
     await next();
+    if (tamperInfo && ctx.path === "/me" && ctx.status === 200 && ctx.body && typeof ctx.body === "object") {
+      ctx.body = tamperInfo(ctx.body as Record<string, unknown>);
+    }
     const body = ctx.body as { id_token?: string } | undefined;
     if (!tamper || ctx.path !== "/token" || ctx.status !== 200 || typeof body?.id_token !== "string") return;
     const claims = tamper.change(decodeJwt(body.id_token));
@@ -174,6 +180,9 @@ export async function startTestProvider(options: TestProviderOptions): Promise<T
     cancel: (authorizationUrl) => drive(authorizationUrl, "abort"),
     tamperIdTokens(change, tamperOptions) {
       tamper = change ? { change, resign: tamperOptions?.resign ?? true } : null;
+    },
+    tamperUserinfo(change) {
+      tamperInfo = change;
     },
     close: () =>
       new Promise<void>((resolve) => {
