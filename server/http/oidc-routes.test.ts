@@ -24,6 +24,7 @@ afterAll(async () => {
 });
 beforeEach(() => {
   app.signIns.length = 0;
+  app.ended.length = 0;
   app.provider.tamperIdTokens(null);
   app.provider.tamperUserinfo(null);
   app.useClient();
@@ -42,6 +43,8 @@ function expectRefused(result: Awaited<ReturnType<SsoApp["callback"]>>, reason: 
   expect(result.session).toBeUndefined();
   expect(result.attemptCleared).toBe(true);
   expect(app.signIns).toEqual([]);
+  // A refused callback (which anyone can send) never signs the browser out either.
+  expect(app.ended).toEqual([]);
 }
 
 describe("SSO sign-in over OpenID Connect", () => {
@@ -81,6 +84,14 @@ describe("SSO sign-in over OpenID Connect", () => {
         meta: { userAgent: "sso-test-browser", address: "127.0.0.1" },
       },
     ]);
+  });
+
+  it("ends the sign-in session the browser already had before starting a new one (session fixation)", async () => {
+    const started = await app.start();
+    const back = await app.provider.signIn(started.location, "alice");
+    const result = await app.callback(back.search.slice(1), `dlg_session=planted-by-someone; ${started.cookie}`);
+    expect(app.ended).toEqual(["planted-by-someone"]);
+    expect(result.session).toBe("session-for-alice");
   });
 
   it("reads the identity from the ID token alone when the provider puts the claims there", async () => {
@@ -170,6 +181,7 @@ describe("SSO sign-in over OpenID Connect", () => {
     const { started, back, result } = await signInAs("alice");
     expect(result.session).toBe("session-for-alice");
     app.signIns.length = 0;
+    app.ended.length = 0;
     expectRefused(await app.callback(back.search.slice(1), started.cookie), "code");
   });
 
@@ -186,6 +198,7 @@ describe("SSO sign-in over OpenID Connect", () => {
       const { result } = await signInAs("bob");
       expect(result).toEqual({ status: 302, location: "/login?error=sso&reason=refused", session: undefined, attemptCleared: true });
       expect(app.signIns).toHaveLength(1);
+      expect(app.ended).toEqual([]);
     } finally {
       app.refuse.delete("bob");
     }

@@ -18,9 +18,9 @@ export interface OidcRouteDeps {
   /** The Set-Cookie header of a new sign-in session (`dlg_session`) holding `cookieValue`. */
   sessionCookie(cookieValue: string): string;
   /**
-   * Called before a successful sign-in with the request's cookies, so a sign-in session
-   * the browser already had is revoked (session fixation). Optional: the accounts service
-   * may do this itself.
+   * Called after a successful sign-in with the request's cookies, so a sign-in session the
+   * browser already had is revoked (session fixation). Optional: the accounts service may
+   * do this itself.
    */
   endPreviousSession?(cookies: Cookies): Promise<void>;
   secureCookies: boolean;
@@ -93,8 +93,9 @@ async function callback(req: IncomingMessage, res: ServerResponse, url: URL, coo
   const meta = { userAgent: (req.headers["user-agent"] ?? "").slice(0, MAX_USER_AGENT_CHARS), address: req.socket.remoteAddress ?? "unknown" };
   let result: Awaited<ReturnType<OidcRouteDeps["signIn"]>>;
   try {
-    await deps.endPreviousSession?.(cookies);
     result = await deps.signIn(outcome.identity, meta);
+    // Only a sign-in that happened replaces the old session; a refusal leaves it be.
+    if ("cookieValue" in result) await deps.endPreviousSession?.(cookies);
   } catch (error) {
     deps.log.error("single sign-on: the accounts service failed", { error: error instanceof Error ? error.message : String(error) });
     redirect(res, failurePage("error"), [clear]);

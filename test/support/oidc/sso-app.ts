@@ -26,6 +26,8 @@ export interface SsoApp {
   provider: TestProvider;
   /** Every call the routes made to the accounts service. */
   signIns: SignInCall[];
+  /** The previous dlg_session values the routes asked to end (session fixation). */
+  ended: (string | undefined)[];
   /** Subjects the accounts service refuses. */
   refuse: Set<string>;
   logs: string[];
@@ -53,6 +55,7 @@ export async function startSsoApp(
 ): Promise<SsoApp> {
   const signIns: SignInCall[] = [];
   const refuse = new Set<string>();
+  const ended: (string | undefined)[] = [];
   const logs: string[] = [];
   const record = (msg: string, meta?: object) => logs.push(`${msg} ${JSON.stringify(meta ?? {})}`);
   const log: Logger = { info: record, warn: record, error: record };
@@ -61,6 +64,9 @@ export async function startSsoApp(
     async signIn(identity, meta) {
       signIns.push({ identity, meta });
       return refuse.has(identity.subject) ? { refused: "this account is disabled" } : { cookieValue: `session-for-${identity.subject}` };
+    },
+    async endPreviousSession(cookies) {
+      ended.push(cookies[SESSION_COOKIE]);
     },
     sessionCookie: (value) => `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax`,
     secureCookies: false,
@@ -85,6 +91,7 @@ export async function startSsoApp(
     redirectUri,
     provider,
     signIns,
+    ended,
     refuse,
     logs,
     useClient(settings, now) {
