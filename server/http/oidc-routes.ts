@@ -47,7 +47,9 @@ export function failurePage(reason: SsoFailureReason): string {
 
 /**
  * Answers the SSO routes; returns false for any other request. Only GET: both are
- * top-level navigations (the start from a link or button, the callback from the provider).
+ * top-level navigations, the callback from the provider and the start from a plain link.
+ * The start must be a link, not a <form>: the CSP's `form-action 'self'` also covers the
+ * redirects after a form submission, so Chromium would block the hop to the provider.
  */
 export async function handleOidc(req: IncomingMessage, res: ServerResponse, url: URL, cookies: Cookies, deps: OidcRouteDeps): Promise<boolean> {
   const start = url.pathname === ACCOUNT_ROUTES.ssoStart;
