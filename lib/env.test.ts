@@ -48,3 +48,32 @@ describe("parseEnv", () => {
     expect(() => parseEnv(source)).toThrow(name);
   });
 });
+
+describe("parseEnv: single sign-on (OpenID Connect)", () => {
+  const sso = { OIDC_ISSUER: "https://id.example.com", OIDC_CLIENT_ID: "delegate", OIDC_CLIENT_SECRET: "s3cret", PUBLIC_URL: "https://chat.example.com" };
+
+  it("reads a complete provider configuration, with the default button label", () => {
+    const env = parseEnv(sso);
+    expect(env).toMatchObject({ OIDC_ISSUER: "https://id.example.com", OIDC_CLIENT_ID: "delegate", OIDC_CLIENT_SECRET: "s3cret", OIDC_LABEL: "Sign in with SSO" });
+    expect(parseEnv({ ...sso, OIDC_LABEL: "Sign in with Acme" }).OIDC_LABEL).toBe("Sign in with Acme");
+    expect(parseEnv({ ...sso, OIDC_CLIENT_SECRET: "" }).OIDC_CLIENT_SECRET).toBeUndefined();
+  });
+
+  it("accepts plain http only for an issuer on this machine", () => {
+    expect(parseEnv({ ...sso, OIDC_ISSUER: "http://127.0.0.1:9000" }).OIDC_ISSUER).toBe("http://127.0.0.1:9000");
+    expect(parseEnv({ ...sso, OIDC_ISSUER: "http://localhost:9000/realms/x" }).OIDC_ISSUER).toBe("http://localhost:9000/realms/x");
+    expect(() => parseEnv({ ...sso, OIDC_ISSUER: "http://id.example.com" })).toThrow(/OIDC_ISSUER: must be an https:\/\/ URL/);
+    expect(() => parseEnv({ ...sso, OIDC_ISSUER: "http://127.0.0.1.evil.example" })).toThrow(/OIDC_ISSUER/);
+  });
+
+  it.each([
+    [{ OIDC_ISSUER: sso.OIDC_ISSUER, PUBLIC_URL: sso.PUBLIC_URL }, /OIDC_CLIENT_ID: is required with OIDC_ISSUER/],
+    [{ OIDC_CLIENT_ID: "delegate", PUBLIC_URL: sso.PUBLIC_URL }, /OIDC_ISSUER: is required with OIDC_CLIENT_ID/],
+    [{ OIDC_CLIENT_SECRET: "s3cret", PUBLIC_URL: sso.PUBLIC_URL }, /OIDC_ISSUER: is required/],
+    [{ OIDC_ISSUER: sso.OIDC_ISSUER, OIDC_CLIENT_ID: "delegate" }, /PUBLIC_URL: is required with OIDC_ISSUER.*\/api\/auth\/oidc\/callback/],
+    [{ ...sso, OIDC_ISSUER: "not a url" }, /OIDC_ISSUER/],
+  ])("refuses an incomplete provider configuration %o, naming what is missing", (source, message) => {
+    expect(() => parseEnv(source)).toThrow(EnvError);
+    expect(() => parseEnv(source)).toThrow(message);
+  });
+});

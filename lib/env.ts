@@ -12,6 +12,36 @@ const withDefault = <T extends z.ZodType>(schema: T, fallback: z.input<T>) =>
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const bool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+/** Whether plain HTTP may reach this issuer: only a provider on this machine (a test or a local one). */
+export function isLoopbackIssuer(issuer: string): boolean {
+  const url = URL.parse(issuer);
+  return url?.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname);
+}
+
+/**
+ * OpenID Connect needs the issuer and the client id together, and PUBLIC_URL, because the
+ * provider only sends people back to a redirect URI registered in advance
+ * (`${PUBLIC_URL}/api/auth/oidc/callback`), so the app must know its own address.
+ */
+function checkOidc(
+  value: { OIDC_ISSUER?: string; OIDC_CLIENT_ID?: string; OIDC_CLIENT_SECRET?: string; PUBLIC_URL?: string },
+  ctx: z.RefinementCtx,
+): void {
+  const { OIDC_ISSUER: issuer, OIDC_CLIENT_ID: clientId } = value;
+  if (!issuer && !clientId && !value.OIDC_CLIENT_SECRET) return;
+  if (!issuer) ctx.addIssue({ code: "custom", path: ["OIDC_ISSUER"], message: "is required with OIDC_CLIENT_ID (the provider's issuer URL)" });
+  if (!clientId) ctx.addIssue({ code: "custom", path: ["OIDC_CLIENT_ID"], message: "is required with OIDC_ISSUER (the client id the provider gave this app)" });
+  if (!value.PUBLIC_URL) {
+    ctx.addIssue({ code: "custom", path: ["PUBLIC_URL"], message: "is required with OIDC_ISSUER: the provider sends people back to ${PUBLIC_URL}/api/auth/oidc/callback" });
+  }
+  // Zod runs this check even when OIDC_ISSUER failed its own (then already reported).
+  if (issuer && URL.canParse(issuer) && !issuer.startsWith("https://") && !isLoopbackIssuer(issuer)) {
+    ctx.addIssue({ code: "custom", path: ["OIDC_ISSUER"], message: "must be an https:// URL (plain http:// only for 127.0.0.1 or localhost)" });
+  }
+}
+
 export const envSchema = z.object({
   NODE_ENV: withDefault(z.enum(["development", "production", "test"]), "development"),
   HOST: withDefault(z.string(), "127.0.0.1"),
@@ -83,7 +113,15 @@ export const envSchema = z.object({
    * to the result alone (seed 000).
    */
   RESULT_FOOTER: withDefault(bool, "true"),
-});
+
+  /** Single sign-on over OpenID Connect: the provider's issuer URL (discovered lazily). */
+  OIDC_ISSUER: opt(z.url()),
+  OIDC_CLIENT_ID: opt(z.string().min(1).max(500)),
+  /** Unset: a public client (PKCE alone), when the provider allows one. */
+  OIDC_CLIENT_SECRET: opt(z.string().min(1)),
+  /** The sign-in button's text. */
+  OIDC_LABEL: withDefault(z.string().trim().min(1).max(60), "Sign in with SSO"),
+}).superRefine(checkOidc);
 
 export type Env = z.infer<typeof envSchema>;
 

@@ -167,3 +167,30 @@ export const ACCOUNT_PAGES = {
   account: "/account",
   admin: "/admin",
 } as const;
+
+/**
+ * Why a single sign-on attempt failed: GET /api/auth/oidc/callback sends the browser to
+ * `/login?error=sso&reason=<reason>`, and the page shows the message. Only these codes
+ * travel in the URL, never a provider's or the server's own words, so a crafted link
+ * cannot make the page say anything else.
+ */
+export const SSO_FAILURE_REASONS = ["unavailable", "expired", "state", "nonce", "token", "code", "denied", "refused", "error"] as const;
+export type SsoFailureReason = (typeof SSO_FAILURE_REASONS)[number];
+
+const SSO_TRY_AGAIN = "Single sign-on could not be completed. Start again from this page.";
+export const SSO_FAILURE_MESSAGES: Record<SsoFailureReason, string> = {
+  unavailable: "The sign-in provider cannot be reached right now. Try again in a minute.",
+  expired: "That sign-in took too long, or was started in another browser. Start again from this page.",
+  state: SSO_TRY_AGAIN,
+  nonce: SSO_TRY_AGAIN,
+  token: SSO_TRY_AGAIN,
+  code: SSO_TRY_AGAIN,
+  denied: "The sign-in was cancelled at the provider.",
+  refused: "That account cannot sign in here. Ask an admin for access.",
+  error: SSO_TRY_AGAIN,
+};
+
+/** The message for `/login?error=sso&reason=…`; an unknown reason gets the general one. */
+export function ssoFailureMessage(reason: string | null): string {
+  return (SSO_FAILURE_REASONS as readonly string[]).includes(reason ?? "") ? SSO_FAILURE_MESSAGES[reason as SsoFailureReason] : SSO_TRY_AGAIN;
+}
