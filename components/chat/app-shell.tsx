@@ -54,7 +54,7 @@ function Frame({ children }: { children: ReactNode }) {
       </a>
       <Sidebar currentSessionId={currentSessionId} open={drawerOpen} onClose={close} onLeave={leave} />
       <div className="flex min-w-0 flex-1 flex-col">
-        <Header title={title} info={info} connection={connection} sidebarOpen={drawerOpen} onOpenSidebar={() => setDrawerOpen(true)} />
+        <Header title={title} sessionId={currentSessionId} info={info} connection={connection} sidebarOpen={drawerOpen} onOpenSidebar={() => setDrawerOpen(true)} />
         <main className="relative min-h-0 flex-1">
           <LeavingContext.Provider value={leaving}>{children}</LeavingContext.Provider>
         </main>

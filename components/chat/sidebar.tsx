@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { PlusIcon, XIcon } from "@/components/ui/icons";
+import { ImportButton } from "./import-button";
 import { repeatedTitles, SessionItem } from "./session-item";
 import { useSessions } from "./sessions-context";
 
@@ -117,6 +118,9 @@ export function Sidebar({ currentSessionId, open, onClose, onLeave }: SidebarPro
             <PlusIcon />
             New chat
           </button>
+          <div className="mt-1">
+            <ImportButton onDone={onClose} />
+          </div>
         </div>
         <nav aria-label="Sessions" className="relative min-h-0 flex-1 overflow-y-auto px-2 pb-3">
           {sessions === null ? (

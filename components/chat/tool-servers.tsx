@@ -1,9 +1,10 @@
 "use client";
 
-import { useEffect, useId, useRef, useState } from "react";
+import { useCallback, useEffect, useId, useRef, useState } from "react";
 import type { McpServerInfo } from "@/lib/contracts";
 import { getSocket, request } from "@/components/realtime/socket";
 import { WrenchIcon } from "@/components/ui/icons";
+import { useDismiss } from "@/components/ui/use-dismiss";
 
 const STATUS_TEXT: Record<McpServerInfo["status"], string> = {
   connecting: "connecting…",
@@ -53,25 +54,10 @@ export function ToolServers({ servers: initial }: { servers: McpServerInfo[] }) 
     };
   }, [unsettled, open]);
 
+  const close = useCallback(() => setOpen(false), []);
+  useDismiss(open, close, panel, button);
   useEffect(() => {
-    if (!open) return;
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key !== "Escape") return;
-      e.preventDefault();
-      setOpen(false);
-      button.current?.focus();
-    };
-    const onPointer = (e: PointerEvent) => {
-      const target = e.target as Node;
-      if (!panel.current?.contains(target) && !button.current?.contains(target)) setOpen(false);
-    };
-    document.addEventListener("keydown", onKey);
-    document.addEventListener("pointerdown", onPointer);
-    panel.current?.focus();
-    return () => {
-      document.removeEventListener("keydown", onKey);
-      document.removeEventListener("pointerdown", onPointer);
-    };
+    if (open) panel.current?.focus();
   }, [open]);
 
   const connected = servers.filter((s) => s.status === "connected").length;

@@ -162,3 +162,19 @@ export function ChatIcon(props: IconProps) {
     </Icon>
   );
 }
+
+export function DownloadIcon(props: IconProps) {
+  return (
+    <Icon {...props}>
+      <path d="M12 4v11m0 0-4-4m4 4 4-4M5 19h14" />
+    </Icon>
+  );
+}
+
+export function UploadIcon(props: IconProps) {
+  return (
+    <Icon {...props}>
+      <path d="M12 15V4m0 0-4 4m4-4 4 4M5 19h14" />
+    </Icon>
+  );
+}

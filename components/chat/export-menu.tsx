@@ -1,0 +1,78 @@
+"use client";
+
+import { useCallback, useEffect, useId, useRef, useState, type KeyboardEvent } from "react";
+import { DownloadIcon } from "@/components/ui/icons";
+import { useDismiss } from "@/components/ui/use-dismiss";
+
+const FORMATS = [
+  { query: "format=json", label: "Session file (.json)", hint: "Everything, to import again or archive" },
+  { query: "format=markdown", label: "Markdown transcript", hint: "Readable, subagents folded" },
+  { query: "format=markdown&markup=1", label: "Markdown with markup", hint: "Adds each turn's SubagentExecution markup" },
+] as const;
+
+/**
+ * The open chat's downloads: plain links the browser saves (the server streams them), so
+ * a large chat never passes through this page's memory.
+ */
+export function ExportMenu({ sessionId }: { sessionId: string }) {
+  const [open, setOpen] = useState(false);
+  const button = useRef<HTMLButtonElement>(null);
+  const panel = useRef<HTMLDivElement>(null);
+  const panelId = useId();
+  const close = useCallback(() => setOpen(false), []);
+  useDismiss(open, close, panel, button);
+  useEffect(() => {
+    if (open) items()[0]?.focus();
+  }, [open]);
+  const items = () => [...(panel.current?.querySelectorAll<HTMLElement>('[role="menuitem"]') ?? [])];
+  /** Arrow keys move between the items, as in any menu. */
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (e.key !== "ArrowDown" && e.key !== "ArrowUp") return;
+    e.preventDefault();
+    const list = items();
+    const at = list.indexOf(document.activeElement as HTMLElement);
+    list[(at + (e.key === "ArrowDown" ? 1 : list.length - 1)) % list.length]?.focus();
+  };
+  return (
+    <div className="relative">
+      <button
+        ref={button}
+        type="button"
+        onClick={() => setOpen((o) => !o)}
+        aria-expanded={open}
+        aria-controls={panelId}
+        aria-label="Export this chat"
+        title="Export this chat"
+        data-testid="export-button"
+        className="rounded-md p-2 text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
+      >
+        <DownloadIcon />
+      </button>
+      {open ? (
+        <div
+          ref={panel}
+          id={panelId}
+          role="menu"
+          aria-label="Export this chat"
+          onKeyDown={onKeyDown}
+          className="absolute right-0 z-30 mt-1 w-[min(18rem,calc(100vw-1rem))] rounded-lg border border-zinc-200 bg-white p-1 text-sm shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
+        >
+          {FORMATS.map((f) => (
+            <a
+              key={f.query}
+              role="menuitem"
+              href={`/api/sessions/${encodeURIComponent(sessionId)}/export?${f.query}`}
+              download
+              onClick={close}
+              data-testid={`export-${f.query.replace(/\W+/g, "-")}`}
+              className="block rounded-md px-3 py-2 text-zinc-800 hover:bg-zinc-100 focus:bg-zinc-100 focus:outline-none dark:text-zinc-100 dark:hover:bg-zinc-800 dark:focus:bg-zinc-800"
+            >
+              <span className="block font-medium">{f.label}</span>
+              <span className="block text-xs text-zinc-600 dark:text-zinc-400">{f.hint}</span>
+            </a>
+          ))}
+        </div>
+      ) : null}
+    </div>
+  );
+}
