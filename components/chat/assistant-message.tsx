@@ -8,6 +8,7 @@ import { TurnIdProvider } from "@/components/subagents/panel-actions";
 import { ToolCallView } from "@/components/subagents/tool-call-view";
 import { CopyButton } from "@/components/ui/copy-button";
 import { AlertIcon } from "@/components/ui/icons";
+import { TurnContextButton } from "@/components/inspector/inspect-context";
 
 export interface AssistantMessageProps {
   turn: ChatTurn;
@@ -99,6 +100,7 @@ function MessageFooter({ text, turn }: { text: string; turn: ChatTurn }) {
           {stats.cost > 0 ? ` · ${formatCost(stats.cost)}` : ""}
         </span>
       ) : null}
+      <TurnContextButton turn={turn} />
     </div>
   );
 }

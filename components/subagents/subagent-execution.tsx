@@ -12,6 +12,7 @@ import { Elapsed } from "./elapsed";
 import { endReasonLabel, endReasonShort, formatTokens, parseTime, totalTokens, truncate } from "./format";
 import { AgentNameProvider } from "./panel-actions";
 import { PanelStats } from "./panel-stats";
+import { ContextLedger } from "@/components/inspector/inspect-context";
 import { ReturnedToParent } from "./returned-to-parent";
 import { ControlStrip, HeaderActions, useRunControls } from "./run-controls";
 import { StatusIcon, SteerIcon } from "./status-icon";
@@ -230,6 +231,7 @@ function PanelBody({ panel, call }: SubagentExecutionProps) {
       {returned ? <ReturnedToParent call={returned} panel={panel} /> : null}
 
       <PanelStats stats={panel.stats} startedAt={panel.startedAt} endedAt={panel.endedAt} running={running} model={panel.model} />
+      <ContextLedger process={panel} returned={returned ?? undefined} />
 
       {panel.status === "error" && canRetry(panel.endReason) ? <RetryControls runId={panel.runId} name={panel.name} task={panel.task} /> : null}
     </div>
