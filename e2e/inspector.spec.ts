@@ -6,7 +6,10 @@ const PROMPT = "Deep dive into the tide predictor and the datum conversion";
 test("the context inspector shows what the master and a depth-2 subagent were sent, call by call, after a reload too", async ({ page }) => {
   await startChat(page, PROMPT);
   await waitForTurnEnd(page);
+  // The header's meter: the master's last request against its budget (CONTEXT_TOKENS, 100k by default).
+  await expect(page.getByTestId("context-meter")).toContainText(/^[\d.]+k? \/ 100k$/);
   await page.reload();
+  await expect(page.getByTestId("context-meter")).toContainText("/ 100k");
 
   // The master: its last request holds the general agent's clean result, marked as such.
   await page.getByTestId("turn-stats").last().getByTestId("inspect-context").click();

@@ -22,6 +22,7 @@ const modelCallSchema = new Schema(
     messageIds: { type: [String], default: [] },
     toolsId: { type: String, default: null },
     messageCount: { type: Number, required: true },
+    estimatedInputTokens: { type: Number, default: 0 },
     toolCount: { type: Number, required: true },
     usage: { type: Schema.Types.Mixed, default: null },
     finishReason: { type: String, default: null },

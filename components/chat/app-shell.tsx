@@ -6,6 +6,7 @@ import { useAppInfo } from "@/components/realtime/use-app-info";
 import { useConnection } from "@/components/realtime/use-connection";
 import { Header } from "./header";
 import { SessionsProvider, useSessions } from "./sessions-context";
+import { LastTurnContext, type LastTurn } from "./last-turn";
 import { LeavingContext } from "./shell-context";
 import { Sidebar } from "./sidebar";
 
@@ -31,6 +32,8 @@ function Frame({ children }: { children: ReactNode }) {
   const leaving = leavingFrom !== null && leavingFrom === pathname;
   const leave = useCallback(() => setLeavingFrom(pathname), [pathname]);
   const title = sessions?.find((s) => s.sessionId === currentSessionId)?.title ?? null;
+  const [lastTurn, setLastTurn] = useState<LastTurn | null>(null);
+  const meter = lastTurn && lastTurn.sessionId === currentSessionId ? lastTurn : null;
 
   // Tabs and history entries name the chat, not just the app.
   useEffect(() => {
@@ -54,9 +57,11 @@ function Frame({ children }: { children: ReactNode }) {
       </a>
       <Sidebar currentSessionId={currentSessionId} open={drawerOpen} onClose={close} onLeave={leave} />
       <div className="flex min-w-0 flex-1 flex-col">
-        <Header title={title} sessionId={currentSessionId} info={info} connection={connection} sidebarOpen={drawerOpen} onOpenSidebar={() => setDrawerOpen(true)} />
+        <Header title={title} sessionId={currentSessionId} lastTurn={meter} info={info} connection={connection} sidebarOpen={drawerOpen} onOpenSidebar={() => setDrawerOpen(true)} />
         <main className="relative min-h-0 flex-1">
-          <LeavingContext.Provider value={leaving}>{children}</LeavingContext.Provider>
+          <LastTurnContext.Provider value={setLastTurn}>
+            <LeavingContext.Provider value={leaving}>{children}</LeavingContext.Provider>
+          </LastTurnContext.Provider>
         </main>
       </div>
     </div>

@@ -13,6 +13,7 @@ import { MessageList } from "./message-list";
 import { takePendingPrompt } from "./pending-prompt";
 import { useLeaving } from "./shell-context";
 import { useSession } from "./use-session";
+import { useReportLastTurn } from "./last-turn";
 
 export interface ChatViewProps {
   sessionId: string;
@@ -26,6 +27,7 @@ export function ChatView({ sessionId }: ChatViewProps) {
 
   const actions = useMemo<PanelActions>(() => ({ sessionId, steer, kill, decide, retry }), [sessionId, steer, kill, decide, retry]);
   const retryLinks = useRetryLinks(state.turns);
+  useReportLastTurn(sessionId, state.turns.findLast((t) => t.status !== "running")?.turnId);
 
   // A prompt typed on the home page is sent once this session is joined.
   useEffect(() => {

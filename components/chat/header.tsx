@@ -5,20 +5,24 @@ import type { ConnectionState } from "@/components/realtime/use-connection";
 import { LogoutButton } from "@/components/auth/logout-button";
 import { MenuIcon } from "@/components/ui/icons";
 import { ThemeToggle } from "@/components/ui/theme-toggle";
+import { ContextMeter } from "./context-meter";
 import { ExportMenu } from "./export-menu";
+import type { LastTurn } from "./last-turn";
 import { ToolServers } from "./tool-servers";
 
 export interface HeaderProps {
   title: string | null;
   /** The open chat, if any (its export menu). */
   sessionId?: string | null;
+  /** Its last finished turn (the context meter). */
+  lastTurn?: LastTurn | null;
   info: AppInfo | null;
   connection: ConnectionState;
   sidebarOpen: boolean;
   onOpenSidebar: () => void;
 }
 
-export function Header({ title, sessionId, info, connection, sidebarOpen, onOpenSidebar }: HeaderProps) {
+export function Header({ title, sessionId, lastTurn, info, connection, sidebarOpen, onOpenSidebar }: HeaderProps) {
   return (
     <header className="flex h-12 shrink-0 items-center gap-2 border-b border-zinc-200 px-2 sm:px-4 dark:border-zinc-800">
       <button
@@ -57,6 +61,7 @@ export function Header({ title, sessionId, info, connection, sidebarOpen, onOpen
         </div>
       ) : null}
       {info?.mcpServers?.length ? <ToolServers servers={info.mcpServers} /> : null}
+      {lastTurn && info?.contextTokens ? <ContextMeter last={lastTurn} budget={info.contextTokens} /> : null}
       {sessionId ? <ExportMenu sessionId={sessionId} /> : null}
       <ThemeToggle />
       {info?.passwordProtected ? <LogoutButton /> : null}

@@ -1,4 +1,5 @@
 import type { ModelCallRecord, ModelCallSink, ModelMessage } from "@/lib/contracts";
+import { estimateRequestTokens } from "@/lib/context/tokens";
 import type { ChatModel, ChatMessage, ModelRequest, ModelStreamEvent } from "@/lib/model/types";
 
 /**
@@ -71,6 +72,7 @@ async function* traced(
         startedAt: new Date(started).toISOString(),
         endedAt: new Date(options.now()).toISOString(),
         messageCount: messages.length,
+        estimatedInputTokens: estimateRequestTokens(request.messages, request.tools),
         toolCount: tools.length,
         usage,
         finishReason,

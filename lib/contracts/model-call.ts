@@ -39,6 +39,8 @@ export const modelCallSummarySchema = z.object({
   startedAt: z.string(),
   endedAt: z.string(),
   messageCount: z.number().int().nonnegative(),
+  /** The request's size by the runtime's own estimator (what it budgets with), messages and tools. */
+  estimatedInputTokens: z.number().int().nonnegative().default(0),
   toolCount: z.number().int().nonnegative(),
   /** Usage exactly as the provider reported it; null when it reported none. */
   usage: usageSchema.nullable(),

@@ -39,6 +39,8 @@ export interface AppInfo {
   demo: boolean;
   /** APP_PASSWORD is set: the UI offers a way to log out. */
   passwordProtected: boolean;
+  /** The master's context budget in tokens (CONTEXT_TOKENS), for the header's context meter. */
+  contextTokens?: number;
   /** The MCP tool servers of MCP_CONFIG_FILE, their state and tools; absent without one. */
   mcpServers?: McpServerInfo[];
 }

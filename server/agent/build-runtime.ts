@@ -69,7 +69,7 @@ export function buildRuntime(
     modelFor,
     log,
   });
-  const appInfo: AppInfo = { modelLabel: model.label, demo: model.isDemo, passwordProtected: Boolean(env.APP_PASSWORD) };
+  const appInfo: AppInfo = { modelLabel: model.label, demo: model.isDemo, passwordProtected: Boolean(env.APP_PASSWORD), contextTokens: env.CONTEXT_TOKENS };
   return { runtime, appInfo: mcp ? () => ({ ...appInfo, mcpServers: mcp.servers() }) : appInfo, mcp };
 }
 

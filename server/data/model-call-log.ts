@@ -127,6 +127,7 @@ function summaryOf(row: Omit<CallRow, "messageIds" | "toolsId" | "response">): M
     startedAt: row.startedAt,
     endedAt: row.endedAt,
     messageCount: row.messageCount,
+    estimatedInputTokens: row.estimatedInputTokens ?? 0,
     toolCount: row.toolCount,
     usage: row.usage ?? null,
     finishReason: row.finishReason ?? null,
