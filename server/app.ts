@@ -4,7 +4,7 @@ import type { Duplex } from "node:stream";
 import { Server } from "socket.io";
 import { ACCOUNT_ROUTES, type AppInfo, type AuthMode } from "@/lib/contracts";
 import { AccountService, type AccountServiceDeps } from "@/server/accounts/account-service";
-import { handleAccountRoute, isAccountRoute, isPublicPath, refuseUnauthenticated, SESSION_COOKIE, sessionCookieHeader } from "@/server/http/account-routes";
+import { handleAccountRoute, isAccountRoute, isPublicPath, isStaticPath, refuseUnauthenticated, SESSION_COOKIE, sessionCookieHeader } from "@/server/http/account-routes";
 import { createIdentity, IDENTITY_COOKIE, identityCookieHeader } from "@/server/auth/identity";
 import { createKnownDevices } from "@/server/auth/known-device";
 import { createLoginThrottle } from "@/server/auth/login-throttle";
@@ -167,6 +167,10 @@ export function createApp(options: AppOptions): App {
       const url = new URL(req.url ?? "/", "http://local");
       if (accounts && accountHttp) {
         // Account modes: the signed-in account is the person; an old `dlg_uid` is only read (for claiming).
+        if (options.pageHandler && isStaticPath(url.pathname)) {
+          await options.pageHandler(req, res);
+          return;
+        }
         const auth = await accounts.authenticate(cookies[SESSION_COOKIE]);
         if (isAccountRoute(url.pathname)) {
           await handleAccountRoute(req, res, url, cookies, auth, identity.verify(cookies[IDENTITY_COOKIE]), accountHttp);
