@@ -168,6 +168,8 @@ async function route(
     req.resume();
     throw new AppError("unauthorized", "Sign in first.");
   }
+  // A member learns nothing about admin routes, not even whether a body would be valid.
+  if (path.startsWith("/api/admin/")) accounts.requireAdmin(auth);
   const origin = deps.publicUrl ? new URL(deps.publicUrl).origin : `http://${req.headers.host ?? "localhost"}`;
 
   if (method === "GET") {
