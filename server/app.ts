@@ -60,7 +60,7 @@ export interface AppOptions {
    * Accounts (AUTH_MODE other than `single`): the mode and the account collections. Absent
    * or `single`: a browser is a person through its `dlg_uid` cookie, as before.
    */
-  accounts?: { mode: AuthMode; models: AccountServiceDeps["models"]; sso?: { label: string } | null; throttle?: AccountServiceDeps["throttle"] };
+  accounts?: { mode: AuthMode; models: AccountServiceDeps["models"]; sso?: { label: string } | null; throttle?: AccountServiceDeps["throttle"]; creationThrottle?: AccountServiceDeps["creationThrottle"] };
 }
 
 export interface App {
@@ -132,7 +132,7 @@ export function createApp(options: AppOptions): App {
         models: accountMode.models,
         throttle: accountMode.throttle ?? createLoginThrottle(),
         // New accounts and reset attempts per address: generous for a team behind one address.
-        creationThrottle: createLoginThrottle({ maxFailures: 20 }),
+        creationThrottle: accountMode.creationThrottle ?? createLoginThrottle({ maxFailures: 20 }),
         deleteChat: (ownerId, sessionId) => sessions.delete(ownerId, sessionId),
         cancelTurns: (ownerId) => registry.cancelTurns(ownerId),
         cutSockets: (target) => {

@@ -171,6 +171,27 @@ describe("throttling", () => {
   });
 });
 
+describe("throttling new accounts", () => {
+  let harness: Harness;
+  beforeAll(async () => {
+    harness = await startHarness("acct_signups", { runner: runner(), authMode: "open" });
+  });
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  it("one address makes at most 20 accounts before it has to wait", async () => {
+    for (let i = 0; i < 20; i++) {
+      expect((await new CookieJar(harness.baseUrl).post(ACCOUNT_ROUTES.signUp, { email: `bulk${i}@example.com`, password: PASSWORD })).status).toBe(200);
+    }
+    const refused = await new CookieJar(harness.baseUrl).post(ACCOUNT_ROUTES.signUp, { email: "bulk20@example.com", password: PASSWORD });
+    expect(refused).toMatchObject({ status: 429, body: { error: { code: "rate_limited" } } });
+    expect(await harness.models.Account.countDocuments({})).toBe(20);
+    // Signing in is a different budget.
+    expect((await new CookieJar(harness.baseUrl).post(ACCOUNT_ROUTES.signIn, { email: "bulk0@example.com", password: PASSWORD })).status).toBe(200);
+  });
+});
+
 describe("single mode", () => {
   let harness: Harness;
   beforeAll(async () => {
