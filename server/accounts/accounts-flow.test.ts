@@ -102,6 +102,7 @@ describe("sign-up, sign-in and the gate", () => {
     expect(page.status).toBe(303);
     expect(page.headers.get("location")).toBe(`/login?next=${encodeURIComponent("/c/abc?x=1")}`);
     expect((await stranger.fetch("/signup")).status).not.toBe(303);
+    expect(await stranger.get("/api/health")).toEqual({ status: 200, body: { ok: true, database: "up" } });
     expect((await stranger.get("/api/sessions/abc/tool-calls/c1")).status).toBe(401);
     expect((await stranger.get(ACCOUNT_ROUTES.sessions)).status).toBe(401);
     await expect(harness.client("dlg_uid=whatever")).rejects.toThrow(/sign in/);
