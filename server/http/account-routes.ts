@@ -202,8 +202,8 @@ async function route(
     }
   }
 
-  // Everything below needs a signed-in account.
-  if (!isAccountRoute(path)) return undefined;
+  // Everything below needs a signed-in account; the sign-in routes above take no other method.
+  if (!isAccountRoute(path) || (path.startsWith("/api/auth/") && path !== ACCOUNT_ROUTES.signOutEverywhere)) return undefined;
   if (!auth) {
     req.resume();
     throw new AppError("unauthorized", "Sign in first.");
