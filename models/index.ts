@@ -7,6 +7,7 @@ import { defineTextChunkModel } from "./text-chunk";
 import { defineToolCallModel } from "./tool-call";
 import { defineToolOutputModel } from "./tool-output";
 import { defineTurnModel } from "./turn";
+import { defineAccountModel, defineOneTimeLinkModel, defineSignInSessionModel } from "./account";
 
 /**
  * The models, created on the connection they are given — nothing binds to mongoose's
@@ -23,6 +24,10 @@ export function createModels(connection: Connection) {
     TextChunk: defineTextChunkModel(connection),
     ModelCall: defineModelCallModel(connection),
     ModelBlob: defineModelBlobModel(connection),
+    // Accounts (issue 13): unused in the default single mode.
+    Account: defineAccountModel(connection),
+    SignInSession: defineSignInSessionModel(connection),
+    OneTimeLink: defineOneTimeLinkModel(connection),
   };
 }
 

@@ -2,7 +2,9 @@ import { parseCookie, stringifyCookie } from "cookie";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { Server } from "socket.io";
-import type { AppInfo } from "@/lib/contracts";
+import { ACCOUNT_ROUTES, type AppInfo, type AuthMode } from "@/lib/contracts";
+import { AccountService, type AccountServiceDeps } from "@/server/accounts/account-service";
+import { gateAccountRequest, SESSION_COOKIE } from "@/server/http/account-routes";
 import { createIdentity, IDENTITY_COOKIE, identityCookieHeader } from "@/server/auth/identity";
 import { createKnownDevices } from "@/server/auth/known-device";
 import { createLoginThrottle } from "@/server/auth/login-throttle";
@@ -56,6 +58,11 @@ export interface AppOptions {
   /** Largest session file an import accepts; defaults to IMPORT_MAX_MB. */
   importMaxBytes?: number;
   log?: Logger;
+  /**
+   * Accounts (AUTH_MODE other than `single`): the mode and the account collections. Absent
+   * or `single`: a browser is a person through its `dlg_uid` cookie, as before.
+   */
+  accounts?: { mode: AuthMode; models: AccountServiceDeps["models"]; sso?: { label: string } | null; throttle?: AccountServiceDeps["throttle"]; creationThrottle?: AccountServiceDeps["creationThrottle"] };
 }
 
 export interface App {
@@ -63,6 +70,8 @@ export interface App {
   io: AppServer;
   registry: SessionRegistry;
   sessions: SessionService;
+  /** The account service, in the account modes (the SSO routes sign in through it). */
+  accounts?: AccountService;
   close(): Promise<void>;
 }
 
@@ -118,6 +127,32 @@ export function createApp(options: AppOptions): App {
     onSessionDeleted: (sessionId) => io.in(sessionRoom(sessionId)).socketsLeave(sessionRoom(sessionId)),
   });
 
+  const accountMode = options.accounts && options.accounts.mode !== "single" ? options.accounts : undefined;
+  const accounts = accountMode
+    ? new AccountService({
+        mode: accountMode.mode,
+        models: accountMode.models,
+        throttle: accountMode.throttle ?? createLoginThrottle(),
+        // New accounts and reset attempts per address: generous for a team behind one address.
+        creationThrottle: accountMode.creationThrottle ?? createLoginThrottle({ maxFailures: 20 }),
+        deleteChat: (ownerId, sessionId) => sessions.delete(ownerId, sessionId),
+        cancelTurns: (ownerId) => registry.cancelTurns(ownerId),
+        cutSockets: (target) => {
+          for (const socket of io.of("/").sockets.values()) {
+            const hit =
+              "signInSessionId" in target
+                ? socket.data.signInSessionId === target.signInSessionId
+                : socket.data.userId === target.accountId && (!target.except || socket.data.signInSessionId !== target.except);
+            if (hit) socket.disconnect(true);
+          }
+        },
+        onSessionsChanged: sessionsChanged,
+        sso: accountMode.sso ?? null,
+        log: options.log,
+      })
+    : undefined;
+  const accountHttp = accounts ? { accounts, allowedOrigins, secureCookies, publicUrl: hosts.publicUrl, log: options.log } : undefined;
+
   const httpServer = createServer((req, res) => {
     // A nonce per response (see headers.ts); the page handler finds it on the request.
     const csp = contentSecurityPolicy(dev, newNonce());
@@ -131,6 +166,23 @@ export function createApp(options: AppOptions): App {
     }
     void (async () => {
       const cookies = parseCookie(req.headers.cookie ?? "");
+      const url = new URL(req.url ?? "/", "http://local");
+      if (accountHttp) {
+        // Account modes: the signed-in account is the person; an old `dlg_uid` is only read (for claiming).
+        const gate = await gateAccountRequest(req, res, url, cookies, identity.verify(cookies[IDENTITY_COOKIE]), accountHttp);
+        if (gate.answered) return;
+        // No account here means a path open to all (the health check, the sign-in pages, static files).
+        if (await handleApi(req, res, gate.accountId ?? "", { sessions, allowedOrigins, dbUp: options.dbUp ?? (() => true), log: options.log })) return;
+        if (options.pageHandler) await options.pageHandler(req, res);
+        else res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
+        return;
+      }
+      if (url.pathname === ACCOUNT_ROUTES.state && req.method === "GET") {
+        // Single mode answers the same question: no accounts here.
+        res.writeHead(200, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
+        res.end(JSON.stringify({ mode: "single", account: null, signUpOpen: false, sso: null, claimable: 0 }));
+        return;
+      }
       if (login && (await gateRequest(req, res, new URL(req.url ?? "/", "http://local"), cookies, login))) return;
       let userId = identity.verify(cookies[IDENTITY_COOKIE]);
       if (!userId) {
@@ -170,6 +222,30 @@ export function createApp(options: AppOptions): App {
     allowRequest: (req, callback) => callback(null, hostAllowed(req.headers.host, allowedHosts) && originAllowed(req, allowedOrigins)),
   });
   io.use((socket, next) => {
+    if (!accounts) {
+      next();
+      return;
+    }
+    // Account modes: a valid sign-in session, checked against the database at every handshake.
+    const cookies = parseCookie(socket.request.headers.cookie ?? "");
+    accounts.authenticate(cookies[SESSION_COOKIE]).then(
+      (auth) => {
+        if (!auth) {
+          next(new Error("unauthorized: sign in first"));
+          return;
+        }
+        socket.data.userId = auth.account._id;
+        socket.data.signInSessionId = auth.signInSessionId;
+        next();
+      },
+      () => next(new Error("unavailable: the database is unreachable; try again in a moment")),
+    );
+  });
+  io.use((socket, next) => {
+    if (accounts) {
+      next();
+      return;
+    }
     const cookies = parseCookie(socket.request.headers.cookie ?? "");
     const authSession = login?.gate.verify(cookies[AUTH_COOKIE]);
     if (login && !authSession) {
@@ -200,6 +276,7 @@ export function createApp(options: AppOptions): App {
     io,
     registry,
     sessions,
+    accounts,
     async close() {
       await registry.shutdown();
       await io.close();
