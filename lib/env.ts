@@ -142,6 +142,9 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     throw new EnvError(`Invalid configuration:\n${lines.join("\n")}`);
   }
   // One shared password and personal accounts are two answers to the same question.
+  if (result.data.AUTH_MODE === "sso" && !(result.data.OIDC_ISSUER && result.data.OIDC_CLIENT_ID)) {
+    throw new EnvError("Invalid configuration:\n  AUTH_MODE: sso needs a provider to sign in with (set OIDC_ISSUER, OIDC_CLIENT_ID and PUBLIC_URL)");
+  }
   if (result.data.APP_PASSWORD && result.data.AUTH_MODE !== "single") {
     throw new EnvError(
       `Invalid configuration:\n  APP_PASSWORD: cannot be used with AUTH_MODE=${result.data.AUTH_MODE}; accounts replace the shared password (unset APP_PASSWORD, or set AUTH_MODE=single)`,

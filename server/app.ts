@@ -4,12 +4,14 @@ import type { Duplex } from "node:stream";
 import { Server } from "socket.io";
 import { ACCOUNT_ROUTES, type AppInfo, type AuthMode } from "@/lib/contracts";
 import { AccountService, type AccountServiceDeps } from "@/server/accounts/account-service";
-import { gateAccountRequest, SESSION_COOKIE } from "@/server/http/account-routes";
+import { gateAccountRequest, SESSION_COOKIE, sessionCookieHeader } from "@/server/http/account-routes";
+import type { OidcClient } from "@/server/auth/oidc";
+import { handleOidc, type OidcRouteDeps } from "@/server/http/oidc-routes";
 import { createIdentity, IDENTITY_COOKIE, identityCookieHeader } from "@/server/auth/identity";
 import { createKnownDevices } from "@/server/auth/known-device";
 import { createLoginThrottle } from "@/server/auth/login-throttle";
 import { AUTH_COOKIE, createPasswordGate } from "@/server/auth/password-gate";
-import { handleApi } from "@/server/http/api";
+import { handleApi, type ApiDeps } from "@/server/http/api";
 import { contentSecurityPolicy, hardenResponse, newNonce, withNonce } from "@/server/http/headers";
 import { hostAllowed, hostRules, refuseHost, type HostSettings } from "@/server/http/hosts";
 import { gateRequest, type LoginDeps } from "@/server/http/login";
@@ -62,7 +64,14 @@ export interface AppOptions {
    * Accounts (AUTH_MODE other than `single`): the mode and the account collections. Absent
    * or `single`: a browser is a person through its `dlg_uid` cookie, as before.
    */
-  accounts?: { mode: AuthMode; models: AccountServiceDeps["models"]; sso?: { label: string } | null; throttle?: AccountServiceDeps["throttle"]; creationThrottle?: AccountServiceDeps["creationThrottle"] };
+  accounts?: {
+    mode: AuthMode;
+    models: AccountServiceDeps["models"];
+    /** The OpenID Connect client (server/auth/oidc.ts) and its button's label; absent: no SSO. */
+    sso?: { label: string; oidc: OidcClient } | null;
+    throttle?: AccountServiceDeps["throttle"];
+    creationThrottle?: AccountServiceDeps["creationThrottle"];
+  };
 }
 
 export interface App {
@@ -147,11 +156,31 @@ export function createApp(options: AppOptions): App {
           }
         },
         onSessionsChanged: sessionsChanged,
-        sso: accountMode.sso ?? null,
+        sso: accountMode.sso ? { label: accountMode.sso.label } : null,
         log: options.log,
       })
     : undefined;
   const accountHttp = accounts ? { accounts, allowedOrigins, secureCookies, publicUrl: hosts.publicUrl, log: options.log } : undefined;
+  const oidc = accountMode?.sso?.oidc;
+  const oidcRoutes: OidcRouteDeps | undefined =
+    accounts && oidc
+      ? {
+          oidc,
+          signIn: (identity, meta) => accounts.signInWithSso(identity, meta),
+          sessionCookie: (value) => sessionCookieHeader(value, secureCookies),
+          // A sign-in session the browser already had ends (session fixation).
+          endPreviousSession: (cookies) => accounts.revokeToken(cookies[SESSION_COOKIE]),
+          secureCookies,
+          log: options.log,
+        }
+      : undefined;
+  const apiDeps: ApiDeps = {
+    sessions,
+    allowedOrigins,
+    dbUp: options.dbUp ?? (() => true),
+    importMaxBytes: options.importMaxBytes ?? env().IMPORT_MAX_MB * 1024 * 1024,
+    log: options.log,
+  };
 
   const httpServer = createServer((req, res) => {
     // A nonce per response (see headers.ts); the page handler finds it on the request.
@@ -168,11 +197,12 @@ export function createApp(options: AppOptions): App {
       const cookies = parseCookie(req.headers.cookie ?? "");
       const url = new URL(req.url ?? "/", "http://local");
       if (accountHttp) {
+        if (oidcRoutes && (await handleOidc(req, res, url, cookies, oidcRoutes))) return;
         // Account modes: the signed-in account is the person; an old `dlg_uid` is only read (for claiming).
         const gate = await gateAccountRequest(req, res, url, cookies, identity.verify(cookies[IDENTITY_COOKIE]), accountHttp);
         if (gate.answered) return;
         // No account here means a path open to all (the health check, the sign-in pages, static files).
-        if (await handleApi(req, res, gate.accountId ?? "", { sessions, allowedOrigins, dbUp: options.dbUp ?? (() => true), log: options.log })) return;
+        if (await handleApi(req, res, gate.accountId ?? "", apiDeps)) return;
         if (options.pageHandler) await options.pageHandler(req, res);
         else res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
         return;
@@ -190,13 +220,7 @@ export function createApp(options: AppOptions): App {
         userId = minted.userId;
         res.setHeader("set-cookie", identityCookieHeader(minted.cookieValue, secureCookies));
       }
-      const handled = await handleApi(req, res, userId, {
-        sessions,
-        allowedOrigins,
-        dbUp: options.dbUp ?? (() => true),
-        importMaxBytes: options.importMaxBytes ?? env().IMPORT_MAX_MB * 1024 * 1024,
-        log: options.log,
-      });
+      const handled = await handleApi(req, res, userId, apiDeps);
       if (handled) return;
       if (options.pageHandler) {
         // Next reads the identity from the request like the API does; pass the new one on.

@@ -2,7 +2,7 @@ import next from "next";
 import { loadEnvFile } from "node:process";
 import { existsSync } from "node:fs";
 import { SubagentConfigError } from "@/lib/agent/definitions";
-import { EnvError, env as loadEnv } from "@/lib/env";
+import { EnvError, env as loadEnv, type Env } from "@/lib/env";
 import { McpConfigError } from "@/lib/mcp/config";
 import { buildRuntime } from "@/server/agent/build-runtime";
 import { createApp } from "@/server/app";
@@ -10,6 +10,8 @@ import { loadOrCreateSecret } from "@/server/auth/identity";
 import { connectDatabase, redact } from "@/server/db/connect";
 import { mongoStore } from "@/server/data/store";
 import { createLogger } from "@/server/log";
+import { oidcFromEnv, type OidcClient } from "@/server/auth/oidc";
+import { createSigner } from "@/server/auth/signer";
 
 /**
  * The one process: Next pages, the JSON API and Socket.IO on one port. `--dev` runs Next
@@ -31,18 +33,19 @@ async function main(): Promise<void> {
     log.warn("AUTH_MODE=invite and no account yet: the first person to sign up (no invitation needed) becomes the admin");
   }
   const { runtime, appInfo, mcp } = buildRuntime(config, log);
+  const secret = loadOrCreateSecret(config.SESSION_SECRET, config.DATA_DIR);
   const nextApp = next({ dev, dir: process.cwd(), hostname: config.HOST, port: config.PORT });
   await nextApp.prepare();
   const handle = nextApp.getRequestHandler();
 
   const app = createApp({
     store,
-    secret: loadOrCreateSecret(config.SESSION_SECRET, config.DATA_DIR),
+    secret,
     runner: runtime,
     appInfo,
     allowedOrigins: config.ALLOWED_ORIGINS,
     password: config.APP_PASSWORD,
-    accounts: { mode: config.AUTH_MODE, models: db.models },
+    accounts: { mode: config.AUTH_MODE, models: db.models, sso: ssoFromEnv(config, secret) },
     pageHandler: (req, res) => handle(req, res),
     upgradeHandler: dev ? nextApp.getUpgradeHandler() : undefined,
     dbUp: db.isUp,
@@ -74,3 +77,10 @@ main().catch((error: unknown) => {
   process.stderr.write(`${error instanceof EnvError || error instanceof SubagentConfigError || error instanceof McpConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });
+
+/** Single sign-on when an OpenID provider is configured (OIDC_*); its attempt cookies are signed with the app's secret. */
+function ssoFromEnv(config: Env, secret: string): { label: string; oidc: OidcClient } | null {
+  const oidc = oidcFromEnv(config, createSigner(secret));
+  return oidc ? { label: config.OIDC_LABEL, oidc } : null;
+}
+

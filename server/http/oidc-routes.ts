@@ -24,7 +24,7 @@ export interface OidcRouteDeps {
    */
   endPreviousSession?(cookies: Cookies): Promise<void>;
   secureCookies: boolean;
-  log: Logger;
+  log?: Pick<Logger, "info" | "warn" | "error">;
 }
 
 const MAX_USER_AGENT_CHARS = 200;
@@ -75,7 +75,7 @@ async function begin(res: ServerResponse, url: URL, oidc: OidcClient, deps: Oidc
     redirect(res, location, [attemptCookie(value, ATTEMPT_TTL_MS / 1000, deps.secureCookies)]);
   } catch (error) {
     const reason = error instanceof OidcError ? error.reason : "error";
-    deps.log.warn("single sign-on could not start", { reason, error: error instanceof Error ? error.message : String(error) });
+    deps.log?.warn("single sign-on could not start", { reason, error: error instanceof Error ? error.message : String(error) });
     redirect(res, failurePage(reason), []);
   }
 }
@@ -88,7 +88,7 @@ async function callback(req: IncomingMessage, res: ServerResponse, url: URL, coo
     outcome = await oidc.complete(url.searchParams, cookies[ATTEMPT_COOKIE]);
   } catch (error) {
     const reason = error instanceof OidcError ? error.reason : "error";
-    deps.log.warn("single sign-on refused a callback", { reason, error: error instanceof Error ? error.message : String(error) });
+    deps.log?.warn("single sign-on refused a callback", { reason, error: error instanceof Error ? error.message : String(error) });
     redirect(res, failurePage(reason), [clear]);
     return;
   }
@@ -99,12 +99,12 @@ async function callback(req: IncomingMessage, res: ServerResponse, url: URL, coo
     // Only a sign-in that happened replaces the old session; a refusal leaves it be.
     if ("cookieValue" in result) await deps.endPreviousSession?.(cookies);
   } catch (error) {
-    deps.log.error("single sign-on: the accounts service failed", { error: error instanceof Error ? error.message : String(error) });
+    deps.log?.error("single sign-on: the accounts service failed", { error: error instanceof Error ? error.message : String(error) });
     redirect(res, failurePage("error"), [clear]);
     return;
   }
   if ("refused" in result) {
-    deps.log.info("single sign-on refused by the accounts service", { issuer: outcome.identity.issuer, reason: result.refused });
+    deps.log?.info("single sign-on refused by the accounts service", { issuer: outcome.identity.issuer, reason: result.refused });
     redirect(res, failurePage("refused"), [clear]);
     return;
   }
