@@ -16,8 +16,14 @@ describe("parseEnv", () => {
 
   it("AUTH_MODE is single unless set, takes the four modes, and names what is wrong", () => {
     expect(parseEnv({}).AUTH_MODE).toBe("single");
-    for (const mode of ["single", "open", "invite", "sso"]) expect(parseEnv({ AUTH_MODE: mode }).AUTH_MODE).toBe(mode);
+    for (const mode of ["single", "open", "invite"]) expect(parseEnv({ AUTH_MODE: mode }).AUTH_MODE).toBe(mode);
+    const provider = { OIDC_ISSUER: "https://id.example.com", OIDC_CLIENT_ID: "delegate", PUBLIC_URL: "https://chat.example.com" };
+    expect(parseEnv({ AUTH_MODE: "sso", ...provider }).AUTH_MODE).toBe("sso");
     expect(() => parseEnv({ AUTH_MODE: "everyone" })).toThrow(/AUTH_MODE/);
+  });
+
+  it("refuses AUTH_MODE=sso without a provider to sign in with", () => {
+    expect(() => parseEnv({ AUTH_MODE: "sso" })).toThrow(/AUTH_MODE: sso needs a provider/);
   });
 
   it("refuses APP_PASSWORD together with an account mode, with a clear message", () => {
