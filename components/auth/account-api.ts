@@ -50,3 +50,16 @@ export async function signInEnded(): Promise<boolean> {
   if (!result.ok) return result.status === 401;
   return result.data.mode !== "single" && result.data.account === null;
 }
+
+/**
+ * The list routes answer a JSON array; an object wrapping one array (`{ sessions: [...] }`)
+ * is read the same way, so the page does not break on the envelope.
+ */
+export async function fetchList<T>(path: string): Promise<ApiResult<T[]>> {
+  const result = await callApi<unknown>(path);
+  if (!result.ok) return result;
+  const data = result.data;
+  if (Array.isArray(data)) return { ok: true, data: data as T[] };
+  const inner = data && typeof data === "object" ? Object.values(data).find(Array.isArray) : undefined;
+  return inner ? { ok: true, data: inner as T[] } : { ok: false, status: 200, message: "The server's answer was not a list." };
+}
