@@ -2,6 +2,7 @@
 
 import type { AppInfo } from "@/lib/contracts";
 import type { ConnectionState } from "@/components/realtime/use-connection";
+import { AccountMenu } from "@/components/account/account-menu";
 import { LogoutButton } from "@/components/auth/logout-button";
 import { MenuIcon } from "@/components/ui/icons";
 import { ThemeToggle } from "@/components/ui/theme-toggle";
@@ -56,6 +57,7 @@ export function Header({ title, info, connection, sidebarOpen, onOpenSidebar }: 
       {info?.mcpServers?.length ? <ToolServers servers={info.mcpServers} /> : null}
       <ThemeToggle />
       {info?.passwordProtected ? <LogoutButton /> : null}
+      <AccountMenu />
     </header>
   );
 }
