@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { AUTH_MODES } from "@/lib/contracts/account";
 
 /**
  * All configuration, parsed once. An empty string counts as unset, so a `.env` line like
@@ -25,6 +26,12 @@ export const envSchema = z.object({
   SESSION_SECRET: opt(z.string().min(32, "must be at least 32 characters")),
   /** Puts a login page in front of everything when set. */
   APP_PASSWORD: opt(z.string().min(1)),
+  /**
+   * How people get in: `single` (no accounts: a browser is a person, as before), `open`
+   * (anyone may sign up), `invite` (sign-up by an admin's invitation link), `sso` (OpenID
+   * Connect only). See lib/contracts/account.ts.
+   */
+  AUTH_MODE: withDefault(z.enum(AUTH_MODES), "single"),
   /** Extra origins allowed to open a socket (reverse proxies), comma-separated. */
   ALLOWED_ORIGINS: withDefault(z.string(), ""),
   /**
@@ -93,6 +100,12 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   if (!result.success) {
     const lines = result.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
     throw new EnvError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  // One shared password and personal accounts are two answers to the same question.
+  if (result.data.APP_PASSWORD && result.data.AUTH_MODE !== "single") {
+    throw new EnvError(
+      `Invalid configuration:\n  APP_PASSWORD: cannot be used with AUTH_MODE=${result.data.AUTH_MODE}; accounts replace the shared password (unset APP_PASSWORD, or set AUTH_MODE=single)`,
+    );
   }
   return result.data;
 }

@@ -5,6 +5,7 @@ import { defineTextChunkModel } from "./text-chunk";
 import { defineToolCallModel } from "./tool-call";
 import { defineToolOutputModel } from "./tool-output";
 import { defineTurnModel } from "./turn";
+import { defineAccountModel, defineOneTimeLinkModel, defineSignInSessionModel } from "@/server/accounts/models";
 
 /**
  * The models, created on the connection they are given — nothing binds to mongoose's
@@ -19,6 +20,10 @@ export function createModels(connection: Connection) {
     ToolOutput: defineToolOutputModel(connection),
     SubagentRun: defineSubagentRunModel(connection),
     TextChunk: defineTextChunkModel(connection),
+    // Accounts (issue 13): unused in the default single mode.
+    Account: defineAccountModel(connection),
+    SignInSession: defineSignInSessionModel(connection),
+    OneTimeLink: defineOneTimeLinkModel(connection),
   };
 }
 

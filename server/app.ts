@@ -2,7 +2,9 @@ import { parseCookie, stringifyCookie } from "cookie";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { Server } from "socket.io";
-import type { AppInfo } from "@/lib/contracts";
+import { ACCOUNT_ROUTES, type AppInfo, type AuthMode } from "@/lib/contracts";
+import { AccountService, type AccountServiceDeps } from "@/server/accounts/account-service";
+import { handleAccountRoute, isAccountRoute, isPublicPath, refuseUnauthenticated, SESSION_COOKIE, sessionCookieHeader } from "@/server/http/account-routes";
 import { createIdentity, IDENTITY_COOKIE, identityCookieHeader } from "@/server/auth/identity";
 import { createKnownDevices } from "@/server/auth/known-device";
 import { createLoginThrottle } from "@/server/auth/login-throttle";
@@ -54,6 +56,11 @@ export interface AppOptions {
   personRateLimit?: RateLimit;
   flushMs?: number;
   log?: Logger;
+  /**
+   * Accounts (AUTH_MODE other than `single`): the mode and the account collections. Absent
+   * or `single`: a browser is a person through its `dlg_uid` cookie, as before.
+   */
+  accounts?: { mode: AuthMode; models: AccountServiceDeps["models"]; sso?: { label: string } | null; throttle?: AccountServiceDeps["throttle"] };
 }
 
 export interface App {
@@ -61,6 +68,8 @@ export interface App {
   io: AppServer;
   registry: SessionRegistry;
   sessions: SessionService;
+  /** The account service, in the account modes (the SSO routes sign in through it). */
+  accounts?: AccountService;
   close(): Promise<void>;
 }
 
@@ -116,6 +125,32 @@ export function createApp(options: AppOptions): App {
     onSessionDeleted: (sessionId) => io.in(sessionRoom(sessionId)).socketsLeave(sessionRoom(sessionId)),
   });
 
+  const accountMode = options.accounts && options.accounts.mode !== "single" ? options.accounts : undefined;
+  const accounts = accountMode
+    ? new AccountService({
+        mode: accountMode.mode,
+        models: accountMode.models,
+        throttle: accountMode.throttle ?? createLoginThrottle(),
+        // New accounts and reset attempts per address: generous for a team behind one address.
+        creationThrottle: createLoginThrottle({ maxFailures: 20 }),
+        deleteChat: (ownerId, sessionId) => sessions.delete(ownerId, sessionId),
+        cancelTurns: (ownerId) => registry.cancelTurns(ownerId),
+        cutSockets: (target) => {
+          for (const socket of io.of("/").sockets.values()) {
+            const hit =
+              "signInSessionId" in target
+                ? socket.data.signInSessionId === target.signInSessionId
+                : socket.data.userId === target.accountId && (!target.except || socket.data.signInSessionId !== target.except);
+            if (hit) socket.disconnect(true);
+          }
+        },
+        onSessionsChanged: sessionsChanged,
+        sso: accountMode.sso ?? null,
+        log: options.log,
+      })
+    : undefined;
+  const accountHttp = accounts ? { accounts, allowedOrigins, secureCookies, publicUrl: hosts.publicUrl, log: options.log } : undefined;
+
   const httpServer = createServer((req, res) => {
     // A nonce per response (see headers.ts); the page handler finds it on the request.
     const csp = contentSecurityPolicy(dev, newNonce());
@@ -129,6 +164,43 @@ export function createApp(options: AppOptions): App {
     }
     void (async () => {
       const cookies = parseCookie(req.headers.cookie ?? "");
+      const url = new URL(req.url ?? "/", "http://local");
+      if (accounts && accountHttp) {
+        // Account modes: the signed-in account is the person; an old `dlg_uid` is only read (for claiming).
+        const auth = await accounts.authenticate(cookies[SESSION_COOKIE]);
+        if (isAccountRoute(url.pathname)) {
+          await handleAccountRoute(req, res, url, cookies, auth, identity.verify(cookies[IDENTITY_COOKIE]), accountHttp);
+          return;
+        }
+        if (!auth) {
+          if (!isPublicPath(url.pathname)) {
+            req.resume();
+            refuseUnauthenticated(res, url);
+            return;
+          }
+        } else if (auth.slid) {
+          res.setHeader("set-cookie", sessionCookieHeader(cookies[SESSION_COOKIE]!, secureCookies));
+        }
+        if (auth && (await handleApi(req, res, auth.account._id, { sessions, allowedOrigins, dbUp: options.dbUp ?? (() => true), log: options.log }))) return;
+        if (!auth && url.pathname === "/api/health") {
+          req.resume();
+          res.writeHead(200, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
+          res.end(JSON.stringify({ ok: true, database: (await (options.dbUp ?? (() => true))()) ? "up" : "down" }));
+          return;
+        }
+        if (options.pageHandler && !url.pathname.startsWith("/api/")) {
+          await options.pageHandler(req, res);
+          return;
+        }
+        res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
+        return;
+      }
+      if (url.pathname === ACCOUNT_ROUTES.state && req.method === "GET") {
+        // Single mode answers the same question: no accounts here.
+        res.writeHead(200, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
+        res.end(JSON.stringify({ mode: "single", account: null, signUpOpen: false, sso: null, claimable: 0 }));
+        return;
+      }
       if (login && (await gateRequest(req, res, new URL(req.url ?? "/", "http://local"), cookies, login))) return;
       let userId = identity.verify(cookies[IDENTITY_COOKIE]);
       if (!userId) {
@@ -167,6 +239,30 @@ export function createApp(options: AppOptions): App {
     allowRequest: (req, callback) => callback(null, hostAllowed(req.headers.host, allowedHosts) && originAllowed(req, allowedOrigins)),
   });
   io.use((socket, next) => {
+    if (!accounts) {
+      next();
+      return;
+    }
+    // Account modes: a valid sign-in session, checked against the database at every handshake.
+    const cookies = parseCookie(socket.request.headers.cookie ?? "");
+    accounts.authenticate(cookies[SESSION_COOKIE]).then(
+      (auth) => {
+        if (!auth) {
+          next(new Error("unauthorized: sign in first"));
+          return;
+        }
+        socket.data.userId = auth.account._id;
+        socket.data.signInSessionId = auth.signInSessionId;
+        next();
+      },
+      () => next(new Error("unavailable: the database is unreachable; try again in a moment")),
+    );
+  });
+  io.use((socket, next) => {
+    if (accounts) {
+      next();
+      return;
+    }
     const cookies = parseCookie(socket.request.headers.cookie ?? "");
     const authSession = login?.gate.verify(cookies[AUTH_COOKIE]);
     if (login && !authSession) {
@@ -197,6 +293,7 @@ export function createApp(options: AppOptions): App {
     io,
     registry,
     sessions,
+    accounts,
     async close() {
       await registry.shutdown();
       await io.close();

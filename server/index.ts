@@ -39,6 +39,7 @@ async function main(): Promise<void> {
     appInfo,
     allowedOrigins: config.ALLOWED_ORIGINS,
     password: config.APP_PASSWORD,
+    accounts: { mode: config.AUTH_MODE, models: db.models },
     pageHandler: (req, res) => handle(req, res),
     upgradeHandler: dev ? nextApp.getUpgradeHandler() : undefined,
     dbUp: db.isUp,

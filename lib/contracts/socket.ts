@@ -111,4 +111,6 @@ export interface SocketData {
   userId: string;
   /** The APP_PASSWORD login session the socket was opened under; logging it out disconnects the socket. */
   authSession?: string;
+  /** The account sign-in session (its public id) the socket was opened under; ending it disconnects the socket. */
+  signInSessionId?: string;
 }

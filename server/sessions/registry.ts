@@ -70,6 +70,13 @@ export class SessionRegistry {
     return running;
   }
 
+  /** Cancels every running turn of `ownerId` (an account disabled or deleted). */
+  cancelTurns(ownerId: string): void {
+    for (const [sessionId, session] of this.ready) {
+      if (session.runningTurnId && this.owners.get(sessionId) === ownerId) session.cancel(session.runningTurnId);
+    }
+  }
+
   private forget(sessionId: string): void {
     this.sessions.delete(sessionId);
     this.ready.delete(sessionId);

@@ -1,10 +1,12 @@
 import type { Connection } from "mongoose";
 import { createAgentRuntime, type AgentRuntimeDeps } from "@/lib/agent/runtime";
 import { BUILTIN_DEFINITIONS } from "@/lib/agent/definitions";
+import type { AuthMode } from "@/lib/contracts";
 import type { ChatModel } from "@/lib/model/types";
 import { createWorkspaceTools } from "@/lib/tools";
 import type { Models } from "@/models";
 import type { ChatStore } from "@/server/data/store";
+import type { LoginThrottle } from "@/server/auth/login-throttle";
 import type { AppOptions } from "@/server/app";
 import type { TurnRunner } from "@/server/sessions/turn-runner";
 import { openTestDatabase } from "./database";
@@ -41,12 +43,13 @@ export function runtimeWith(model: ChatModel, overrides: Partial<AgentRuntimeDep
 
 export async function startHarness(
   label: string,
-  options: { runner: TurnRunner; mongoUri?: string } & Partial<AppOptions>,
+  options: { runner: TurnRunner; mongoUri?: string; /** Accounts on (issue 13): the app gets this mode and the test database's account collections. */ authMode?: AuthMode; /** The sign-in throttle in the account modes (tests all come from one address). */ accountThrottle?: LoginThrottle } & Partial<AppOptions>,
 ): Promise<Harness> {
   const db = await openTestDatabase(label, options.mongoUri);
   const { connection, models, store } = db;
   const start = async (): Promise<Harness> => {
-    const live = await startLiveApp({ flushMs: 20, store, ...options });
+    const accounts = options.authMode ? { mode: options.authMode, models, throttle: options.accountThrottle } : options.accounts;
+    const live = await startLiveApp({ flushMs: 20, store, ...options, accounts });
     return {
       ...live,
       connection,

@@ -1,0 +1,544 @@
+import {
+  AppError,
+  type AccountView,
+  type AdminAccountView,
+  type AuthMode,
+  type AuthState,
+  type ChangePasswordBody,
+  type ClaimResult,
+  type OneTimeLink,
+  type ResetBody,
+  type SignInBody,
+  type SignInSessionView,
+  type SignUpBody,
+} from "@/lib/contracts";
+import { ACCOUNT_PAGES } from "@/lib/contracts/account";
+import type { Logger } from "@/lib/log";
+import type { Models } from "@/models";
+import type { LoginThrottle } from "@/server/auth/login-throttle";
+import { createKeyedQueue } from "@/server/sessions/keyed-queue";
+import type { AccountRecord, OneTimeLinkRecord, SignInSessionRecord } from "./models";
+import { hashPassword, verifyAgainstDummy, verifyPassword } from "./password";
+import { newAccountId, newPublicId, newToken, TOKEN_PATTERN, tokenDigest } from "./tokens";
+
+/**
+ * Everything accounts do (issue 13), behind one door like the session service: sign-up,
+ * sign-in (password and SSO), sign-in sessions, password change and reset, claiming a
+ * browser's chats from before accounts, invitations and the admin's work. It knows
+ * nothing of HTTP: the routes (server/http/account-routes.ts) parse and answer; the app
+ * gives it the hooks that reach sockets and running turns.
+ */
+
+/** What the SSO module (server/auth/oidc.ts) hands over once the provider's answer is checked. */
+export interface VerifiedIdentity {
+  issuer: string;
+  subject: string;
+  email: string | null;
+  emailVerified: boolean;
+  name: string | null;
+}
+
+export interface RequestMeta {
+  userAgent: string;
+  address: string;
+}
+
+/** A signed-in request: the account and the sign-in session its cookie names. */
+export interface Authenticated {
+  account: AccountRecord;
+  /** The session's public id (what sockets carry and revocation names). */
+  signInSessionId: string;
+  /** The expiry moved forward on this request: the cookie should be sent again. */
+  slid: boolean;
+}
+
+/** The one answer to every failed sign-in, whatever was wrong. */
+export const SIGN_IN_FAILED = "That email and password do not match an account.";
+/** The one answer to an invitation or reset token that is unknown, used, revoked or expired. */
+export const LINK_INVALID = "That link is not valid any more: it may have been used, revoked or expired. Ask an admin for a new one.";
+
+export const SESSION_TTL_MS = 30 * 24 * 3600_000;
+/** A sliding expiry is written at most this often per session (not on every request). */
+const SLIDE_EVERY_MS = 60_000;
+const RESET_TTL_MS = 24 * 3600_000;
+const USER_AGENT_MAX = 200;
+/** Admin listings are bounded; an instance with more accounts than this is not this design's target. */
+const LIST_MAX = 1000;
+
+/** A refused attempt, with how long to wait (the Retry-After header). */
+export class ThrottledError extends AppError {
+  constructor(readonly retryAfterS: number) {
+    super("rate_limited", `Too many attempts. Try again in ${retryAfterS} s.`);
+  }
+}
+
+export interface AccountServiceDeps {
+  mode: AuthMode;
+  models: Pick<Models, "Account" | "SignInSession" | "OneTimeLink" | "Session" | "Turn">;
+  /** Guesses per address and per email (sign-in, sign-up with a taken email, password change). */
+  throttle: LoginThrottle;
+  /** New accounts and reset attempts per address. */
+  creationThrottle: LoginThrottle;
+  /** Deletes one chat through the session service's own path (stops its turn, removes its data). */
+  deleteChat(ownerId: string, sessionId: string): Promise<void>;
+  /** Cancels every running turn of this owner. */
+  cancelTurns(ownerId: string): void;
+  /** Disconnects the sockets of one sign-in session, or of an account (but one of its sessions). */
+  cutSockets(target: { signInSessionId: string } | { accountId: string; except?: string }): void;
+  /** Every tab of this person should refresh its chat list. */
+  onSessionsChanged(userId: string): void;
+  /** The SSO button, when configured (the SSO module sets it). */
+  sso?: { label: string } | null;
+  log?: Pick<Logger, "info" | "warn">;
+  now?: () => number;
+}
+
+export class AccountService {
+  private readonly now: () => number;
+  /** Account creations one at a time, so two first sign-ups cannot both become admin. */
+  private readonly creations = createKeyedQueue();
+  private warnedFirstInvite = false;
+
+  constructor(private readonly deps: AccountServiceDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  get mode(): AuthMode {
+    return this.deps.mode;
+  }
+
+  // ── Sign-in sessions ────────────────────────────────────────────────────────────────
+
+  /** The account and session a `dlg_session` cookie stands for, or null (missing, unknown, expired, revoked, disabled). */
+  async authenticate(token: string | undefined): Promise<Authenticated | null> {
+    if (!token || !TOKEN_PATTERN.test(token)) return null;
+    const { SignInSession, Account } = this.deps.models;
+    const now = this.now();
+    const session = await SignInSession.findById(tokenDigest(token)).lean<SignInSessionRecord>();
+    if (!session || session.expiresAt.getTime() <= now) return null;
+    const account = await Account.findById(session.accountId).lean<AccountRecord>();
+    if (!account || account.disabled) return null;
+    let slid = false;
+    if (now - session.lastSeenAt.getTime() >= SLIDE_EVERY_MS) {
+      slid = true;
+      await SignInSession.updateOne({ _id: session._id }, { lastSeenAt: new Date(now), expiresAt: new Date(now + SESSION_TTL_MS) });
+      await Account.updateOne({ _id: account._id }, { lastSeenAt: new Date(now) });
+    }
+    return { account, signInSessionId: session.publicId, slid };
+  }
+
+  /** A fresh session (and token) for a sign-in; the token is returned once and never stored. */
+  private async openSession(accountId: string, method: "password" | "sso", meta: RequestMeta): Promise<string> {
+    const token = newToken();
+    const now = new Date(this.now());
+    await this.deps.models.SignInSession.create({
+      _id: tokenDigest(token),
+      publicId: newPublicId(),
+      accountId,
+      method,
+      createdAt: now,
+      lastSeenAt: now,
+      expiresAt: new Date(now.getTime() + SESSION_TTL_MS),
+      userAgent: meta.userAgent.slice(0, USER_AGENT_MAX),
+    });
+    await this.deps.models.Account.updateOne({ _id: accountId }, { lastSeenAt: now });
+    return token;
+  }
+
+  /** Revokes the session a token names (a token planted before a sign-in, or a sign-out). */
+  async revokeToken(token: string | undefined): Promise<void> {
+    if (!token || !TOKEN_PATTERN.test(token)) return;
+    const session = await this.deps.models.SignInSession.findOneAndDelete({ _id: tokenDigest(token) }).lean<SignInSessionRecord>();
+    if (session) this.deps.cutSockets({ signInSessionId: session.publicId });
+  }
+
+  async signOut(token: string | undefined): Promise<void> {
+    await this.revokeToken(token);
+  }
+
+  /** Ends every session of the account (or every other one) and cuts their sockets. */
+  async endSessions(accountId: string, except?: string): Promise<void> {
+    await this.deps.models.SignInSession.deleteMany(except ? { accountId, publicId: { $ne: except } } : { accountId });
+    this.deps.cutSockets({ accountId, except });
+  }
+
+  async listSessions(auth: Authenticated): Promise<SignInSessionView[]> {
+    const rows = await this.deps.models.SignInSession.find({ accountId: auth.account._id }).sort({ lastSeenAt: -1 }).limit(LIST_MAX).lean<SignInSessionRecord[]>();
+    return rows
+      .filter((s) => s.expiresAt.getTime() > this.now())
+      .map((s) => ({
+        id: s.publicId,
+        createdAt: s.createdAt.toISOString(),
+        lastSeenAt: s.lastSeenAt.toISOString(),
+        userAgent: s.userAgent,
+        method: s.method,
+        current: s.publicId === auth.signInSessionId,
+      }));
+  }
+
+  async revokeSession(auth: Authenticated, publicId: string): Promise<void> {
+    const gone = await this.deps.models.SignInSession.findOneAndDelete({ accountId: auth.account._id, publicId }).lean<SignInSessionRecord>();
+    if (!gone) throw new AppError("not_found", "That sign-in session does not exist (it may have ended already).");
+    this.deps.cutSockets({ signInSessionId: publicId });
+  }
+
+  // ── Sign-up and sign-in ─────────────────────────────────────────────────────────────
+
+  async state(auth: Authenticated | null, cookieIdentity: string | null): Promise<AuthState> {
+    const mode = this.deps.mode;
+    if (mode === "single") return { mode, account: null, signUpOpen: false, sso: null, claimable: 0 };
+    return {
+      mode,
+      account: auth ? accountView(auth.account) : null,
+      signUpOpen: mode === "open" || (mode === "invite" && !(await this.anyAccount())),
+      sso: this.deps.sso ?? null,
+      claimable: auth && cookieIdentity ? await this.claimable(auth.account, cookieIdentity) : 0,
+    };
+  }
+
+  /** Checks a password; every failure is the same error after the same work. */
+  async signIn(body: SignInBody, meta: RequestMeta): Promise<{ cookieValue: string }> {
+    this.refuseIn("single", "sso");
+    return this.throttled(meta, body.email, async () => {
+      const account = await this.deps.models.Account.findOne({ email: body.email }).lean<AccountRecord>();
+      if (!(await this.passwordMatches(account, body.password))) return null;
+      return { cookieValue: await this.openSession(account!._id, "password", meta) };
+    });
+  }
+
+  async signUp(body: SignUpBody, meta: RequestMeta): Promise<{ cookieValue: string; created: boolean }> {
+    this.refuseIn("single", "sso");
+    const creation = this.deps.creationThrottle.reserve(`address:${meta.address}`);
+    if ("retryAfterMs" in creation) throw new ThrottledError(Math.ceil(creation.retryAfterMs / 1000));
+    let created = false;
+    try {
+      const first = !(await this.anyAccount());
+      let invite: OneTimeLinkRecord | null = null;
+      if (this.deps.mode === "invite" && !first) {
+        invite = body.invite && TOKEN_PATTERN.test(body.invite) ? await this.liveLink("invite", body.invite) : null;
+        if (!invite) throw new AppError("bad_request", LINK_INVALID);
+      }
+      if (this.deps.mode === "invite" && first && !this.warnedFirstInvite) {
+        this.warnedFirstInvite = true;
+        this.deps.log?.warn("Invite mode with no account yet: the first sign-up (without an invitation) becomes the admin");
+      }
+      // A taken email is a sign-in attempt: it says no more than a sign-in would.
+      const result = await this.throttled(meta, body.email, async () => {
+        const existing = await this.deps.models.Account.findOne({ email: body.email }).lean<AccountRecord>();
+        if (existing) {
+          if (!(await this.passwordMatches(existing, body.password))) return null;
+          return { cookieValue: await this.openSession(existing._id, "password", meta), created: false };
+        }
+        const passwordHash = await hashPassword(body.password);
+        if (invite && !(await this.useLink(invite))) throw new AppError("bad_request", LINK_INVALID);
+        const account = await this.createAccount({ email: body.email, displayName: body.displayName || nameFrom(body.email), passwordHash });
+        if (!account) return null;
+        created = true;
+        return { cookieValue: await this.openSession(account._id, "password", meta), created: true };
+      });
+      return result;
+    } finally {
+      // Only accounts made count against the address's budget of new accounts.
+      if (created) creation.failed();
+      else creation.dropped();
+    }
+  }
+
+  /** See the module interface in the issue: match by (issuer, subject), then by verified email, else create. */
+  async signInWithSso(identity: VerifiedIdentity, meta: RequestMeta): Promise<{ cookieValue: string } | { refused: string }> {
+    if (this.deps.mode === "single") return { refused: "Accounts are off on this server." };
+    const { Account } = this.deps.models;
+    const pair = { issuer: identity.issuer, subject: identity.subject };
+    let account = await Account.findOne({ sso: { $elemMatch: pair } }).lean<AccountRecord>();
+    const email = identity.email?.trim().toLowerCase() || null;
+    if (!account && email) {
+      const byEmail = await Account.findOne({ email }).lean<AccountRecord>();
+      if (byEmail && !identity.emailVerified) {
+        return { refused: "An account with this email exists, but your identity provider has not verified the address, so it cannot be linked." };
+      }
+      if (byEmail) {
+        await Account.updateOne({ _id: byEmail._id }, { $push: { sso: pair } });
+        account = byEmail;
+      }
+    }
+    if (!account) {
+      if (!email) return { refused: "Your identity provider did not share an email address, which an account needs." };
+      const mayCreate = this.deps.mode !== "invite" || !(await this.anyAccount());
+      if (!mayCreate) return { refused: "This server is by invitation only: ask an admin for an invitation." };
+      account = await this.createAccount({ email, displayName: identity.name?.trim().slice(0, 80) || nameFrom(email), passwordHash: null, sso: [pair] });
+      if (!account) return { refused: "An account with this email already exists." };
+    }
+    if (account.disabled) return { refused: "This account is disabled. Ask an admin." };
+    return { cookieValue: await this.openSession(account._id, "sso", meta) };
+  }
+
+  async changePassword(auth: Authenticated, body: ChangePasswordBody, meta: RequestMeta): Promise<void> {
+    const account = auth.account;
+    if (!account.passwordHash) throw new AppError("bad_request", "This account signs in through SSO and has no password to change.");
+    await this.throttled(meta, account.email, async () => {
+      if (!(await verifyPassword(account.passwordHash!, body.current))) return null;
+      return true;
+    }, "The current password is not right.");
+    await this.deps.models.Account.updateOne({ _id: account._id }, { passwordHash: await hashPassword(body.next) });
+    await this.endSessions(account._id, auth.signInSessionId);
+  }
+
+  /** Sets a new password through an admin's one-time link, ends every session, and signs in afresh. */
+  async resetPassword(body: ResetBody, meta: RequestMeta): Promise<{ cookieValue: string }> {
+    this.refuseIn("single");
+    const attempt = this.deps.creationThrottle.reserve(`reset:${meta.address}`);
+    if ("retryAfterMs" in attempt) throw new ThrottledError(Math.ceil(attempt.retryAfterMs / 1000));
+    const link = TOKEN_PATTERN.test(body.token) ? await this.liveLink("reset", body.token) : null;
+    const account = link?.accountId ? await this.deps.models.Account.findById(link.accountId).lean<AccountRecord>() : null;
+    if (!link || !account || account.disabled) {
+      attempt.failed();
+      throw new AppError("bad_request", LINK_INVALID);
+    }
+    const passwordHash = await hashPassword(body.password);
+    if (!(await this.useLink(link))) {
+      attempt.failed();
+      throw new AppError("bad_request", LINK_INVALID);
+    }
+    attempt.passed();
+    await this.deps.models.Account.updateOne({ _id: account._id }, { passwordHash });
+    await this.endSessions(account._id);
+    return { cookieValue: await this.openSession(account._id, "password", meta) };
+  }
+
+  // ── Claiming a browser's chats from before accounts ─────────────────────────────────
+
+  private async claimable(account: AccountRecord, cookieIdentity: string): Promise<number> {
+    if (account.claimedFrom.includes(cookieIdentity)) return 0;
+    return this.deps.models.Session.countDocuments({ ownerId: cookieIdentity });
+  }
+
+  /** Moves (accept) or leaves (decline) the chats of the browser's old identity; asked once either way. */
+  async claim(auth: Authenticated, cookieIdentity: string | null, accept: boolean): Promise<ClaimResult> {
+    const account = auth.account;
+    if (!cookieIdentity || account.claimedFrom.includes(cookieIdentity)) return { claimed: 0 };
+    // Recorded first: two tabs answering at once move the chats once.
+    const marked = await this.deps.models.Account.updateOne({ _id: account._id, claimedFrom: { $ne: cookieIdentity } }, { $push: { claimedFrom: cookieIdentity } });
+    if (marked.modifiedCount === 0 || !accept) return { claimed: 0 };
+    const moved = await this.deps.models.Session.updateMany({ ownerId: cookieIdentity }, { ownerId: account._id });
+    this.deps.onSessionsChanged(account._id);
+    this.deps.onSessionsChanged(cookieIdentity);
+    return { claimed: moved.modifiedCount };
+  }
+
+  // ── Invitations and admin ───────────────────────────────────────────────────────────
+
+  async createInvite(admin: Authenticated, expiresInHours: number, origin: string): Promise<OneTimeLink> {
+    this.requireAdmin(admin);
+    return this.createLink("invite", admin.account._id, null, expiresInHours * 3600_000, (token) => `${origin}${ACCOUNT_PAGES.invite(token)}`);
+  }
+
+  async listInvites(admin: Authenticated): Promise<OneTimeLink[]> {
+    this.requireAdmin(admin);
+    const rows = await this.deps.models.OneTimeLink.find({ kind: "invite" }).sort({ createdAt: -1 }).limit(LIST_MAX).lean<OneTimeLinkRecord[]>();
+    return rows.map((r) => linkView(r));
+  }
+
+  async revokeInvite(admin: Authenticated, publicId: string): Promise<void> {
+    this.requireAdmin(admin);
+    const gone = await this.deps.models.OneTimeLink.deleteOne({ kind: "invite", publicId });
+    if (gone.deletedCount === 0) throw new AppError("not_found", "That invitation does not exist (it may have been revoked already).");
+  }
+
+  async resetLink(admin: Authenticated, accountId: string, origin: string): Promise<OneTimeLink> {
+    this.requireAdmin(admin);
+    await this.target(accountId);
+    // One live reset link per account: a new one replaces the last.
+    await this.deps.models.OneTimeLink.deleteMany({ kind: "reset", accountId, usedAt: null });
+    return this.createLink("reset", admin.account._id, accountId, RESET_TTL_MS, (token) => `${origin}${ACCOUNT_PAGES.reset(token)}`);
+  }
+
+  async listAccounts(admin: Authenticated): Promise<AdminAccountView[]> {
+    this.requireAdmin(admin);
+    const { Account, Session, Turn } = this.deps.models;
+    const accounts = await Account.find({}).sort({ createdAt: 1 }).limit(LIST_MAX).lean<AccountRecord[]>();
+    const ids = accounts.map((a) => a._id);
+    const chats = await Session.find({ ownerId: { $in: ids } }, { _id: 1, ownerId: 1, updatedAt: 1 }).lean<{ _id: string; ownerId: string; updatedAt: Date }[]>();
+    const ownerOf = new Map(chats.map((c) => [c._id, c.ownerId]));
+    const turns = await Turn.find({ sessionId: { $in: chats.map((c) => c._id) } }, { sessionId: 1, stats: 1, createdAt: 1 }).lean<TurnUsageRow[]>();
+    const usage = new Map(ids.map((id) => [id, { chats: 0, turns: 0, tokens: 0, costUsd: 0, lastActiveAt: null as string | null }]));
+    const later = (a: string | null, b: Date | undefined) => (b && (!a || b.toISOString() > a) ? b.toISOString() : a);
+    for (const chat of chats) {
+      const u = usage.get(chat.ownerId)!;
+      u.chats++;
+      u.lastActiveAt = later(u.lastActiveAt, chat.updatedAt);
+    }
+    for (const turn of turns) {
+      const u = usage.get(ownerOf.get(turn.sessionId)!)!;
+      const s = turn.stats;
+      u.turns++;
+      u.tokens += (s?.chat?.inputTokens ?? 0) + (s?.chat?.outputTokens ?? 0) + (s?.system?.inputTokens ?? 0) + (s?.system?.outputTokens ?? 0);
+      u.costUsd += s?.cost ?? 0;
+      u.lastActiveAt = later(u.lastActiveAt, turn.createdAt);
+    }
+    return accounts.map((a) => {
+      const u = usage.get(a._id)!;
+      return { ...accountView(a), disabled: a.disabled, usage: { ...u, costUsd: Math.round(u.costUsd * 1e6) / 1e6, lastActiveAt: later(u.lastActiveAt, a.lastSeenAt ?? undefined) } };
+    });
+  }
+
+  /** Disabling ends its sessions, cuts its sockets and cancels its running turns. */
+  async setDisabled(admin: Authenticated, accountId: string, disabled: boolean): Promise<void> {
+    this.requireAdmin(admin);
+    if (accountId === admin.account._id) throw new AppError("bad_request", "You cannot disable your own account.");
+    await this.target(accountId);
+    await this.deps.models.Account.updateOne({ _id: accountId }, { disabled });
+    if (!disabled) return;
+    await this.endSessions(accountId);
+    this.deps.cancelTurns(accountId);
+  }
+
+  /** Removes the account, every chat of it (through the session service), its sessions and links. */
+  async deleteAccount(admin: Authenticated, accountId: string): Promise<void> {
+    this.requireAdmin(admin);
+    if (accountId === admin.account._id) throw new AppError("bad_request", "You cannot delete your own account.");
+    await this.target(accountId);
+    // Disabled first, so nothing new starts while its chats are removed.
+    await this.deps.models.Account.updateOne({ _id: accountId }, { disabled: true });
+    await this.endSessions(accountId);
+    this.deps.cancelTurns(accountId);
+    const chats = await this.deps.models.Session.find({ ownerId: accountId }, { _id: 1 }).lean<{ _id: string }[]>();
+    for (const chat of chats) {
+      await this.deps.deleteChat(accountId, chat._id).catch((error: unknown) => {
+        if (!(error instanceof AppError && error.code === "not_found")) throw error;
+      });
+    }
+    await this.deps.models.OneTimeLink.deleteMany({ $or: [{ accountId }, { createdBy: accountId, kind: "invite" }] });
+    await this.deps.models.Account.deleteOne({ _id: accountId });
+  }
+
+  // ── Helpers ─────────────────────────────────────────────────────────────────────────
+
+  private refuseIn(...modes: AuthMode[]): void {
+    if (!modes.includes(this.deps.mode)) return;
+    throw new AppError(
+      "bad_request",
+      this.deps.mode === "single" ? "Accounts are off on this server (AUTH_MODE=single)." : "This server signs in through SSO only.",
+    );
+  }
+
+  private requireAdmin(auth: Authenticated): void {
+    // A member is told what a stranger to the route is told.
+    if (auth.account.role !== "admin") throw new AppError("not_found", "No such API route.");
+  }
+
+  private async target(accountId: string): Promise<AccountRecord> {
+    const account = await this.deps.models.Account.findById(accountId).lean<AccountRecord>();
+    if (!account) throw new AppError("not_found", "That account does not exist.");
+    return account;
+  }
+
+  private async anyAccount(): Promise<boolean> {
+    return (await this.deps.models.Account.exists({})) !== null;
+  }
+
+  /** Verifies against the account's hash, or against a dummy one (same work) when there is none to check. */
+  private async passwordMatches(account: AccountRecord | null, password: string): Promise<boolean> {
+    if (!account || !account.passwordHash || account.disabled) {
+      await verifyAgainstDummy(password);
+      return false;
+    }
+    return verifyPassword(account.passwordHash, password);
+  }
+
+  /**
+   * Runs a password check under the throttle, per address and per email, reserved before
+   * anything is hashed. `attempt` answers null for a failure, which becomes `failure`.
+   */
+  private async throttled<T>(meta: RequestMeta, email: string, attempt: () => Promise<T | null>, failure = SIGN_IN_FAILED): Promise<T> {
+    const byAddress = this.deps.throttle.reserve(`address:${meta.address}`);
+    if ("retryAfterMs" in byAddress) throw new ThrottledError(Math.ceil(byAddress.retryAfterMs / 1000));
+    const byEmail = this.deps.throttle.reserve(`email:${email}`);
+    if ("retryAfterMs" in byEmail) {
+      byAddress.dropped();
+      throw new ThrottledError(Math.ceil(byEmail.retryAfterMs / 1000));
+    }
+    let result: T | null;
+    try {
+      result = await attempt();
+    } catch (error) {
+      byAddress.dropped();
+      byEmail.dropped();
+      throw error;
+    }
+    if (result === null) {
+      byAddress.failed();
+      byEmail.failed();
+      throw new AppError("unauthorized", failure);
+    }
+    byAddress.passed();
+    byEmail.passed();
+    return result;
+  }
+
+  /** Creates an account; the first one is the admin. Null when the email was taken meanwhile. */
+  private async createAccount(fields: { email: string; displayName: string; passwordHash: string | null; sso?: { issuer: string; subject: string }[] }): Promise<AccountRecord | null> {
+    return this.creations.run("accounts", async () => {
+      const { Account } = this.deps.models;
+      if (await Account.exists({ email: fields.email })) return null;
+      const role = (await this.anyAccount()) ? "member" : "admin";
+      const created = await Account.create({ _id: newAccountId(), ...fields, role, disabled: false, claimedFrom: [] });
+      this.deps.log?.info("account created", { accountId: created._id, role });
+      return created.toObject() as AccountRecord;
+    });
+  }
+
+  private async createLink(kind: "invite" | "reset", createdBy: string, accountId: string | null, ttlMs: number, url: (token: string) => string): Promise<OneTimeLink> {
+    const token = newToken();
+    const now = this.now();
+    const record = await this.deps.models.OneTimeLink.create({
+      _id: tokenDigest(token),
+      publicId: newPublicId(),
+      kind,
+      accountId,
+      createdBy,
+      createdAt: new Date(now),
+      expiresAt: new Date(now + ttlMs),
+      usedAt: null,
+    });
+    return { ...linkView(record.toObject() as OneTimeLinkRecord), url: url(token) };
+  }
+
+  /** The link a token names if it is of this kind, unused and unexpired. */
+  private async liveLink(kind: "invite" | "reset", token: string): Promise<OneTimeLinkRecord | null> {
+    const link = await this.deps.models.OneTimeLink.findById(tokenDigest(token)).lean<OneTimeLinkRecord>();
+    if (!link || link.kind !== kind || link.usedAt || link.expiresAt.getTime() <= this.now()) return null;
+    return link;
+  }
+
+  /** Marks a link used; false when another request used it first. */
+  private async useLink(link: OneTimeLinkRecord): Promise<boolean> {
+    const used = await this.deps.models.OneTimeLink.updateOne({ _id: link._id, usedAt: null }, { usedAt: new Date(this.now()) });
+    return used.modifiedCount === 1;
+  }
+}
+
+interface TurnUsageRow {
+  sessionId: string;
+  createdAt?: Date;
+  stats?: { chat?: { inputTokens?: number; outputTokens?: number }; system?: { inputTokens?: number; outputTokens?: number }; cost?: number };
+}
+
+export function accountView(account: AccountRecord): AccountView {
+  return {
+    id: account._id,
+    email: account.email,
+    displayName: account.displayName,
+    role: account.role,
+    hasPassword: Boolean(account.passwordHash),
+    createdAt: new Date(account.createdAt).toISOString(),
+  };
+}
+
+function linkView(link: OneTimeLinkRecord): OneTimeLink {
+  return { id: link.publicId, createdAt: link.createdAt.toISOString(), expiresAt: link.expiresAt.toISOString(), usedAt: link.usedAt ? link.usedAt.toISOString() : null };
+}
+
+/** A display name when none is given: the part before the @. */
+function nameFrom(email: string): string {
+  return email.split("@")[0]!.slice(0, 80);
+}

@@ -1,0 +1,79 @@
+import { Schema, type Connection, type InferSchemaType } from "mongoose";
+
+/**
+ * The accounts' collections (issue 13). Secrets are never stored: a sign-in session and
+ * a one-time link are kept under the SHA-256 of their token, and looked up by it.
+ */
+const ssoIdentity = new Schema({ issuer: { type: String, required: true }, subject: { type: String, required: true } }, { _id: false });
+
+const accountSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    /** Lowercased before it is stored (the contract's zod schema does it). */
+    email: { type: String, required: true },
+    displayName: { type: String, default: "" },
+    /** Argon2id PHC string; null for an account that only signs in through SSO. */
+    passwordHash: { type: String, default: null },
+    /** Absent (not empty) until linked, so the sparse unique index skips password-only accounts. */
+    sso: { type: [ssoIdentity], default: undefined },
+    role: { type: String, enum: ["admin", "member"], required: true },
+    disabled: { type: Boolean, default: false },
+    lastSeenAt: { type: Date, default: null },
+    /** Cookie identities (`dlg_uid`) whose chats were claimed or declined: each is asked once. */
+    claimedFrom: { type: [String], default: () => [] },
+  },
+  { timestamps: { createdAt: true, updatedAt: false }, versionKey: false },
+);
+accountSchema.index({ email: 1 }, { unique: true });
+accountSchema.index({ "sso.issuer": 1, "sso.subject": 1 }, { unique: true, sparse: true });
+
+const signInSessionSchema = new Schema(
+  {
+    /** SHA-256 (hex) of the cookie's token. */
+    _id: { type: String, required: true },
+    publicId: { type: String, required: true },
+    accountId: { type: String, required: true },
+    method: { type: String, enum: ["password", "sso"], required: true },
+    createdAt: { type: Date, required: true },
+    lastSeenAt: { type: Date, required: true },
+    expiresAt: { type: Date, required: true },
+    userAgent: { type: String, default: "" },
+  },
+  { versionKey: false },
+);
+signInSessionSchema.index({ accountId: 1 });
+signInSessionSchema.index({ publicId: 1 }, { unique: true });
+// MongoDB removes expired sessions itself; the service also refuses them before then.
+signInSessionSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });
+
+const oneTimeLinkSchema = new Schema(
+  {
+    /** SHA-256 (hex) of the link's token. */
+    _id: { type: String, required: true },
+    publicId: { type: String, required: true },
+    kind: { type: String, enum: ["invite", "reset"], required: true },
+    /** The account a reset link is for. */
+    accountId: { type: String, default: null },
+    createdBy: { type: String, required: true },
+    createdAt: { type: Date, required: true },
+    expiresAt: { type: Date, required: true },
+    usedAt: { type: Date, default: null },
+  },
+  { versionKey: false },
+);
+oneTimeLinkSchema.index({ publicId: 1 }, { unique: true });
+oneTimeLinkSchema.index({ kind: 1, createdAt: -1 });
+
+export type AccountRecord = InferSchemaType<typeof accountSchema> & { _id: string; createdAt: Date };
+export type SignInSessionRecord = InferSchemaType<typeof signInSessionSchema> & { _id: string };
+export type OneTimeLinkRecord = InferSchemaType<typeof oneTimeLinkSchema> & { _id: string };
+
+export function defineAccountModel(connection: Connection) {
+  return connection.model("Account", accountSchema);
+}
+export function defineSignInSessionModel(connection: Connection) {
+  return connection.model("SignInSession", signInSessionSchema);
+}
+export function defineOneTimeLinkModel(connection: Connection) {
+  return connection.model("OneTimeLink", oneTimeLinkSchema);
+}

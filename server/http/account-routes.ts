@@ -1,0 +1,239 @@
+import { stringifySetCookie, type Cookies } from "cookie";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { z } from "zod";
+import {
+  ACCOUNT_ROUTES,
+  AppError,
+  changePasswordBody,
+  claimBody,
+  createInviteBody,
+  disableBody,
+  resetBody,
+  signInBody,
+  signUpBody,
+} from "@/lib/contracts";
+import type { Logger } from "@/lib/log";
+import { ThrottledError, SESSION_TTL_MS, type AccountService, type Authenticated, type RequestMeta } from "@/server/accounts/account-service";
+import { toAppError } from "@/server/errors";
+import { readBody } from "./body";
+import { originAllowed } from "./origin";
+
+/**
+ * The accounts' HTTP routes (ACCOUNT_ROUTES, but the two OIDC ones) and the gate in front
+ * of everything else in the account modes: pages redirect to /login, the API answers 401.
+ * Bodies are capped, parsed and validated here; the account service does the rest.
+ */
+export const SESSION_COOKIE = "dlg_session";
+
+export interface AccountHttpDeps {
+  accounts: AccountService;
+  allowedOrigins: readonly string[];
+  secureCookies: boolean;
+  /** PUBLIC_URL: where links point; else the origin the request came in on. */
+  publicUrl?: string;
+  log?: Pick<Logger, "error">;
+}
+
+const MAX_BODY_BYTES = 10_000;
+
+const STATUS: Record<string, number> = { bad_request: 400, unauthorized: 401, not_found: 404, too_large: 413, rate_limited: 429, busy: 409, limit_reached: 429, unavailable: 503, internal: 500 };
+
+/** Reachable without signing in: the sign-in pages, what they load, the auth API and the health check. */
+const PUBLIC_PATH = /^\/(login|signup|reset)\/?$|^\/(api\/auth\/.*|api\/health|_next\/static\/.*|theme-init\.js|icon\.svg|favicon\.ico)$/;
+
+export function isPublicPath(pathname: string): boolean {
+  return PUBLIC_PATH.test(pathname);
+}
+
+export function sessionCookieHeader(token: string, secure: boolean): string {
+  return stringifySetCookie(SESSION_COOKIE, token, { path: "/", httpOnly: true, sameSite: "lax", maxAge: Math.floor(SESSION_TTL_MS / 1000), secure });
+}
+
+function clearedSessionCookie(secure: boolean): string {
+  return stringifySetCookie(SESSION_COOKIE, "", { path: "/", httpOnly: true, sameSite: "lax", maxAge: 0, secure });
+}
+
+function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | string[]> = {}): void {
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers });
+  res.end(JSON.stringify(body));
+}
+
+/** Not signed in: a page goes to the sign-in page (and back after), the API answers 401. */
+export function refuseUnauthenticated(res: ServerResponse, url: URL): void {
+  if (url.pathname.startsWith("/api/")) {
+    json(res, 401, { error: { code: "unauthorized", message: "Sign in first." } });
+    return;
+  }
+  const next = url.pathname + url.search;
+  res.writeHead(303, { location: `/login?next=${encodeURIComponent(next.startsWith("/") && !next.startsWith("//") ? next : "/")}`, "cache-control": "no-store" });
+  res.end();
+}
+
+/** What a route answers: a body, and cookies to set. */
+interface Answer {
+  body: unknown;
+  cookies?: string[];
+}
+
+const SESSION_ID = /^\/api\/account\/sessions\/([A-Za-z0-9_-]{1,64})\/revoke$/;
+const ADMIN_ACCOUNT = /^\/api\/admin\/accounts\/([A-Za-z0-9_-]{1,64})\/(disable|delete|reset-link)$/;
+const INVITE_ID = /^\/api\/admin\/invites\/([A-Za-z0-9_-]{1,64})\/revoke$/;
+
+/** Whether this path is one of the routes below (the OIDC ones are not). */
+export function isAccountRoute(pathname: string): boolean {
+  return (
+    pathname.startsWith("/api/auth/") && !pathname.startsWith("/api/auth/oidc/")
+  ) || pathname.startsWith("/api/account/") || pathname.startsWith("/api/admin/");
+}
+
+/**
+ * Answers an account route. `auth` is the signed-in session (null when none), `cookieIdentity`
+ * the browser's old `dlg_uid` identity when it carries a valid one (for claiming).
+ */
+export async function handleAccountRoute(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  cookies: Cookies,
+  auth: Authenticated | null,
+  cookieIdentity: string | null,
+  deps: AccountHttpDeps,
+): Promise<void> {
+  const method = req.method ?? "GET";
+  try {
+    if (method !== "GET" && method !== "HEAD" && !originAllowed(req, deps.allowedOrigins)) {
+      req.resume();
+      throw new AppError("unauthorized", "Cross-site requests are not allowed.");
+    }
+    const answer = await route(req, method, url, cookies, auth, cookieIdentity, deps);
+    if (!answer) {
+      req.resume();
+      throw new AppError("not_found", "No such API route.");
+    }
+    json(res, 200, answer.body, answer.cookies ? { "set-cookie": answer.cookies } : {});
+  } catch (error) {
+    const known = toAppError(error);
+    if (!known) deps.log?.error("account request failed", { path: url.pathname, error: error instanceof Error ? error.stack : String(error) });
+    const appError = known ?? new AppError("internal", "Something went wrong on the server; nothing was changed.");
+    const headers: Record<string, string> = error instanceof ThrottledError ? { "retry-after": String(error.retryAfterS) } : {};
+    json(res, STATUS[appError.code] ?? 500, { error: { code: appError.code, message: appError.message, ...(appError.issues ? { issues: appError.issues } : {}) } }, headers);
+  }
+}
+
+async function route(
+  req: IncomingMessage,
+  method: string,
+  url: URL,
+  cookies: Cookies,
+  auth: Authenticated | null,
+  cookieIdentity: string | null,
+  deps: AccountHttpDeps,
+): Promise<Answer | undefined> {
+  const { accounts, secureCookies } = deps;
+  const path = url.pathname;
+  const meta: RequestMeta = { userAgent: String(req.headers["user-agent"] ?? ""), address: req.socket.remoteAddress ?? "unknown" };
+  const planted = cookies[SESSION_COOKIE];
+  /** A sign-in always gets a fresh token; whatever token the browser held before is revoked (session fixation). */
+  const signedIn = async (cookieValue: string): Promise<Answer> => {
+    if (planted) await accounts.revokeToken(planted);
+    return { body: { ok: true }, cookies: [sessionCookieHeader(cookieValue, secureCookies)] };
+  };
+
+  if (method === "GET" && path === ACCOUNT_ROUTES.state) {
+    const state = await accounts.state(auth, cookieIdentity);
+    return { body: state, cookies: auth?.slid && planted ? [sessionCookieHeader(planted, secureCookies)] : undefined };
+  }
+  if (method !== "POST" && method !== "GET") return undefined;
+
+  if (method === "POST") {
+    if (path === ACCOUNT_ROUTES.signIn) return signedIn((await accounts.signIn(await parse(req, signInBody), meta)).cookieValue);
+    if (path === ACCOUNT_ROUTES.signUp) return signedIn((await accounts.signUp(await parse(req, signUpBody), meta)).cookieValue);
+    if (path === ACCOUNT_ROUTES.reset) return signedIn((await accounts.resetPassword(await parse(req, resetBody), meta)).cookieValue);
+    if (path === ACCOUNT_ROUTES.signOut) {
+      req.resume();
+      await accounts.signOut(planted);
+      return { body: { ok: true }, cookies: [clearedSessionCookie(secureCookies)] };
+    }
+  }
+
+  // Everything below needs a signed-in account.
+  if (!isAccountRoute(path)) return undefined;
+  if (!auth) {
+    req.resume();
+    throw new AppError("unauthorized", "Sign in first.");
+  }
+  const origin = deps.publicUrl ? new URL(deps.publicUrl).origin : `http://${req.headers.host ?? "localhost"}`;
+
+  if (method === "GET") {
+    req.resume();
+    if (path === ACCOUNT_ROUTES.sessions) return { body: await accounts.listSessions(auth) };
+    if (path === ACCOUNT_ROUTES.adminAccounts) return { body: await accounts.listAccounts(auth) };
+    if (path === ACCOUNT_ROUTES.adminInvites) return { body: await accounts.listInvites(auth) };
+    return undefined;
+  }
+
+  if (path === ACCOUNT_ROUTES.signOutEverywhere) {
+    req.resume();
+    await accounts.endSessions(auth.account._id);
+    return { body: { ok: true }, cookies: [clearedSessionCookie(secureCookies)] };
+  }
+  if (path === ACCOUNT_ROUTES.password) {
+    await accounts.changePassword(auth, await parse(req, changePasswordBody), meta);
+    return { body: { ok: true } };
+  }
+  if (path === ACCOUNT_ROUTES.claim) {
+    const body = await parse(req, claimBody);
+    return { body: await accounts.claim(auth, cookieIdentity, body.accept) };
+  }
+  if (path === ACCOUNT_ROUTES.adminInvites) {
+    const body = await parse(req, createInviteBody, true);
+    return { body: await accounts.createInvite(auth, body.expiresInHours, origin) };
+  }
+  let match = SESSION_ID.exec(path);
+  if (match) {
+    req.resume();
+    await accounts.revokeSession(auth, match[1]!);
+    return { body: { ok: true } };
+  }
+  match = INVITE_ID.exec(path);
+  if (match) {
+    req.resume();
+    await accounts.revokeInvite(auth, match[1]!);
+    return { body: { ok: true } };
+  }
+  match = ADMIN_ACCOUNT.exec(path);
+  if (match) {
+    const [, id, action] = match as unknown as [string, string, string];
+    if (action === "disable") {
+      await accounts.setDisabled(auth, id, (await parse(req, disableBody)).disabled);
+      return { body: { ok: true } };
+    }
+    req.resume();
+    if (action === "delete") {
+      await accounts.deleteAccount(auth, id);
+      return { body: { ok: true } };
+    }
+    return { body: await accounts.resetLink(auth, id, origin) };
+  }
+  return undefined;
+}
+
+/** Reads a capped JSON body and validates it; an empty body counts as `{}` when `emptyOk`. */
+async function parse<S extends z.ZodType>(req: IncomingMessage, schema: S, emptyOk = false): Promise<z.output<S>> {
+  const text = await readBody(req, MAX_BODY_BYTES);
+  let value: unknown;
+  if (emptyOk && text.trim() === "") value = {};
+  else {
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new AppError("bad_request", "The request body is not valid JSON.");
+    }
+  }
+  const result = schema.safeParse(value);
+  if (!result.success) {
+    const issues = result.error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message }));
+    throw new AppError("bad_request", issues[0]?.message ?? "The request body is not valid.", issues);
+  }
+  return result.data;
+}
