@@ -6,7 +6,7 @@ import { ACCOUNT_PAGES, ACCOUNT_ROUTES } from "@/lib/contracts/account";
 import { post } from "./account-api";
 import { AuthCard, Field, FormError, LINK_CLASS, PASSWORD_RULE, passwordProblem, PRIMARY_BUTTON } from "./fields";
 
-/** /reset?token=…: a new password from an admin's one-time link, then sign in with it. */
+/** /reset?token=…: a new password from an admin's one-time link; the server signs this browser in with it. */
 export function ResetPage() {
   const [token, setToken] = useState<string | null | undefined>(undefined);
   const [password, setPassword] = useState("");
@@ -25,8 +25,10 @@ export function ResetPage() {
   }
   if (done) {
     return (
-      <AuthCard title="Your password is set" intro="Every browser that was signed in to this account has been signed out.">
-        <SignInLink primary />
+      <AuthCard title="Your password is set" intro="You are signed in here; every other browser that was signed in to this account was signed out.">
+        <a href="/" data-testid="reset-continue" className={`block w-full text-center ${PRIMARY_BUTTON}`}>
+          Continue to your chats
+        </a>
       </AuthCard>
     );
   }
@@ -60,12 +62,8 @@ export function ResetPage() {
   );
 }
 
-function SignInLink({ primary = false }: { primary?: boolean }) {
-  return primary ? (
-    <Link href={ACCOUNT_PAGES.signIn} data-testid="reset-sign-in" className={`block w-full text-center ${PRIMARY_BUTTON}`}>
-      Sign in
-    </Link>
-  ) : (
+function SignInLink() {
+  return (
     <p className="text-sm">
       <Link href={ACCOUNT_PAGES.signIn} className={LINK_CLASS}>
         Go to sign in
