@@ -60,6 +60,8 @@ async function openAccountMenu(page: Page): Promise<void> {
 }
 
 test.describe("open sign-up", () => {
+  // One instance and one account through the whole story: a failure stops the rest.
+  test.describe.configure({ mode: "serial" });
   let instance: Instance;
   const ada = { email: "ada@example.com", name: "Ada", password: "tide tables at dawn" };
 
@@ -86,7 +88,7 @@ test.describe("open sign-up", () => {
     await first.page.getByTestId("sign-up-name").fill(ada.name);
     await first.page.getByTestId("sign-up-password").fill("short");
     await first.page.getByTestId("sign-up-submit").click();
-    await expect(first.page.getByRole("alert").filter({ hasText: "A password needs at least 8 characters." })).toBeVisible();
+    await expect(first.page.getByTestId("form-error")).toHaveText("A password needs at least 8 characters.");
     await first.page.getByTestId("sign-up-password").fill(ada.password);
     await first.page.getByTestId("sign-up-submit").click();
     await expect(first.page.getByTestId("composer")).toBeVisible();
@@ -111,9 +113,9 @@ test.describe("open sign-up", () => {
     // The second browser: a wrong password gets the one answer that reveals nothing.
     const second = await newPage(browser, instance.app.baseUrl);
     await signIn(second.page, ada.email, "not the password");
-    await expect(second.page.getByRole("alert")).toHaveText(WRONG_SIGN_IN);
+    await expect(second.page.getByTestId("form-error")).toHaveText(WRONG_SIGN_IN);
     await signIn(second.page, "nobody@example.com", ada.password);
-    await expect(second.page.getByRole("alert")).toHaveText(WRONG_SIGN_IN);
+    await expect(second.page.getByTestId("form-error")).toHaveText(WRONG_SIGN_IN);
     await signIn(second.page, ada.email, ada.password);
     await expect(second.page.getByTestId("composer")).toBeVisible();
     await expect(second.page.getByTestId("session-item")).toHaveCount(1);
@@ -156,9 +158,10 @@ test.describe("open sign-up", () => {
     // The other browser is told at once, instead of "Reconnecting…" forever.
     await expect(there.page.getByTestId("session-ended")).toBeVisible();
     await expect(there.page.getByTestId("session-ended")).toContainText("You were signed out");
+    expect(await lowContrast(there.page), "the signed-out notice").toEqual([]);
     await shot(there.page, "accounts-signed-out-elsewhere");
     await send(there.page, "are you still there?");
-    await expect(there.page.getByRole("alert").filter({ hasText: "Sign in again to go on." })).toBeVisible();
+    await expect(there.page.getByText("Not sent: You were signed out. Sign in again to go on.")).toBeVisible();
     const chatPath = new URL(there.page.url()).pathname;
     await there.page.getByTestId("sign-in-again").click();
     await expect(there.page).toHaveURL(new RegExp(`/login\\?next=${encodeURIComponent(chatPath)}$`));
@@ -228,6 +231,7 @@ test.describe("chats from before accounts", () => {
     // Nothing was merged silently: the account starts empty and the banner asks.
     await expect(page.getByTestId("claim-banner")).toContainText("This browser has 1 chat from before you signed in. Add it to your account?");
     await expect(page.getByText("No chats yet.")).toBeVisible();
+    expect(await lowContrast(page), "the claim banner").toEqual([]);
     await shot(page, "accounts-claim-banner");
     await page.getByTestId("claim-accept").click();
     await expect(page.getByTestId("claim-done")).toContainText("1 chat was added to your account.");
@@ -244,6 +248,7 @@ test.describe("chats from before accounts", () => {
 });
 
 test.describe("invitations and the admin", () => {
+  test.describe.configure({ mode: "serial" });
   let instance: Instance;
   const admin = { email: "root@example.com", name: "Rosalind", password: "spring tide ledger" };
   const member = { email: "member@example.com", name: "Mo", password: "ebb and flow 42" };
@@ -294,7 +299,7 @@ test.describe("invitations and the admin", () => {
     await late.page.getByTestId("sign-up-email").fill("late@example.com");
     await late.page.getByTestId("sign-up-password").fill("too late for the tide");
     await late.page.getByTestId("sign-up-submit").click();
-    await expect(late.page.getByRole("alert")).toBeVisible();
+    await expect(late.page.getByTestId("form-error")).toContainText("not valid");
     await expect(late.page.getByTestId("composer")).toHaveCount(0);
     await page.reload();
     await expect(page.locator('[data-testid="invite"][data-status="used"]')).toHaveCount(1);
@@ -323,7 +328,7 @@ test.describe("invitations and the admin", () => {
     await mo.page.reload();
     await expect(mo.page).toHaveURL(/\/login/);
     await signIn(mo.page, member.email, member.password);
-    await expect(mo.page.getByRole("alert")).toHaveText(WRONG_SIGN_IN);
+    await expect(mo.page.getByTestId("form-error")).toHaveText(WRONG_SIGN_IN);
 
     // Enabled again, the chat shows the turn ended by the cancel, not a run still spinning.
     await row.getByTestId("admin-toggle").click();
@@ -355,7 +360,7 @@ test.describe("invitations and the admin", () => {
     // The old password no longer works.
     const elsewhere = await newPage(browser, instance.app.baseUrl);
     await signIn(elsewhere.page, member.email, member.password);
-    await expect(elsewhere.page.getByRole("alert")).toHaveText(WRONG_SIGN_IN);
+    await expect(elsewhere.page.getByTestId("form-error")).toHaveText(WRONG_SIGN_IN);
     await elsewhere.context.close();
 
     // Delete: Escape keeps everything; the confirmation names the account and what goes.

@@ -86,7 +86,7 @@ export function AccountMenu() {
         }}
         className="flex max-w-40 items-center gap-1.5 rounded-md px-1.5 py-1 text-xs font-medium text-zinc-700 hover:bg-zinc-100 dark:text-zinc-200 dark:hover:bg-zinc-800"
       >
-        <span aria-hidden="true" className="flex size-6 shrink-0 items-center justify-center rounded-full bg-sky-700 text-[11px] font-semibold text-white uppercase dark:bg-sky-600">
+        <span aria-hidden="true" className="flex size-6 shrink-0 items-center justify-center rounded-full bg-sky-700 text-[11px] font-semibold text-white uppercase">
           {Array.from(name)[0] ?? "?"}
         </span>
         <span className="hidden truncate sm:inline">{name}</span>

@@ -62,7 +62,7 @@ export function ClaimBanner({ onClaimed }: { onClaimed: () => void }) {
           data-testid="claim-accept"
           disabled={pending}
           onClick={() => void answer(true)}
-          className="rounded-md bg-sky-700 px-3 py-1.5 font-medium text-white hover:bg-sky-800 disabled:opacity-50 dark:bg-sky-600 dark:hover:bg-sky-700"
+          className="rounded-md bg-sky-700 px-3 py-1.5 font-medium text-white hover:bg-sky-800 disabled:opacity-50"
         >
           Add
         </button>
