@@ -78,6 +78,13 @@ test.describe("open sign-up", () => {
     await first.page.goto("/");
     await expect(first.page).toHaveURL(/\/login\?next=%2F$/);
     await expect(first.page.getByTestId("sign-in-form")).toBeVisible();
+    // A failed single sign-on comes back with a reason code, said in plain words; a crafted
+    // reason is not repeated.
+    await first.page.goto("/login?error=sso&reason=denied");
+    await expect(first.page.getByTestId("form-error")).toHaveText("The sign-in was cancelled at the provider.");
+    await first.page.goto("/login?error=sso&reason=Call%20us%20to%20unlock");
+    await expect(first.page.getByTestId("form-error")).toHaveText("Single sign-on could not be completed. Start again from this page.");
+    await first.page.goto("/login?next=%2F");
     await first.page.getByTestId("sign-up-link").click();
     await expect(first.page).toHaveURL(/\/signup/);
     // The length rule is said before anything is submitted; password managers get their hints.
@@ -139,6 +146,39 @@ test.describe("open sign-up", () => {
     await expect(second.page.locator('[data-testid="browser-session"][data-current="true"]')).toContainText(/Chrome \d+ on (Linux|Windows)/);
     await first.context.close();
     await second.context.close();
+  });
+
+  test("changing the password keeps this browser and signs the others out; one browser can be signed out from the list", async ({ browser }) => {
+    const here = await newPage(browser, instance.app.baseUrl);
+    const there = await newPage(browser, instance.app.baseUrl);
+    await signIn(there.page, ada.email, ada.password);
+    await expect(there.page.getByTestId("composer")).toBeVisible();
+    await signIn(here.page, ada.email, ada.password);
+    await expect(here.page.getByTestId("composer")).toBeVisible();
+    await here.page.goto("/account");
+    await expect(here.page.getByText("Changing it signs out every other browser")).toBeVisible();
+    await here.page.getByTestId("password-current").fill(ada.password);
+    await here.page.getByTestId("password-next").fill("a new tide table");
+    await here.page.getByTestId("password-submit").click();
+    await expect(here.page.getByRole("status").filter({ hasText: "Password changed. Other browsers were signed out." })).toBeVisible();
+    ada.password = "a new tide table";
+    await expect(there.page.getByTestId("session-ended")).toBeVisible();
+    // This browser stays signed in; the others are gone from its list.
+    await here.page.reload();
+    await expect(here.page.getByTestId("browser-session")).toHaveCount(1);
+
+    await there.page.getByTestId("sign-in-again").click();
+    await there.page.getByTestId("sign-in-email").fill(ada.email);
+    await there.page.getByTestId("sign-in-password").fill(ada.password);
+    await there.page.getByTestId("sign-in-submit").click();
+    await expect(there.page.getByTestId("composer")).toBeVisible();
+    await here.page.reload();
+    await expect(here.page.getByTestId("browser-session")).toHaveCount(2);
+    await here.page.locator('[data-testid="browser-session"][data-current="false"]').getByTestId("browser-revoke").click();
+    await expect(here.page.getByTestId("browser-session")).toHaveCount(1);
+    await expect(there.page.getByTestId("session-ended")).toBeVisible();
+    await here.context.close();
+    await there.context.close();
   });
 
   test("signing out everywhere cuts the other browser's connection, and its next action asks for sign-in", async ({ browser }) => {

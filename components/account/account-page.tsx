@@ -157,7 +157,7 @@ function Browsers() {
                 <p className="font-medium break-words" title={session.userAgent}>
                   {describeUserAgent(session.userAgent)}
                   {session.current ? (
-                    <span className="ml-2 rounded-full bg-emerald-100 px-2 py-0.5 text-xs font-medium text-emerald-900 dark:bg-emerald-950 dark:text-emerald-200">This browser</span>
+                    <span className="ml-2 inline-block rounded-full whitespace-nowrap bg-emerald-100 px-2 py-0.5 text-xs font-medium text-emerald-900 dark:bg-emerald-950 dark:text-emerald-200">This browser</span>
                   ) : null}
                 </p>
                 <p className="text-xs text-zinc-600 dark:text-zinc-400">

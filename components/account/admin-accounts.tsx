@@ -8,7 +8,7 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { Section, When } from "./page-frame";
 
 const NUMBER = new Intl.NumberFormat("en-GB");
-const COST = new Intl.NumberFormat("en-GB", { style: "currency", currency: "USD", minimumFractionDigits: 2, maximumFractionDigits: 4 });
+const COST = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", minimumFractionDigits: 2, maximumFractionDigits: 4 });
 
 function plural(n: number, one: string, many = `${one}s`): string {
   return `${NUMBER.format(n)} ${n === 1 ? one : many}`;
@@ -118,7 +118,7 @@ function AccountRow({ account, self, onChanged, onError }: { account: AdminAccou
       </dl>
       {resetUrl ? (
         <div data-testid="admin-reset-url" className="flex flex-wrap items-center gap-2 rounded-md bg-zinc-100 px-2 py-1.5 text-xs dark:bg-zinc-800">
-          <span className="text-zinc-700 dark:text-zinc-300">One-time reset link for {name}, valid 24 hours:</span>
+          <span className="w-full text-zinc-700 dark:text-zinc-300">One-time reset link for {name}, valid 24 hours:</span>
           <code className="min-w-0 flex-1 break-all">{resetUrl}</code>
           <CopyButton text={resetUrl} label="Copy reset link" showLabel />
         </div>
@@ -189,5 +189,5 @@ const TONES = {
 } as const;
 
 function Badge({ tone, children }: { tone: keyof typeof TONES; children: ReactNode }) {
-  return <span className={`ml-2 rounded-full px-2 py-0.5 text-xs font-medium ${TONES[tone]}`}>{children}</span>;
+  return <span className={`ml-2 inline-block rounded-full px-2 whitespace-nowrap py-0.5 text-xs font-medium ${TONES[tone]}`}>{children}</span>;
 }

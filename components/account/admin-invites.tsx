@@ -95,7 +95,7 @@ export function AdminInvites({ mode }: { mode: AuthMode }) {
       </form>
       {created?.url ? (
         <div data-testid="invite-created" className="flex flex-wrap items-center gap-2 rounded-md bg-zinc-100 px-2 py-1.5 text-xs dark:bg-zinc-800">
-          <span className="text-zinc-700 dark:text-zinc-300">Copy it now; it is not shown again:</span>
+          <span className="w-full text-zinc-700 dark:text-zinc-300">Copy it now; it is not shown again:</span>
           <code data-testid="invite-url" className="min-w-0 flex-1 break-all">
             {created.url}
           </code>

@@ -4,13 +4,16 @@ import { ssoErrorText } from "./sso-error";
 describe("ssoErrorText", () => {
   it.each([
     [null, null, null],
-    ["other", "state", null],
-    ["sso", "state", /expired or was started in another tab/],
-    ["sso", "refused", /no account for it here/],
-    ["sso", null, /did not complete/],
-    ["sso", "<b>Call +1 555 to unlock your account</b>", /did not complete/],
-    ["sso", "__proto__", /did not complete/],
-    ["sso", "toString", /did not complete/],
+    ["other", "expired", null],
+    ["sso", "expired", /took too long/],
+    ["sso", "denied", /cancelled at the provider/],
+    ["sso", "refused", /cannot sign in here/],
+    ["sso", "unavailable", /cannot be reached/],
+    ["sso", "nonce", /could not be completed/],
+    ["sso", null, /could not be completed/],
+    ["sso", "<b>Call +1 555 to unlock your account</b>", /could not be completed/],
+    ["sso", "__proto__", /could not be completed/],
+    ["sso", "toString", /could not be completed/],
   ])("error=%s reason=%s", (error, reason, expected) => {
     const text = ssoErrorText(error, reason);
     if (expected === null) expect(text).toBeNull();

@@ -3,22 +3,21 @@
  * reason codes get their own words: the query string is anyone's to write, so it is
  * never shown as such (a crafted link must not put its own text on the sign-in page).
  */
+const TRY_AGAIN = "Single sign-on could not be completed. Start again from this page.";
 const REASONS: Record<string, string> = {
-  state: "The sign-in attempt expired or was started in another tab. Please try again.",
-  nonce: "The identity provider's answer did not match this sign-in attempt, so it was refused. Please try again.",
-  provider: "The identity provider reported a problem. Please try again, or ask your administrator.",
-  denied: "The sign-in was cancelled at the identity provider.",
-  access_denied: "The sign-in was cancelled at the identity provider.",
-  refused: "Your identity was confirmed, but there is no account for it here. Ask an administrator for an invitation.",
-  disabled: "This account is disabled. Ask an administrator.",
-  email: "The identity provider did not confirm an email address for you, so no account could be matched.",
-  unavailable: "The identity provider could not be reached. Please try again in a moment.",
+  unavailable: "The sign-in provider cannot be reached right now. Try again in a minute.",
+  expired: "That sign-in took too long, or was started in another browser. Start again from this page.",
+  state: TRY_AGAIN,
+  nonce: TRY_AGAIN,
+  token: TRY_AGAIN,
+  code: TRY_AGAIN,
+  denied: "The sign-in was cancelled at the provider.",
+  refused: "That account cannot sign in here. Ask an admin for access.",
+  error: TRY_AGAIN,
 };
-
-const GENERIC = "Single sign-on did not complete. Please try again.";
 
 /** The words for `?error=` and `?reason=` on the sign-in page; null when nothing failed. */
 export function ssoErrorText(error: string | null, reason: string | null): string | null {
   if (error !== "sso") return null;
-  return (reason && Object.hasOwn(REASONS, reason) ? REASONS[reason] : undefined) ?? GENERIC;
+  return (reason && Object.hasOwn(REASONS, reason) ? REASONS[reason] : undefined) ?? TRY_AGAIN;
 }
