@@ -14,6 +14,18 @@ describe("parseEnv", () => {
     expect(env.RESULT_FOOTER).toBe(true);
   });
 
+  it("AUTH_MODE is single unless set, takes the four modes, and names what is wrong", () => {
+    expect(parseEnv({}).AUTH_MODE).toBe("single");
+    for (const mode of ["single", "open", "invite", "sso"]) expect(parseEnv({ AUTH_MODE: mode }).AUTH_MODE).toBe(mode);
+    expect(() => parseEnv({ AUTH_MODE: "everyone" })).toThrow(/AUTH_MODE/);
+  });
+
+  it("refuses APP_PASSWORD together with an account mode, with a clear message", () => {
+    expect(parseEnv({ APP_PASSWORD: "shared secret" }).APP_PASSWORD).toBe("shared secret");
+    expect(() => parseEnv({ APP_PASSWORD: "shared secret", AUTH_MODE: "open" })).toThrow(EnvError);
+    expect(() => parseEnv({ APP_PASSWORD: "shared secret", AUTH_MODE: "invite" })).toThrow(/APP_PASSWORD: cannot be used with AUTH_MODE=invite/);
+  });
+
   it("reads MAX_TURNS, the old name of MAX_STEPS, when MAX_STEPS is unset", () => {
     expect(parseEnv({ MAX_TURNS: "7" }).MAX_STEPS).toBe(7);
     expect(parseEnv({ MAX_TURNS: "7", MAX_STEPS: "9" }).MAX_STEPS).toBe(9);

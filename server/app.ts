@@ -4,7 +4,7 @@ import type { Duplex } from "node:stream";
 import { Server } from "socket.io";
 import { ACCOUNT_ROUTES, type AppInfo, type AuthMode } from "@/lib/contracts";
 import { AccountService, type AccountServiceDeps } from "@/server/accounts/account-service";
-import { handleAccountRoute, isAccountRoute, isPublicPath, refuseUnauthenticated, SESSION_COOKIE, sessionCookieHeader } from "@/server/http/account-routes";
+import { handleAccountRoute, isAccountRoute, isPublicPath, isStaticPath, refuseUnauthenticated, SESSION_COOKIE, sessionCookieHeader } from "@/server/http/account-routes";
 import { createIdentity, IDENTITY_COOKIE, identityCookieHeader } from "@/server/auth/identity";
 import { createKnownDevices } from "@/server/auth/known-device";
 import { createLoginThrottle } from "@/server/auth/login-throttle";
@@ -60,7 +60,7 @@ export interface AppOptions {
    * Accounts (AUTH_MODE other than `single`): the mode and the account collections. Absent
    * or `single`: a browser is a person through its `dlg_uid` cookie, as before.
    */
-  accounts?: { mode: AuthMode; models: AccountServiceDeps["models"]; sso?: { label: string } | null; throttle?: AccountServiceDeps["throttle"] };
+  accounts?: { mode: AuthMode; models: AccountServiceDeps["models"]; sso?: { label: string } | null; throttle?: AccountServiceDeps["throttle"]; creationThrottle?: AccountServiceDeps["creationThrottle"] };
 }
 
 export interface App {
@@ -132,7 +132,7 @@ export function createApp(options: AppOptions): App {
         models: accountMode.models,
         throttle: accountMode.throttle ?? createLoginThrottle(),
         // New accounts and reset attempts per address: generous for a team behind one address.
-        creationThrottle: createLoginThrottle({ maxFailures: 20 }),
+        creationThrottle: accountMode.creationThrottle ?? createLoginThrottle({ maxFailures: 20 }),
         deleteChat: (ownerId, sessionId) => sessions.delete(ownerId, sessionId),
         cancelTurns: (ownerId) => registry.cancelTurns(ownerId),
         cutSockets: (target) => {
@@ -167,6 +167,10 @@ export function createApp(options: AppOptions): App {
       const url = new URL(req.url ?? "/", "http://local");
       if (accounts && accountHttp) {
         // Account modes: the signed-in account is the person; an old `dlg_uid` is only read (for claiming).
+        if (options.pageHandler && isStaticPath(url.pathname)) {
+          await options.pageHandler(req, res);
+          return;
+        }
         const auth = await accounts.authenticate(cookies[SESSION_COOKIE]);
         if (isAccountRoute(url.pathname)) {
           await handleAccountRoute(req, res, url, cookies, auth, identity.verify(cookies[IDENTITY_COOKIE]), accountHttp);

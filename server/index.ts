@@ -27,6 +27,9 @@ async function main(): Promise<void> {
   const swept = await store.ghostSweep();
   if (swept.turns + swept.runs > 0) log.warn("Marked work left running by the last process as ended (ghost sweep)", swept);
 
+  if (config.AUTH_MODE === "invite" && !(await db.models.Account.exists({}))) {
+    log.warn("AUTH_MODE=invite and no account yet: the first person to sign up (no invitation needed) becomes the admin");
+  }
   const { runtime, appInfo, mcp } = buildRuntime(config, log);
   const nextApp = next({ dev, dir: process.cwd(), hostname: config.HOST, port: config.PORT });
   await nextApp.prepare();

@@ -121,7 +121,7 @@ export const disableBody = z.object({ disabled: z.boolean() });
 export type DisableBody = z.infer<typeof disableBody>;
 
 /** POST /api/admin/invites: a one-time invitation link. GET lists them; POST /api/admin/invites/:id/revoke ends one. */
-export const createInviteBody = z.object({ expiresInHours: z.number().int().min(1).max(24 * 30).default(72) });
+export const createInviteBody = z.object({ expiresInHours: z.number().int("Give a whole number of hours.").min(1, "An invitation lasts at least 1 hour.").max(24 * 30, "An invitation lasts at most 30 days (720 hours).").default(72) });
 export type CreateInviteBody = z.input<typeof createInviteBody>;
 
 /** A one-time link (invitation or password reset); `url` is only in the answer that creates it. */

@@ -421,7 +421,7 @@ export class AccountService {
     );
   }
 
-  private requireAdmin(auth: Authenticated): void {
+  requireAdmin(auth: Authenticated): void {
     // A member is told what a stranger to the route is told.
     if (auth.account.role !== "admin") throw new AppError("not_found", "No such API route.");
   }

@@ -41,6 +41,12 @@ const STATUS: Record<string, number> = { bad_request: 400, unauthorized: 401, no
 /** Reachable without signing in: the sign-in pages, what they load, the auth API and the health check. */
 const PUBLIC_PATH = /^\/(login|signup|reset)\/?$|^\/(api\/auth\/.*|api\/health|_next\/static\/.*|theme-init\.js|icon\.svg|favicon\.ico)$/;
 
+/** Static files: served without looking up a sign-in (no database read per asset). */
+const STATIC_PATH = /^\/(_next\/static\/.*|theme-init\.js|icon\.svg|favicon\.ico)$/;
+export function isStaticPath(pathname: string): boolean {
+  return STATIC_PATH.test(pathname);
+}
+
 export function isPublicPath(pathname: string): boolean {
   return PUBLIC_PATH.test(pathname);
 }
@@ -162,6 +168,8 @@ async function route(
     req.resume();
     throw new AppError("unauthorized", "Sign in first.");
   }
+  // A member learns nothing about admin routes, not even whether a body would be valid.
+  if (path.startsWith("/api/admin/")) accounts.requireAdmin(auth);
   const origin = deps.publicUrl ? new URL(deps.publicUrl).origin : `http://${req.headers.host ?? "localhost"}`;
 
   if (method === "GET") {

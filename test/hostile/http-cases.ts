@@ -14,12 +14,27 @@ export interface HttpCase {
   body?: unknown;
   rawBody?: unknown;
   rawBodyBase64?: string;
-  expect: { status: number; code?: string; messageMatches?: string; data?: Record<string, unknown>; listedTitle?: unknown };
+  /** `accounts`: sent to the open-account-mode server (test/hostile/accounts-server.ts) instead. */
+  server?: "accounts";
+  /** On the accounts server, whose cookies are sent (default: the attacker, a signed-in member). */
+  as?: "attacker" | "anonymous" | "disabled" | "revoked";
+  expect: {
+    status: number;
+    code?: string;
+    messageMatches?: string;
+    data?: Record<string, unknown>;
+    listedTitle?: unknown;
+    /** The answer sets a new `dlg_session`, not the one the request carried (session fixation). */
+    freshSession?: boolean;
+  };
 }
 
 export interface HttpReply {
   status: number;
   body: unknown;
+  setCookies?: string[];
+  /** The Cookie header the request carried. */
+  sentCookie?: string;
 }
 
 /**
@@ -35,7 +50,7 @@ export function sendHttpCase(baseUrl: string, cookie: string, c: HttpCase, vars:
         : c.body !== undefined
           ? Buffer.from(JSON.stringify(expand(c.body, vars)), "utf8")
           : undefined;
-  const headers: Record<string, string> = { cookie, ...c.headers };
+  const headers: Record<string, string> = { cookie, ...(expand(c.headers ?? {}, vars) as Record<string, string>) };
   const type = c.contentType === undefined ? "application/json" : c.contentType;
   if (type !== null && payload) headers["content-type"] = type;
   if (payload) headers["content-length"] = String(payload.length);
@@ -46,10 +61,11 @@ export function sendHttpCase(baseUrl: string, cookie: string, c: HttpCase, vars:
       res.on("data", (chunk: Buffer) => chunks.push(chunk));
       res.on("end", () => {
         const text = Buffer.concat(chunks).toString("utf8");
+        const meta = { setCookies: res.headers["set-cookie"] ?? [], sentCookie: headers.cookie };
         try {
-          resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) });
+          resolve({ status: res.statusCode ?? 0, body: JSON.parse(text), ...meta });
         } catch {
-          resolve({ status: res.statusCode ?? 0, body: text });
+          resolve({ status: res.statusCode ?? 0, body: text, ...meta });
         }
       });
     });
@@ -74,5 +90,11 @@ export function checkHttpReply(c: HttpCase, reply: HttpReply): unknown {
     return undefined;
   }
   if (want.data) expect(reply.body).toMatchObject(expand(want.data) as object);
+  if (want.freshSession) {
+    const set = (reply.setCookies ?? []).find((line) => line.startsWith("dlg_session="));
+    const value = set?.slice("dlg_session=".length).split(";")[0] ?? "";
+    expect(value, `${c.id}: a new dlg_session`).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(reply.sentCookie ?? "", `${c.id}: not the planted one`).not.toContain(value);
+  }
   return reply.body;
 }

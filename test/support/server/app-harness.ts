@@ -43,12 +43,12 @@ export function runtimeWith(model: ChatModel, overrides: Partial<AgentRuntimeDep
 
 export async function startHarness(
   label: string,
-  options: { runner: TurnRunner; mongoUri?: string; /** Accounts on (issue 13): the app gets this mode and the test database's account collections. */ authMode?: AuthMode; /** The sign-in throttle in the account modes (tests all come from one address). */ accountThrottle?: LoginThrottle } & Partial<AppOptions>,
+  options: { runner: TurnRunner; mongoUri?: string; /** Accounts on (issue 13): the app gets this mode and the test database's account collections. */ authMode?: AuthMode; /** The sign-in and sign-up throttle in the account modes (tests all come from one address). */ accountThrottle?: LoginThrottle } & Partial<AppOptions>,
 ): Promise<Harness> {
   const db = await openTestDatabase(label, options.mongoUri);
   const { connection, models, store } = db;
   const start = async (): Promise<Harness> => {
-    const accounts = options.authMode ? { mode: options.authMode, models, throttle: options.accountThrottle } : options.accounts;
+    const accounts = options.authMode ? { mode: options.authMode, models, throttle: options.accountThrottle, creationThrottle: options.accountThrottle } : options.accounts;
     const live = await startLiveApp({ flushMs: 20, store, ...options, accounts });
     return {
       ...live,
