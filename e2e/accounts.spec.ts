@@ -241,6 +241,16 @@ test.describe("open sign-up", () => {
     expect(await lowContrast(page), "admin").toEqual([]);
     expect(await noSideways()).toBe(true);
     await shot(page, "accounts-375-dark-admin");
+    // Sign out from the menu, with the keyboard: the chat is behind the sign-in again.
+    await page.goto("/");
+    await page.getByTestId("account-menu-button").focus();
+    await page.keyboard.press("Enter");
+    await page.keyboard.press("End");
+    await expect(page.getByTestId("account-menu-sign-out")).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(page).toHaveURL(/\/login/);
+    await page.goto("/");
+    await expect(page).toHaveURL(/\/login\?next=%2F$/);
     await phone.context.close();
   });
 });
