@@ -42,16 +42,6 @@ export async function fetchAuthState(): Promise<AuthState> {
 }
 
 /**
- * After the server cut this browser's socket or refused its handshake: is it because the
- * sign-in ended (signed out elsewhere, disabled, password changed), rather than a restart?
- */
-export async function signInEnded(): Promise<boolean> {
-  const result = await callApi<AuthState>(ACCOUNT_ROUTES.state);
-  if (!result.ok) return result.status === 401;
-  return result.data.mode !== "single" && result.data.account === null;
-}
-
-/**
  * The list routes answer a JSON array; an object wrapping one array (`{ sessions: [...] }`)
  * is read the same way, so the page does not break on the envelope.
  */

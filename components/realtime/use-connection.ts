@@ -1,7 +1,6 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import { signInEnded } from "@/components/auth/account-api";
 import { getSocket, markSignedOut } from "./socket";
 
 /**
@@ -13,7 +12,10 @@ import { getSocket, markSignedOut } from "./socket";
 export type ConnectionState = "pending" | "connecting" | "connected" | "reconnecting" | "signed-out";
 
 const SLOW_CONNECT_MS = 2_000;
-const RETRY_MS = 2_000;
+/** Paced, so a server that keeps closing the connection does not get a tight loop. */
+const RETRY_MS = 500;
+/** The handshake refusals of server/app.ts that mean this browser's sign-in is over. */
+const SIGN_IN_ENDED = /^unauthorized: (sign|log) in first/;
 
 export function useConnection(): ConnectionState {
   const [state, setState] = useState<ConnectionState>("pending");
@@ -28,24 +30,21 @@ export function useConnection(): ConnectionState {
       everConnected = true;
       setState("connected");
     };
-    // The server cuts a socket whose sign-in ended and refuses its handshakes ("unauthorized:
-    // …"); Socket.IO does not retry either by itself. Ask the server which it was: an ended
-    // sign-in says so, anything else (a restart) tries again.
-    const checkSignIn = async () => {
-      if (await signInEnded()) {
-        markSignedOut();
-        setState("signed-out");
-      } else if (alive) {
-        // Paced: a handshake refused for another reason must not become a tight loop.
+    // The server cuts the sockets of a sign-in it ended, and Socket.IO does not reconnect
+    // after that by itself: try once more, and the handshake says why. Its refusal
+    // "unauthorized: sign in first" (accounts) or "log in first" (APP_PASSWORD) means the
+    // sign-in is over and retrying cannot help; any other answer is handled as before.
+    const onDisconnect = (reason: string) => {
+      setState(everConnected ? "reconnecting" : "connecting");
+      if (reason === "io server disconnect") {
+        clearTimeout(retry);
         retry = setTimeout(() => alive && !socket.connected && socket.connect(), RETRY_MS);
       }
     };
-    const onDisconnect = (reason: string) => {
-      setState(everConnected ? "reconnecting" : "connecting");
-      if (reason === "io server disconnect") void checkSignIn();
-    };
     const onConnectError = (error: Error) => {
-      if (error.message.startsWith("unauthorized")) void checkSignIn();
+      if (!SIGN_IN_ENDED.test(error.message)) return;
+      markSignedOut();
+      setState("signed-out");
     };
     socket.on("connect", onConnect);
     socket.on("disconnect", onDisconnect);
