@@ -91,6 +91,7 @@ test.describe("open sign-up", () => {
     await expect(first.page.getByText(/At least 8 characters/)).toBeVisible();
     await expect(first.page.getByTestId("sign-up-password")).toHaveAttribute("autocomplete", "new-password");
     await expect(first.page.getByTestId("sign-up-email")).toHaveAttribute("autocomplete", "email");
+    expect(await lowContrast(first.page), "sign-up").toEqual([]);
     await first.page.getByTestId("sign-up-email").fill(ada.email);
     await first.page.getByTestId("sign-up-name").fill(ada.name);
     await first.page.getByTestId("sign-up-password").fill("short");
@@ -271,6 +272,12 @@ test.describe("chats from before accounts", () => {
     await page.waitForURL(/\/c\/[A-Za-z0-9_-]+$/);
     await waitForTurnEnd(page);
     const chatPath = new URL(page.url()).pathname;
+    // A second browser with a chat of its own, whose person will say "Not now".
+    const other = await newPage(browser, instance.app.baseUrl);
+    await other.page.goto("/");
+    await send(other.page, "hello");
+    await other.page.waitForURL(/\/c\/[A-Za-z0-9_-]+$/);
+    await waitForTurnEnd(other.page);
 
     // The same database and address, now with accounts.
     await instance.app.stop();
@@ -293,6 +300,20 @@ test.describe("chats from before accounts", () => {
     await expect(page.getByTestId("composer")).toBeVisible();
     await expect(page.getByTestId("message-assistant")).toHaveCount(1);
     await expect(page.getByTestId("claim-banner")).toHaveCount(0);
+
+    // "Not now" moves nothing and is not asked again.
+    await signUp(other.page, { email: "linus@example.com", name: "Linus", password: "slack water notes" });
+    await expect(other.page.getByTestId("claim-banner")).toContainText("1 chat");
+    await other.page.getByTestId("claim-decline").click();
+    await expect(other.page.getByTestId("claim-banner")).toHaveCount(0);
+    await other.page.reload();
+    await expect(other.page.getByTestId("composer")).toBeVisible();
+    await expect(other.page.getByText("No chats yet.")).toBeVisible();
+    await expect(other.page.getByTestId("claim-banner")).toHaveCount(0);
+    // Grace's chats stay Grace's: the declined chat did not reach her either.
+    await page.goto("/");
+    await expect(page.getByTestId("session-item")).toHaveCount(1);
+    await other.context.close();
     await context.close();
   });
 });
