@@ -5,7 +5,7 @@ import { defineTextChunkModel } from "./text-chunk";
 import { defineToolCallModel } from "./tool-call";
 import { defineToolOutputModel } from "./tool-output";
 import { defineTurnModel } from "./turn";
-import { defineAccountModel, defineOneTimeLinkModel, defineSignInSessionModel } from "@/server/accounts/models";
+import { defineAccountModel, defineOneTimeLinkModel, defineSignInSessionModel } from "./account";
 
 /**
  * The models, created on the connection they are given — nothing binds to mongoose's

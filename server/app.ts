@@ -4,7 +4,7 @@ import type { Duplex } from "node:stream";
 import { Server } from "socket.io";
 import { ACCOUNT_ROUTES, type AppInfo, type AuthMode } from "@/lib/contracts";
 import { AccountService, type AccountServiceDeps } from "@/server/accounts/account-service";
-import { handleAccountRoute, isAccountRoute, isPublicPath, isStaticPath, refuseUnauthenticated, SESSION_COOKIE, sessionCookieHeader } from "@/server/http/account-routes";
+import { gateAccountRequest, SESSION_COOKIE } from "@/server/http/account-routes";
 import { createIdentity, IDENTITY_COOKIE, identityCookieHeader } from "@/server/auth/identity";
 import { createKnownDevices } from "@/server/auth/known-device";
 import { createLoginThrottle } from "@/server/auth/login-throttle";
@@ -165,38 +165,14 @@ export function createApp(options: AppOptions): App {
     void (async () => {
       const cookies = parseCookie(req.headers.cookie ?? "");
       const url = new URL(req.url ?? "/", "http://local");
-      if (accounts && accountHttp) {
+      if (accountHttp) {
         // Account modes: the signed-in account is the person; an old `dlg_uid` is only read (for claiming).
-        if (options.pageHandler && isStaticPath(url.pathname)) {
-          await options.pageHandler(req, res);
-          return;
-        }
-        const auth = await accounts.authenticate(cookies[SESSION_COOKIE]);
-        if (isAccountRoute(url.pathname)) {
-          await handleAccountRoute(req, res, url, cookies, auth, identity.verify(cookies[IDENTITY_COOKIE]), accountHttp);
-          return;
-        }
-        if (!auth) {
-          if (!isPublicPath(url.pathname)) {
-            req.resume();
-            refuseUnauthenticated(res, url);
-            return;
-          }
-        } else if (auth.slid) {
-          res.setHeader("set-cookie", sessionCookieHeader(cookies[SESSION_COOKIE]!, secureCookies));
-        }
-        if (auth && (await handleApi(req, res, auth.account._id, { sessions, allowedOrigins, dbUp: options.dbUp ?? (() => true), log: options.log }))) return;
-        if (!auth && url.pathname === "/api/health") {
-          req.resume();
-          res.writeHead(200, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
-          res.end(JSON.stringify({ ok: true, database: (await (options.dbUp ?? (() => true))()) ? "up" : "down" }));
-          return;
-        }
-        if (options.pageHandler && !url.pathname.startsWith("/api/")) {
-          await options.pageHandler(req, res);
-          return;
-        }
-        res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
+        const gate = await gateAccountRequest(req, res, url, cookies, identity.verify(cookies[IDENTITY_COOKIE]), accountHttp);
+        if (gate.answered) return;
+        // No account here means a path open to all (the health check, the sign-in pages, static files).
+        if (await handleApi(req, res, gate.accountId ?? "", { sessions, allowedOrigins, dbUp: options.dbUp ?? (() => true), log: options.log })) return;
+        if (options.pageHandler) await options.pageHandler(req, res);
+        else res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
         return;
       }
       if (url.pathname === ACCOUNT_ROUTES.state && req.method === "GET") {

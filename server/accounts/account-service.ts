@@ -17,9 +17,14 @@ import type { Logger } from "@/lib/log";
 import type { Models } from "@/models";
 import type { LoginThrottle } from "@/server/auth/login-throttle";
 import { createKeyedQueue } from "@/server/sessions/keyed-queue";
-import type { AccountRecord, OneTimeLinkRecord, SignInSessionRecord } from "./models";
+import type { AccountRecord, OneTimeLinkRecord } from "@/models/account";
 import { hashPassword, verifyAgainstDummy, verifyPassword } from "./password";
-import { newAccountId, newPublicId, newToken, TOKEN_PATTERN, tokenDigest } from "./tokens";
+import { SignInSessions, type Authenticated } from "./sign-in-sessions";
+import { linkView, oneTimeLinks, type OneTimeLinks } from "./links";
+import { sumUsage, type ChatUsageRow, type TurnUsageRow } from "./usage";
+import { newAccountId, TOKEN_PATTERN } from "./tokens";
+
+export { SESSION_TTL_MS, type Authenticated } from "./sign-in-sessions";
 
 /**
  * Everything accounts do (issue 13), behind one door like the session service: sign-up,
@@ -43,25 +48,13 @@ export interface RequestMeta {
   address: string;
 }
 
-/** A signed-in request: the account and the sign-in session its cookie names. */
-export interface Authenticated {
-  account: AccountRecord;
-  /** The session's public id (what sockets carry and revocation names). */
-  signInSessionId: string;
-  /** The expiry moved forward on this request: the cookie should be sent again. */
-  slid: boolean;
-}
 
 /** The one answer to every failed sign-in, whatever was wrong. */
 export const SIGN_IN_FAILED = "That email and password do not match an account.";
 /** The one answer to an invitation or reset token that is unknown, used, revoked or expired. */
 export const LINK_INVALID = "That link is not valid any more: it may have been used, revoked or expired. Ask an admin for a new one.";
 
-export const SESSION_TTL_MS = 30 * 24 * 3600_000;
-/** A sliding expiry is written at most this often per session (not on every request). */
-const SLIDE_EVERY_MS = 60_000;
 const RESET_TTL_MS = 24 * 3600_000;
-const USER_AGENT_MAX = 200;
 /** Admin listings are bounded; an instance with more accounts than this is not this design's target. */
 const LIST_MAX = 1000;
 
@@ -98,88 +91,50 @@ export class AccountService {
   /** Account creations one at a time, so two first sign-ups cannot both become admin. */
   private readonly creations = createKeyedQueue();
   private warnedFirstInvite = false;
+  private readonly links: OneTimeLinks;
+  private readonly sessions: SignInSessions;
 
   constructor(private readonly deps: AccountServiceDeps) {
     this.now = deps.now ?? Date.now;
+    this.links = oneTimeLinks(deps.models.OneTimeLink, this.now);
+    this.sessions = new SignInSessions(deps.models, this.now, deps.cutSockets);
   }
 
   get mode(): AuthMode {
     return this.deps.mode;
   }
 
-  // ── Sign-in sessions ────────────────────────────────────────────────────────────────
+  // ── Sign-in sessions (see sign-in-sessions.ts) ──────────────────────────────────────
 
   /** The account and session a `dlg_session` cookie stands for, or null (missing, unknown, expired, revoked, disabled). */
-  async authenticate(token: string | undefined): Promise<Authenticated | null> {
-    if (!token || !TOKEN_PATTERN.test(token)) return null;
-    const { SignInSession, Account } = this.deps.models;
-    const now = this.now();
-    const session = await SignInSession.findById(tokenDigest(token)).lean<SignInSessionRecord>();
-    if (!session || session.expiresAt.getTime() <= now) return null;
-    const account = await Account.findById(session.accountId).lean<AccountRecord>();
-    if (!account || account.disabled) return null;
-    let slid = false;
-    if (now - session.lastSeenAt.getTime() >= SLIDE_EVERY_MS) {
-      slid = true;
-      await SignInSession.updateOne({ _id: session._id }, { lastSeenAt: new Date(now), expiresAt: new Date(now + SESSION_TTL_MS) });
-      await Account.updateOne({ _id: account._id }, { lastSeenAt: new Date(now) });
-    }
-    return { account, signInSessionId: session.publicId, slid };
+  authenticate(token: string | undefined): Promise<Authenticated | null> {
+    return this.sessions.authenticate(token);
   }
 
-  /** A fresh session (and token) for a sign-in; the token is returned once and never stored. */
-  private async openSession(accountId: string, method: "password" | "sso", meta: RequestMeta): Promise<string> {
-    const token = newToken();
-    const now = new Date(this.now());
-    await this.deps.models.SignInSession.create({
-      _id: tokenDigest(token),
-      publicId: newPublicId(),
-      accountId,
-      method,
-      createdAt: now,
-      lastSeenAt: now,
-      expiresAt: new Date(now.getTime() + SESSION_TTL_MS),
-      userAgent: meta.userAgent.slice(0, USER_AGENT_MAX),
-    });
-    await this.deps.models.Account.updateOne({ _id: accountId }, { lastSeenAt: now });
-    return token;
+  /** Revokes the session a token names (a token planted before a sign-in, or a sign-out) and cuts its sockets. */
+  revokeToken(token: string | undefined): Promise<void> {
+    return this.sessions.revokeToken(token);
   }
 
-  /** Revokes the session a token names (a token planted before a sign-in, or a sign-out). */
-  async revokeToken(token: string | undefined): Promise<void> {
-    if (!token || !TOKEN_PATTERN.test(token)) return;
-    const session = await this.deps.models.SignInSession.findOneAndDelete({ _id: tokenDigest(token) }).lean<SignInSessionRecord>();
-    if (session) this.deps.cutSockets({ signInSessionId: session.publicId });
-  }
-
-  async signOut(token: string | undefined): Promise<void> {
-    await this.revokeToken(token);
+  signOut(token: string | undefined): Promise<void> {
+    return this.sessions.revokeToken(token);
   }
 
   /** Ends every session of the account (or every other one) and cuts their sockets. */
-  async endSessions(accountId: string, except?: string): Promise<void> {
-    await this.deps.models.SignInSession.deleteMany(except ? { accountId, publicId: { $ne: except } } : { accountId });
-    this.deps.cutSockets({ accountId, except });
+  endSessions(accountId: string, except?: string): Promise<void> {
+    return this.sessions.end(accountId, except);
   }
 
-  async listSessions(auth: Authenticated): Promise<SignInSessionView[]> {
-    const rows = await this.deps.models.SignInSession.find({ accountId: auth.account._id }).sort({ lastSeenAt: -1 }).limit(LIST_MAX).lean<SignInSessionRecord[]>();
-    return rows
-      .filter((s) => s.expiresAt.getTime() > this.now())
-      .map((s) => ({
-        id: s.publicId,
-        createdAt: s.createdAt.toISOString(),
-        lastSeenAt: s.lastSeenAt.toISOString(),
-        userAgent: s.userAgent,
-        method: s.method,
-        current: s.publicId === auth.signInSessionId,
-      }));
+  listSessions(auth: Authenticated): Promise<SignInSessionView[]> {
+    return this.sessions.list(auth.account._id, auth.signInSessionId);
   }
 
-  async revokeSession(auth: Authenticated, publicId: string): Promise<void> {
-    const gone = await this.deps.models.SignInSession.findOneAndDelete({ accountId: auth.account._id, publicId }).lean<SignInSessionRecord>();
-    if (!gone) throw new AppError("not_found", "That sign-in session does not exist (it may have ended already).");
-    this.deps.cutSockets({ signInSessionId: publicId });
+  revokeSession(auth: Authenticated, publicId: string): Promise<void> {
+    return this.sessions.revoke(auth.account._id, publicId);
+  }
+
+  private openSession(accountId: string, method: "password" | "sso", meta: RequestMeta): Promise<string> {
+    return this.sessions.open(accountId, method, meta.userAgent);
   }
 
   // ── Sign-up and sign-in ─────────────────────────────────────────────────────────────
@@ -215,7 +170,7 @@ export class AccountService {
       const first = !(await this.anyAccount());
       let invite: OneTimeLinkRecord | null = null;
       if (this.deps.mode === "invite" && !first) {
-        invite = body.invite && TOKEN_PATTERN.test(body.invite) ? await this.liveLink("invite", body.invite) : null;
+        invite = body.invite && TOKEN_PATTERN.test(body.invite) ? await this.links.live("invite", body.invite) : null;
         if (!invite) throw new AppError("bad_request", LINK_INVALID);
       }
       if (this.deps.mode === "invite" && first && !this.warnedFirstInvite) {
@@ -230,7 +185,7 @@ export class AccountService {
           return { cookieValue: await this.openSession(existing._id, "password", meta), created: false };
         }
         const passwordHash = await hashPassword(body.password);
-        if (invite && !(await this.useLink(invite))) throw new AppError("bad_request", LINK_INVALID);
+        if (invite && !(await this.links.use(invite))) throw new AppError("bad_request", LINK_INVALID);
         const account = await this.createAccount({ email: body.email, displayName: body.displayName || nameFrom(body.email), passwordHash });
         if (!account) return null;
         created = true;
@@ -288,14 +243,14 @@ export class AccountService {
     this.refuseIn("single");
     const attempt = this.deps.creationThrottle.reserve(`reset:${meta.address}`);
     if ("retryAfterMs" in attempt) throw new ThrottledError(Math.ceil(attempt.retryAfterMs / 1000));
-    const link = TOKEN_PATTERN.test(body.token) ? await this.liveLink("reset", body.token) : null;
+    const link = TOKEN_PATTERN.test(body.token) ? await this.links.live("reset", body.token) : null;
     const account = link?.accountId ? await this.deps.models.Account.findById(link.accountId).lean<AccountRecord>() : null;
     if (!link || !account || account.disabled) {
       attempt.failed();
       throw new AppError("bad_request", LINK_INVALID);
     }
     const passwordHash = await hashPassword(body.password);
-    if (!(await this.useLink(link))) {
+    if (!(await this.links.use(link))) {
       attempt.failed();
       throw new AppError("bad_request", LINK_INVALID);
     }
@@ -329,7 +284,7 @@ export class AccountService {
 
   async createInvite(admin: Authenticated, expiresInHours: number, origin: string): Promise<OneTimeLink> {
     this.requireAdmin(admin);
-    return this.createLink("invite", admin.account._id, null, expiresInHours * 3600_000, (token) => `${origin}${ACCOUNT_PAGES.invite(token)}`);
+    return this.links.create("invite", admin.account._id, null, expiresInHours * 3600_000, (token) => `${origin}${ACCOUNT_PAGES.invite(token)}`);
   }
 
   async listInvites(admin: Authenticated): Promise<OneTimeLink[]> {
@@ -349,7 +304,7 @@ export class AccountService {
     await this.target(accountId);
     // One live reset link per account: a new one replaces the last.
     await this.deps.models.OneTimeLink.deleteMany({ kind: "reset", accountId, usedAt: null });
-    return this.createLink("reset", admin.account._id, accountId, RESET_TTL_MS, (token) => `${origin}${ACCOUNT_PAGES.reset(token)}`);
+    return this.links.create("reset", admin.account._id, accountId, RESET_TTL_MS, (token) => `${origin}${ACCOUNT_PAGES.reset(token)}`);
   }
 
   async listAccounts(admin: Authenticated): Promise<AdminAccountView[]> {
@@ -357,28 +312,10 @@ export class AccountService {
     const { Account, Session, Turn } = this.deps.models;
     const accounts = await Account.find({}).sort({ createdAt: 1 }).limit(LIST_MAX).lean<AccountRecord[]>();
     const ids = accounts.map((a) => a._id);
-    const chats = await Session.find({ ownerId: { $in: ids } }, { _id: 1, ownerId: 1, updatedAt: 1 }).lean<{ _id: string; ownerId: string; updatedAt: Date }[]>();
-    const ownerOf = new Map(chats.map((c) => [c._id, c.ownerId]));
+    const chats = await Session.find({ ownerId: { $in: ids } }, { _id: 1, ownerId: 1, updatedAt: 1 }).lean<ChatUsageRow[]>();
     const turns = await Turn.find({ sessionId: { $in: chats.map((c) => c._id) } }, { sessionId: 1, stats: 1, createdAt: 1 }).lean<TurnUsageRow[]>();
-    const usage = new Map(ids.map((id) => [id, { chats: 0, turns: 0, tokens: 0, costUsd: 0, lastActiveAt: null as string | null }]));
-    const later = (a: string | null, b: Date | undefined) => (b && (!a || b.toISOString() > a) ? b.toISOString() : a);
-    for (const chat of chats) {
-      const u = usage.get(chat.ownerId)!;
-      u.chats++;
-      u.lastActiveAt = later(u.lastActiveAt, chat.updatedAt);
-    }
-    for (const turn of turns) {
-      const u = usage.get(ownerOf.get(turn.sessionId)!)!;
-      const s = turn.stats;
-      u.turns++;
-      u.tokens += (s?.chat?.inputTokens ?? 0) + (s?.chat?.outputTokens ?? 0) + (s?.system?.inputTokens ?? 0) + (s?.system?.outputTokens ?? 0);
-      u.costUsd += s?.cost ?? 0;
-      u.lastActiveAt = later(u.lastActiveAt, turn.createdAt);
-    }
-    return accounts.map((a) => {
-      const u = usage.get(a._id)!;
-      return { ...accountView(a), disabled: a.disabled, usage: { ...u, costUsd: Math.round(u.costUsd * 1e6) / 1e6, lastActiveAt: later(u.lastActiveAt, a.lastSeenAt ?? undefined) } };
-    });
+    const usage = sumUsage(ids, chats, turns, new Map(accounts.map((a) => [a._id, a.lastSeenAt ?? null])));
+    return accounts.map((a) => ({ ...accountView(a), disabled: a.disabled, usage: usage.get(a._id)! }));
   }
 
   /** Disabling ends its sessions, cuts its sockets and cancels its running turns. */
@@ -486,41 +423,6 @@ export class AccountService {
       return created.toObject() as AccountRecord;
     });
   }
-
-  private async createLink(kind: "invite" | "reset", createdBy: string, accountId: string | null, ttlMs: number, url: (token: string) => string): Promise<OneTimeLink> {
-    const token = newToken();
-    const now = this.now();
-    const record = await this.deps.models.OneTimeLink.create({
-      _id: tokenDigest(token),
-      publicId: newPublicId(),
-      kind,
-      accountId,
-      createdBy,
-      createdAt: new Date(now),
-      expiresAt: new Date(now + ttlMs),
-      usedAt: null,
-    });
-    return { ...linkView(record.toObject() as OneTimeLinkRecord), url: url(token) };
-  }
-
-  /** The link a token names if it is of this kind, unused and unexpired. */
-  private async liveLink(kind: "invite" | "reset", token: string): Promise<OneTimeLinkRecord | null> {
-    const link = await this.deps.models.OneTimeLink.findById(tokenDigest(token)).lean<OneTimeLinkRecord>();
-    if (!link || link.kind !== kind || link.usedAt || link.expiresAt.getTime() <= this.now()) return null;
-    return link;
-  }
-
-  /** Marks a link used; false when another request used it first. */
-  private async useLink(link: OneTimeLinkRecord): Promise<boolean> {
-    const used = await this.deps.models.OneTimeLink.updateOne({ _id: link._id, usedAt: null }, { usedAt: new Date(this.now()) });
-    return used.modifiedCount === 1;
-  }
-}
-
-interface TurnUsageRow {
-  sessionId: string;
-  createdAt?: Date;
-  stats?: { chat?: { inputTokens?: number; outputTokens?: number }; system?: { inputTokens?: number; outputTokens?: number }; cost?: number };
 }
 
 export function accountView(account: AccountRecord): AccountView {
@@ -534,9 +436,6 @@ export function accountView(account: AccountRecord): AccountView {
   };
 }
 
-function linkView(link: OneTimeLinkRecord): OneTimeLink {
-  return { id: link.publicId, createdAt: link.createdAt.toISOString(), expiresAt: link.expiresAt.toISOString(), usedAt: link.usedAt ? link.usedAt.toISOString() : null };
-}
 
 /** A display name when none is given: the part before the @. */
 function nameFrom(email: string): string {

@@ -102,6 +102,7 @@ describe("sign-up, sign-in and the gate", () => {
     expect(page.status).toBe(303);
     expect(page.headers.get("location")).toBe(`/login?next=${encodeURIComponent("/c/abc?x=1")}`);
     expect((await stranger.fetch("/signup")).status).not.toBe(303);
+    expect(await stranger.get("/api/health")).toEqual({ status: 200, body: { ok: true, database: "up" } });
     expect((await stranger.get("/api/sessions/abc/tool-calls/c1")).status).toBe(401);
     expect((await stranger.get(ACCOUNT_ROUTES.sessions)).status).toBe(401);
     await expect(harness.client("dlg_uid=whatever")).rejects.toThrow(/sign in/);
@@ -229,16 +230,19 @@ describe("sign-in security", () => {
       return performance.now() - start;
     };
     const median = (xs: number[]) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
-    const unknownTimes: number[] = [];
-    const wrongTimes: number[] = [];
-    for (let i = 0; i < 9; i++) {
-      unknownTimes.push(await time(() => signIn(browser(), `nobody${i}@example.com`)));
-      wrongTimes.push(await time(() => signIn(browser(), email, `wrong ${i} password`)));
+    // Pairs measured back to back share the machine's load; the median of their ratios shrugs off a busy moment.
+    const ratios: number[] = [];
+    const seen: string[] = [];
+    for (let i = 0; i < 11; i++) {
+      const u = await time(() => signIn(browser(), `nobody${i}@example.com`));
+      const w = await time(() => signIn(browser(), email, `wrong ${i} password`));
+      ratios.push(u / w);
+      seen.push(`${u.toFixed(0)}/${w.toFixed(0)}`);
     }
-    const [u, w] = [median(unknownTimes), median(wrongTimes)];
-    // Without the dummy hash an unknown email answers 3-5x faster (no Argon2id work); the margin allows a busy machine.
-    expect(u / w, `medians ${u.toFixed(1)} ms (unknown email) vs ${w.toFixed(1)} ms (wrong password)`).toBeGreaterThan(0.6);
-    expect(u / w, `medians ${u.toFixed(1)} ms (unknown email) vs ${w.toFixed(1)} ms (wrong password)`).toBeLessThan(1 / 0.6);
+    const ratio = median(ratios);
+    // Without the dummy hash an unknown email answers 3-10x faster (no Argon2id work): a ratio of 0.1-0.3.
+    expect(ratio, `unknown/wrong ms: ${seen.join(" ")}`).toBeGreaterThan(0.5);
+    expect(ratio, `unknown/wrong ms: ${seen.join(" ")}`).toBeLessThan(2);
   });
 
   it("a token planted before sign-in is not the one after, and no longer opens anything", async () => {

@@ -75,6 +75,46 @@ export function refuseUnauthenticated(res: ServerResponse, url: URL): void {
   res.end();
 }
 
+/**
+ * In the account modes, in front of the API and the pages: answers the account routes,
+ * sends the unsigned to /login (pages) or a 401 (API), and says who is asking otherwise
+ * (null on a path open to all). A database that does not answer is a 503, not a sign-out.
+ */
+export async function gateAccountRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  cookies: Cookies,
+  cookieIdentity: string | null,
+  deps: AccountHttpDeps,
+): Promise<{ answered: true } | { answered: false; accountId: string | null }> {
+  // Static files need no sign-in, and no database read per asset.
+  if (isStaticPath(url.pathname)) return { answered: false, accountId: null };
+  let auth: Authenticated | null;
+  try {
+    auth = await deps.accounts.authenticate(cookies[SESSION_COOKIE]);
+  } catch (error) {
+    const known = toAppError(error);
+    if (!known) throw error;
+    req.resume();
+    json(res, STATUS[known.code] ?? 500, { error: { code: known.code, message: known.message } });
+    return { answered: true };
+  }
+  if (isAccountRoute(url.pathname)) {
+    await handleAccountRoute(req, res, url, cookies, auth, cookieIdentity, deps);
+    return { answered: true };
+  }
+  if (!auth) {
+    if (isPublicPath(url.pathname)) return { answered: false, accountId: null };
+    req.resume();
+    refuseUnauthenticated(res, url);
+    return { answered: true };
+  }
+  // The expiry slid forward: the browser's cookie follows.
+  if (auth.slid) res.setHeader("set-cookie", sessionCookieHeader(cookies[SESSION_COOKIE]!, deps.secureCookies));
+  return { answered: false, accountId: auth.account._id };
+}
+
 /** What a route answers: a body, and cookies to set. */
 interface Answer {
   body: unknown;
@@ -162,8 +202,8 @@ async function route(
     }
   }
 
-  // Everything below needs a signed-in account.
-  if (!isAccountRoute(path)) return undefined;
+  // Everything below needs a signed-in account; the sign-in routes above take no other method.
+  if (!isAccountRoute(path) || (path.startsWith("/api/auth/") && path !== ACCOUNT_ROUTES.signOutEverywhere)) return undefined;
   if (!auth) {
     req.resume();
     throw new AppError("unauthorized", "Sign in first.");

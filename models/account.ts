@@ -1,7 +1,8 @@
 import { Schema, type Connection, type InferSchemaType } from "mongoose";
 
 /**
- * The accounts' collections (issue 13). Secrets are never stored: a sign-in session and
+ * The accounts' collections (issue 13): accounts, sign-in sessions and one-time links
+ * (invitations, password resets). Secrets are never stored: a sign-in session and
  * a one-time link are kept under the SHA-256 of their token, and looked up by it.
  */
 const ssoIdentity = new Schema({ issuer: { type: String, required: true }, subject: { type: String, required: true } }, { _id: false });
