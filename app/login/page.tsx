@@ -1,13 +1,9 @@
 import type { Metadata } from "next";
-import { LoginForm } from "@/components/auth/login-form";
+import { SignInPage } from "@/components/auth/sign-in-page";
 
-export const metadata: Metadata = { title: "Log in · Delegate" };
+export const metadata: Metadata = { title: "Sign in · Delegate" };
 
-/** Shown by the server's APP_PASSWORD gate (pages redirect here with `?next=`). */
+/** Shown by the server's gates (pages redirect here with `?next=`): APP_PASSWORD or accounts. */
 export default function LoginPage() {
-  return (
-    <main className="flex h-full items-center justify-center overflow-y-auto px-4">
-      <LoginForm />
-    </main>
-  );
+  return <SignInPage />;
 }

@@ -2,6 +2,8 @@
 
 import { useParams, usePathname } from "next/navigation";
 import { useCallback, useEffect, useState, type ReactNode } from "react";
+import { ClaimBanner } from "@/components/account/claim-banner";
+import { SessionEnded } from "@/components/auth/session-ended";
 import { useAppInfo } from "@/components/realtime/use-app-info";
 import { useConnection } from "@/components/realtime/use-connection";
 import { Header } from "./header";
@@ -22,7 +24,7 @@ export function AppShell({ children }: { children: ReactNode }) {
 function Frame({ children }: { children: ReactNode }) {
   const params = useParams<{ id?: string }>();
   const currentSessionId = typeof params?.id === "string" ? decodeURIComponent(params.id) : null;
-  const { sessions } = useSessions();
+  const { sessions, refresh: refreshSessions } = useSessions();
   const info = useAppInfo();
   const connection = useConnection();
   const [drawerOpen, setDrawerOpen] = useState(false);
@@ -58,6 +60,7 @@ function Frame({ children }: { children: ReactNode }) {
       <Sidebar currentSessionId={currentSessionId} open={drawerOpen} onClose={close} onLeave={leave} />
       <div className="flex min-w-0 flex-1 flex-col">
         <Header title={title} sessionId={currentSessionId} lastTurn={meter} info={info} connection={connection} sidebarOpen={drawerOpen} onOpenSidebar={() => setDrawerOpen(true)} />
+        {connection === "signed-out" ? <SessionEnded /> : <ClaimBanner onClaimed={refreshSessions} />}
         <main className="relative min-h-0 flex-1">
           <LastTurnContext.Provider value={setLastTurn}>
             <LeavingContext.Provider value={leaving}>{children}</LeavingContext.Provider>

@@ -2,6 +2,7 @@
 
 import type { AppInfo } from "@/lib/contracts";
 import type { ConnectionState } from "@/components/realtime/use-connection";
+import { AccountMenu } from "@/components/account/account-menu";
 import { LogoutButton } from "@/components/auth/logout-button";
 import { MenuIcon } from "@/components/ui/icons";
 import { ThemeToggle } from "@/components/ui/theme-toggle";
@@ -65,6 +66,7 @@ export function Header({ title, sessionId, lastTurn, info, connection, sidebarOp
       {sessionId ? <ExportMenu sessionId={sessionId} /> : null}
       <ThemeToggle />
       {info?.passwordProtected ? <LogoutButton /> : null}
+      <AccountMenu />
     </header>
   );
 }

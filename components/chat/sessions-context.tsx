@@ -11,6 +11,8 @@ export interface SessionsApi {
   create: () => Promise<Ack<SessionSummary>>;
   rename: (sessionId: string, title: string) => Promise<Ack<SessionSummary>>;
   remove: (sessionId: string) => Promise<Ack<{ sessionId: string }>>;
+  /** Loads the list again (after chats from before sign-in were added to the account). */
+  refresh: () => void;
 }
 
 const SessionsContext = createContext<SessionsApi | null>(null);
@@ -30,6 +32,8 @@ function upsert(list: SessionSummary[] | null, item: SessionSummary): SessionSum
 export function SessionsProvider({ children }: { children: ReactNode }) {
   const [sessions, setSessions] = useState<SessionSummary[] | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
+  const [generation, setGeneration] = useState(0);
+  const refresh = useCallback(() => setGeneration((g) => g + 1), []);
 
   useEffect(() => {
     const socket = getSocket();
@@ -53,7 +57,7 @@ export function SessionsProvider({ children }: { children: ReactNode }) {
       socket.off("sessions:changed", onChanged);
       socket.off("connect", load);
     };
-  }, []);
+  }, [generation]);
 
   const create = useCallback(async () => {
     const ack = await request(getSocket(), "session:create", {});
@@ -73,7 +77,7 @@ export function SessionsProvider({ children }: { children: ReactNode }) {
     return ack;
   }, []);
 
-  const value = useMemo(() => ({ sessions, loadError, create, rename, remove }), [sessions, loadError, create, rename, remove]);
+  const value = useMemo(() => ({ sessions, loadError, create, rename, remove, refresh }), [sessions, loadError, create, rename, remove, refresh]);
   return <SessionsContext.Provider value={value}>{children}</SessionsContext.Provider>;
 }
 

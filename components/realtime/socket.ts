@@ -14,6 +14,12 @@ export type CommandData<K extends CommandName> =
 const DEFAULT_TIMEOUT_MS = 10_000;
 
 let shared: AppClientSocket | null = null;
+let signedOut = false;
+
+/** The server ended this browser's sign-in: commands answer that at once instead of "Reconnecting…". */
+export function markSignedOut(): void {
+  signedOut = true;
+}
 
 /**
  * Created once per page load and shared by every component: one connection carries the
@@ -37,6 +43,10 @@ export function request<K extends CommandName>(
   timeoutMs = DEFAULT_TIMEOUT_MS,
 ): Promise<Ack<CommandData<K>>> {
   return new Promise((resolve) => {
+    if (signedOut && !socket.connected) {
+      resolve({ ok: false, code: "unauthorized", message: "You were signed out. Sign in again to go on." });
+      return;
+    }
     // socket.io's typed emit cannot follow a generic event key through its overloads;
     // narrowing here keeps every call site fully typed.
     const timed = socket.timeout(timeoutMs);

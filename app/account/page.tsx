@@ -1,0 +1,8 @@
+import type { Metadata } from "next";
+import { AccountPage } from "@/components/account/account-page";
+
+export const metadata: Metadata = { title: "Your account · Delegate" };
+
+export default function Account() {
+  return <AccountPage />;
+}

@@ -1,0 +1,8 @@
+import type { Metadata } from "next";
+import { AdminPage } from "@/components/account/admin-page";
+
+export const metadata: Metadata = { title: "Administration · Delegate" };
+
+export default function Admin() {
+  return <AdminPage />;
+}

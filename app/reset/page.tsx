@@ -1,0 +1,8 @@
+import type { Metadata } from "next";
+import { ResetPage } from "@/components/auth/reset-page";
+
+export const metadata: Metadata = { title: "Reset password · Delegate" };
+
+export default function Reset() {
+  return <ResetPage />;
+}

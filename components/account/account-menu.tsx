@@ -1,0 +1,124 @@
+"use client";
+
+import { useEffect, useId, useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from "react";
+import { ACCOUNT_PAGES, ACCOUNT_ROUTES } from "@/lib/contracts/account";
+import { post } from "@/components/auth/account-api";
+import { useAuthState } from "@/components/auth/use-auth-state";
+
+const ITEM =
+  "block w-full rounded-md px-3 py-2 text-left text-sm text-zinc-800 hover:bg-zinc-100 focus:bg-zinc-100 focus:outline-none dark:text-zinc-100 dark:hover:bg-zinc-800 dark:focus:bg-zinc-800";
+
+/**
+ * The signed-in account in the header: its name, then Account, Admin (admins), Sign out.
+ * A menu button as the ARIA pattern has it: Enter, Space or ArrowDown open it on the first
+ * item, arrows move, Escape closes it back onto the button. Nothing shows in single mode.
+ */
+export function AccountMenu() {
+  const { state } = useAuthState();
+  const [open, setOpen] = useState(false);
+  const button = useRef<HTMLButtonElement>(null);
+  const menu = useRef<HTMLDivElement>(null);
+  const menuId = useId();
+
+  const items = () => [...(menu.current?.querySelectorAll<HTMLElement>("[role=menuitem]") ?? [])];
+
+  useEffect(() => {
+    if (!open) return;
+    items()[0]?.focus();
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Escape") return;
+      // Marked handled: Escape here closes the menu, it does not stop a running turn.
+      e.preventDefault();
+      setOpen(false);
+      button.current?.focus();
+    };
+    const onPointer = (e: PointerEvent) => {
+      const target = e.target as Node;
+      if (!menu.current?.contains(target) && !button.current?.contains(target)) setOpen(false);
+    };
+    document.addEventListener("keydown", onKey);
+    document.addEventListener("pointerdown", onPointer);
+    return () => {
+      document.removeEventListener("keydown", onKey);
+      document.removeEventListener("pointerdown", onPointer);
+    };
+  }, [open]);
+
+  const account = state?.account;
+  if (!account) return null;
+  const name = account.displayName || account.email;
+
+  const onMenuKey = (e: ReactKeyboardEvent) => {
+    const list = items();
+    const at = list.indexOf(document.activeElement as HTMLElement);
+    const move = (i: number) => {
+      e.preventDefault();
+      list[(i + list.length) % list.length]?.focus();
+    };
+    if (e.key === "ArrowDown") move(at + 1);
+    else if (e.key === "ArrowUp") move(at - 1);
+    else if (e.key === "Home") move(0);
+    else if (e.key === "End") move(list.length - 1);
+    else if (e.key === "Tab") setOpen(false);
+  };
+
+  const signOut = async () => {
+    await post(ACCOUNT_ROUTES.signOut);
+    window.location.assign(ACCOUNT_PAGES.signIn);
+  };
+
+  return (
+    <div className="relative">
+      <button
+        ref={button}
+        type="button"
+        data-testid="account-menu-button"
+        aria-haspopup="menu"
+        aria-expanded={open}
+        aria-controls={open ? menuId : undefined}
+        aria-label={`Account: ${name}`}
+        onClick={() => setOpen((o) => !o)}
+        onKeyDown={(e) => {
+          if (e.key === "ArrowDown" && !open) {
+            e.preventDefault();
+            setOpen(true);
+          }
+        }}
+        className="flex max-w-40 items-center gap-1.5 rounded-md px-1.5 py-1 text-xs font-medium text-zinc-700 hover:bg-zinc-100 dark:text-zinc-200 dark:hover:bg-zinc-800"
+      >
+        <span aria-hidden="true" className="flex size-6 shrink-0 items-center justify-center rounded-full bg-sky-700 text-[11px] font-semibold text-white uppercase">
+          {Array.from(name)[0] ?? "?"}
+        </span>
+        <span className="hidden truncate sm:inline">{name}</span>
+      </button>
+      {open ? (
+        <div
+          ref={menu}
+          id={menuId}
+          role="menu"
+          aria-label="Account"
+          data-testid="account-menu"
+          onKeyDown={onMenuKey}
+          className="absolute right-0 z-30 mt-1 w-[min(16rem,calc(100vw-1rem))] rounded-lg border border-zinc-200 bg-white p-1 shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
+        >
+          <div className="px-3 py-2" role="presentation">
+            <p className="truncate text-sm font-medium text-zinc-900 dark:text-zinc-100">{account.displayName || "Signed in"}</p>
+            <p className="truncate text-xs text-zinc-600 dark:text-zinc-400">{account.email}</p>
+          </div>
+          <div className="my-1 h-px bg-zinc-200 dark:bg-zinc-800" role="separator" />
+          <a role="menuitem" tabIndex={-1} href={ACCOUNT_PAGES.account} data-testid="account-menu-account" className={ITEM}>
+            Account
+          </a>
+          {account.role === "admin" ? (
+            <a role="menuitem" tabIndex={-1} href={ACCOUNT_PAGES.admin} data-testid="account-menu-admin" className={ITEM}>
+              Admin
+            </a>
+          ) : null}
+          <button role="menuitem" tabIndex={-1} type="button" data-testid="account-menu-sign-out" onClick={() => void signOut()} className={ITEM}>
+            Sign out
+          </button>
+        </div>
+      ) : null}
+    </div>
+  );
+}
