@@ -2,7 +2,7 @@ import { parseCookie, stringifyCookie } from "cookie";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { Server } from "socket.io";
-import { ACCOUNT_ROUTES, type AppInfo, type AuthMode } from "@/lib/contracts";
+import { ACCOUNT_ROUTES, HANDSHAKE_SIGNED_OUT, type AppInfo, type AuthMode } from "@/lib/contracts";
 import { AccountService, type AccountServiceDeps } from "@/server/accounts/account-service";
 import { gateAccountRequest, SESSION_COOKIE, sessionCookieHeader } from "@/server/http/account-routes";
 import type { OidcClient } from "@/server/auth/oidc";
@@ -255,7 +255,7 @@ export function createApp(options: AppOptions): App {
     accounts.authenticate(cookies[SESSION_COOKIE]).then(
       (auth) => {
         if (!auth) {
-          next(new Error("unauthorized: sign in first"));
+          next(new Error(HANDSHAKE_SIGNED_OUT.accounts));
           return;
         }
         socket.data.userId = auth.account._id;
@@ -273,7 +273,7 @@ export function createApp(options: AppOptions): App {
     const cookies = parseCookie(socket.request.headers.cookie ?? "");
     const authSession = login?.gate.verify(cookies[AUTH_COOKIE]);
     if (login && !authSession) {
-      next(new Error("unauthorized: log in first"));
+      next(new Error(HANDSHAKE_SIGNED_OUT.password));
       return;
     }
     if (authSession) socket.data.authSession = authSession;

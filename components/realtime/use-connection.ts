@@ -2,6 +2,7 @@
 
 import { useEffect, useState } from "react";
 import { getSocket, markSignedOut } from "./socket";
+import { HANDSHAKE_SIGNED_OUT } from "@/lib/contracts";
 
 /**
  * "pending" is the first moments of a page load and is not worth showing; it becomes
@@ -15,7 +16,7 @@ const SLOW_CONNECT_MS = 2_000;
 /** Paced, so a server that keeps closing the connection does not get a tight loop. */
 const RETRY_MS = 500;
 /** The handshake refusals of server/app.ts that mean this browser's sign-in is over. */
-const SIGN_IN_ENDED = /^unauthorized: (sign|log) in first/;
+const SIGN_IN_ENDED: readonly string[] = Object.values(HANDSHAKE_SIGNED_OUT);
 
 export function useConnection(): ConnectionState {
   const [state, setState] = useState<ConnectionState>("pending");
@@ -42,7 +43,7 @@ export function useConnection(): ConnectionState {
       }
     };
     const onConnectError = (error: Error) => {
-      if (!SIGN_IN_ENDED.test(error.message)) return;
+      if (!SIGN_IN_ENDED.includes(error.message)) return;
       markSignedOut();
       setState("signed-out");
     };

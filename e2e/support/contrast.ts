@@ -3,7 +3,7 @@ import { contrast, renderedColours } from "../colour";
 
 /**
  * Every visible element with text of its own whose rendered contrast is under WCAG AA
- * (4.5:1, 3:1 for large text), as "ratio "text"". The same reading as e2e/keyboard.spec.ts.
+ * (4.5:1, 3:1 for large text), as "ratio "text"".
  */
 export async function lowContrast(page: Page): Promise<string[]> {
   const handles = await page.locator("body *:visible").elementHandles();
@@ -19,6 +19,7 @@ export async function lowContrast(page: Page): Promise<string[]> {
       const style = getComputedStyle(el);
       const disabled = (el as HTMLButtonElement).disabled === true || el.closest("[aria-disabled=true],:disabled") !== null;
       const box = el.getBoundingClientRect();
+      // Screen-reader-only text (Next's route announcer too) is not seen.
       const hidden = el.closest(".sr-only,[aria-hidden=true],next-route-announcer") !== null || Number(style.opacity) === 0 || box.width <= 1 || box.height <= 1;
       const size = parseFloat(style.fontSize);
       const bold = Number(style.fontWeight) >= 700;

@@ -116,3 +116,12 @@ export interface SocketData {
   /** The account sign-in session (its public id) the socket was opened under; ending it disconnects the socket. */
   signInSessionId?: string;
 }
+
+/**
+ * The socket handshake's refusal when no sign-in is valid (accounts, or APP_PASSWORD): the
+ * browser reads it as "signed out" and offers to sign in rather than reconnecting forever.
+ */
+export const HANDSHAKE_SIGNED_OUT = {
+  accounts: "unauthorized: sign in first",
+  password: "unauthorized: log in first",
+} as const;
