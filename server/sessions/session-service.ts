@@ -1,4 +1,4 @@
-import { AppError, type JoinResult, type RetryStarted, type SessionEvent, type SessionSummary } from "@/lib/contracts";
+import { AppError, TURN_PAGE_SIZE, type JoinResult, type TurnPage, type RetryStarted, type SessionEvent, type SessionSummary } from "@/lib/contracts";
 import type { ChatStore } from "@/server/data/store";
 import type { DroneSession } from "./drone-session";
 import { createKeyedQueue } from "./keyed-queue";
@@ -74,6 +74,12 @@ export class SessionService {
   /** See `DroneSession.join`: `subscribe` runs in the same step the state is read. */
   async join(userId: string, sessionId: string, lastSeq: number | undefined, subscribe?: (missed: SessionEvent[] | null, seq: number) => void): Promise<JoinResult> {
     return (await this.open(userId, sessionId)).join(lastSeq, subscribe);
+  }
+
+  /** The page of turns before `before` (see `DroneSession.page`). */
+  async older(userId: string, sessionId: string, before: string, limit: number = TURN_PAGE_SIZE): Promise<TurnPage> {
+    const { turns, older } = await (await this.open(userId, sessionId)).page(limit, before);
+    return { sessionId, turns, older };
   }
 
   async send(userId: string, sessionId: string, text: string): Promise<{ turnId: string }> {
