@@ -43,11 +43,12 @@ describe("the line above a paged history, as rendered", () => {
     expect(html.match(/data-testid="message-user"/g)).toHaveLength(3);
   });
 
-  it("renders the newest 30 loaded turns and offers the rest held back before asking the server", () => {
+  it("renders the newest 12 loaded turns and offers the rest held back before asking the server", () => {
     const html = render(turns(40), older({}));
-    expect(button(html)?.[2]).toBe("Show 10 earlier turns");
-    expect(html.match(/data-testid="message-user"/g)).toHaveLength(30);
+    expect(button(html)?.[2]).toBe("Show 28 earlier turns");
+    expect(html.match(/data-testid="message-user"/g)).toHaveLength(12);
     expect(html).toContain("prompt 39");
-    expect(html).not.toContain("prompt 9<");
+    expect(html).toContain("prompt 28");
+    expect(html).not.toContain("prompt 27<");
   });
 });
