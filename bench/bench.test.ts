@@ -69,6 +69,8 @@ describe("benchmarks (smoke mode)", () => {
     const [small, large] = report.reload;
     for (const r of [small!, large!]) {
       expect(r.readBackExact).toBe(true);
+      // The join holds the newest page; every turn is still there, page by page.
+      expect(r.pagesExact).toBe(true);
       expect(r.bytes).toBeGreaterThan(0);
       expect(r.warmJoinMs).toBeGreaterThan(0);
     }

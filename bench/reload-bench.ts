@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
+import { TURN_PAGE_SIZE, type ChatTurn } from "@/lib/contracts";
 import { command, startBenchApp, type BenchApp } from "./bench-app";
 import type { BenchDatabase } from "./bench-database";
 import { createScriptedRunner } from "./scripted-runner";
@@ -35,7 +36,11 @@ export interface ReloadResult extends SeedShape {
   insertMs: number;
   /** `loadHistory` returned exactly the turns that were written. */
   readBackExact: boolean;
-  /** The snapshot's JSON size. */
+  /** Every turn, read page by page with `session:older` after the join, equals what was written. */
+  pagesExact: boolean;
+  /** Time to read every older page after the join (a reader scrolling to the very top). */
+  allPagesMs: number;
+  /** The snapshot's JSON size (the newest page of turns). */
   bytes: number;
   /** First join: opens the DroneSession (reserves sequence numbers) as well. */
   coldJoinMs: number;
@@ -85,6 +90,9 @@ async function runSize(bench: BenchApp, db: BenchDatabase, cookie: string, size:
   for (let i = 0; i < WARM_REPS; i++) warm.push((await timedJoin(bench, cookie, sessionId, size.turns)).ms);
   const { commands } = await db.countCommands(() => timedJoin(bench, cookie, sessionId, size.turns));
 
+  const pages = await walkPages(bench, cookie, sessionId);
+  const pagesExact = isDeepStrictEqual(pages.turns, turns);
+
   const total = Object.values(commands).reduce((a, b) => a + b, 0);
   return {
     sessionId,
@@ -92,6 +100,8 @@ async function runSize(bench: BenchApp, db: BenchDatabase, cookie: string, size:
     ...shape,
     insertMs: round(insertMs, 0),
     readBackExact,
+    pagesExact,
+    allPagesMs: round(pages.ms, 1),
     bytes: cold.bytes,
     coldJoinMs: round(cold.ms, 1),
     warmJoinMs: round(median(warm), 1),
@@ -101,6 +111,25 @@ async function runSize(bench: BenchApp, db: BenchDatabase, cookie: string, size:
   };
 }
 
+/** The join's page, then every page before it, as a reader scrolling to the top loads them. */
+async function walkPages(bench: BenchApp, cookie: string, sessionId: string): Promise<{ ms: number; turns: ChatTurn[] }> {
+  const socket = await bench.client(cookie);
+  try {
+    const joined = await command(socket, "session:join", { sessionId });
+    if (joined.mode !== "snapshot") throw new Error("session:join did not answer with a snapshot");
+    const pages = [joined.turns];
+    const start = nowMs();
+    for (let cursor = joined.older; cursor !== null; ) {
+      const page = await command(socket, "session:older", { sessionId, before: cursor });
+      pages.unshift(page.turns);
+      cursor = page.older;
+    }
+    return { ms: nowMs() - start, turns: pages.flat() };
+  } finally {
+    socket.disconnect();
+  }
+}
+
 /** One `session:join` on a fresh socket (as a reloaded page makes): its time and snapshot size. */
 async function timedJoin(bench: BenchApp, cookie: string, sessionId: string, turns: number): Promise<{ ms: number; bytes: number }> {
   const socket = await bench.client(cookie);
@@ -108,7 +137,7 @@ async function timedJoin(bench: BenchApp, cookie: string, sessionId: string, tur
     const start = nowMs();
     const result = await command(socket, "session:join", { sessionId });
     const ms = nowMs() - start;
-    if (result.mode !== "snapshot" || result.turns.length !== turns) throw new Error("session:join did not return the whole history");
+    if (result.mode !== "snapshot" || result.turns.length !== Math.min(turns, TURN_PAGE_SIZE)) throw new Error("session:join did not return the newest page of turns");
     return { ms, bytes: Buffer.byteLength(JSON.stringify(result)) };
   } finally {
     socket.disconnect();

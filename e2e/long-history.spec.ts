@@ -1,47 +1,139 @@
-import { expect, test } from "@playwright/test";
+import { expect, test, type BrowserContext, type Page } from "@playwright/test";
+import type { ChatTurn } from "../lib/contracts";
 import { generateHistory, insertHistory } from "../bench/seed-session";
-import { createModels } from "../models";
+import { createModels, type Models } from "../models";
 import { openConnection } from "../server/db/connect";
 
 /**
- * A long chat opens at its end at once, and older turns appear as the reader scrolls up,
- * without losing their place. The history is written straight into the app's database.
+ * A long chat opens at its end at once with its newest turns only (a paged join), and
+ * every older turn arrives as the reader scrolls up (or presses "Load earlier turns"),
+ * page by page from the server, without losing their place. The history is written
+ * straight into the app's database.
  */
 const TURNS = 75;
+/** Turns the join (and each older page) holds. */
+const PAGE = 30;
+/** Turns the list renders at first, and reveals at a time from what it holds. */
+const RENDERED = 12;
 
-test("a long history opens at the end and reveals older turns on scroll", async ({ page, context }) => {
-  await page.goto("/");
-  const identity = (await context.cookies()).find((c) => c.name === "dlg_uid")!.value;
-  const ownerId = identity.slice(0, identity.lastIndexOf("."));
-  const sessionId = `long${Date.now()}`;
-
-  // Straight into the app's database, through models on a connection of our own.
+/** Runs `fn` with models on a connection of our own to the app's database. */
+async function withModels<T>(fn: (models: Models) => Promise<T>): Promise<T> {
   const connection = await openConnection(new URL("delegate_e2e", process.env.E2E_MONGODB_URI).toString());
-  const models = createModels(connection);
   try {
-    await models.Session.create({ _id: sessionId, ownerId, title: "A long chat" });
-    await insertHistory(models, generateHistory({ sessionId, turns: TURNS, subagents: 10, nestedToolCalls: 3 }));
+    return await fn(createModels(connection));
   } finally {
     await connection.close();
   }
+}
 
+/** A chat of TURNS stored turns owned by this browser's person. */
+async function longChat(page: Page, context: BrowserContext, label: string): Promise<{ sessionId: string; history: ChatTurn[] }> {
+  await page.goto("/");
+  const identity = (await context.cookies()).find((c) => c.name === "dlg_uid")!.value;
+  const ownerId = identity.slice(0, identity.lastIndexOf("."));
+  const sessionId = `${label}${Date.now()}`;
+  const history = generateHistory({ sessionId, turns: TURNS, subagents: 10, nestedToolCalls: 3 });
+  await withModels(async (models) => {
+    await models.Session.create({ _id: sessionId, ownerId, title: "A long chat" });
+    await insertHistory(models, history);
+  });
+  return { sessionId, history };
+}
+
+const turnIds = (page: Page) => page.locator('[data-testid="message-assistant"]').evaluateAll((els) => els.map((el) => (el as HTMLElement).dataset.turnId));
+
+test("a long history opens at its end and loads every older turn as the reader scrolls up, keeping their place", async ({ page, context }) => {
+  const { sessionId, history } = await longChat(page, context, "long");
   await page.goto(`/c/${sessionId}`);
   const users = page.getByTestId("message-user");
-  await expect(users).toHaveCount(30);
-  await expect(page.getByTestId("earlier-turns")).toContainText(`${TURNS - 30} earlier messages`);
+  await expect(users).toHaveCount(RENDERED);
+  await expect(page.getByTestId("load-earlier")).toHaveText(`Show ${PAGE - RENDERED} earlier turns`);
   // It opens at the end: the newest answer is on screen.
   await expect(page.getByTestId("message-assistant").last()).toBeInViewport();
 
-  // Scrolling to the top reveals older turns and keeps the one being read in view.
-  const reading = users.first();
-  const readingText = await reading.innerText();
-  await page.getByTestId("message-list").evaluate((el) => el.scrollTo(0, 0));
-  await expect(users).toHaveCount(60);
-  await expect(page.getByTestId("message-user").filter({ hasText: readingText }).first()).toBeInViewport();
-  for (let i = 0; i < 5 && (await users.count()) < TURNS; i++) {
-    await page.getByTestId("message-list").evaluate((el) => el.scrollTo(0, 0));
-    await page.waitForTimeout(200);
+  // Each scroll to the top brings earlier turns (revealed from memory, or a page loaded
+  // from the server once those run out), and the turn being read stays in view.
+  const list = page.getByTestId("message-list");
+  let loadedFromServer = false;
+  for (let i = 0; i < 20 && (await users.count()) < TURNS; i++) {
+    const before = await users.count();
+    const reading = await users.first().innerText();
+    if (before % PAGE === 0) loadedFromServer = true;
+    await list.evaluate((el) => el.scrollTo(0, 0));
+    await expect.poll(() => users.count()).toBeGreaterThan(before);
+    await expect(users.filter({ hasText: reading }).first()).toBeInViewport();
+    if (i === 2) await page.screenshot({ path: "test-results/screenshots/long-history-older-page.png" });
   }
+  expect(loadedFromServer).toBe(true);
   await expect(users).toHaveCount(TURNS);
   await expect(page.getByTestId("earlier-turns")).toHaveCount(0);
+  // Every turn once, in order.
+  expect(await turnIds(page)).toEqual(history.map((t) => t.turnId));
+});
+
+test("keyboard: Load earlier turns is a button at the top that keeps focus page after page", async ({ page, context }) => {
+  const { sessionId, history } = await longChat(page, context, "keys");
+  await page.goto(`/c/${sessionId}`);
+  const users = page.getByTestId("message-user");
+  await expect(users).toHaveCount(RENDERED);
+  const button = page.getByTestId("load-earlier");
+  await button.focus();
+  for (let i = 0; i < 20 && (await users.count()) < TURNS; i++) {
+    await expect(button).toBeFocused();
+    await page.keyboard.press("Enter");
+    await page.waitForTimeout(300);
+  }
+  await expect(users).toHaveCount(TURNS);
+  expect(await turnIds(page)).toEqual(history.map((t) => t.turnId));
+});
+
+test("a page that fails to load says why, and Try again loads it", async ({ page, context }) => {
+  const { sessionId, history } = await longChat(page, context, "fail");
+  await page.goto(`/c/${sessionId}`);
+  const users = page.getByTestId("message-user");
+  await expect(users).toHaveCount(RENDERED);
+
+  // The turn the next page is read before goes away from the database: the server refuses the cursor.
+  const cursor = history[TURNS - PAGE]!.turnId;
+  const removed = await withModels(async (models) => {
+    const row = await models.Turn.findById(cursor).lean();
+    await models.Turn.deleteOne({ _id: cursor });
+    return row!;
+  });
+  // Scrolled up past the turns the join brought, the next page is asked for, and refused.
+  await expect(async () => {
+    await page.getByTestId("message-list").evaluate((el) => el.scrollTo(0, 0));
+    await expect(page.getByTestId("earlier-turns-error")).toContainText("Could not load earlier turns", { timeout: 500 });
+  }).toPass();
+  const retry = page.getByTestId("load-earlier");
+  await expect(retry).toHaveText("Try again");
+  await expect(users).toHaveCount(PAGE);
+  await page.screenshot({ path: "test-results/screenshots/long-history-load-failed.png" });
+
+  await withModels((models) => models.Turn.collection.insertOne(removed as never));
+  await retry.click();
+  await expect.poll(() => users.count()).toBeGreaterThan(PAGE);
+  await expect(page.getByTestId("earlier-turns-error")).toHaveCount(0);
+});
+
+test("a Retry of link to a run in a turn not loaded yet loads the pages before it and shows that panel", async ({ page, context }) => {
+  const { sessionId, history } = await longChat(page, context, "lineage");
+  // The newest turn with a subagent retried the run of the first turn with one, many pages back.
+  const runOf = (turn: ChatTurn) => turn.steps.flatMap((s) => s.toolCalls).find((c) => c.subagent)?.subagent;
+  const newer = history.findLast((t) => runOf(t))!;
+  const older = history.find((t) => runOf(t))!;
+  expect(history.indexOf(older)).toBeLessThan(TURNS - 2 * PAGE);
+  expect(history.indexOf(newer)).toBeGreaterThanOrEqual(TURNS - RENDERED);
+  const oldRunId = runOf(older)!.runId;
+  const newRunId = runOf(newer)!.runId;
+  await withModels((models) => models.SubagentRun.updateOne({ _id: newRunId }, { $set: { retryOf: oldRunId } }));
+
+  await page.goto(`/c/${sessionId}`);
+  await expect(page.getByTestId("message-user")).toHaveCount(RENDERED);
+  await expect(page.locator(`#run-${oldRunId}`)).toHaveCount(0);
+  await page.locator(`#run-${newRunId}`).getByTestId("retry-of").getByRole("link").click();
+  const target = page.locator(`#run-${oldRunId}`);
+  await expect(target).toBeInViewport();
+  await expect(target.getByTestId("subagent-toggle")).toBeFocused();
+  await expect(target.getByTestId("retried-as").locator(`[data-run-link="${newRunId}"]`)).toBeVisible();
 });

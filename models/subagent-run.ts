@@ -47,6 +47,8 @@ const subagentRunSchema = new Schema(
 subagentRunSchema.index({ sessionId: 1 });
 // The ghost sweep finds runs a crash left running.
 subagentRunSchema.index({ status: 1 });
+// A page of history (session:join, session:older) reads the runs of its turns only.
+subagentRunSchema.index({ sessionId: 1, turnId: 1 });
 
 export type SubagentRunRecord = InferSchemaType<typeof subagentRunSchema>;
 /** The model on a given connection (each connection has its own registry of models). */

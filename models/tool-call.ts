@@ -46,6 +46,8 @@ toolCallSchema.index({ sessionId: 1, callId: 1 });
 toolCallSchema.index({ status: 1 });
 // The ghost sweep finds approvals a crash left waiting (sparse: few calls ever ask).
 toolCallSchema.index({ "approval.state": 1 }, { sparse: true });
+// A page of history (session:join, session:older) reads the calls of its turns only.
+toolCallSchema.index({ sessionId: 1, turnId: 1 });
 
 export type ToolCallRecord = InferSchemaType<typeof toolCallSchema>;
 /** The model on a given connection (each connection has its own registry of models). */

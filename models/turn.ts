@@ -20,8 +20,9 @@ const turnSchema = new Schema(
   },
   { timestamps: true, versionKey: false },
 );
-// History loads a session's turns in order in one query.
-turnSchema.index({ sessionId: 1, createdAt: 1 });
+// History loads a session's turns in order in one query; a page walks it backwards from
+// a turn, with the id to order turns started in the same millisecond.
+turnSchema.index({ sessionId: 1, createdAt: 1, _id: 1 });
 // The ghost sweep finds turns a crash left running.
 turnSchema.index({ status: 1 });
 

@@ -21,7 +21,7 @@ export interface ChatViewProps {
 
 /** One open session: its turns, the composer, and the errors a person should see. */
 export function ChatView({ sessionId }: ChatViewProps) {
-  const { state, loaded, joinError, busy, runningTurnId, send, cancel, steer, kill, decide, retry } = useSession(sessionId);
+  const { state, older, loaded, joinError, busy, runningTurnId, send, cancel, steer, kill, decide, retry } = useSession(sessionId);
   const [commandError, setCommandError] = useState<string | null>(null);
   const leaving = useLeaving();
 
@@ -82,7 +82,7 @@ export function ChatView({ sessionId }: ChatViewProps) {
           </div>
         ) : (
           <RetryLinksProvider value={retryLinks}>
-            <MessageList turns={state.turns} pending={state.pending} footer={errorBanner} />
+            <MessageList turns={state.turns} pending={state.pending} footer={errorBanner} older={older} />
           </RetryLinksProvider>
         )}
         {state.turns.length === 0 && state.pending.length === 0 && errorBanner ? <div className="mx-auto w-full max-w-3xl px-3 pb-2 sm:px-4">{errorBanner}</div> : null}

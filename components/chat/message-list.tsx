@@ -3,8 +3,11 @@
 import { useEffect, useLayoutEffect, useRef, useState, type ReactNode } from "react";
 import type { ChatTurn } from "@/lib/contracts";
 import type { PendingPrompt } from "@/lib/chat/session-state";
-import { AlertIcon } from "@/components/ui/icons";
+import { AlertIcon, SpinnerIcon } from "@/components/ui/icons";
+import { RunFinderProvider, showPanel } from "@/components/subagents/retry-links";
+import { findRun } from "@/lib/turn/retries";
 import { AssistantMessage, Working } from "./assistant-message";
+import type { OlderTurns } from "./use-session";
 import { UserMessage } from "./user-message";
 
 /** Within this many pixels of the bottom, the list follows new content. */
@@ -16,8 +19,11 @@ const CLICK_GRACE_MS = 400;
 /**
  * Turns rendered at first, and added each time the reader scrolls to the top: a long
  * history opens at its end at once instead of rendering hundreds of answers up front.
+ * Twelve fill a tall screen (when they do not, the top is in view and more are revealed
+ * at once); each answer rendered costs the first paint (measured on a 500-turn reload:
+ * 30 rendered turns took about 400 ms more main-thread time than one).
  */
-const TURNS_PER_PAGE = 30;
+const TURNS_PER_PAGE = 12;
 
 export interface MessageListProps {
   turns: readonly ChatTurn[];
@@ -25,6 +31,8 @@ export interface MessageListProps {
   pending: readonly PendingPrompt[];
   /** Shown under the turns (e.g. a command error), inside the scroll area. */
   footer?: ReactNode;
+  /** Turns the server holds before `turns`: loaded when the reader nears the top. */
+  older?: OlderTurns;
 }
 
 /**
@@ -35,7 +43,7 @@ export interface MessageListProps {
  * its height. Content that grows or shrinks (a panel appearing, Chromium's scroll
  * anchoring) also fires scroll events, and once took "follow" away mid-stream.
  */
-export function MessageList({ turns, pending, footer }: MessageListProps) {
+export function MessageList({ turns, pending, footer, older }: MessageListProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const content = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
@@ -44,6 +52,12 @@ export function MessageList({ turns, pending, footer }: MessageListProps) {
   const sentinel = useRef<HTMLDivElement>(null);
   const heightBeforeMore = useRef<number | null>(null);
   const hidden = Math.max(0, turns.length - shown);
+  // Once every loaded turn is shown, nearing the top asks the server for the page before.
+  // A page that arrives is held back like any hidden turns and revealed by the same
+  // observer, so the reader's place is kept the same way.
+  const canLoad = hidden === 0 && !!older?.hasMore && !older.loading && !older.error;
+  const loadOlder = useRef(older?.load);
+  loadOlder.current = older?.load;
 
   useEffect(() => {
     const el = scroller.current;
@@ -107,22 +121,30 @@ export function MessageList({ turns, pending, footer }: MessageListProps) {
     };
   }, []);
 
-  // Reveal older turns when the reader reaches the top of what is rendered.
+  // Never more than are held: turns prepended later must wait to be revealed, with the
+  // reader's place kept, rather than appear above them at once.
+  const revealMore = () => {
+    if (scroller.current) heightBeforeMore.current = scroller.current.scrollHeight;
+    setShown((n) => n + Math.min(TURNS_PER_PAGE, hidden));
+  };
+
+  // Reveal older turns (or load them) when the reader reaches the top of what is rendered.
   useEffect(() => {
     const el = scroller.current;
     const top = sentinel.current;
-    if (!el || !top || hidden === 0) return;
+    if (!el || !top || (hidden === 0 && !canLoad)) return;
     const observer = new IntersectionObserver(
       ([entry]) => {
         if (!entry?.isIntersecting) return;
+        if (hidden === 0) return loadOlder.current?.();
         heightBeforeMore.current = el.scrollHeight;
-        setShown((n) => n + TURNS_PER_PAGE);
+        setShown((n) => n + Math.min(TURNS_PER_PAGE, hidden));
       },
       { root: el, rootMargin: "200px 0px 0px 0px" },
     );
     observer.observe(top);
     return () => observer.disconnect();
-  }, [hidden]);
+  }, [hidden, canLoad]);
 
   // Keep the reader's place: older turns grow the list above what they are reading.
   useLayoutEffect(() => {
@@ -132,18 +154,46 @@ export function MessageList({ turns, pending, footer }: MessageListProps) {
     heightBeforeMore.current = null;
   }, [shown]);
 
-  // A new prompt (sent here or in another tab) is what the reader wants to see next.
-  const prompts = turns.length + pending.length;
-  const promptsBefore = useRef(prompts);
+  // A new prompt (sent here or in another tab) is what the reader wants to see next;
+  // older turns loaded above are not new prompts.
+  const firstTurnId = turns[0]?.turnId;
+  const promptsBefore = useRef({ count: turns.length + pending.length, first: firstTurnId });
   useLayoutEffect(() => {
     const el = scroller.current;
-    if (prompts > promptsBefore.current && el) {
+    const before = promptsBefore.current;
+    const prepended = before.first !== undefined && firstTurnId !== before.first ? Math.max(0, turns.findIndex((t) => t.turnId === before.first)) : 0;
+    const count = turns.length + pending.length;
+    if (count - prepended > before.count && el) {
       stick.current = true;
       setShowJump(false);
       el.scrollTop = el.scrollHeight;
     }
-    promptsBefore.current = prompts;
-  }, [prompts]);
+    promptsBefore.current = { count, first: firstTurnId };
+  }, [turns, pending.length, firstTurnId]);
+
+  // A "Retry of" link to a run not in the page: load older pages until its turn is held,
+  // reveal down to it, then show its panel. Ends when it is shown or cannot be found.
+  const [seeking, setSeeking] = useState<string | null>(null);
+  useEffect(() => {
+    if (seeking === null) return;
+    const index = turns.findIndex((turn) => findRun([turn], seeking));
+    if (index >= 0 && index < hidden) {
+      if (scroller.current) heightBeforeMore.current = scroller.current.scrollHeight;
+      setShown(turns.length - index);
+      return;
+    }
+    if (index >= 0) {
+      // Rendered with this commit; scrolled to once laid out.
+      requestAnimationFrame(() => showPanel(seeking));
+      setSeeking(null);
+      return;
+    }
+    if (older?.hasMore && !older.error) {
+      if (!older.loading) older.load();
+      return;
+    }
+    setSeeking(null);
+  }, [seeking, turns, hidden, older]);
 
   const jump = () => {
     const el = scroller.current;
@@ -158,17 +208,19 @@ export function MessageList({ turns, pending, footer }: MessageListProps) {
           instead of making the page itself taller than the window. */}
       <div ref={scroller} className="relative min-h-0 flex-1 overflow-y-auto sm:[scrollbar-gutter:stable_both-edges]" data-testid="message-list">
         <div ref={content} className="mx-auto w-full max-w-3xl space-y-6 px-3 pt-6 pb-6 sm:px-4">
-          {hidden > 0 ? (
-            <div ref={sentinel} className="text-center text-xs text-zinc-500 dark:text-zinc-400" data-testid="earlier-turns">
-              {hidden} earlier {hidden === 1 ? "message" : "messages"} above
+          {hidden > 0 || older?.hasMore ? (
+            <div ref={sentinel}>
+              <EarlierTurns hidden={hidden} older={older} onReveal={revealMore} />
             </div>
           ) : null}
-          {turns.slice(hidden).map((turn) => (
-            <div key={turn.turnId} className="space-y-4">
-              <UserMessage text={turn.prompt} />
-              <AssistantMessage turn={turn} />
-            </div>
-          ))}
+          <RunFinderProvider value={setSeeking}>
+            {turns.slice(hidden).map((turn) => (
+              <div key={turn.turnId} className="space-y-4">
+                <UserMessage text={turn.prompt} />
+                <AssistantMessage turn={turn} />
+              </div>
+            ))}
+          </RunFinderProvider>
           {pending.map((p) => (
             <div key={p.clientId} className="space-y-4">
               <UserMessage text={p.prompt} />
@@ -191,6 +243,36 @@ export function MessageList({ turns, pending, footer }: MessageListProps) {
           </button>
         </div>
       ) : null}
+    </div>
+  );
+}
+
+/**
+ * The line above the turns while earlier ones exist: how many are held back, or that a
+ * page is loading, or why it failed with a way to try again. One button throughout, so
+ * a keyboard user can load page after page without losing focus.
+ */
+function EarlierTurns({ hidden, older, onReveal }: { hidden: number; older?: OlderTurns; onReveal: () => void }) {
+  const loading = hidden === 0 && !!older?.loading;
+  const error = hidden === 0 ? (older?.error ?? null) : null;
+  const label = hidden > 0 ? `Show ${hidden} earlier ${hidden === 1 ? "turn" : "turns"}` : loading ? "Loading earlier turns…" : error ? "Try again" : "Load earlier turns";
+  return (
+    <div className="flex flex-col items-center gap-1.5 text-xs text-zinc-600 dark:text-zinc-400" data-testid="earlier-turns" aria-live="polite">
+      {error ? (
+        <p role="alert" className="flex items-center gap-1.5 text-red-700 dark:text-red-400" data-testid="earlier-turns-error">
+          <AlertIcon size={14} className="shrink-0" /> Could not load earlier turns: {error}
+        </p>
+      ) : null}
+      <button
+        type="button"
+        data-testid="load-earlier"
+        aria-disabled={loading || undefined}
+        onClick={() => (hidden > 0 ? onReveal() : loading ? undefined : older?.load())}
+        className="flex items-center gap-1.5 rounded-full border border-zinc-200 px-3 py-1 font-medium hover:bg-zinc-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-500 aria-disabled:cursor-progress dark:border-zinc-700 dark:hover:bg-zinc-800"
+      >
+        {loading ? <SpinnerIcon size={12} /> : null}
+        {label}
+      </button>
     </div>
   );
 }

@@ -12,8 +12,18 @@ export interface SessionProblem {
   message: string;
 }
 
+/** The turns before the loaded ones: whether there are any, and the state of asking for them. */
+export interface OlderTurns {
+  hasMore: boolean;
+  loading: boolean;
+  /** Why the last page did not load; `load` tries again. */
+  error: string | null;
+  load: () => void;
+}
+
 export interface UseSession {
   state: SessionState;
+  older: OlderTurns;
   /** False until the first join answered (snapshot or replay). */
   loaded: boolean;
   /** Why joining failed (e.g. not_found); the view replaces the chat with it. */
@@ -43,6 +53,9 @@ export function useSession(sessionId: string): UseSession {
   const joining = useRef(false);
   /** Applies the events queued for the next frame now. */
   const flushEvents = useRef<() => void>(() => undefined);
+  const [olderLoading, setOlderLoading] = useState(false);
+  const [olderError, setOlderError] = useState<string | null>(null);
+  const loadingOlder = useRef(false);
   /** Bumped after every join, so a resync still pending after a replay-mode join retries. */
   const [joins, setJoins] = useState(0);
 
@@ -119,6 +132,25 @@ export function useSession(sessionId: string): UseSession {
     [sessionId],
   );
 
+  // One page at a time; the reducer drops a page that no longer fits (a snapshot came between).
+  const loadOlder = useCallback(async () => {
+    const before = stateRef.current.older;
+    if (before === null || loadingOlder.current) return;
+    loadingOlder.current = true;
+    setOlderLoading(true);
+    setOlderError(null);
+    const ack = await request(getSocket(), "session:older", { sessionId, before });
+    loadingOlder.current = false;
+    setOlderLoading(false);
+    if (ack.ok) dispatch({ type: "older", page: ack.data, before });
+    else setOlderError(ack.message);
+  }, [sessionId]);
+
+  const older = useMemo<OlderTurns>(
+    () => ({ hasMore: state.older !== null, loading: olderLoading, error: olderError, load: () => void loadOlder() }),
+    [state.older, olderLoading, olderError, loadOlder],
+  );
+
   const runningTurnId = useMemo(() => {
     for (let i = state.turns.length - 1; i >= 0; i--) {
       const turn = state.turns[i]!;
@@ -148,5 +180,5 @@ export function useSession(sessionId: string): UseSession {
     [sessionId],
   );
 
-  return { state, loaded, joinError, busy: isBusy(state), runningTurnId, send, cancel, steer, kill, decide, retry };
+  return { state, older, loaded, joinError, busy: isBusy(state), runningTurnId, send, cancel, steer, kill, decide, retry };
 }

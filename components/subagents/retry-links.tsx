@@ -66,13 +66,30 @@ export function RetryLineage({ panel }: { panel: SubagentProcess }) {
   );
 }
 
+/**
+ * Brings a run's panel into the page when it is not there: its turn may be in an older
+ * page not loaded yet, or held back above what is rendered. The message list provides it.
+ */
+const RunFinderContext = createContext<((runId: string) => void) | null>(null);
+export const RunFinderProvider = RunFinderContext.Provider;
+
+/** Scrolls to a run's panel and focuses its header; false when the panel is not in the page. */
+export function showPanel(runId: string): boolean {
+  const target = document.getElementById(panelAnchor(runId));
+  if (!target) return false;
+  target.scrollIntoView({ block: "center", behavior: "smooth" });
+  target.querySelector<HTMLElement>("[data-testid=subagent-toggle]")?.focus({ preventScroll: true });
+  return true;
+}
+
 function RunLink({ runId }: { runId: string }) {
+  const find = useContext(RunFinderContext);
   const jump = (e: React.MouseEvent<HTMLAnchorElement>) => {
-    const target = document.getElementById(panelAnchor(runId));
-    if (!target) return;
-    e.preventDefault();
-    target.scrollIntoView({ block: "center", behavior: "smooth" });
-    target.querySelector<HTMLElement>("[data-testid=subagent-toggle]")?.focus({ preventScroll: true });
+    if (showPanel(runId)) e.preventDefault();
+    else if (find) {
+      e.preventDefault();
+      find(runId);
+    }
   };
   return (
     <a

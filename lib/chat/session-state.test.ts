@@ -16,9 +16,9 @@ const storedTurn: ChatTurn = {
   steps: [{ text: "Old answer", thinking: "", toolCalls: [] }],
   status: "completed",
 };
-const snapshot = (seq: number, turns: ChatTurn[] = [storedTurn]): SessionAction => ({
+const snapshot = (seq: number, turns: ChatTurn[] = [storedTurn], older: string | null = null): SessionAction => ({
   type: "joined",
-  result: { mode: "snapshot", sessionId: "s1", title: "Chat", seq, turns } satisfies JoinResult,
+  result: { mode: "snapshot", sessionId: "s1", title: "Chat", seq, turns, older } satisfies JoinResult,
 });
 const live = stamp([ev.started("hi"), ev.token(0, "Hello"), ev.token(5, " there")], 11);
 
@@ -116,5 +116,53 @@ describe("sessionReducer", () => {
     expect(watched.turns).toStrictEqual(joined.turns);
     expect(watched.turns).toStrictEqual([stream.expected]);
     expect(watched.turns[0]!.status).toBe("completed");
+  });
+});
+
+describe("sessionReducer with a paged history", () => {
+  const turn = (n: number): ChatTurn => ({ ...storedTurn, turnId: `t${n}`, prompt: `prompt ${n}` });
+  const ids = (state: SessionState) => state.turns.map((t) => t.turnId);
+  const older = (turns: ChatTurn[], cursor: string | null, before: string): SessionAction => ({
+    type: "older",
+    page: { sessionId: "s1", turns, older: cursor },
+    before,
+  });
+  // Turns t1…t6; the join holds t5 and t6, pages of two before them.
+  const joined = run([snapshot(10, [turn(5), turn(6)], "t5")]);
+
+  it("older pages go before the turns, in order, until the cursor says the first turn is there", () => {
+    const some = run([older([turn(3), turn(4)], "t3", "t5")], joined);
+    expect(ids(some)).toEqual(["t3", "t4", "t5", "t6"]);
+    expect(some.older).toBe("t3");
+    const all = run([older([turn(1), turn(2)], null, "t3")], some);
+    expect(ids(all)).toEqual(["t1", "t2", "t3", "t4", "t5", "t6"]);
+    expect(all.older).toBeNull();
+  });
+
+  it("a page answering an old cursor changes nothing, and a turn already held is not doubled", () => {
+    const some = run([older([turn(3), turn(4)], "t3", "t5")], joined);
+    expect(sessionReducer(some, older([turn(3), turn(4)], "t3", "t5"))).toBe(some);
+    const overlapping = run([older([turn(2), turn(3), { ...turn(5), prompt: "stale copy" }], "t2", "t3")], some);
+    expect(ids(overlapping)).toEqual(["t2", "t3", "t4", "t5", "t6"]);
+    expect(overlapping.turns[3]!.prompt).toBe("prompt 5");
+  });
+
+  it("an event for a turn of a page not loaded is counted and skipped: no half turn, no resync", () => {
+    const event: SessionEvent = { ...ev.token(0, "late", 0, "t2"), sessionId: "s1", seq: 11 };
+    const state = sessionReducer(joined, { type: "event", event });
+    expect(state).toMatchObject({ seq: 11, needsResync: false });
+    expect(ids(state)).toEqual(["t5", "t6"]);
+    // Live events for the loaded turns still apply after it.
+    const next = run(asEvents(stamp([ev.started("new")], 12)), state);
+    expect(ids(next)).toEqual(["t5", "t6", "t1"]);
+  });
+
+  it("a snapshot after a gap keeps the older pages the reader loaded", () => {
+    const some = run([older([turn(3), turn(4)], "t3", "t5")], joined);
+    const resynced = run([snapshot(20, [turn(6), turn(7)], "t6")], some);
+    expect(ids(resynced)).toEqual(["t3", "t4", "t5", "t6", "t7"]);
+    expect(resynced.older).toBe("t3");
+    // A snapshot that holds everything replaces the turns.
+    expect(ids(run([snapshot(20, [turn(1), turn(2)])], some))).toEqual(["t1", "t2"]);
   });
 });

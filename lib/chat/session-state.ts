@@ -1,4 +1,4 @@
-import type { ChatTurn, JoinResult, SessionEvent } from "@/lib/contracts";
+import type { ChatTurn, JoinResult, SessionEvent, TurnPage } from "@/lib/contracts";
 import { applyEvent, turnFromStart } from "@/lib/turn/reduce";
 
 /**
@@ -7,6 +7,10 @@ import { applyEvent, turnFromStart } from "@/lib/turn/reduce";
  * reducer the server folds with, so `turns` is exactly the server's turns (a reload
  * shows what a live viewer saw). Events at or below the known seq are duplicates
  * (ignored); a gap sets `needsResync`, and nothing more is applied until the next snapshot.
+ *
+ * A join holds the newest turns only; older pages are prepended as the reader asks for
+ * them (`older` is the cursor while some are left). An event for a turn not loaded yet is
+ * counted and skipped: that page, read later, already holds it.
  *
  * Prompts typed here but not yet started by the server are not turns: they wait in
  * `pending` until their `turn:started` arrives (matched by the acknowledged turn id).
@@ -25,8 +29,10 @@ export interface PendingPrompt {
 export interface SessionState {
   sessionId: string;
   title?: string;
-  /** Oldest first: the same turns the server holds. */
+  /** Oldest first: the server's newest turns, as many as were loaded. */
   turns: ChatTurn[];
+  /** Cursor for the page before `turns` (`session:older`); null once the first turn is loaded. */
+  older: string | null;
   /** Oldest first, shown after the turns. */
   pending: PendingPrompt[];
   /** Last applied event's sequence number. */
@@ -39,6 +45,7 @@ export interface SessionState {
 
 export type SessionAction =
   | { type: "joined"; result: JoinResult }
+  | { type: "older"; page: TurnPage; before: string }
   | { type: "event"; event: SessionEvent }
   | { type: "replay:complete"; sessionId: string; seq: number }
   | { type: "send"; clientId: string; prompt: string; createdAt: string }
@@ -46,7 +53,7 @@ export type SessionAction =
   | { type: "send:failed"; clientId: string; error: string };
 
 export function initialSessionState(sessionId: string): SessionState {
-  return { sessionId, turns: [], pending: [], seq: 0, needsResync: false, replaying: false };
+  return { sessionId, turns: [], older: null, pending: [], seq: 0, needsResync: false, replaying: false };
 }
 
 /** True while a prompt is on its way or a turn of this session runs (the composer waits). */
@@ -58,6 +65,8 @@ export function sessionReducer(state: SessionState, action: SessionAction): Sess
   switch (action.type) {
     case "joined":
       return applyJoin(state, action.result);
+    case "older":
+      return applyOlder(state, action.page, action.before);
     case "event":
       return applySessionEvent(state, action.event);
     case "replay:complete": {
@@ -83,10 +92,16 @@ function applyJoin(state: SessionState, result: JoinResult): SessionState {
   // The server may send the missed events (and replay:complete) before this answer.
   if (result.mode === "replay") return { ...state, replaying: state.seq < result.seq };
   const known = new Set(result.turns.map((t) => t.turnId));
+  // A snapshot after a gap: the older pages the reader already loaded stay (they are
+  // finished turns; only the newest change), joined where the snapshot's page begins.
+  const oldest = result.turns[0];
+  const joinAt = oldest && result.older !== null ? state.turns.findIndex((t) => t.turnId === oldest.turnId) : -1;
+  const kept = joinAt > 0 ? state.turns.slice(0, joinAt) : [];
   return {
     sessionId: state.sessionId,
     title: result.title,
-    turns: result.turns,
+    turns: kept.length > 0 ? [...kept, ...result.turns] : result.turns,
+    older: kept.length > 0 ? state.older : result.older,
     // Prompts the snapshot does not hold yet (or that failed to send) stay visible.
     pending: state.pending.filter((p) => p.turnId === undefined || !known.has(p.turnId)),
     seq: result.seq,
@@ -102,9 +117,23 @@ function applySessionEvent(state: SessionState, event: SessionEvent): SessionSta
   if (event.type === "turn:started") return startTurn({ ...state, seq }, event);
   const index = lastIndexOf(state.turns, event.turnId);
   const turn = state.turns[index];
-  if (!turn) return { ...state, seq, needsResync: true };
+  // Not loaded: a turn of an older page (counted; the page holds it when it is read), or
+  // with every turn loaded, a turn this state missed.
+  if (!turn) return state.older !== null ? { ...state, seq } : { ...state, seq, needsResync: true };
   const next = applyEvent(turn, event);
   return { ...state, seq, turns: next === turn ? state.turns : replaceAt(state.turns, index, next) };
+}
+
+/**
+ * An older page goes before the turns, if it is the page before them (one answering an
+ * earlier cursor, after a snapshot replaced the turns, is stale). A turn held already is
+ * kept as held: it has the events applied since the page was read.
+ */
+function applyOlder(state: SessionState, page: TurnPage, before: string): SessionState {
+  if (page.sessionId !== state.sessionId || state.older !== before) return state;
+  const held = new Set(state.turns.map((t) => t.turnId));
+  const fresh = page.turns.filter((t) => !held.has(t.turnId));
+  return { ...state, turns: fresh.length > 0 ? [...fresh, ...state.turns] : state.turns, older: page.older };
 }
 
 /** A started turn replaces its pending prompt (matched by acknowledged id, else by text). */

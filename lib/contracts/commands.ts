@@ -23,6 +23,16 @@ export const sessionJoinSchema = z.strictObject({
   /** Last sequence number this client applied; omitted on a fresh load. */
   lastSeq: z.number().int().nonnegative().optional(),
 });
+/** Turns a join's snapshot holds (the newest ones), and an older page by default: enough to fill a tall screen. */
+export const TURN_PAGE_SIZE = 30;
+/** The most turns one `session:older` may ask for. */
+export const MAX_TURN_PAGE = 100;
+/** The page of turns just before `before` (the oldest turn the client holds), oldest first. */
+export const sessionOlderSchema = z.strictObject({
+  sessionId: id,
+  before: id,
+  limit: z.number().int().min(1).max(MAX_TURN_PAGE).optional(),
+});
 export const turnSendSchema = z.strictObject({
   sessionId: id,
   text: visibleText(MAX_PROMPT_CHARS, `must be at most ${MAX_PROMPT_CHARS} characters`),
@@ -56,6 +66,7 @@ export type SessionCreate = z.infer<typeof sessionCreateSchema>;
 export type SessionRename = z.infer<typeof sessionRenameSchema>;
 export type SessionRef = z.infer<typeof sessionRefSchema>;
 export type SessionJoin = z.infer<typeof sessionJoinSchema>;
+export type SessionOlder = z.infer<typeof sessionOlderSchema>;
 export type TurnSend = z.infer<typeof turnSendSchema>;
 export type TurnCancel = z.infer<typeof turnCancelSchema>;
 export type SubagentSteer = z.infer<typeof subagentSteerSchema>;

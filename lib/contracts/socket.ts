@@ -4,6 +4,7 @@ import {
   emptySchema,
   sessionCreateSchema,
   sessionJoinSchema,
+  sessionOlderSchema,
   sessionRefSchema,
   sessionRenameSchema,
   subagentKillSchema,
@@ -15,6 +16,7 @@ import {
   type EmptyInput,
   type SessionCreate,
   type SessionJoin,
+  type SessionOlder,
   type SessionRef,
   type SessionRename,
   type SubagentKill,
@@ -25,13 +27,22 @@ import {
   type TurnSend,
 } from "./commands";
 import type { SessionEvent, SessionSnapshot } from "./events";
-import type { SessionSummary } from "./turn";
+import type { ChatTurn, SessionSummary } from "./turn";
 
 /**
  * Join answers with a snapshot (fresh load, or a gap the server cannot fill from
  * memory) or promises a replay: missed events follow, then `replay:complete`.
+ * A snapshot holds the newest turns only (`TURN_PAGE_SIZE`, the running one always among
+ * them); `older` is the cursor for `session:older` while older turns exist.
  */
-export type JoinResult = ({ mode: "snapshot" } & SessionSnapshot) | { mode: "replay"; sessionId: string; seq: number };
+export type JoinResult = ({ mode: "snapshot"; older: string | null } & SessionSnapshot) | { mode: "replay"; sessionId: string; seq: number };
+
+/** A page of older turns, oldest first; `older` is the cursor for the page before it, null at the first turn. */
+export interface TurnPage {
+  sessionId: string;
+  turns: ChatTurn[];
+  older: string | null;
+}
 
 /** What the browser shows about this server: which model answers, and whether it is the demo. */
 export interface AppInfo {
@@ -62,6 +73,7 @@ export interface ClientToServerEvents {
   "session:delete": (input: SessionRef, ack: AckCallback<{ sessionId: string }>) => void;
   "session:join": (input: SessionJoin, ack: AckCallback<JoinResult>) => void;
   "session:leave": (input: SessionRef, ack: AckCallback<{ sessionId: string }>) => void;
+  "session:older": (input: SessionOlder, ack: AckCallback<TurnPage>) => void;
   "turn:send": (input: TurnSend, ack: AckCallback<{ turnId: string }>) => void;
   "turn:cancel": (input: TurnCancel, ack: AckCallback<{ turnId: string }>) => void;
   "subagent:steer": (input: SubagentSteer, ack: AckCallback<{ runId: string }>) => void;
@@ -89,6 +101,7 @@ export const commandSchemas = {
   "session:delete": sessionRefSchema,
   "session:join": sessionJoinSchema,
   "session:leave": sessionRefSchema,
+  "session:older": sessionOlderSchema,
   "turn:send": turnSendSchema,
   "turn:cancel": turnCancelSchema,
   "subagent:steer": subagentSteerSchema,

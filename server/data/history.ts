@@ -1,5 +1,5 @@
 import type { Approval, ChatTurn, EndReason, RunStatus, Step, SubagentProcess, ToolCall, ToolStatus, TurnStats, TurnStatus } from "@/lib/contracts";
-import { emptyStats } from "@/lib/contracts";
+import { AppError, emptyStats } from "@/lib/contracts";
 import type { Models } from "@/models";
 import { stepTextId } from "./event-store";
 import type { SubagentRunRecord } from "@/models/subagent-run";
@@ -35,22 +35,62 @@ export interface HistoryRows {
   longTexts?: ReadonlyMap<string, string>;
 }
 
+/** Turn order: by start, and by id between turns started in the same millisecond (pages and the whole history agree). */
+const TURN_ORDER = { createdAt: 1, _id: 1 } as const;
+const TURN_ORDER_NEWEST_FIRST = { createdAt: -1, _id: -1 } as const;
+
 /** Three queries, and a fourth only when some text was too long for its document. */
 export async function loadHistoryRows(models: Models, sessionId: string): Promise<HistoryRows> {
   const [turns, calls, runs] = await Promise.all([
-    models.Turn.find({ sessionId }).sort({ createdAt: 1 }).lean<TurnRow[]>(),
+    models.Turn.find({ sessionId }).sort(TURN_ORDER).lean<TurnRow[]>(),
     models.ToolCall.find({ sessionId }, { _id: 0, sessionId: 0 }).lean<CallRow[]>(),
     models.SubagentRun.find({ sessionId }, { sessionId: 0 }).lean<RunRow[]>(),
   ]);
+  return withLongTexts(models, sessionId, { turns, calls, runs });
+}
+
+/** One page of a session's rows and whether older turns exist. */
+export interface HistoryPageRows extends HistoryRows {
+  hasOlder: boolean;
+}
+
+/**
+ * The `limit` turns just before the turn `before` (the newest `limit` without it), with
+ * their calls and runs only: one indexed query with a limit for the turns (one more row
+ * than asked says whether older ones exist), then their calls and runs by turn id.
+ * `before` must be a turn of this session (`bad_request` otherwise).
+ */
+export async function loadHistoryPageRows(models: Models, sessionId: string, limit: number, before?: string): Promise<HistoryPageRows> {
+  let filter: Record<string, unknown> = { sessionId };
+  if (before !== undefined) {
+    const anchor = await models.Turn.findOne({ _id: before, sessionId }, { createdAt: 1 }).lean<{ _id: string; createdAt: Date }>();
+    if (!anchor) throw new AppError("bad_request", "Invalid session:older request: before is not a turn of this chat.");
+    filter = { sessionId, $or: [{ createdAt: { $lt: anchor.createdAt } }, { createdAt: anchor.createdAt, _id: { $lt: anchor._id } }] };
+  }
+  const newestFirst = await models.Turn.find(filter).sort(TURN_ORDER_NEWEST_FIRST).limit(limit + 1).lean<TurnRow[]>();
+  const hasOlder = newestFirst.length > limit;
+  const turns = newestFirst.slice(0, limit).reverse();
+  if (turns.length === 0) return { turns, calls: [], runs: [], hasOlder };
+  const turnIds = turns.map((t) => t._id);
+  const [calls, runs] = await Promise.all([
+    models.ToolCall.find({ sessionId, turnId: { $in: turnIds } }, { _id: 0, sessionId: 0 }).lean<CallRow[]>(),
+    models.SubagentRun.find({ sessionId, turnId: { $in: turnIds } }, { sessionId: 0 }).lean<RunRow[]>(),
+  ]);
+  return { ...(await withLongTexts(models, sessionId, { turns, calls, runs })), hasOlder };
+}
+
+/** Adds the texts that outgrew their documents, read in one more query when there are any. */
+async function withLongTexts(models: Models, sessionId: string, rows: Omit<HistoryRows, "longTexts">): Promise<HistoryRows> {
+  const { turns, runs } = rows;
   const ids = [
     ...turns.flatMap((t) => chunkedIds(t._id, null, t.steps)),
     ...runs.flatMap((r) => [...chunkedIds(r.turnId, r._id, r.steps), ...(r.responseChunks ? [stepTextId(r.turnId, r._id, "response")] : [])]),
   ];
-  if (ids.length === 0) return { turns, calls, runs };
+  if (ids.length === 0) return rows;
   const chunks = await models.TextChunk.find({ sessionId, textId: { $in: ids } }, { textId: 1, n: 1, data: 1 }).sort({ textId: 1, n: 1 }).lean<{ textId: string; data: string }[]>();
   const longTexts = new Map<string, string>();
   for (const chunk of chunks) longTexts.set(chunk.textId, (longTexts.get(chunk.textId) ?? "") + chunk.data);
-  return { turns, calls, runs, longTexts };
+  return { ...rows, longTexts };
 }
 
 function chunkedIds(turnId: string, runId: string | null, steps: StoredSteps | undefined): string[] {
@@ -62,6 +102,13 @@ function chunkedIds(turnId: string, runId: string | null, steps: StoredSteps | u
 
 export async function loadHistory(models: Models, sessionId: string): Promise<ChatTurn[]> {
   return assembleHistory(sessionId, await loadHistoryRows(models, sessionId));
+}
+
+/** A page of turns (see `loadHistoryPageRows`), assembled; `older` is its oldest turn's id while older turns exist. */
+export async function loadHistoryPage(models: Models, sessionId: string, limit: number, before?: string): Promise<{ turns: ChatTurn[]; older: string | null }> {
+  const rows = await loadHistoryPageRows(models, sessionId, limit, before);
+  const turns = assembleHistory(sessionId, rows);
+  return { turns, older: rows.hasOlder ? (turns[0]?.turnId ?? null) : null };
 }
 
 const key = (turnId: string, runId: string | null | undefined) => `${turnId}|${runId ?? ""}`;

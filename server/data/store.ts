@@ -1,7 +1,7 @@
 import { AppError, type ChatTurn, type ModelCallRecord, type ModelCallSummary, type SessionSummary } from "@/lib/contracts";
 import type { Models } from "@/models";
 import { EventStore, toolCallRecordId, type EventStoreOptions } from "./event-store";
-import { loadHistory } from "./history";
+import { loadHistory, loadHistoryPage } from "./history";
 import { newId } from "./ids";
 import { listModelCalls, loadModelCall, loadTurnModelCalls, ModelCallLog, type ModelCallLogOptions } from "./model-call-log";
 
@@ -28,6 +28,8 @@ export interface ChatStore {
   /** Reserves `count` sequence numbers; returns the first number of the block. */
   reserveSeqBlock(sessionId: string, count: number): Promise<number>;
   loadHistory(sessionId: string): Promise<ChatTurn[]>;
+  /** The `limit` turns before the turn `before` (the newest without it); `older` is the next cursor, null at the first turn. */
+  loadHistoryPage(sessionId: string, limit: number, before?: string): Promise<{ turns: ChatTurn[]; older: string | null }>;
   /** The whole text of one tool call's output ("Show all"), for a session already checked. */
   loadToolOutput(sessionId: string, callId: string, where?: { turnId?: string; runId?: string | null }): Promise<string>;
   /** The writer of one session's events, in event order, retrying while the database is away. */
@@ -110,6 +112,7 @@ export function mongoStore(models: Models): ChatStore {
     },
 
     loadHistory: (sessionId) => loadHistory(models, sessionId),
+    loadHistoryPage: (sessionId, limit, before) => loadHistoryPage(models, sessionId, limit, before),
 
     async loadToolOutput(sessionId, callId, where = {}) {
       // Call ids come from models and repeat across runs (two subagents may both say

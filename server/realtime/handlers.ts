@@ -69,6 +69,7 @@ export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
         void socket.join(sessionRoom(sessionId));
       }),
     );
+    onCommand(socket, "session:older", guard, ({ sessionId, before, limit }) => sessions.older(userId, sessionId, before, limit));
     onCommand(socket, "session:leave", guard, async ({ sessionId }) => {
       await socket.leave(sessionRoom(sessionId));
       return { sessionId };

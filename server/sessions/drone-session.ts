@@ -1,5 +1,5 @@
 import type { ApprovalDecision } from "@/lib/agent/approval-gate";
-import { AppError, type AgentEvent, type AgentEventOf, type ChatTurn, type JoinResult, type RetryStarted, type SessionEvent } from "@/lib/contracts";
+import { AppError, TURN_PAGE_SIZE, type AgentEvent, type AgentEventOf, type ChatTurn, type JoinResult, type RetryStarted, type SessionEvent } from "@/lib/contracts";
 import type { TurnRetry } from "@/lib/agent/retry";
 import { planRetry } from "@/lib/agent/retry-plan";
 import { findRun } from "@/lib/turn/retries";
@@ -188,9 +188,26 @@ export class DroneSession {
       subscribe(this.eventsAfter(lastSeq), this.seq);
       return { mode: "replay", sessionId: this.sessionId, seq: this.seq };
     }
-    const turns = await this.history();
+    const { turns, older } = await this.page(TURN_PAGE_SIZE);
     subscribe(null, this.seq);
-    return { mode: "snapshot", sessionId: this.sessionId, title: this.title, seq: this.seq, turns };
+    return { mode: "snapshot", sessionId: this.sessionId, title: this.title, seq: this.seq, turns, older };
+  }
+
+  /**
+   * The `limit` turns before the turn `before` (the newest ones without it), stored ones
+   * with the in-memory ones laid over them as in `history`. The in-memory turns are the
+   * newest (the running one and the last finished): a newest page adds those MongoDB does
+   * not hold yet, so the running turn is always in the join's page.
+   */
+  async page(limit: number, before?: string): Promise<{ turns: ChatTurn[]; older: string | null }> {
+    const stored = await this.deps.store.loadHistoryPage(this.sessionId, limit, before);
+    const seen = new Set<string>();
+    const turns = stored.turns.map((turn) => {
+      seen.add(turn.turnId);
+      return this.liveTurns.get(turn.turnId) ?? turn;
+    });
+    if (before === undefined) for (const [turnId, turn] of this.liveTurns) if (!seen.has(turnId)) turns.push(turn);
+    return { turns, older: stored.older };
   }
 
   /** The server's fold of a turn still held in memory (the running one and the last finished). */

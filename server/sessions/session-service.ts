@@ -1,4 +1,4 @@
-import { AppError, type JoinResult, type ModelCallRecord, type ModelCallSummary, type RetryStarted, type SessionEvent, type SessionSummary } from "@/lib/contracts";
+import { AppError, TURN_PAGE_SIZE, type JoinResult, type ModelCallRecord, type ModelCallSummary, type RetryStarted, type SessionEvent, type SessionSummary, type TurnPage } from "@/lib/contracts";
 import type { ChatStore } from "@/server/data/store";
 import { exportSession, type ExportFormat, type SessionExport } from "@/server/export/session-export";
 import { importSessionFile, parseSessionFile } from "@/server/export/session-import";
@@ -76,6 +76,12 @@ export class SessionService {
   /** See `DroneSession.join`: `subscribe` runs in the same step the state is read. */
   async join(userId: string, sessionId: string, lastSeq: number | undefined, subscribe?: (missed: SessionEvent[] | null, seq: number) => void): Promise<JoinResult> {
     return (await this.open(userId, sessionId)).join(lastSeq, subscribe);
+  }
+
+  /** The page of turns before `before` (see `DroneSession.page`). */
+  async older(userId: string, sessionId: string, before: string, limit: number = TURN_PAGE_SIZE): Promise<TurnPage> {
+    const { turns, older } = await (await this.open(userId, sessionId)).page(limit, before);
+    return { sessionId, turns, older };
   }
 
   async send(userId: string, sessionId: string, text: string): Promise<{ turnId: string }> {
