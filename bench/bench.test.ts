@@ -89,6 +89,15 @@ describe("benchmarks (smoke mode)", () => {
     expect(c.naiveTokens).toBeGreaterThan(c.cleanTokens);
   });
 
+  it("audit: model-call records are stored in less than they were sent, and an exported chat imports back exactly", () => {
+    const a = report.audit!;
+    expect(a.modelCalls.calls).toBeGreaterThan(2);
+    expect(a.modelCalls.storedBytes).toBeGreaterThan(0);
+    expect(a.modelCalls.storedBytes).toBeLessThan(a.modelCalls.sentBytes);
+    expect(a.export.fileMb).toBeGreaterThan(0.5);
+    expect(a.export.importExact).toBe(true);
+  });
+
   it("browser: the newest turn of a stored session renders and the list scrolls", () => {
     const browser = report.browser;
     if ("skipped" in browser) throw new Error(`the browser part was skipped: ${browser.skipped}`);
@@ -116,7 +125,7 @@ describe("benchmarks (smoke mode)", () => {
 
   it("the report renders as text and Markdown tables", () => {
     const tables = reportTables(report);
-    expect(tables).toHaveLength(7);
+    expect(tables).toHaveLength(8);
     for (const table of tables) {
       expect(renderText(table)).toContain(table.headers[0]);
       expect(renderMarkdown(table).split("\n").filter((l) => l.startsWith("|"))).toHaveLength(table.rows.length + 2);

@@ -1,9 +1,10 @@
 import type { BenchReport } from "./suite";
 import { fmt, type Table } from "./table";
+import type { AuditResult } from "./audit-bench";
 
 /** The report as seven tables (browser reload figures join the reload table). */
 export function reportTables(report: BenchReport): Table[] {
-  return [markupTable(report), relayTable(report), relayCompareTable(report), storageTable(report), reloadTable(report), contextTable(report), streamTable(report)];
+  return [markupTable(report), relayTable(report), relayCompareTable(report), storageTable(report), reloadTable(report), contextTable(report), ...(report.audit ? [auditTable(report.audit)] : []), streamTable(report)];
 }
 
 function relayCompareTable({ relayCompare }: BenchReport): Table {
@@ -18,6 +19,21 @@ function relayCompareTable({ relayCompare }: BenchReport): Table {
     headers: ["case", "server", "events/s", "deliveries/s", "p50 ms", "p99 ms", "CPU ms / 1,000 events"],
     rows,
     note: "Publish → arrival in the viewers' process (clocks matched over IPC). Raw: a bare Socket.IO server emitting the same events to a room at the same pace. CPU: the server process (the database runs apart).",
+  };
+}
+
+function auditTable(a: AuditResult): Table {
+  const m = a.modelCalls;
+  const e = a.export;
+  return {
+    title: "4b. Audit: model-call records, export and import",
+    headers: ["what", "figure"],
+    rows: [
+      [`Model-call records, ${m.turns} demo turns (${m.calls} requests)`, `${fmt(m.storedPerTurnKiB, 1)} KiB per turn stored; ${fmt(m.storedBytes / 1024, 0)} KiB for ${fmt(m.sentBytes / 1024, 0)} KiB sent (${fmt(m.storedBytes / m.sentBytes, 2)}×); the chat itself ${fmt(m.chatBytes / 1024, 0)} KiB`],
+      [`Export, ${fmt(e.fileMb, 1)} MB session file (${fmt(e.turns)} turns)`, `${fmt(e.seconds, 1)} s; heap +${fmt(e.peakHeapMb, 0)} MB at the peak over the loaded chat`],
+      [`Import of that file`, `${fmt(e.importSeconds, 1)} s; reads back as exported: ${e.importExact ? "yes" : "NO"}`],
+    ],
+    note: "Stored: BSON of the session's ModelCall and ModelBlob documents (each message once per chat). Sent: every request and reply as JSON, as if each were kept whole.",
   };
 }
 

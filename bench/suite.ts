@@ -1,6 +1,7 @@
 import os from "node:os";
 import { assertBrowserReady, runBrowserBench, type BrowserResult } from "./browser-bench";
 import type { BenchDatabase } from "./bench-database";
+import { AUDIT_FULL, AUDIT_SMOKE, runAuditBench, type AuditResult } from "./audit-bench";
 import { runContextBench, type ContextResult } from "./context-bench";
 import { MARKUP_FULL, MARKUP_SMOKE, runMarkupBench, type MarkupResult } from "./markup-bench";
 import { RELAY_FULL, RELAY_SMOKE, runRelayBench, type RelayResult } from "./relay-bench";
@@ -29,6 +30,8 @@ export interface BenchReport {
   storage: StorageResult;
   reload: ReloadResult[];
   context: ContextResult;
+  /** Model-call records per turn; a large chat exported and imported (issue 14). */
+  audit?: AuditResult;
   browser: BrowserResult | { skipped: string };
   /** Chromium while five subagents stream markdown; absent only with --no-browser. */
   stream: StreamFigures[] | { skipped: string };
@@ -64,6 +67,8 @@ export async function runSuite(options: SuiteOptions): Promise<BenchReport> {
   const largest = reloaded.sizes.at(-1)!;
   say("context: buildSessionContext on the largest session…");
   const context = await runContextBench(db.store, largest.sessionId, full ? 50 : 3);
+  say("audit: model-call records per turn; exporting and importing a large chat…");
+  const audit = await runAuditBench(db, full ? AUDIT_FULL : AUDIT_SMOKE);
 
   let browser: BrowserResult | { skipped: string };
   let stream: StreamFigures[] | { skipped: string };
@@ -106,6 +111,7 @@ export async function runSuite(options: SuiteOptions): Promise<BenchReport> {
     storage,
     reload: reloaded.sizes,
     context,
+    audit,
     browser,
     stream,
   };

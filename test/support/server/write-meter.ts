@@ -53,9 +53,10 @@ export function meterWrites(connection: Connection): WriteMeter {
 /** The BSON size of everything one session stores: its session document, turns, runs, calls and chunks. */
 export async function storedBytes(models: Models, sessionId: string): Promise<number> {
   let bytes = 0;
-  const { Session, Turn, SubagentRun, ToolCall, ToolOutput, TextChunk } = models;
+  const { Session, Turn, SubagentRun, ToolCall, ToolOutput, TextChunk, ModelCall, ModelBlob } = models;
   for (const doc of await Session.find({ _id: sessionId }).lean()) bytes += size(doc);
-  for (const model of [Turn, SubagentRun, ToolCall, ToolOutput, TextChunk]) {
+  // The model-call records (the audit of each request) are stored with the chat too.
+  for (const model of [Turn, SubagentRun, ToolCall, ToolOutput, TextChunk, ModelCall, ModelBlob] as unknown as (typeof Turn)[]) {
     for (const doc of await (model as typeof Turn).find({ sessionId }).lean()) bytes += size(doc);
   }
   return bytes;
