@@ -120,7 +120,7 @@ export const SubagentExecution = memo(function SubagentExecution({ panel, call }
       </div>
       <ControlStrip controls={controls} onEndedFocus={() => toggle.current?.focus()} />
       <RetryLineage panel={panel} />
-      <div id={bodyId} hidden={!open}>
+      <div id={bodyId} hidden={!open} className="offscreen-skip">
         {open ? (
           <AgentNameProvider name={panel.name}>
             <PanelBody panel={panel} call={call} />
@@ -262,7 +262,7 @@ function Response({ panel }: { panel: SubagentProcess }) {
   return (
     <FoldedSection disclosureKey={`run-response:${panel.runId}`} title="Response" defaultOpen testId="subagent-response">
       {panel.response ? (
-        <div className="rounded-md border border-zinc-200 bg-zinc-50/60 px-3 py-2 text-sm dark:border-zinc-800 dark:bg-zinc-950/40">
+        <div className="offscreen-skip rounded-md border border-zinc-200 bg-zinc-50/60 px-3 py-2 text-sm dark:border-zinc-800 dark:bg-zinc-950/40">
           <Markdown text={panel.response} />
         </div>
       ) : (
@@ -294,7 +294,7 @@ const StepItem = memo(function StepItem({
       </div>
       {step.thinking ? <Thinking runId={runId} step={index} text={step.thinking} /> : null}
       {step.text && !hideText ? (
-        <div className="text-sm text-zinc-700 dark:text-zinc-300" data-testid="subagent-step-text">
+        <div className="offscreen-skip text-sm text-zinc-700 dark:text-zinc-300" data-testid="subagent-step-text">
           <Markdown text={step.text} streaming={streaming && step.toolCalls.length === 0} />
         </div>
       ) : null}
