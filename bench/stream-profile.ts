@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { openBenchDatabase } from "./bench-database";
 import { STREAM_FULL, runStreamBench, type StreamFigures } from "./stream-bench";
-import { attributeLongTasks, type TraceEvent } from "./trace-attribution";
+import { attributeLongTasks, cpuLongTasks, type TraceEvent } from "./trace-attribution";
 
 /**
  * `npx tsx bench/stream-profile.ts [--runs N] [--collapsed] [--trace DIR]` — the streaming
@@ -45,6 +45,7 @@ function line(f: StreamFigures): string {
 function explain(file: string): void {
   const trace = JSON.parse(readFileSync(file, "utf8")) as { traceEvents: TraceEvent[] } | TraceEvent[];
   const events = Array.isArray(trace) ? trace : trace.traceEvents;
+  process.stdout.write(`  tasks over 50 ms on the CPU: ${cpuLongTasks(events)} (over 25 ms: ${cpuLongTasks(events, 25)}, over 16 ms: ${cpuLongTasks(events, 16)})\n`);
   for (const task of attributeLongTasks(events)) {
     process.stdout.write(`  long task at ${task.startMs} ms: ${task.durationMs} ms (${task.cpuMs} ms on the CPU)\n`);
     process.stdout.write(`    events: ${task.events.map((e) => `${e.name} ${e.selfMs}`).join(", ")}\n`);

@@ -34,7 +34,8 @@ export interface LongTaskCause {
 
 export const LONG_TASK_MS = 50;
 
-export function attributeLongTasks(events: readonly TraceEvent[], thresholdMs = LONG_TASK_MS): LongTaskCause[] {
+/** The main thread's tasks of at least `thresholdMs` (wall time), each with what it spent its time on (`topN` of each list). */
+export function attributeLongTasks(events: readonly TraceEvent[], thresholdMs = LONG_TASK_MS, topN = 12): LongTaskCause[] {
   const main = rendererMainThread(events);
   if (!main) return [];
   const onMain = events.filter((e) => e.pid === main.pid && e.tid === main.tid && e.ph === "X" && typeof e.dur === "number");
@@ -50,11 +51,22 @@ export function attributeLongTasks(events: readonly TraceEvent[], thresholdMs = 
       startMs: round((task.ts - t0) / 1000),
       durationMs: round(task.dur! / 1000),
       cpuMs: round((task.tdur ?? task.dur!) / 1000),
-      events: top(selfTimes(task, inside), "name", "selfMs"),
-      selfFunctions: top(sampleTimes(taskSamples, (s) => [s.stack[0]!]), "fn", "ms"),
-      underFunctions: top(sampleTimes(taskSamples, (s) => [...new Set(s.stack)]), "fn", "ms"),
+      events: top(selfTimes(task, inside), "name", "selfMs", topN),
+      selfFunctions: top(sampleTimes(taskSamples, (s) => [s.stack[0]!]), "fn", "ms", topN),
+      underFunctions: top(sampleTimes(taskSamples, (s) => [...new Set(s.stack)]), "fn", "ms", topN),
     };
   });
+}
+
+/**
+ * How many of the main thread's tasks kept the CPU busy for more than `thresholdMs`. Unlike
+ * the page's long-task count (wall time), a busy machine does not inflate it: a task that
+ * waited for a core is long on the clock but short here.
+ */
+export function cpuLongTasks(events: readonly TraceEvent[], thresholdMs = LONG_TASK_MS): number {
+  const main = rendererMainThread(events);
+  if (!main) return 0;
+  return events.filter((e) => e.pid === main.pid && e.tid === main.tid && e.ph === "X" && e.name === "RunTask" && (e.tdur ?? e.dur ?? 0) > thresholdMs * 1000).length;
 }
 
 function rendererMainThread(events: readonly TraceEvent[]): { pid: number; tid: number } | null {
@@ -113,26 +125,29 @@ function profileSamples(events: readonly TraceEvent[], main: { pid: number; tid:
     if (e.id && data?.startTime !== undefined) starts.set(e.id, data.startTime);
   }
   const clocks = new Map<string, number>();
+  const raw: Array<{ ts: number; node: number }> = [];
   for (const e of events) {
     if (e.pid !== main.pid || e.name !== "ProfileChunk" || !e.id) continue;
     const data = (e.args as { data?: { cpuProfile?: { nodes?: ProfileNode[]; samples?: number[] }; timeDeltas?: number[] } }).data;
     for (const node of data?.cpuProfile?.nodes ?? []) nodes.set(node.id, node);
+    // Sample times are deltas, running on from the profile's start across its chunks.
     let clock = clocks.get(e.id) ?? starts.get(e.id) ?? e.ts;
     const ids = data?.cpuProfile?.samples ?? [];
     const deltas = data?.timeDeltas ?? [];
     for (let i = 0; i < ids.length; i++) {
       clock += deltas[i] ?? 0;
-      out.push({ ts: clock, stack: [], weight: 0, ...{ node: ids[i] } } as Sample & { node: number });
+      raw.push({ ts: clock, node: ids[i]! });
     }
     clocks.set(e.id, clock);
   }
-  out.sort((a, b) => a.ts - b.ts);
-  for (let i = 0; i < out.length; i++) {
-    const s = out[i] as Sample & { node: number };
-    s.weight = i + 1 < out.length ? Math.min(out[i + 1]!.ts - s.ts, 2_000) : 0;
+  raw.sort((a, b) => a.ts - b.ts);
+  for (let i = 0; i < raw.length; i++) {
+    const { ts, node } = raw[i]!;
+    // A sample stands for the time until the next one (capped: a gap is the profiler idle, not this stack).
+    const weight = i + 1 < raw.length ? Math.min(raw[i + 1]!.ts - ts, 2_000) : 0;
     const stack: string[] = [];
-    for (let n = nodes.get(s.node); n; n = n.parent === undefined ? undefined : nodes.get(n.parent)) stack.push(label(n));
-    s.stack = stack.length > 0 ? stack : ["(unknown)"];
+    for (let n = nodes.get(node); n; n = n.parent === undefined ? undefined : nodes.get(n.parent)) stack.push(label(n));
+    out.push({ ts, weight, stack: stack.length > 0 ? stack : ["(unknown)"] });
   }
   return out;
 }
@@ -149,7 +164,7 @@ function sampleTimes(samples: readonly Sample[], keys: (s: Sample) => string[]):
   return out;
 }
 
-function top<K extends string, V extends string>(times: Map<string, number>, key: K, value: V, n = Number(process.env.TRACE_TOP ?? 12)): Array<Record<K, string> & Record<V, number>> {
+function top<K extends string, V extends string>(times: Map<string, number>, key: K, value: V, n: number): Array<Record<K, string> & Record<V, number>> {
   return [...times]
     .sort((a, b) => b[1] - a[1])
     .slice(0, n)
