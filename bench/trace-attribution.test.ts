@@ -17,6 +17,8 @@ function trace(): TraceEvent[] {
     x("MinorGC", 3, 10),
     x("Layout", 50, 15),
     x("RunTask", 100, 10, { tdur: ms(10) }),
+    x("RunTask", 120, 70, { tdur: ms(70) }),
+    x("CpuProfiler::StartProfiling", 121, 68),
     { name: "Profile", ph: "P", ts: ms(1), ...PAGE, id: "0x1", args: { data: { startTime: ms(1) } } },
     {
       name: "ProfileChunk",
@@ -44,7 +46,8 @@ function trace(): TraceEvent[] {
 
 describe("attributeLongTasks", () => {
   it("finds the page's long task and splits its time into self time per event and sampled functions", () => {
-    const [task, ...rest] = attributeLongTasks(trace());
+    const [task, tracerStart, ...rest] = attributeLongTasks(trace());
+    expect(tracerStart).toMatchObject({ startMs: 119, durationMs: 70 });
     expect(rest).toEqual([]);
     expect(task).toMatchObject({ startMs: 0, durationMs: 80, cpuMs: 30 });
     expect(task!.events).toEqual([
@@ -60,9 +63,9 @@ describe("attributeLongTasks", () => {
     expect(task!.underFunctions[0]).toEqual({ fn: "render page.js:1:10", ms: 5 });
   });
 
-  it("counts tasks by CPU time, so a task that only waited for a core is not long", () => {
+  it("counts tasks by CPU time, so a task that only waited for a core is not long, nor the tracer's own start", () => {
     expect(cpuLongTasks(trace())).toBe(0);
     expect(cpuLongTasks(trace(), 25)).toBe(1);
-    expect(attributeLongTasks(trace(), 5).map((t) => t.durationMs)).toEqual([80, 10]);
+    expect(attributeLongTasks(trace(), 5).map((t) => t.durationMs)).toEqual([80, 10, 70]);
   });
 });

@@ -66,8 +66,14 @@ export function attributeLongTasks(events: readonly TraceEvent[], thresholdMs = 
 export function cpuLongTasks(events: readonly TraceEvent[], thresholdMs = LONG_TASK_MS): number {
   const main = rendererMainThread(events);
   if (!main) return 0;
-  return events.filter((e) => e.pid === main.pid && e.tid === main.tid && e.ph === "X" && e.name === "RunTask" && (e.tdur ?? e.dur ?? 0) > thresholdMs * 1000).length;
+  const onMain = events.filter((e) => e.pid === main.pid && e.tid === main.tid && e.ph === "X");
+  // The tracer's own start (the sampling profiler starting) is not the page's work.
+  const tracerStarts = onMain.filter((e) => e.name === TRACER_START);
+  const long = onMain.filter((e) => e.name === "RunTask" && (e.tdur ?? e.dur ?? 0) > thresholdMs * 1000);
+  return long.filter((task) => !tracerStarts.some((s) => s.ts >= task.ts && s.ts < task.ts + task.dur!)).length;
 }
+
+const TRACER_START = "CpuProfiler::StartProfiling";
 
 function rendererMainThread(events: readonly TraceEvent[]): { pid: number; tid: number } | null {
   // The page's renderer: the CrRendererMain thread with the most timeline work.
