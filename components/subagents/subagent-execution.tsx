@@ -1,6 +1,6 @@
 "use client";
 
-import { memo, useId, useMemo, useRef, type ReactNode } from "react";
+import { memo, useDeferredValue, useId, useMemo, useRef, type ReactNode } from "react";
 import type { Step, SubagentProcess, ToolCall } from "@/lib/contracts";
 import { Markdown } from "@/components/markdown/markdown";
 import { ChevronRightIcon } from "@/components/ui/icons";
@@ -177,7 +177,11 @@ function plural(n: number, word: string): string {
 
 function PanelBody({ panel, call }: SubagentExecutionProps) {
   const running = panel.status === "running";
-  const answered = panel.status === "success";
+  // The end of a run swaps its streamed words for the Response: thousands of new nodes for
+  // a long answer, one long task when built at once. Deferred, React builds them in slices
+  // that a keystroke or a frame can interrupt, then swaps both in one commit. A panel
+  // mounted already answered (a reload) shows its Response at once.
+  const answered = useDeferredValue(panel.status === "success");
   const outcome = runOutcome(panel);
   const returned = call && call.status !== "running" ? call : null;
   const lastIndex = panel.steps.length - 1;
