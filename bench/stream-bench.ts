@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { chromium, type CDPSession, type Page } from "playwright-core";
+import { chromium, type Browser, type CDPSession, type Page } from "playwright-core";
 import { startAppProcess } from "@/e2e/app-process";
 import { MASTER_PROMPT_MARKER } from "@/lib/agent/prompts";
 import { CHROMIUM_ARGS } from "@/playwright.config";
@@ -30,6 +30,12 @@ export interface StreamBenchOptions {
   seconds: number;
   /** Panel states to measure, each on a fresh chat. */
   variants: Array<"expanded" | "collapsed">;
+  /**
+   * A folder to write a Chromium performance trace of each variant's measured stream to
+   * (`<variant>.json`, for bench/stream-profile.ts). Tracing slows the page: its figures
+   * are for finding causes, not for the record.
+   */
+  traceDir?: string;
 }
 
 export interface StreamFigures {
@@ -88,7 +94,8 @@ export async function runStreamBench(options: StreamBenchOptions): Promise<Strea
     for (const panels of options.variants) {
       const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
       try {
-        out.push({ ...(await measure(await context.newPage(), app.baseUrl, panels, perAgent * STREAM_SUBAGENTS)), tokensPerSecond: options.tokensPerSecond });
+        const trace = options.traceDir ? { browser, path: path.join(options.traceDir, `${panels}.json`) } : undefined;
+        out.push({ ...(await measure(await context.newPage(), app.baseUrl, panels, perAgent * STREAM_SUBAGENTS, trace)), tokensPerSecond: options.tokensPerSecond });
       } finally {
         await context.close();
       }
@@ -202,7 +209,26 @@ const INSTRUMENT = `(() => {
   }, true);
 })();`;
 
-async function measure(page: Page, baseUrl: string, panels: "expanded" | "collapsed", expectedTokens: number): Promise<Omit<StreamFigures, "tokensPerSecond">> {
+/** What a trace records: tasks, JavaScript samples with their stacks, GC, style, layout and paint. */
+export const TRACE_CATEGORIES = [
+  "devtools.timeline",
+  "disabled-by-default-devtools.timeline",
+  "disabled-by-default-devtools.timeline.frame",
+  "v8",
+  "v8.execute",
+  "disabled-by-default-v8.cpu_profiler",
+  "disabled-by-default-v8.gc",
+  "blink.user_timing",
+  "toplevel",
+];
+
+async function measure(
+  page: Page,
+  baseUrl: string,
+  panels: "expanded" | "collapsed",
+  expectedTokens: number,
+  trace?: { browser: Browser; path: string },
+): Promise<Omit<StreamFigures, "tokensPerSecond">> {
   await page.addInitScript(INSTRUMENT);
   const cdp = await page.context().newCDPSession(page);
   await page.goto(baseUrl);
@@ -215,6 +241,7 @@ async function measure(page: Page, baseUrl: string, panels: "expanded" | "collap
   if (panels === "expanded") for (let i = 0; i < STREAM_SUBAGENTS; i++) await toggles.nth(i).click();
 
   const heapStart = await heapAfterGc(cdp);
+  if (trace) await trace.browser.startTracing(page, { path: trace.path, categories: TRACE_CATEGORIES });
   const start = await page.evaluate(() => performance.now());
   await composer.click();
   const running = page.locator('[data-testid="subagent-panel"][data-status="running"]');
@@ -226,6 +253,7 @@ async function measure(page: Page, baseUrl: string, panels: "expanded" | "collap
     await page.waitForTimeout(200);
   }
   const end = await page.evaluate(() => performance.now());
+  if (trace) await trace.browser.stopTracing();
   if (end - start < 1_000) throw new Error("the stream ended before the measurement began (the machine is too busy to expand the panels in time)");
   await page.waitForTimeout(300);
   const heapEnd = await heapAfterGc(cdp);

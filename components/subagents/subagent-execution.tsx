@@ -1,6 +1,6 @@
 "use client";
 
-import { memo, useId, useMemo, useRef, type ReactNode } from "react";
+import { memo, useDeferredValue, useId, useMemo, useRef, type ReactNode } from "react";
 import type { Step, SubagentProcess, ToolCall } from "@/lib/contracts";
 import { Markdown } from "@/components/markdown/markdown";
 import { ChevronRightIcon } from "@/components/ui/icons";
@@ -121,7 +121,7 @@ export const SubagentExecution = memo(function SubagentExecution({ panel, call }
       </div>
       <ControlStrip controls={controls} onEndedFocus={() => toggle.current?.focus()} />
       <RetryLineage panel={panel} />
-      <div id={bodyId} hidden={!open}>
+      <div id={bodyId} hidden={!open} className="offscreen-skip">
         {open ? (
           <AgentNameProvider name={panel.name}>
             <PanelBody panel={panel} call={call} />
@@ -178,7 +178,11 @@ function plural(n: number, word: string): string {
 
 function PanelBody({ panel, call }: SubagentExecutionProps) {
   const running = panel.status === "running";
-  const answered = panel.status === "success";
+  // The end of a run swaps its streamed words for the Response: thousands of new nodes for
+  // a long answer, one long task when built at once. Deferred, React builds them in slices
+  // that a keystroke or a frame can interrupt, then swaps both in one commit. A panel
+  // mounted already answered (a reload) shows its Response at once.
+  const answered = useDeferredValue(panel.status === "success");
   const outcome = runOutcome(panel);
   const returned = call && call.status !== "running" ? call : null;
   const lastIndex = panel.steps.length - 1;
@@ -264,7 +268,7 @@ function Response({ panel }: { panel: SubagentProcess }) {
   return (
     <FoldedSection disclosureKey={`run-response:${panel.runId}`} title="Response" defaultOpen testId="subagent-response">
       {panel.response ? (
-        <div className="rounded-md border border-zinc-200 bg-zinc-50/60 px-3 py-2 text-sm dark:border-zinc-800 dark:bg-zinc-950/40">
+        <div className="offscreen-skip rounded-md border border-zinc-200 bg-zinc-50/60 px-3 py-2 text-sm dark:border-zinc-800 dark:bg-zinc-950/40">
           <Markdown text={panel.response} />
         </div>
       ) : (
@@ -296,7 +300,7 @@ const StepItem = memo(function StepItem({
       </div>
       {step.thinking ? <Thinking runId={runId} step={index} text={step.thinking} /> : null}
       {step.text && !hideText ? (
-        <div className="text-sm text-zinc-700 dark:text-zinc-300" data-testid="subagent-step-text">
+        <div className="offscreen-skip text-sm text-zinc-700 dark:text-zinc-300" data-testid="subagent-step-text">
           <Markdown text={step.text} streaming={streaming && step.toolCalls.length === 0} />
         </div>
       ) : null}
