@@ -7,7 +7,7 @@ test("the context inspector shows what the master and a depth-2 subagent were se
   await startChat(page, PROMPT);
   await waitForTurnEnd(page);
   // The header's meter: the master's last request against its budget (CONTEXT_TOKENS, 100k by default).
-  await expect(page.getByTestId("context-meter")).toContainText(/^[\d.]+k? \/ 100k$/);
+  await expect(page.getByTestId("context-meter-figures")).toHaveText(/^[\d.]+k? \/ 100k$/);
   await page.reload();
   await expect(page.getByTestId("context-meter")).toContainText("/ 100k");
 
