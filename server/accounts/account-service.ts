@@ -23,6 +23,7 @@ import { SignInSessions, type Authenticated } from "./sign-in-sessions";
 import { linkView, oneTimeLinks, type OneTimeLinks } from "./links";
 import { sumUsage, type ChatUsageRow, type TurnUsageRow } from "./usage";
 import { newAccountId, TOKEN_PATTERN } from "./tokens";
+import type { VerifiedIdentity } from "@/server/auth/oidc";
 
 export { SESSION_TTL_MS, type Authenticated } from "./sign-in-sessions";
 
@@ -34,14 +35,8 @@ export { SESSION_TTL_MS, type Authenticated } from "./sign-in-sessions";
  * gives it the hooks that reach sockets and running turns.
  */
 
-/** What the SSO module (server/auth/oidc.ts) hands over once the provider's answer is checked. */
-export interface VerifiedIdentity {
-  issuer: string;
-  subject: string;
-  email: string | null;
-  emailVerified: boolean;
-  name: string | null;
-}
+/** What the SSO module hands over once the provider's answer is checked (one definition, there). */
+export type { VerifiedIdentity };
 
 export interface RequestMeta {
   userAgent: string;
