@@ -1,4 +1,4 @@
-import type { AgentEvent, AgentEventOf, ChatTurn, Step, SubagentProcess, ToolOutput } from "@/lib/contracts";
+import type { AgentEvent, AgentEventOf, ChatTurn, Step, SubagentProcess, ToolOutput, TurnStats } from "@/lib/contracts";
 import { emptyStoredTexts, planAppends, safeEnd, type StoredTexts } from "./text-appends";
 import { processInTurn } from "@/lib/turn/paths";
 import pRetry from "p-retry";
@@ -261,10 +261,10 @@ export class EventStore {
       this.enqueue(this.appendOp(doc, false, () => {
         if (doc.kind === "turn") {
           const turn = this.options.getTurn(doc.turnId);
-          return turn && { steps: turn.steps, fields: { stats: turn.stats } };
+          return turn && { steps: turn.steps, fields: { stats: storedStats(turn.stats) } };
         }
         const process = this.processOf(doc.turnId, doc.runId!);
-        return process && { steps: process.steps, fields: { stats: process.stats } };
+        return process && { steps: process.steps, fields: { stats: storedStats(process.stats) } };
       }));
     }
   }
@@ -343,6 +343,13 @@ export class EventStore {
     if (nothing) return async () => undefined;
     const { sessionId } = this.options;
     const model = (doc.kind === "turn" ? this.models.Turn : this.models.SubagentRun) as typeof this.models.Turn;
+    // A streaming append (a text piece, new steps, stats: values already of the stored
+    // types, see `storedStats`) goes to the driver as is: mongoose's casting of it cost
+    // about a third of each write, and the writes come ten times a second per running
+    // text, on the relay's event loop. The last write and rewrites keep mongoose's casting.
+    const updateOne = final || rewrite
+      ? (filter: Record<string, unknown>) => model.updateOne(filter, update, { timestamps: false })
+      : (filter: Record<string, unknown>) => model.collection.updateOne(filter, update);
     let tries = 0;
     let cleared = !rewrite;
     return async () => {
@@ -357,7 +364,7 @@ export class EventStore {
         const { textId: id, offset, data } = chunk;
         await this.models.TextChunk.updateOne({ _id: `${id}#${offset}` }, { $set: { sessionId, textId: id, n: offset, data } }, { upsert: true });
       }
-      const result = await model.updateOne({ _id: doc.runId ?? doc.turnId, appendSeq: expected }, update, { timestamps: false });
+      const result = await updateOne({ _id: doc.runId ?? doc.turnId, appendSeq: expected });
       if (result.matchedCount === 0 && tries === 1) {
         this.options.log?.warn("a stored turn or run was not where its writer left it", { sessionId, docId: doc.runId ?? doc.turnId, appendSeq: expected });
       }
@@ -460,6 +467,18 @@ function endedTurnFields(turn: ChatTurn) {
     stats: turn.stats,
     ...(turn.error !== undefined ? { error: turn.error } : {}),
     ...(turn.endedAt ? { endedAt: new Date(turn.endedAt) } : {}),
+  };
+}
+
+/** Stats as the schema stores them (statsSchema), built here since a streaming append skips mongoose's casting. */
+function storedStats(stats: TurnStats): TurnStats {
+  const { chat, system } = stats;
+  return {
+    chat: { inputTokens: chat.inputTokens, outputTokens: chat.outputTokens },
+    system: { inputTokens: system.inputTokens, outputTokens: system.outputTokens },
+    steps: stats.steps,
+    runtimeMs: stats.runtimeMs,
+    cost: stats.cost,
   };
 }
 
