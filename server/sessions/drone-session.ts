@@ -200,7 +200,11 @@ export class DroneSession {
       subscribe(this.eventsAfter(lastSeq), this.seq);
       return { mode: "replay", sessionId: this.sessionId, seq: this.seq };
     }
-    const { turns, older } = await this.page(TURN_PAGE_SIZE);
+    const stored = await this.deps.store.loadHistoryPage(this.sessionId, TURN_PAGE_SIZE);
+    // From here on, one synchronous step: the streamed text waiting to be folded is folded,
+    // the page is read and the viewer subscribed, so no event falls between the snapshot
+    // and the room (the snapshot's seq covers exactly what it holds).
+    const { turns, older } = this.overlay(stored);
     subscribe(null, this.seq);
     return { mode: "snapshot", sessionId: this.sessionId, title: this.title, seq: this.seq, turns, older };
   }
@@ -212,7 +216,12 @@ export class DroneSession {
    * not hold yet, so the running turn is always in the join's page.
    */
   async page(limit: number, before?: string): Promise<{ turns: ChatTurn[]; older: string | null }> {
-    const stored = await this.deps.store.loadHistoryPage(this.sessionId, limit, before);
+    return this.overlay(await this.deps.store.loadHistoryPage(this.sessionId, limit, before), before);
+  }
+
+  /** A stored page with the in-memory turns laid over it (folding what streamed text waits first). */
+  private overlay(stored: { turns: ChatTurn[]; older: string | null }, before?: string): { turns: ChatTurn[]; older: string | null } {
+    this.foldUnfolded();
     const seen = new Set<string>();
     const turns = stored.turns.map((turn) => {
       seen.add(turn.turnId);
