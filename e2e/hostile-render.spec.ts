@@ -2,6 +2,7 @@ import { expect, test, type Page } from "@playwright/test";
 import { NO_BREACHES, readBreaches } from "./support/dom-checks";
 import { startHostileApp, type HostileApp } from "./support/hostile-app";
 import { hostileModel, promptFor, renderCorpus, type RenderCase } from "./support/hostile-model";
+import { TURNS_PER_PAGE } from "@/components/chat/turn-window";
 
 /**
  * Invariant 4 in a real browser: model text and tool output are data. A private app
@@ -71,10 +72,10 @@ const toolCases = renderCorpus.cases.filter((c) => c.toolCall);
 const hugeCases = renderCorpus.cases.filter((c) => c.responsive);
 
 /**
- * A chat renders its last 30 turns until the reader scrolls up (components/chat/
- * message-list.tsx): one chat per 30 cases keeps every answer on the page to count.
+ * A chat renders its last TURNS_PER_PAGE turns until the reader scrolls up (components/
+ * chat/message-list.tsx): one chat per that many cases keeps every answer on the page to count.
  */
-const CASES_PER_CHAT = 30;
+const CASES_PER_CHAT = TURNS_PER_PAGE;
 const textChats = Array.from({ length: Math.ceil(textCases.length / CASES_PER_CHAT) }, (_, i) =>
   textCases.slice(i * CASES_PER_CHAT, (i + 1) * CASES_PER_CHAT),
 );

@@ -9,6 +9,7 @@ import { findRun } from "@/lib/turn/retries";
 import { AssistantMessage, Working } from "./assistant-message";
 import type { OlderTurns } from "./use-session";
 import { UserMessage } from "./user-message";
+import { TURNS_PER_PAGE } from "./turn-window";
 
 /** Within this many pixels of the bottom, the list follows new content. */
 const STICK_THRESHOLD_PX = 80;
@@ -16,14 +17,6 @@ const STICK_THRESHOLD_PX = 80;
 const INPUT_GRACE_MS = 300;
 /** Growth this soon after a click is the reader opening something, not the stream. */
 const CLICK_GRACE_MS = 400;
-/**
- * Turns rendered at first, and added each time the reader scrolls to the top: a long
- * history opens at its end at once instead of rendering hundreds of answers up front.
- * Twelve fill a tall screen (when they do not, the top is in view and more are revealed
- * at once); each answer rendered costs the first paint (measured on a 500-turn reload:
- * 30 rendered turns took about 400 ms more main-thread time than one).
- */
-const TURNS_PER_PAGE = 12;
 
 export interface MessageListProps {
   turns: readonly ChatTurn[];
