@@ -27,7 +27,9 @@ export function markSignedOut(): void {
  */
 export function getSocket(): AppClientSocket {
   if (!shared) {
-    shared = io({ autoConnect: true, reconnectionDelayMax: 5_000 });
+    // WebSocket first: long-polling first (the default) costs a handshake and an upgrade
+    // before the join can go; a proxy that refuses WebSockets still gets polling.
+    shared = io({ autoConnect: true, reconnectionDelayMax: 5_000, transports: ["websocket", "polling"], tryAllTransports: true });
   }
   return shared;
 }
