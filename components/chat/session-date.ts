@@ -30,3 +30,22 @@ const LOCALE = "en-GB";
 function dayNumber(d: Date): number {
   return Math.floor(new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime() / 86_400_000);
 }
+
+export type DateGroup = "Today" | "Yesterday" | "Previous 7 days" | "Older";
+
+/**
+ * The sidebar's sections: chats grouped by the day they were last active (local time), in
+ * the order given (newest first), empty groups left out.
+ */
+export function groupByDay<T extends { updatedAt: string }>(sessions: readonly T[], now: Date): { label: DateGroup; sessions: T[] }[] {
+  const groups = new Map<DateGroup, T[]>();
+  for (const session of sessions) {
+    const at = new Date(session.updatedAt);
+    const days = Number.isNaN(at.getTime()) ? Infinity : dayNumber(now) - dayNumber(at);
+    const label: DateGroup = days <= 0 ? "Today" : days === 1 ? "Yesterday" : days < 7 ? "Previous 7 days" : "Older";
+    const list = groups.get(label) ?? [];
+    list.push(session);
+    groups.set(label, list);
+  }
+  return (["Today", "Yesterday", "Previous 7 days", "Older"] as const).filter((l) => groups.has(l)).map((label) => ({ label, sessions: groups.get(label)! }));
+}

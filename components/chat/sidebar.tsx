@@ -3,8 +3,10 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
+import type { SessionSummary } from "@/lib/contracts";
 import { PlusIcon, XIcon } from "@/components/ui/icons";
 import { ImportButton } from "./import-button";
+import { groupByDay } from "./session-date";
 import { repeatedTitles, SessionItem } from "./session-item";
 import { useSessions } from "./sessions-context";
 
@@ -79,6 +81,27 @@ export function Sidebar({ currentSessionId, open, onClose, onLeave }: SidebarPro
     router.push("/");
   };
 
+  const renderItem = (s: SessionSummary) => (
+    <SessionItem
+      key={s.sessionId}
+      session={s}
+      current={s.sessionId === currentSessionId}
+      now={now}
+      titleRepeats={repeated.has(s.title)}
+      onNavigate={onClose}
+      onRename={async (title) => {
+        const ack = await rename(s.sessionId, title);
+        return ack.ok ? null : `Could not rename: ${ack.message}`;
+      }}
+      onDelete={async () => {
+        const ack = await remove(s.sessionId);
+        if (!ack.ok) return `Could not delete: ${ack.message}`;
+        if (s.sessionId === currentSessionId) router.push("/");
+        return null;
+      }}
+    />
+  );
+
   return (
     <>
       <div
@@ -134,28 +157,16 @@ export function Sidebar({ currentSessionId, open, onClose, onLeave }: SidebarPro
           ) : sessions.length === 0 ? (
             <p className="px-2.5 py-2 text-sm text-zinc-500 dark:text-zinc-400">No chats yet.</p>
           ) : (
-            <ul className="space-y-0.5">
-              {sessions.map((s) => (
-                <SessionItem
-                  key={s.sessionId}
-                  session={s}
-                  current={s.sessionId === currentSessionId}
-                  now={now}
-                  titleRepeats={repeated.has(s.title)}
-                  onNavigate={onClose}
-                  onRename={async (title) => {
-                    const ack = await rename(s.sessionId, title);
-                    return ack.ok ? null : `Could not rename: ${ack.message}`;
-                  }}
-                  onDelete={async () => {
-                    const ack = await remove(s.sessionId);
-                    if (!ack.ok) return `Could not delete: ${ack.message}`;
-                    if (s.sessionId === currentSessionId) router.push("/");
-                    return null;
-                  }}
-                />
+            <div className="space-y-3">
+              {(now === null ? [{ label: null, sessions }] : groupByDay(sessions, new Date(now))).map((group) => (
+                <section key={group.label ?? "all"} aria-label={group.label ?? undefined}>
+                  {group.label ? (
+                    <h2 className="px-2.5 pb-1 text-[11px] font-semibold tracking-wide text-zinc-600 uppercase dark:text-zinc-400">{group.label}</h2>
+                  ) : null}
+                  <ul className="space-y-0.5">{group.sessions.map(renderItem)}</ul>
+                </section>
               ))}
-            </ul>
+            </div>
           )}
         </nav>
       </aside>
