@@ -1,6 +1,7 @@
 "use client";
 
-import { useEffect, useId, useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from "react";
+import { useId, useRef, useState } from "react";
+import { useMenu } from "@/components/ui/use-menu";
 import { ACCOUNT_PAGES, ACCOUNT_ROUTES } from "@/lib/contracts/account";
 import { post } from "@/components/auth/account-api";
 import { useAuthState } from "@/components/auth/use-auth-state";
@@ -20,47 +21,11 @@ export function AccountMenu() {
   const menu = useRef<HTMLDivElement>(null);
   const menuId = useId();
 
-  const items = () => [...(menu.current?.querySelectorAll<HTMLElement>("[role=menuitem]") ?? [])];
-
-  useEffect(() => {
-    if (!open) return;
-    items()[0]?.focus();
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key !== "Escape") return;
-      // Marked handled: Escape here closes the menu, it does not stop a running turn.
-      e.preventDefault();
-      setOpen(false);
-      button.current?.focus();
-    };
-    const onPointer = (e: PointerEvent) => {
-      const target = e.target as Node;
-      if (!menu.current?.contains(target) && !button.current?.contains(target)) setOpen(false);
-    };
-    document.addEventListener("keydown", onKey);
-    document.addEventListener("pointerdown", onPointer);
-    return () => {
-      document.removeEventListener("keydown", onKey);
-      document.removeEventListener("pointerdown", onPointer);
-    };
-  }, [open]);
+  const onMenuKey = useMenu(open, setOpen, menu, button);
 
   const account = state?.account;
   if (!account) return null;
   const name = account.displayName || account.email;
-
-  const onMenuKey = (e: ReactKeyboardEvent) => {
-    const list = items();
-    const at = list.indexOf(document.activeElement as HTMLElement);
-    const move = (i: number) => {
-      e.preventDefault();
-      list[(i + list.length) % list.length]?.focus();
-    };
-    if (e.key === "ArrowDown") move(at + 1);
-    else if (e.key === "ArrowUp") move(at - 1);
-    else if (e.key === "Home") move(0);
-    else if (e.key === "End") move(list.length - 1);
-    else if (e.key === "Tab") setOpen(false);
-  };
 
   const signOut = async () => {
     await post(ACCOUNT_ROUTES.signOut);

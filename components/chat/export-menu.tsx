@@ -1,8 +1,8 @@
 "use client";
 
-import { useCallback, useEffect, useId, useRef, useState, type KeyboardEvent } from "react";
+import { useId, useRef, useState } from "react";
 import { DownloadIcon } from "@/components/ui/icons";
-import { useDismiss } from "@/components/ui/use-dismiss";
+import { useMenu } from "@/components/ui/use-menu";
 
 const FORMATS = [
   { query: "format=json", label: "Session file (.json)", hint: "Everything, to import again or archive" },
@@ -19,20 +19,8 @@ export function ExportMenu({ sessionId }: { sessionId: string }) {
   const button = useRef<HTMLButtonElement>(null);
   const panel = useRef<HTMLDivElement>(null);
   const panelId = useId();
-  const close = useCallback(() => setOpen(false), []);
-  useDismiss(open, close, panel, button);
-  useEffect(() => {
-    if (open) items()[0]?.focus();
-  }, [open]);
-  const items = () => [...(panel.current?.querySelectorAll<HTMLElement>('[role="menuitem"]') ?? [])];
-  /** Arrow keys move between the items, as in any menu. */
-  const onKeyDown = (e: KeyboardEvent) => {
-    if (e.key !== "ArrowDown" && e.key !== "ArrowUp") return;
-    e.preventDefault();
-    const list = items();
-    const at = list.indexOf(document.activeElement as HTMLElement);
-    list[(at + (e.key === "ArrowDown" ? 1 : list.length - 1)) % list.length]?.focus();
-  };
+  const onKeyDown = useMenu(open, setOpen, panel, button);
+  const close = () => setOpen(false);
   return (
     <div className="relative">
       <button
