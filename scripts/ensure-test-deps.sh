@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the tests need on a fresh machine, skipping whatever is already there:
-# npm packages (from the lock), Debian's Chromium for the browser tests, and the jars of
-# the MongoDB-wire-compatible test server (from Maven Central).
+# npm packages (from the lock), Debian's Chromium for the browser tests, Debian's
+# redis-server for the scale-out tests, and the jars of the MongoDB-wire-compatible test
+# server (from Maven Central).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,6 +22,21 @@ if [ ! -x "$CHROMIUM" ]; then
     sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-dejavu-core >/dev/null
   else
     echo "Chromium is missing at $CHROMIUM and this user cannot install it; install Debian's 'chromium' or set CHROMIUM_PATH." >&2
+    exit 1
+  fi
+fi
+
+# The scale-out tests start their own redis-server on a free loopback port.
+if ! command -v redis-server >/dev/null; then
+  echo "==> installing redis-server (Debian package) for the scale-out tests"
+  if [ "$(id -u)" = "0" ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
+  elif command -v sudo >/dev/null; then
+    sudo apt-get update -qq
+    sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
+  else
+    echo "redis-server is missing and this user cannot install it; install Debian's 'redis-server'." >&2
     exit 1
   fi
 fi
