@@ -12,7 +12,9 @@ const modelBlobSchema = new Schema(
      * The JSON text: tool schemas carry keys such as `$schema` and dotted names, which
      * MongoDB's update operators refuse as field names.
      */
-    json: { type: String, required: true },
+    json: { type: String },
+    /** The same JSON, Brotli-compressed (server/data/blob-codec.ts); one of the two is set. */
+    z: { type: Buffer },
   },
   { versionKey: false },
 );

@@ -2,10 +2,12 @@ import { createHash } from "node:crypto";
 import type { ModelCallRecord, ModelCallSummary } from "@/lib/contracts";
 import type { Logger } from "@/lib/log";
 import type { Models } from "@/models";
+import { decodeBlob, encodeBlob } from "./blob-codec";
 
 /**
  * Stores a session's model-call records (see models/model-call.ts): each message and tool
- * list once, under the hash of its content, then the call naming them in order. Writes
+ * list once, under the hash of its content (compressed: blob-codec.ts), then the call
+ * naming them in order. Writes
  * are upserts, so a write retried after a lost reply stores nothing twice; they run one
  * at a time, in the order the calls ended, and a failure is retried with backoff until the
  * database is back. What waits is bounded: past `maxPendingBytes` the oldest records are
@@ -99,8 +101,9 @@ export class ModelCallLog {
     const toolsId = record.request.tools.length ? add(record.request.tools) : null;
     const fresh = [...blobs].filter(([id]) => !this.known.has(id));
     if (fresh.length > 0) {
+      const encoded = await Promise.all(fresh.map(async ([_id, json]) => ({ _id, blob: await encodeBlob(json) })));
       await ModelBlob.bulkWrite(
-        fresh.map(([_id, json]) => ({ updateOne: { filter: { _id }, update: { $setOnInsert: { sessionId, json } }, upsert: true } })),
+        encoded.map(({ _id, blob }) => ({ updateOne: { filter: { _id }, update: { $setOnInsert: { sessionId, ...blob } }, upsert: true } })),
         { ordered: false },
       );
       if (this.known.size + fresh.length > KNOWN_LIMIT) this.known.clear();
@@ -110,6 +113,8 @@ export class ModelCallLog {
     await ModelCall.updateOne({ _id: callId }, { $setOnInsert: { ...rest, sessionId, messageIds, toolsId } }, { upsert: true });
   }
 }
+
+type BlobRow = { _id: string } & Parameters<typeof decodeBlob>[0];
 
 const SUMMARY_FIELDS = { messageIds: 0, toolsId: 0, response: 0, sessionId: 0 } as const;
 
@@ -146,8 +151,8 @@ export async function loadModelCall(models: Models, sessionId: string, callId: s
   const row = await models.ModelCall.findOne({ _id: callId, sessionId }).lean<CallRow>();
   if (!row) return null;
   const ids = [...new Set([...row.messageIds, ...(row.toolsId ? [row.toolsId] : [])])];
-  const blobs = await models.ModelBlob.find({ _id: { $in: ids }, sessionId }).lean<{ _id: string; json: string }[]>();
-  const byId = new Map(blobs.map((b) => [b._id, JSON.parse(b.json) as unknown]));
+  const blobs = await models.ModelBlob.find({ _id: { $in: ids }, sessionId }).lean<BlobRow[]>();
+  const byId = new Map(blobs.map((b) => [b._id, JSON.parse(decodeBlob(b)) as unknown]));
   const missing = ids.filter((id) => !byId.has(id));
   if (missing.length > 0) throw new Error(`model call ${callId} names ${missing.length} message(s) that are not stored`);
   return {
@@ -165,8 +170,8 @@ export async function loadTurnModelCalls(models: Models, sessionId: string, turn
   const rows = await models.ModelCall.find({ sessionId, turnId }).sort({ startedAt: 1, _id: 1 }).lean<CallRow[]>();
   if (rows.length === 0) return [];
   const ids = [...new Set(rows.flatMap((r) => [...r.messageIds, ...(r.toolsId ? [r.toolsId] : [])]))];
-  const blobs = await models.ModelBlob.find({ _id: { $in: ids }, sessionId }).lean<{ _id: string; json: string }[]>();
-  const byId = new Map(blobs.map((b) => [b._id, b.json]));
+  const blobs = await models.ModelBlob.find({ _id: { $in: ids }, sessionId }).lean<BlobRow[]>();
+  const byId = new Map(blobs.map((b) => [b._id, decodeBlob(b)]));
   const read = <T>(id: string): T => {
     const json = byId.get(id);
     if (json === undefined) throw new Error(`a model call of turn ${turnId} names a message that is not stored`);

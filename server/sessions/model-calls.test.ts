@@ -98,6 +98,8 @@ describe("model-call records through the server", () => {
     const sentMessages = wire.reduce((n, r) => n + messagesOf(r).length, 0);
     const blobs = await harness.models.ModelBlob.countDocuments({ sessionId });
     expect(blobs).toBeLessThan(sentMessages);
+    // The long ones (the tool list) are kept compressed, and read back whole above.
+    expect(await harness.models.ModelBlob.countDocuments({ sessionId, z: { $exists: true } })).toBeGreaterThan(0);
 
     // A stranger gets the same not_found as for a chat that does not exist.
     const stranger = await harness.newCookie();
