@@ -11,7 +11,7 @@ import {
   type ShareClientToServerEvents,
   type ShareServerToClientEvents,
 } from "@/lib/contracts";
-import { initialSessionState, sessionReducer, type SessionState } from "@/lib/chat/session-state";
+import { initialSessionState, sessionReducer, type SessionAction, type SessionState } from "@/lib/chat/session-state";
 import { frameBatch } from "@/components/chat/frame-batch";
 import type { OlderTurns } from "@/components/chat/use-session";
 
@@ -48,6 +48,12 @@ function ask<K extends keyof ShareClientToServerEvents>(
   });
 }
 
+/** The owner's reducer; the viewer learns the chat's id from its first join, and adopts it then. */
+function sharedReducer(state: SessionState, action: SessionAction): SessionState {
+  if (action.type === "joined" && state.sessionId === "") return sessionReducer(initialSessionState(action.result.sessionId), action);
+  return sessionReducer(state, action);
+}
+
 /**
  * One shared chat, read-only, over its own connection to the share namespace: the same
  * reducer as the owner's view (lib/chat/session-state.ts), fed by a snapshot or a replay
@@ -55,7 +61,7 @@ function ask<K extends keyof ShareClientToServerEvents>(
  * that changes the chat; the server would refuse it anyway.
  */
 export function useSharedSession(token: string) {
-  const [state, dispatch] = useReducer(sessionReducer, "", initialSessionState);
+  const [state, dispatch] = useReducer(sharedReducer, "", initialSessionState);
   const [chat, setChat] = useState<SharedChat | null>(null);
   const [status, setStatus] = useState<SharedStatus>({ kind: "loading" });
   const socketRef = useRef<ShareClientSocket | null>(null);
