@@ -1,6 +1,7 @@
 import { io as connect, type Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  ACCOUNT_ROUTES,
   SHARE_HANDSHAKE,
   SHARE_NAMESPACE,
   SHARE_READ_ONLY_MESSAGE,
@@ -13,6 +14,7 @@ import {
   type SessionEvent,
 } from "@/lib/contracts";
 import { createDemoModel } from "@/lib/model/demo-model";
+import { createLoginThrottle } from "@/server/auth/login-throttle";
 import { openSession, request, runtimeWith, startHarness, waitFor, type Harness } from "@/test/support/server/app-harness";
 import { CookieJar } from "@/test/support/server/cookie-jar";
 import { SHARE_NOT_FOUND } from "./share-service";
@@ -287,5 +289,61 @@ describe("with APP_PASSWORD set", () => {
     expect((await ask(view, "share:join", {})).ok).toBe(true);
     // The password gate still guards the owner's routes.
     expect((await fetch(`${locked.baseUrl}${SHARE_ROUTES.links(sessionId)}`)).status).toBe(401);
+  });
+});
+
+describe("with accounts (AUTH_MODE=open)", () => {
+  let accounts: Harness;
+  beforeAll(async () => {
+    accounts = await startHarness("share-links-accounts", {
+      runner: runtimeWith(createDemoModel({ chunkDelayMs: 0 })),
+      authMode: "open",
+      accountThrottle: createLoginThrottle({ maxFailures: 1000 }),
+    });
+  });
+  afterAll(async () => {
+    await accounts?.close();
+  });
+
+  let n = 0;
+  async function signedUp(): Promise<CookieJar> {
+    const jar = new CookieJar(accounts.baseUrl);
+    const res = await jar.post(ACCOUNT_ROUTES.signUp, { email: `share.${++n}@example.com`, password: "correct horse battery" });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return jar;
+  }
+  const viewerOn = (token: string, cookie = "") =>
+    new Promise<ShareClient>((resolve, reject) => {
+      const socket: ShareClient = connect(`${accounts.baseUrl}${SHARE_NAMESPACE}`, { auth: { token }, transports: ["websocket"], extraHeaders: cookie ? { cookie } : {}, reconnection: false, forceNew: true });
+      clients.push(socket);
+      socket.once("connect", () => resolve(socket));
+      socket.once("connect_error", reject);
+    });
+
+  it("any signed-in account views a link, the signed-out only a public one, and another account cannot manage it", async () => {
+    const owner = await signedUp();
+    const socket = await accounts.client(owner.header);
+    const created = await request(socket, "session:create", {});
+    if (!created.ok) throw new Error(created.message);
+    const { sessionId } = created.data;
+    const privateLink = (await owner.post<ShareCreated>(SHARE_ROUTES.links(sessionId), {})).body;
+    const publicLink = (await owner.post<ShareCreated>(SHARE_ROUTES.links(sessionId), { public: true })).body.path.slice(3);
+    const token = privateLink.path.slice(3);
+
+    await expect(viewerOn(token)).rejects.toThrow(SHARE_HANDSHAKE.signIn);
+    const page = await fetch(`${accounts.baseUrl}/s/${token}`, { redirect: "manual" });
+    expect(page.status).toBe(303);
+    expect(page.headers.get("location")).toBe(`/login?next=${encodeURIComponent(`/s/${token}`)}`);
+    expect((await ask(await viewerOn(publicLink), "share:join", {})).ok).toBe(true);
+
+    const colleague = await signedUp();
+    expect((await ask(await viewerOn(token, colleague.header), "share:join", {})).ok).toBe(true);
+    // Viewing is not owning: the colleague's management requests find no such chat.
+    const missing = await colleague.get(SHARE_ROUTES.links("no-such-chat"));
+    expect(await colleague.get(SHARE_ROUTES.links(sessionId))).toEqual(missing);
+    expect(await colleague.post(SHARE_ROUTES.revoke(sessionId, privateLink.link.linkId))).toMatchObject({ status: 404 });
+    // Signed out: the link asks for a sign-in again.
+    await colleague.post(ACCOUNT_ROUTES.signOut);
+    await expect(viewerOn(token, colleague.header)).rejects.toThrow(SHARE_HANDSHAKE.signIn);
   });
 });
