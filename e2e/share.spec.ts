@@ -142,6 +142,9 @@ test.describe("with APP_PASSWORD", () => {
     await expect(colleague).toHaveURL(privateUrl);
     await expect(lastAssistant(colleague)).toHaveAttribute("data-status", "completed");
     await expect(colleague.getByTestId("composer")).toHaveCount(0);
+    // This link was made without the inspector: it is not offered.
+    await expect(colleague.getByTestId("turn-stats")).toBeVisible();
+    await expect(colleague.getByTestId("inspect-context")).toHaveCount(0);
 
     // The public link opens for anyone, with no login.
     const stranger = await (await browser.newContext()).newPage();
