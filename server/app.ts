@@ -2,7 +2,7 @@ import { parseCookie, stringifyCookie } from "cookie";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { Server } from "socket.io";
-import { ACCOUNT_ROUTES, HANDSHAKE_SIGNED_OUT, type AppInfo, type AuthMode } from "@/lib/contracts";
+import { ACCOUNT_ROUTES, HANDSHAKE_SIGNED_OUT, type AppInfo, type AuthMode, type ShareViewer } from "@/lib/contracts";
 import { AccountService, type AccountServiceDeps } from "@/server/accounts/account-service";
 import { gateAccountRequest, SESSION_COOKIE, sessionCookieHeader } from "@/server/http/account-routes";
 import type { OidcClient } from "@/server/auth/oidc";
@@ -28,7 +28,7 @@ import type { TurnRunner } from "@/server/sessions/turn-runner";
 import type { Models } from "@/models";
 import { handleShareOwnerApi, handleShareViewer, type ShareHttpDeps } from "@/server/share/share-routes";
 import { ShareService } from "@/server/share/share-service";
-import { endShareViewers, registerShareNamespace, type ShareNamespace } from "@/server/share/share-socket";
+import { cutShareViewers, endShareViewers, registerShareNamespace, type ShareNamespace } from "@/server/share/share-socket";
 
 /**
  * One HTTP server for everything: identity cookie, the JSON API, Socket.IO and (when
@@ -116,6 +116,7 @@ export function createApp(options: AppOptions): App {
         secureCookies,
         onLogout: (session) => {
           for (const socket of io.of("/").sockets.values()) if (socket.data.authSession === session) socket.disconnect(true);
+          if (shareNs) cutShareViewers(shareNs, (viewer) => viewer.authSession === session);
         },
       }
     : undefined;
@@ -177,6 +178,13 @@ export function createApp(options: AppOptions): App {
                 : socket.data.userId === target.accountId && (!target.except || socket.data.signInSessionId !== target.except);
             if (hit) socket.disconnect(true);
           }
+          if (shareNs) {
+            cutShareViewers(shareNs, (viewer) =>
+              "signInSessionId" in target
+                ? viewer.signInSessionId === target.signInSessionId
+                : viewer.accountId === target.accountId && (!target.except || viewer.signInSessionId !== target.except),
+            );
+          }
         },
         onSessionsChanged: sessionsChanged,
         sso: accountMode.sso ? { label: accountMode.sso.label } : null,
@@ -197,14 +205,20 @@ export function createApp(options: AppOptions): App {
           log: options.log,
         }
       : undefined;
-  /** Whether a share viewer is signed in: any account (account modes), the APP_PASSWORD login, or no login at all. */
-  const signedIn = async (cookieHeader: string | undefined): Promise<boolean> => {
+  /** A share viewer's sign-in: any account (account modes) or the APP_PASSWORD login; `{}` with no login at all. */
+  const viewer = async (cookieHeader: string | undefined): Promise<ShareViewer | null> => {
     const cookies = parseCookie(cookieHeader ?? "");
-    if (accounts) return Boolean(await accounts.authenticate(cookies[SESSION_COOKIE]));
-    if (login) return Boolean(login.gate.verify(cookies[AUTH_COOKIE]));
-    return true;
+    if (accounts) {
+      const auth = await accounts.authenticate(cookies[SESSION_COOKIE]);
+      return auth ? { accountId: auth.account._id, signInSessionId: auth.signInSessionId } : null;
+    }
+    if (login) {
+      const authSession = login.gate.verify(cookies[AUTH_COOKIE]);
+      return authSession ? { authSession } : null;
+    }
+    return {};
   };
-  const shareHttp: ShareHttpDeps | undefined = shares ? { shares, sessions, allowedOrigins, signedIn, log: options.log } : undefined;
+  const shareHttp: ShareHttpDeps | undefined = shares ? { shares, sessions, allowedOrigins, viewer, log: options.log } : undefined;
   const apiDeps: ApiDeps = {
     sessions,
     allowedOrigins,
@@ -337,7 +351,7 @@ export function createApp(options: AppOptions): App {
     });
   }
   registerHandlers(io, { sessions, appInfo: options.appInfo, rateLimit: options.rateLimit, personRateLimit: options.personRateLimit, log: options.log });
-  if (shares) shareNs = registerShareNamespace(io, { shares, sessions, signedIn, log: options.log });
+  if (shares) shareNs = registerShareNamespace(io, { shares, sessions, viewer, log: options.log });
 
   return {
     httpServer,

@@ -14,6 +14,7 @@ const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyl
  * "Share" in the chat header: a small dialog to create a read-only link to this chat
  * (expiry, inspector, public), copy it (shown once: only its hash is stored), and see and
  * revoke the chat's links. Escape or a press outside closes it; focus returns to the button.
+ * On a phone it spans the screen under the header (the button is not at the header's edge).
  */
 export function ShareDialog({ sessionId }: { sessionId: string }) {
   const [open, setOpen] = useState(false);
@@ -99,7 +100,7 @@ export function ShareDialog({ sessionId }: { sessionId: string }) {
           role="dialog"
           aria-labelledby={titleId}
           data-testid="share-dialog"
-          className="absolute right-0 z-30 mt-1 w-[min(24rem,calc(100vw-1rem))] space-y-3 rounded-lg border border-zinc-200 bg-white p-3 text-sm shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
+          className="absolute right-0 z-30 mt-1 w-[min(24rem,calc(100vw-1rem))] space-y-3 max-sm:fixed max-sm:inset-x-2 max-sm:top-12 max-sm:w-auto rounded-lg border border-zinc-200 bg-white p-3 text-sm shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
         >
           <h2 id={titleId} className="font-semibold text-zinc-900 dark:text-zinc-100">
             Share this chat, read-only

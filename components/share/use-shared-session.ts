@@ -106,6 +106,11 @@ export function useSharedSession(token: string) {
       events.flush();
       setStatus({ kind: "ended", reason });
     });
+    // The server closed the socket without ending the link: the sign-in it was opened under
+    // ended. Socket.IO does not reconnect after that by itself; one try lets the handshake say why.
+    socket.on("disconnect", (reason) => {
+      if (!ended && reason === "io server disconnect") setTimeout(() => !ended && !socket.connected && socket.connect(), 500);
+    });
     socket.on("connect_error", (error) => {
       if (ended) return;
       if (error.message === SHARE_HANDSHAKE.notFound) setStatus({ kind: "not_found" });

@@ -92,6 +92,15 @@ export interface ShareSocketData {
   inspector: boolean;
   /** Epoch ms when the link runs out; null: never. */
   expiresAt: number | null;
+  /** The sign-in a non-public link was opened under: ending it closes this socket too. */
+  viewer?: ShareViewer;
+}
+
+/** Who opened a link: the APP_PASSWORD login session, or the account and its sign-in session. */
+export interface ShareViewer {
+  authSession?: string;
+  accountId?: string;
+  signInSessionId?: string;
 }
 
 /** The handshake's refusals: the page tells them apart by these exact messages. */

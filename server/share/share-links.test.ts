@@ -289,6 +289,13 @@ describe("with APP_PASSWORD set", () => {
     expect((await ask(view, "share:join", {})).ok).toBe(true);
     // The password gate still guards the owner's routes.
     expect((await fetch(`${locked.baseUrl}${SHARE_ROUTES.links(sessionId)}`)).status).toBe(401);
+
+    // Logging out closes the private link's open socket; the public one's viewer had no login to lose.
+    const cut = new Promise((resolve) => view.once("disconnect", resolve));
+    expect((await colleague.post("/api/logout")).status).toBe(200);
+    expect(await cut).toBe("io server disconnect");
+    await expect(viewerOn(privateLink, colleague.header)).rejects.toThrow(SHARE_HANDSHAKE.signIn);
+    expect(anonymous.connected).toBe(true);
   });
 });
 
@@ -342,8 +349,11 @@ describe("with accounts (AUTH_MODE=open)", () => {
     const missing = await colleague.get(SHARE_ROUTES.links("no-such-chat"));
     expect(await colleague.get(SHARE_ROUTES.links(sessionId))).toEqual(missing);
     expect(await colleague.post(SHARE_ROUTES.revoke(sessionId, privateLink.link.linkId))).toMatchObject({ status: 404 });
-    // Signed out: the link asks for a sign-in again.
+    // Signed out: the open share socket closes, and the link asks for a sign-in again.
+    const open = await viewerOn(token, colleague.header);
+    const cut = new Promise((resolve) => open.once("disconnect", resolve));
     await colleague.post(ACCOUNT_ROUTES.signOut);
+    expect(await cut).toBe("io server disconnect");
     await expect(viewerOn(token, colleague.header)).rejects.toThrow(SHARE_HANDSHAKE.signIn);
   });
 });

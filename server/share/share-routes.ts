@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { AppError, describeIssues, shareCreateBody, type ErrorCode } from "@/lib/contracts";
+import { AppError, describeIssues, shareCreateBody, type ErrorCode, type ShareViewer } from "@/lib/contracts";
 import type { Logger } from "@/lib/log";
 import { toAppError } from "@/server/errors";
 import { readBody } from "@/server/http/body";
@@ -18,8 +18,8 @@ export interface ShareHttpDeps {
   shares: ShareService;
   sessions: SessionService;
   allowedOrigins: readonly string[];
-  /** Whether these cookies carry a sign-in this instance accepts (always true without a login). */
-  signedIn(cookieHeader: string | undefined): Promise<boolean>;
+  /** The sign-in these cookies carry; null when none is valid and the instance has a login ({} without one). */
+  viewer(cookieHeader: string | undefined): Promise<ShareViewer | null>;
   log?: Pick<Logger, "error">;
 }
 
@@ -74,7 +74,7 @@ export async function handleShareViewer(req: IncomingMessage, res: ServerRespons
     } catch {
       // Not a working link: the page itself says so (its socket gets the same not_found).
     }
-    if (link && !link.public && !(await deps.signedIn(req.headers.cookie))) {
+    if (link && !link.public && !(await deps.viewer(req.headers.cookie))) {
       req.resume();
       res.writeHead(303, { location: `/login?next=${encodeURIComponent(url.pathname)}`, "cache-control": "no-store" });
       res.end();
@@ -88,7 +88,7 @@ export async function handleShareViewer(req: IncomingMessage, res: ServerRespons
   await answer(req, res, url, deps, async () => {
     if (req.method !== "GET") throw new AppError("not_found", "No such API route.");
     const link = await deps.shares.resolve(decode(viewer[1]!));
-    if (!link.public && !(await deps.signedIn(req.headers.cookie))) throw new AppError("unauthorized", "Sign in to view this shared chat.");
+    if (!link.public && !(await deps.viewer(req.headers.cookie))) throw new AppError("unauthorized", "Sign in to view this shared chat.");
     const rest = viewer[2] ?? "";
     const output = VIEWER_OUTPUT.exec(rest);
     if (output) {

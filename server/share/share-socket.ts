@@ -10,6 +10,7 @@ import {
   type ShareClientToServerEvents,
   type ShareServerToClientEvents,
   type ShareSocketData,
+  type ShareViewer,
 } from "@/lib/contracts";
 import type { Logger } from "@/lib/log";
 import { toAppError } from "@/server/errors";
@@ -31,8 +32,8 @@ type ShareSocket = Socket<ShareClientToServerEvents, ShareServerToClientEvents, 
 export interface ShareSocketDeps {
   shares: ShareService;
   sessions: SessionService;
-  /** Whether the handshake's cookies carry a sign-in this instance accepts (always true without a login). */
-  signedIn(cookieHeader: string | undefined): Promise<boolean>;
+  /** The sign-in the handshake's cookies carry; null when none is valid and the instance has a login ({} without one). */
+  viewer(cookieHeader: string | undefined): Promise<ShareViewer | null>;
   rateLimit?: RateLimit;
   log?: Pick<Logger, "error">;
 }
@@ -52,7 +53,11 @@ export function registerShareNamespace(io: AppServer, deps: ShareSocketDeps): Sh
     const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
     void (async () => {
       const link = await deps.shares.resolve(token);
-      if (!link.public && !(await deps.signedIn(socket.request.headers.cookie))) return next(new Error(SHARE_HANDSHAKE.signIn));
+      if (!link.public) {
+        const viewer = await deps.viewer(socket.request.headers.cookie);
+        if (!viewer) return next(new Error(SHARE_HANDSHAKE.signIn));
+        socket.data.viewer = viewer;
+      }
       socket.data.linkId = link.linkId;
       socket.data.sessionId = link.sessionId;
       socket.data.ownerId = link.ownerId;
@@ -125,6 +130,14 @@ function armExpiry(socket: ShareSocket): { timer: ReturnType<typeof setTimeout> 
   };
   arm();
   return state;
+}
+
+/**
+ * A sign-in ended (logout, sign-out elsewhere, account disabled): the share sockets opened
+ * under it for a non-public link close; the page then finds it must sign in again.
+ */
+export function cutShareViewers(ns: ShareNamespace, ended: (viewer: ShareViewer) => boolean): void {
+  for (const socket of ns.sockets.values()) if (socket.data.viewer && ended(socket.data.viewer)) socket.disconnect(true);
 }
 
 /** Tells every viewer of a link that it ended, then cuts them off (on every process). */
