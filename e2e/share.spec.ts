@@ -98,6 +98,15 @@ test("an owner shares a chat read-only, a second browser watches it live, and re
   await expect(viewer.getByTestId("share-ended")).toContainText("This shared chat does not exist.");
   await attach(viewer, testInfo, "share-revoked-reload");
   await viewerContext.close();
+
+  // On a phone the dialog stays on the screen, whole.
+  await page.setViewportSize({ width: 390, height: 800 });
+  await page.reload();
+  await page.getByTestId("share-button").click();
+  const box = (await page.getByTestId("share-dialog").boundingBox())!;
+  expect(box.x).toBeGreaterThanOrEqual(0);
+  expect(box.x + box.width).toBeLessThanOrEqual(390);
+  await attach(page, testInfo, "share-dialog-phone");
 });
 
 test.describe("with APP_PASSWORD", () => {
