@@ -8,6 +8,7 @@ import { defineToolCallModel } from "./tool-call";
 import { defineToolOutputModel } from "./tool-output";
 import { defineTurnModel } from "./turn";
 import { defineAccountModel, defineOneTimeLinkModel, defineSignInSessionModel } from "./account";
+import { defineShareLinkModel } from "./share-link";
 
 /**
  * The models, created on the connection they are given — nothing binds to mongoose's
@@ -28,6 +29,8 @@ export function createModels(connection: Connection) {
     Account: defineAccountModel(connection),
     SignInSession: defineSignInSessionModel(connection),
     OneTimeLink: defineOneTimeLinkModel(connection),
+    // Read-only share links (issue 14).
+    ShareLink: defineShareLinkModel(connection),
   };
 }
 

@@ -2,7 +2,7 @@ import { parseCookie, stringifyCookie } from "cookie";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { Server } from "socket.io";
-import { ACCOUNT_ROUTES, HANDSHAKE_SIGNED_OUT, type AppInfo, type AuthMode } from "@/lib/contracts";
+import { ACCOUNT_ROUTES, HANDSHAKE_SIGNED_OUT, type AppInfo, type AuthMode, type ShareViewer } from "@/lib/contracts";
 import { AccountService, type AccountServiceDeps } from "@/server/accounts/account-service";
 import { gateAccountRequest, SESSION_COOKIE, sessionCookieHeader } from "@/server/http/account-routes";
 import type { OidcClient } from "@/server/auth/oidc";
@@ -25,6 +25,10 @@ import type { Logger } from "@/lib/log";
 import { SessionRegistry } from "@/server/sessions/registry";
 import { SessionService, type PersonLimits } from "@/server/sessions/session-service";
 import type { TurnRunner } from "@/server/sessions/turn-runner";
+import type { Models } from "@/models";
+import { handleShareOwnerApi, handleShareViewer, type ShareHttpDeps } from "@/server/share/share-routes";
+import { ShareService } from "@/server/share/share-service";
+import { cutShareViewers, endShareViewers, registerShareNamespace, type ShareNamespace } from "@/server/share/share-socket";
 
 /**
  * One HTTP server for everything: identity cookie, the JSON API, Socket.IO and (when
@@ -60,6 +64,8 @@ export interface AppOptions {
   /** Largest session file an import accepts; defaults to IMPORT_MAX_MB. */
   importMaxBytes?: number;
   log?: Logger;
+  /** The share links' collection (issue 14); absent: no share links (their routes answer not_found). */
+  shareLinks?: Models["ShareLink"];
   /**
    * Accounts (AUTH_MODE other than `single`): the mode and the account collections. Absent
    * or `single`: a browser is a person through its `dlg_uid` cookie, as before.
@@ -81,6 +87,8 @@ export interface App {
   sessions: SessionService;
   /** The account service, in the account modes (the SSO routes sign in through it). */
   accounts?: AccountService;
+  /** Read-only share links, when `shareLinks` was given. */
+  shares?: ShareService;
   close(): Promise<void>;
 }
 
@@ -108,6 +116,7 @@ export function createApp(options: AppOptions): App {
         secureCookies,
         onLogout: (session) => {
           for (const socket of io.of("/").sockets.values()) if (socket.data.authSession === session) socket.disconnect(true);
+          if (shareNs) cutShareViewers(shareNs, (viewer) => viewer.authSession === session);
         },
       }
     : undefined;
@@ -123,7 +132,11 @@ export function createApp(options: AppOptions): App {
   const registry = new SessionRegistry({
     store,
     runner: options.runner,
-    relay: (event) => io.to(sessionRoom(event.sessionId)).emit("agent:event", event),
+    relay: (event) => {
+      io.to(sessionRoom(event.sessionId)).emit("agent:event", event);
+      // Share viewers of this chat, in their own namespace.
+      shareNs?.to(sessionRoom(event.sessionId)).emit("agent:event", event);
+    },
     onTitleChanged: sessionsChanged,
     log: options.log,
     flushMs: options.flushMs,
@@ -133,8 +146,19 @@ export function createApp(options: AppOptions): App {
     registry,
     limits: options.personLimits,
     onSessionsChanged: sessionsChanged,
-    onSessionDeleted: (sessionId) => io.in(sessionRoom(sessionId)).socketsLeave(sessionRoom(sessionId)),
+    onSessionDeleted: (sessionId) => {
+      io.in(sessionRoom(sessionId)).socketsLeave(sessionRoom(sessionId));
+      void shares?.deleteForSession(sessionId).catch((error: unknown) => options.log?.warn("could not remove the chat's share links", { error: String(error) }));
+    },
   });
+  let shareNs: ShareNamespace | undefined;
+  const shares = options.shareLinks
+    ? new ShareService({
+        model: options.shareLinks,
+        ownedSession: (ownerId, sessionId) => store.ownedSession(ownerId, sessionId),
+        onEnded: (linkId, reason) => shareNs && endShareViewers(shareNs, linkId, reason),
+      })
+    : undefined;
 
   const accountMode = options.accounts && options.accounts.mode !== "single" ? options.accounts : undefined;
   const accounts = accountMode
@@ -153,6 +177,13 @@ export function createApp(options: AppOptions): App {
                 ? socket.data.signInSessionId === target.signInSessionId
                 : socket.data.userId === target.accountId && (!target.except || socket.data.signInSessionId !== target.except);
             if (hit) socket.disconnect(true);
+          }
+          if (shareNs) {
+            cutShareViewers(shareNs, (viewer) =>
+              "signInSessionId" in target
+                ? viewer.signInSessionId === target.signInSessionId
+                : viewer.accountId === target.accountId && (!target.except || viewer.signInSessionId !== target.except),
+            );
           }
         },
         onSessionsChanged: sessionsChanged,
@@ -174,6 +205,20 @@ export function createApp(options: AppOptions): App {
           log: options.log,
         }
       : undefined;
+  /** A share viewer's sign-in: any account (account modes) or the APP_PASSWORD login; `{}` with no login at all. */
+  const viewer = async (cookieHeader: string | undefined): Promise<ShareViewer | null> => {
+    const cookies = parseCookie(cookieHeader ?? "");
+    if (accounts) {
+      const auth = await accounts.authenticate(cookies[SESSION_COOKIE]);
+      return auth ? { accountId: auth.account._id, signInSessionId: auth.signInSessionId } : null;
+    }
+    if (login) {
+      const authSession = login.gate.verify(cookies[AUTH_COOKIE]);
+      return authSession ? { authSession } : null;
+    }
+    return {};
+  };
+  const shareHttp: ShareHttpDeps | undefined = shares ? { shares, sessions, allowedOrigins, viewer, log: options.log } : undefined;
   const apiDeps: ApiDeps = {
     sessions,
     allowedOrigins,
@@ -196,12 +241,23 @@ export function createApp(options: AppOptions): App {
     void (async () => {
       const cookies = parseCookie(req.headers.cookie ?? "");
       const url = new URL(req.url ?? "/", "http://local");
+      // Share viewers come before the sign-in gates: a public link needs no sign-in (share-routes.ts).
+      if (shareHttp) {
+        const viewer = await handleShareViewer(req, res, url, shareHttp);
+        if (viewer === "answered") return;
+        if (viewer === "page") {
+          if (options.pageHandler) await options.pageHandler(req, res);
+          else res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
+          return;
+        }
+      }
       if (accountHttp) {
         if (oidcRoutes && (await handleOidc(req, res, url, cookies, oidcRoutes))) return;
         // Account modes: the signed-in account is the person; an old `dlg_uid` is only read (for claiming).
         const gate = await gateAccountRequest(req, res, url, cookies, identity.verify(cookies[IDENTITY_COOKIE]), accountHttp);
         if (gate.answered) return;
         // No account here means a path open to all (the health check, the sign-in pages, static files).
+        if (shareHttp && (await handleShareOwnerApi(req, res, url, gate.accountId ?? "", shareHttp))) return;
         if (await handleApi(req, res, gate.accountId ?? "", apiDeps)) return;
         if (options.pageHandler) await options.pageHandler(req, res);
         else res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
@@ -220,6 +276,7 @@ export function createApp(options: AppOptions): App {
         userId = minted.userId;
         res.setHeader("set-cookie", identityCookieHeader(minted.cookieValue, secureCookies));
       }
+      if (shareHttp && (await handleShareOwnerApi(req, res, url, userId, shareHttp))) return;
       const handled = await handleApi(req, res, userId, apiDeps);
       if (handled) return;
       if (options.pageHandler) {
@@ -294,6 +351,7 @@ export function createApp(options: AppOptions): App {
     });
   }
   registerHandlers(io, { sessions, appInfo: options.appInfo, rateLimit: options.rateLimit, personRateLimit: options.personRateLimit, log: options.log });
+  if (shares) shareNs = registerShareNamespace(io, { shares, sessions, viewer, log: options.log });
 
   return {
     httpServer,
@@ -301,6 +359,7 @@ export function createApp(options: AppOptions): App {
     registry,
     sessions,
     accounts,
+    shares,
     async close() {
       await registry.shutdown();
       await io.close();

@@ -46,6 +46,7 @@ async function main(): Promise<void> {
     allowedOrigins: config.ALLOWED_ORIGINS,
     password: config.APP_PASSWORD,
     accounts: { mode: config.AUTH_MODE, models: db.models, sso: ssoFromEnv(config, secret) },
+    shareLinks: db.models.ShareLink,
     pageHandler: (req, res) => handle(req, res),
     upgradeHandler: dev ? nextApp.getUpgradeHandler() : undefined,
     dbUp: db.isUp,

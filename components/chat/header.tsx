@@ -8,6 +8,7 @@ import { MenuIcon } from "@/components/ui/icons";
 import { ThemeToggle } from "@/components/ui/theme-toggle";
 import { ContextMeter } from "./context-meter";
 import { ExportMenu } from "./export-menu";
+import { ShareDialog } from "@/components/share/share-dialog";
 import type { LastTurn } from "./last-turn";
 import { ToolServers } from "./tool-servers";
 
@@ -63,6 +64,7 @@ export function Header({ title, sessionId, lastTurn, info, connection, sidebarOp
       ) : null}
       {info?.mcpServers?.length ? <ToolServers servers={info.mcpServers} /> : null}
       {lastTurn && info?.contextTokens ? <ContextMeter last={lastTurn} budget={info.contextTokens} /> : null}
+      {sessionId ? <ShareDialog sessionId={sessionId} /> : null}
       {sessionId ? <ExportMenu sessionId={sessionId} /> : null}
       <ThemeToggle />
       {info?.passwordProtected ? <LogoutButton /> : null}

@@ -14,6 +14,8 @@ export interface InspectorTarget {
   runId: string | null;
   /** Who, for the title ("Master agent", "explore: find the date"). */
   who: string;
+  /** A share link's read base instead of the owner's. */
+  apiBase?: string;
 }
 
 /** Longest message text shown before "Show all" (the rest is one click away, never lost). */
@@ -38,7 +40,7 @@ export function ContextInspector({ target, onClose }: { target: InspectorTarget;
 
   useEffect(() => {
     const abort = new AbortController();
-    fetchModelCalls(target.sessionId, target.turnId, abort.signal)
+    fetchModelCalls(target.sessionId, target.turnId, abort.signal, target.apiBase)
       .then((all) => {
         const mine = all.filter((c) => c.runId === target.runId);
         setCalls(mine);
@@ -48,7 +50,7 @@ export function ContextInspector({ target, onClose }: { target: InspectorTarget;
         if (!abort.signal.aborted) setError(e instanceof Error ? e.message : String(e));
       });
     return () => abort.abort();
-  }, [target.sessionId, target.turnId, target.runId]);
+  }, [target.sessionId, target.turnId, target.runId, target.apiBase]);
 
   const onKeyDown = (e: KeyboardEvent) => {
     if (e.key !== "Escape") return;
@@ -89,7 +91,7 @@ export function ContextInspector({ target, onClose }: { target: InspectorTarget;
           ) : (
             <>
               <CallList calls={calls} selected={selected} onSelect={setSelected} />
-              {selected ? <CallDetail key={selected} sessionId={target.sessionId} callId={selected} forSubagent={target.runId !== null} /> : null}
+              {selected ? <CallDetail key={selected} sessionId={target.sessionId} callId={selected} forSubagent={target.runId !== null} apiBase={target.apiBase} /> : null}
             </>
           )}
         </div>
@@ -129,18 +131,18 @@ function CallList({ calls, selected, onSelect }: { calls: ModelCallSummary[]; se
   );
 }
 
-function CallDetail({ sessionId, callId, forSubagent }: { sessionId: string; callId: string; forSubagent: boolean }) {
+function CallDetail({ sessionId, callId, forSubagent, apiBase }: { sessionId: string; callId: string; forSubagent: boolean; apiBase?: string }) {
   const [record, setRecord] = useState<ModelCallRecord | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     const abort = new AbortController();
-    fetchModelCall(sessionId, callId, abort.signal)
+    fetchModelCall(sessionId, callId, abort.signal, apiBase)
       .then(setRecord)
       .catch((e: unknown) => {
         if (!abort.signal.aborted) setError(e instanceof Error ? e.message : String(e));
       });
     return () => abort.abort();
-  }, [sessionId, callId]);
+  }, [sessionId, callId, apiBase]);
   const entries = useMemo(() => (record ? classifyMessages(record.request.messages, forSubagent) : []), [record, forSubagent]);
   if (error) return <p role="alert" className="text-sm text-red-700 dark:text-red-400">Could not load this request: {error}</p>;
   if (!record) return <p className="text-sm text-zinc-600 dark:text-zinc-400">Loading the request…</p>;

@@ -15,7 +15,7 @@ export function InspectContextButton({ runId, who, turnId: given }: { runId: str
   const contextTurnId = useTurnId();
   const turnId = given ?? contextTurnId;
   const [open, setOpen] = useState(false);
-  if (!actions || !turnId) return null;
+  if (!actions || !turnId || actions.inspector === false) return null;
   return (
     <>
       <button
@@ -28,7 +28,7 @@ export function InspectContextButton({ runId, who, turnId: given }: { runId: str
       </button>
       {open ? (
         <Suspense fallback={null}>
-          <ContextInspector target={{ sessionId: actions.sessionId, turnId, runId, who }} onClose={() => setOpen(false)} />
+          <ContextInspector target={{ sessionId: actions.sessionId, turnId, runId, who, apiBase: actions.apiBase }} onClose={() => setOpen(false)} />
         </Suspense>
       ) : null}
     </>

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { sessionApiBase } from "@/components/subagents/panel-actions";
 import { modelCallRecordSchema, modelCallSummarySchema, type ModelCallRecord, type ModelCallSummary } from "@/lib/contracts";
 
 /** The context inspector's two reads (server/http/api.ts), checked like every answer from outside. */
@@ -15,14 +16,15 @@ async function getJson<T>(url: string, schema: z.ZodType<T>, signal?: AbortSigna
   return schema.parse(body);
 }
 
-const base = (sessionId: string) => `/api/sessions/${encodeURIComponent(sessionId)}/model-calls`;
+const base = (sessionId: string, apiBase?: string) => `${sessionApiBase(sessionId, apiBase)}/model-calls`;
 
-export async function fetchModelCalls(sessionId: string, turnId: string, signal?: AbortSignal): Promise<ModelCallSummary[]> {
-  const body = await getJson(`${base(sessionId)}?turn=${encodeURIComponent(turnId)}`, z.object({ calls: z.array(modelCallSummarySchema) }), signal);
+/** `apiBase`: a share link's read base instead of the owner's. */
+export async function fetchModelCalls(sessionId: string, turnId: string, signal?: AbortSignal, apiBase?: string): Promise<ModelCallSummary[]> {
+  const body = await getJson(`${base(sessionId, apiBase)}?turn=${encodeURIComponent(turnId)}`, z.object({ calls: z.array(modelCallSummarySchema) }), signal);
   return body.calls;
 }
 
-export async function fetchModelCall(sessionId: string, callId: string, signal?: AbortSignal): Promise<ModelCallRecord> {
-  const body = await getJson(`${base(sessionId)}/${encodeURIComponent(callId)}`, z.object({ call: modelCallRecordSchema }), signal);
+export async function fetchModelCall(sessionId: string, callId: string, signal?: AbortSignal, apiBase?: string): Promise<ModelCallRecord> {
+  const body = await getJson(`${base(sessionId, apiBase)}/${encodeURIComponent(callId)}`, z.object({ call: modelCallRecordSchema }), signal);
   return body.call;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { sessionApiBase } from "./panel-actions";
 
 const fullResponseSchema = z.object({ response: z.string() });
 const errorBodySchema = z.object({ error: z.object({ message: z.string() }) });
@@ -9,6 +10,8 @@ export interface ToolCallRef {
   /** Call ids come from models and repeat across runs, so the turn and run pin the call down. */
   turnId?: string;
   runId: string | null;
+  /** A share link's read base instead of the owner's (see PanelActions.apiBase). */
+  apiBase?: string;
 }
 
 /** Fetches a tool call's full result when only a preview travelled with the events. */
@@ -16,7 +19,7 @@ export async function fetchFullResponse(ref: ToolCallRef, signal?: AbortSignal):
   const query = new URLSearchParams();
   if (ref.turnId) query.set("turn", ref.turnId);
   if (ref.runId) query.set("run", ref.runId);
-  const path = `/api/sessions/${encodeURIComponent(ref.sessionId)}/tool-calls/${encodeURIComponent(ref.callId)}`;
+  const path = `${sessionApiBase(ref.sessionId, ref.apiBase)}/tool-calls/${encodeURIComponent(ref.callId)}`;
   const url = query.size > 0 ? `${path}?${query.toString()}` : path;
   const res = await fetch(url, { credentials: "same-origin", signal, headers: { accept: "application/json" } });
   const body: unknown = await res.json().catch(() => null);

@@ -15,6 +15,17 @@ export interface PanelActions {
   decide?: (callId: string, runId: string | null, decision: "approve" | "deny", reason?: string) => Promise<Ack<{ callId: string }>>;
   /** Runs a failed, killed or timed-out subagent again; `task` replaces its task. */
   retry?: (runId: string, task?: string) => Promise<Ack<RetryStarted>>;
+  /** A shared chat's viewer: panels show no steer or kill (and get no retry or decide). */
+  readOnly?: boolean;
+  /** Where this chat's reads live (full tool output, model calls); default `/api/sessions/<id>`. */
+  apiBase?: string;
+  /** False hides the context inspector (a share link without it). */
+  inspector?: boolean;
+}
+
+/** The base of a chat's HTTP reads: the owner's `/api/sessions/<id>`, or a share link's. */
+export function sessionApiBase(sessionId: string, apiBase?: string): string {
+  return apiBase ?? `/api/sessions/${encodeURIComponent(sessionId)}`;
 }
 
 const PanelActionsContext = createContext<PanelActions | null>(null);

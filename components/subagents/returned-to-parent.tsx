@@ -48,7 +48,7 @@ function ReturnedBody({ callId, ownerRunId, body, truncated }: { callId: string;
     abort.current?.abort();
     abort.current = new AbortController();
     try {
-      const text = await fetchFullResponse({ sessionId: actions.sessionId, callId, turnId, runId: ownerRunId }, abort.current.signal);
+      const text = await fetchFullResponse({ sessionId: actions.sessionId, callId, turnId, runId: ownerRunId, apiBase: actions.apiBase }, abort.current.signal);
       setFull(readNarrative(text)?.body ?? text);
     } catch (err) {
       if ((err as Error).name !== "AbortError") setError((err as Error).message || "Could not load the full result.");

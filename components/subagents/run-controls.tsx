@@ -36,7 +36,9 @@ export interface RunControls {
 }
 
 export function useRunControls(panel: SubagentProcess): RunControls {
-  const actions = usePanelActions();
+  const provided = usePanelActions();
+  // A shared chat's viewer watches; steering and killing are the owner's.
+  const actions = provided?.readOnly ? null : provided;
   const [mode, setMode] = useState<Mode>(null);
   const [notice, setNotice] = useState<Notice>(null);
   const [sentAt, setSentAt] = useState<number | null>(null);

@@ -32,7 +32,7 @@ export function ToolResult({ callId, ownerRunId, response, responseSize }: ToolR
     setLoading(true);
     setError(null);
     try {
-      const ref = { sessionId: actions.sessionId, callId, turnId, runId: ownerRunId };
+      const ref = { sessionId: actions.sessionId, callId, turnId, runId: ownerRunId, apiBase: actions.apiBase };
       setFull(await fetchFullResponse(ref, abort.current.signal));
     } catch (err) {
       if ((err as Error).name !== "AbortError") setError((err as Error).message || "Could not load the full result.");

@@ -50,7 +50,7 @@ export async function startHarness(
   const { connection, models, store } = db;
   const start = async (): Promise<Harness> => {
     const accounts = options.authMode ? { mode: options.authMode, models, throttle: options.accountThrottle, creationThrottle: options.accountThrottle, sso: options.sso ?? null } : options.accounts;
-    const live = await startLiveApp({ flushMs: 20, store, ...options, accounts });
+    const live = await startLiveApp({ flushMs: 20, store, shareLinks: models.ShareLink, ...options, accounts });
     return {
       ...live,
       connection,
