@@ -6,3 +6,4 @@ export * from "./turn";
 export * from "./well-formed";
 export * from "./account";
 export * from "./model-call";
+export * from "./search";
