@@ -159,6 +159,20 @@ describe("search over one's own chats", () => {
     expect(await harness.store.backfillSearch()).toBe(0);
   });
 
+  it("finds an imported chat by its turns and subagents' results, as the importer's only", async () => {
+    const a = await chatWith("Survey the marmots", { answer: "Counted them.", subagent: "Forty alpine marmots near the col." });
+    const file = await (await fetch(`${harness.baseUrl}/api/sessions/${a.sessionId}/export?format=json`, { headers: { cookie: a.cookie } })).text();
+    const importer = await harness.newCookie();
+    const res = await fetch(`${harness.baseUrl}/api/sessions/import`, { method: "POST", headers: { cookie: importer, origin: harness.baseUrl, "content-type": "application/json" }, body: file });
+    expect(res.status).toBe(200);
+    const copy = ((await res.json()) as { session: { sessionId: string } }).session.sessionId;
+    const socket = await harness.client(importer);
+    expect(ids(await search(socket, "alpine marmots", true))).toEqual([copy]);
+    expect(ids(await search(socket, "survey"))).toEqual([copy]);
+    // The original's owner still finds only their own.
+    expect(ids(await search(a.socket, "alpine marmots", true))).toEqual([a.sessionId]);
+  });
+
   it("forgets a deleted chat", async () => {
     const a = await chatWith("The mongoose and the cobra", { answer: "a fable." });
     expect(ids(await search(a.socket, "cobra"))).toEqual([a.sessionId]);
