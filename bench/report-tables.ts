@@ -51,7 +51,7 @@ function searchTable(s: SearchBenchResult): Table {
         !b ? "not run" : "skipped" in b ? `skipped (${b.skipped})` : `${fmt(b.firstPageMs)} ms / ${fmt(b.scrollToBottomMs)} ms (${fmt(b.chatsRendered)} chats; longest task ${fmt(b.longestTaskMs)} ms)`,
       ],
     ],
-    note: `Seeded in ${fmt(s.seedS, 1)} s. Queries mix a word being typed, a whole word and a prefix, and two whole words; half with subagents' results. First page: navigation start until ${fmt(50)} chats are in the DOM.`,
+    note: `Seeded in ${fmt(s.seedS, 1)} s. Queries mix a word being typed, a whole word and a prefix, and two whole words; half with subagents' results. First page: navigation start until ${fmt(50)} chats are in the DOM. The test database server (mongo-java-server) keeps unique indexes only, so there every search scans the owner's collection; MongoDB answers the same queries from the {ownerId, terms} multikey index.`,
   };
 }
 

@@ -11,6 +11,13 @@ import { loadHistory } from "./history";
  * result names are read again by id *and* owner before anything is answered.
  */
 
+/*
+ * Indexes: on MongoDB, {ownerId, terms} / {ownerId, allTerms} / {ownerId, titleTerms}
+ * (multikey) serve `$all` and the anchored prefix. The test database server keeps unique
+ * indexes only, so there the same queries scan the collection (same answers, slower; see
+ * the search benchmark).
+ */
+
 /** Newest matching turns considered for ranking; past this, older matches are left out. */
 const CANDIDATE_TURNS = 300;
 const CANDIDATE_TITLES = 100;
