@@ -170,6 +170,8 @@ async function sidebarInChromium(mongoUri: string, cookie: string, chats: number
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     await context.addCookies([{ name: IDENTITY_COOKIE, value: cookie.slice(cookie.indexOf("=") + 1), url: app.baseUrl }]);
     const page = await context.newPage();
+    // tsx keeps function names with a helper the page does not have.
+    await page.addInitScript({ content: "globalThis.__name = (f) => f;" });
     await page.goto(app.baseUrl, { waitUntil: "commit", timeout: 60_000 });
     const first = await page.waitForFunction(
       (n) => {
