@@ -1,10 +1,11 @@
 import type { BenchReport } from "./suite";
 import { fmt, type Table } from "./table";
 import type { AuditResult } from "./audit-bench";
+import type { SearchBenchResult } from "./search-bench";
 
 /** The report as seven tables (browser reload figures join the reload table). */
 export function reportTables(report: BenchReport): Table[] {
-  return [markupTable(report), relayTable(report), relayCompareTable(report), storageTable(report), reloadTable(report), contextTable(report), ...(report.audit ? [auditTable(report.audit)] : []), streamTable(report)];
+  return [markupTable(report), relayTable(report), relayCompareTable(report), storageTable(report), reloadTable(report), contextTable(report), ...(report.audit ? [auditTable(report.audit)] : []), ...(report.search ? [searchTable(report.search)] : []), streamTable(report)];
 }
 
 function relayCompareTable({ relayCompare }: BenchReport): Table {
@@ -34,6 +35,23 @@ function auditTable(a: AuditResult): Table {
       [`Import of that file`, `${fmt(e.importSeconds, 1)} s; reads back as exported: ${e.importExact ? "yes" : "NO"}`],
     ],
     note: "Stored: BSON of the session's ModelCall and ModelBlob documents (each message once per chat). Sent: every request and reply as JSON, as if each were kept whole.",
+  };
+}
+
+function searchTable(s: SearchBenchResult): Table {
+  const b = s.browser;
+  return {
+    title: "4c. Search and the sidebar with many chats",
+    headers: ["what", "figure"],
+    rows: [
+      [`session:search, ${fmt(s.queries)} queries over ${fmt(s.chats)} chats / ${fmt(s.turns)} turns (~${fmt(s.wordsPerTurn)} words each)`, `p50 ${fmt(s.searchP50Ms, 1)} ms, p99 ${fmt(s.searchP99Ms, 1)} ms, max ${fmt(s.searchMaxMs, 0)} ms; ${fmt(s.hitsMean, 1)} results per query`],
+      [`session:page (${fmt(50)} chats), p50 over 40 pages`, `${fmt(s.pageP50Ms, 1)} ms`],
+      [
+        `Sidebar in Chromium: first page / scrolled to the bottom`,
+        !b ? "not run" : "skipped" in b ? `skipped (${b.skipped})` : `${fmt(b.firstPageMs)} ms / ${fmt(b.scrollToBottomMs)} ms (${fmt(b.chatsRendered)} chats; longest task ${fmt(b.longestTaskMs)} ms)`,
+      ],
+    ],
+    note: `Seeded in ${fmt(s.seedS, 1)} s. Queries mix a word being typed, a whole word and a prefix, and two whole words; half with subagents' results. First page: navigation start until ${fmt(50)} chats are in the DOM. The test database server (mongo-java-server) keeps unique indexes only, so there every search scans the owner's collection; MongoDB answers the same queries from the {ownerId, terms} multikey index.`,
   };
 }
 

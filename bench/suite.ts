@@ -8,6 +8,7 @@ import { RELAY_FULL, RELAY_SMOKE, runRelayBench, type RelayResult } from "./rela
 import { RELAY_COMPARE_FULL, RELAY_COMPARE_SMOKE, runRelayCompare, type RelayCompareResult } from "./relay-compare";
 import { runStorageBench, STORAGE_FULL, STORAGE_SMOKE, type StorageResult } from "./storage-bench";
 import { RELOAD_FULL, RELOAD_SMOKE, runReloadBench, type ReloadResult } from "./reload-bench";
+import { runSearchBench, SEARCH_FULL, SEARCH_SMOKE, type SearchBenchResult } from "./search-bench";
 import { STREAM_FULL, STREAM_SMOKE, runStreamBench, type StreamFigures } from "./stream-bench";
 
 /**
@@ -32,6 +33,8 @@ export interface BenchReport {
   context: ContextResult;
   /** Model-call records per turn; a large chat exported and imported (issue 14). */
   audit?: AuditResult;
+  /** Search and the sidebar with 10,000 chats (issue 14). */
+  search?: SearchBenchResult;
   browser: BrowserResult | { skipped: string };
   /** Chromium while five subagents stream markdown; absent only with --no-browser. */
   stream: StreamFigures[] | { skipped: string };
@@ -69,6 +72,9 @@ export async function runSuite(options: SuiteOptions): Promise<BenchReport> {
   const context = await runContextBench(db.store, largest.sessionId, full ? 50 : 3);
   say("audit: model-call records per turn; exporting and importing a large chat…");
   const audit = await runAuditBench(db, full ? AUDIT_FULL : AUDIT_SMOKE);
+  say("search: one person with many chats — session:search latency, the sidebar's pages (and in Chromium)…");
+  // The sidebar's Chromium part runs with the other browser parts only (and needs the build).
+  const search = await runSearchBench(db, { ...(full ? SEARCH_FULL : SEARCH_SMOKE), browser: full && options.browser }, say);
 
   let browser: BrowserResult | { skipped: string };
   let stream: StreamFigures[] | { skipped: string };
@@ -112,6 +118,7 @@ export async function runSuite(options: SuiteOptions): Promise<BenchReport> {
     reload: reloaded.sizes,
     context,
     audit,
+    search,
     browser,
     stream,
   };

@@ -1,6 +1,7 @@
 import type { Connection } from "mongoose";
 import { defineModelBlobModel } from "./model-blob";
 import { defineModelCallModel } from "./model-call";
+import { defineSearchEntryModel } from "./search-entry";
 import { defineSessionModel } from "./session";
 import { defineSubagentRunModel } from "./subagent-run";
 import { defineTextChunkModel } from "./text-chunk";
@@ -25,6 +26,7 @@ export function createModels(connection: Connection) {
     TextChunk: defineTextChunkModel(connection),
     ModelCall: defineModelCallModel(connection),
     ModelBlob: defineModelBlobModel(connection),
+    SearchEntry: defineSearchEntryModel(connection),
     // Accounts (issue 13): unused in the default single mode.
     Account: defineAccountModel(connection),
     SignInSession: defineSignInSessionModel(connection),

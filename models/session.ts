@@ -10,11 +10,20 @@ const sessionSchema = new Schema(
      * that restarts never issues a number a browser has already seen.
      */
     seqReserved: { type: Number, default: 0 },
+    /** The title's search terms (lib/search/terms.ts), written with every title; absent on chats from before search until the start-up backfill. */
+    titleTerms: { type: [String], default: undefined },
+    /** The chat's turns are in the search index (set by the start-up backfill and for new chats). */
+    searchIndexed: { type: Boolean },
   },
   { timestamps: true, versionKey: false },
 );
-// The sidebar lists one owner's sessions, newest activity first.
-sessionSchema.index({ ownerId: 1, updatedAt: -1 });
+// The sidebar lists one owner's sessions, newest activity first, a page at a time (the id
+// orders chats active in the same millisecond, so a cursor never skips or repeats one).
+sessionSchema.index({ ownerId: 1, updatedAt: -1, _id: -1 });
+// Search by title.
+sessionSchema.index({ ownerId: 1, titleTerms: 1 });
+// The start-up backfill finds chats not indexed yet.
+sessionSchema.index({ searchIndexed: 1 });
 
 export type SessionRecord = InferSchemaType<typeof sessionSchema>;
 /** The model on a given connection (each connection has its own registry of models). */

@@ -2,7 +2,7 @@ import { parseCookie, stringifyCookie } from "cookie";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { Server } from "socket.io";
-import { ACCOUNT_ROUTES, HANDSHAKE_SIGNED_OUT, type AppInfo, type AuthMode, type ShareViewer } from "@/lib/contracts";
+import { ACCOUNT_ROUTES, HANDSHAKE_SIGNED_OUT, SESSION_PAGE_SIZE, type AppInfo, type AuthMode, type ShareViewer } from "@/lib/contracts";
 import { AccountService, type AccountServiceDeps } from "@/server/accounts/account-service";
 import { gateAccountRequest, SESSION_COOKIE, sessionCookieHeader } from "@/server/http/account-routes";
 import type { OidcClient } from "@/server/auth/oidc";
@@ -125,8 +125,9 @@ export function createApp(options: AppOptions): App {
   /** Every tab of one person learns that their session list changed. */
   const sessionsChanged = (userId: string) =>
     void store
-      .listSessions(userId)
-      .then((list) => io.to(userRoom(userId)).emit("sessions:changed", list))
+      // The first page only: a person with 10,000 chats is not sent all of them on every title change.
+      .listSessionPage(userId, SESSION_PAGE_SIZE)
+      .then((page) => io.to(userRoom(userId)).emit("sessions:changed", page.sessions))
       .catch((error: unknown) => options.log?.warn("could not send the session list", { error: String(error) }));
 
   const registry = new SessionRegistry({

@@ -28,6 +28,11 @@ async function main(): Promise<void> {
   const store = mongoStore(db.models);
   const swept = await store.ghostSweep();
   if (swept.turns + swept.runs > 0) log.warn("Marked work left running by the last process as ended (ghost sweep)", swept);
+  // In the background: chats from before search become searchable as they are reached.
+  void store
+    .backfillSearch()
+    .then((n) => n > 0 && log.info(`Indexed ${n} chats for search`))
+    .catch((error: unknown) => log.warn("could not index older chats for search", { error: String(error) }));
 
   if (config.AUTH_MODE === "invite" && !(await db.models.Account.exists({}))) {
     log.warn("AUTH_MODE=invite and no account yet: the first person to sign up (no invitation needed) becomes the admin");

@@ -10,6 +10,7 @@ import { AssistantMessage, Working } from "./assistant-message";
 import type { OlderTurns } from "./use-session";
 import { UserMessage } from "./user-message";
 import { TURNS_PER_PAGE } from "./turn-window";
+import { onTurnRequest, showTurn, takeTurnRequest } from "./turn-seek";
 
 /** Within this many pixels of the bottom, the list follows new content. */
 const STICK_THRESHOLD_PX = 80;
@@ -188,6 +189,42 @@ export function MessageList({ turns, pending, footer, older }: MessageListProps)
     setSeeking(null);
   }, [seeking, turns, hidden, older]);
 
+  // A search result's turn (issue 14): the same walk as above, by turn id, then scrolled to.
+  const sessionId = turns[0]?.sessionId;
+  const [seekingTurn, setSeekingTurn] = useState<string | null>(null);
+  useEffect(() => {
+    if (!sessionId) return;
+    const take = () => {
+      const turnId = takeTurnRequest(sessionId);
+      if (turnId) setSeekingTurn(turnId);
+    };
+    take();
+    return onTurnRequest(take);
+  }, [sessionId]);
+  useEffect(() => {
+    if (seekingTurn === null) return;
+    const index = turns.findIndex((turn) => turn.turnId === seekingTurn);
+    if (index >= 0 && index < hidden) {
+      if (scroller.current) heightBeforeMore.current = scroller.current.scrollHeight;
+      setShown(turns.length - index);
+      return;
+    }
+    if (index >= 0) {
+      requestAnimationFrame(() => {
+        // The reader asked to be here: the list stops following the bottom.
+        stick.current = false;
+        if (showTurn(seekingTurn)) setShowJump(true);
+      });
+      setSeekingTurn(null);
+      return;
+    }
+    if (older?.hasMore && !older.error) {
+      if (!older.loading) older.load();
+      return;
+    }
+    setSeekingTurn(null);
+  }, [seekingTurn, turns, hidden, older]);
+
   const jump = () => {
     const el = scroller.current;
     if (!el) return;
@@ -208,7 +245,7 @@ export function MessageList({ turns, pending, footer, older }: MessageListProps)
           ) : null}
           <RunFinderProvider value={setSeeking}>
             {turns.slice(hidden).map((turn) => (
-              <div key={turn.turnId} className="space-y-4">
+              <div key={turn.turnId} className="scroll-mt-4 space-y-4 rounded-lg data-[sought=true]:outline-2 data-[sought=true]:outline-offset-4 data-[sought=true]:outline-sky-400">
                 <UserMessage text={turn.prompt} />
                 <AssistantMessage turn={turn} />
               </div>

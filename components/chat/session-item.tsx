@@ -76,7 +76,8 @@ export function SessionItem({ session, current, now, titleRepeats, onNavigate, o
   }`;
 
   return (
-    <li data-testid="session-item" data-session-id={session.sessionId} data-current={current ? "true" : undefined}>
+    // Rows out of view skip layout and paint (a list can hold thousands); 36px is a row's height.
+    <li data-testid="session-item" data-session-id={session.sessionId} data-current={current ? "true" : undefined} className="[contain-intrinsic-size:auto_36px] [content-visibility:auto]">
       {mode === "rename" ? (
         <form onSubmit={saveRename} className="px-1 py-0.5">
           <label className="sr-only" htmlFor={`rename-${session.sessionId}`}>

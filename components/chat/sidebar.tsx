@@ -2,13 +2,14 @@
 
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useEffect, useMemo, useRef, useState } from "react";
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { SessionSummary } from "@/lib/contracts";
 import { PlusIcon, XIcon } from "@/components/ui/icons";
 import { ImportButton } from "./import-button";
 import { groupByDay } from "./session-date";
 import { repeatedTitles, SessionItem } from "./session-item";
-import { useSessions } from "./sessions-context";
+import { SessionSearch, useSessionSearch } from "./session-search";
+import { useSessions, type SessionsApi } from "./sessions-context";
 
 export interface SidebarProps {
   currentSessionId: string | null;
@@ -40,9 +41,10 @@ function keepFocusInside(container: HTMLElement, e: KeyboardEvent): void {
 }
 
 export function Sidebar({ currentSessionId, open, onClose, onLeave }: SidebarProps) {
-  const { sessions, loadError, rename, remove } = useSessions();
+  const { sessions, loadError, rename, remove, hasMore, loadingMore, moreError, loadMore } = useSessions();
+  const search = useSessionSearch();
   // The clock for "09:05 / Yesterday" labels: a minute is fine-grained enough, and the
-  // list (up to 500 chats) should not re-render with the page's one-second clock.
+  // list (thousands of chats, paged) should not re-render with the page's one-second clock.
   const [now, setNow] = useState<number | null>(null);
   useEffect(() => {
     setNow(Date.now());
@@ -81,26 +83,32 @@ export function Sidebar({ currentSessionId, open, onClose, onLeave }: SidebarPro
     router.push("/");
   };
 
+  const goHome = useCallback(() => router.push("/"), [router]);
   const renderItem = (s: SessionSummary) => (
-    <SessionItem
+    <SessionRow
       key={s.sessionId}
       session={s}
       current={s.sessionId === currentSessionId}
       now={now}
       titleRepeats={repeated.has(s.title)}
       onNavigate={onClose}
-      onRename={async (title) => {
-        const ack = await rename(s.sessionId, title);
-        return ack.ok ? null : `Could not rename: ${ack.message}`;
-      }}
-      onDelete={async () => {
-        const ack = await remove(s.sessionId);
-        if (!ack.ok) return `Could not delete: ${ack.message}`;
-        if (s.sessionId === currentSessionId) router.push("/");
-        return null;
-      }}
+      rename={rename}
+      remove={remove}
+      goHome={goHome}
     />
   );
+
+  // The next page loads as the reader nears the bottom of the list.
+  const list = useRef<HTMLElement>(null);
+  const bottom = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const root = list.current;
+    const target = bottom.current;
+    if (!root || !target || !hasMore || loadingMore || moreError) return;
+    const observer = new IntersectionObserver(([entry]) => entry?.isIntersecting && loadMore(), { root, rootMargin: "0px 0px 600px 0px" });
+    observer.observe(target);
+    return () => observer.disconnect();
+  }, [hasMore, loadingMore, moreError, loadMore, search.active]);
 
   return (
     <>
@@ -145,7 +153,8 @@ export function Sidebar({ currentSessionId, open, onClose, onLeave }: SidebarPro
             <ImportButton onDone={onClose} />
           </div>
         </div>
-        <nav aria-label="Sessions" className="relative min-h-0 flex-1 overflow-y-auto px-2 pb-3">
+        <SessionSearch search={search} now={now} onNavigate={onClose} />
+        <nav ref={list} aria-label="Sessions" hidden={search.active} className="relative min-h-0 flex-1 overflow-y-auto px-2 pb-3">
           {sessions === null ? (
             loadError ? (
               <p role="alert" className="px-2 py-2 text-sm text-red-700 dark:text-red-400">
@@ -166,6 +175,20 @@ export function Sidebar({ currentSessionId, open, onClose, onLeave }: SidebarPro
                   <ul className="space-y-0.5">{group.sessions.map(renderItem)}</ul>
                 </section>
               ))}
+              <div ref={bottom} data-testid="sessions-end" data-has-more={hasMore ? "true" : undefined}>
+                {moreError ? (
+                  <p role="alert" className="px-2.5 py-1 text-xs text-red-700 dark:text-red-400">
+                    Could not load more chats: {moreError}{" "}
+                    <button type="button" onClick={loadMore} className="underline">
+                      Retry
+                    </button>
+                  </p>
+                ) : loadingMore ? (
+                  <p role="status" className="px-2.5 py-1 text-xs text-zinc-600 dark:text-zinc-400">
+                    Loading more chats…
+                  </p>
+                ) : null}
+              </div>
             </div>
           )}
         </nav>
@@ -173,6 +196,50 @@ export function Sidebar({ currentSessionId, open, onClose, onLeave }: SidebarPro
     </>
   );
 }
+
+/**
+ * One chat of the list, re-rendered only when its own props change: with thousands of
+ * chats loaded, a rename or a new page must not re-render every row.
+ */
+const SessionRow = memo(function SessionRow({
+  session,
+  current,
+  now,
+  titleRepeats,
+  onNavigate,
+  rename,
+  remove,
+  goHome,
+}: {
+  session: SessionSummary;
+  current: boolean;
+  now: number | null;
+  titleRepeats: boolean;
+  onNavigate: () => void;
+  rename: SessionsApi["rename"];
+  remove: SessionsApi["remove"];
+  goHome: () => void;
+}) {
+  return (
+    <SessionItem
+      session={session}
+      current={current}
+      now={now}
+      titleRepeats={titleRepeats}
+      onNavigate={onNavigate}
+      onRename={async (title) => {
+        const ack = await rename(session.sessionId, title);
+        return ack.ok ? null : `Could not rename: ${ack.message}`;
+      }}
+      onDelete={async () => {
+        const ack = await remove(session.sessionId);
+        if (!ack.ok) return `Could not delete: ${ack.message}`;
+        if (current) goHome();
+        return null;
+      }}
+    />
+  );
+});
 
 function SessionsSkeleton() {
   return (

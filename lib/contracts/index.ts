@@ -7,3 +7,4 @@ export * from "./well-formed";
 export * from "./account";
 export * from "./model-call";
 export * from "./share";
+export * from "./search";

@@ -26,6 +26,7 @@ import {
   type TurnCancel,
   type TurnSend,
 } from "./commands";
+import { sessionPageSchema, sessionSearchSchema, type SearchResults, type SessionPage, type SessionPageInput, type SessionSearch } from "./search";
 import type { SessionEvent, SessionSnapshot } from "./events";
 import type { ChatTurn, SessionSummary } from "./turn";
 
@@ -80,6 +81,10 @@ export interface ClientToServerEvents {
   "subagent:kill": (input: SubagentKill, ack: AckCallback<{ runId: string }>) => void;
   "tool:decide": (input: ToolDecide, ack: AckCallback<{ callId: string }>) => void;
   "subagent:retry": (input: SubagentRetry, ack: AckCallback<RetryStarted>) => void;
+  /** The sidebar's chats a page at a time, newest activity first (issue 14). */
+  "session:page": (input: SessionPageInput, ack: AckCallback<SessionPage>) => void;
+  /** Full-text search over one's own chats (issue 14). */
+  "session:search": (input: SessionSearch, ack: AckCallback<SearchResults>) => void;
 }
 
 /**
@@ -108,6 +113,8 @@ export const commandSchemas = {
   "subagent:kill": subagentKillSchema,
   "tool:decide": toolDecideSchema,
   "subagent:retry": subagentRetrySchema,
+  "session:page": sessionPageSchema,
+  "session:search": sessionSearchSchema,
 } satisfies Record<keyof ClientToServerEvents, ZodType>;
 
 /**
@@ -117,6 +124,7 @@ export const commandSchemas = {
 export interface ServerToClientEvents {
   "agent:event": (event: SessionEvent) => void;
   "replay:complete": (info: { sessionId: string; seq: number }) => void;
+  /** The first page of one's chats (SESSION_PAGE_SIZE, newest activity first), not the whole list. */
   "sessions:changed": (sessions: SessionSummary[]) => void;
 }
 

@@ -62,7 +62,7 @@ export class ThrottledError extends AppError {
 
 export interface AccountServiceDeps {
   mode: AuthMode;
-  models: Pick<Models, "Account" | "SignInSession" | "OneTimeLink" | "Session" | "Turn">;
+  models: Pick<Models, "Account" | "SignInSession" | "OneTimeLink" | "Session" | "Turn"> & Partial<Pick<Models, "SearchEntry">>;
   /** Guesses per address and per email (sign-in, sign-up with a taken email, password change). */
   throttle: LoginThrottle;
   /** New accounts and reset attempts per address. */
@@ -270,6 +270,8 @@ export class AccountService {
     const marked = await this.deps.models.Account.updateOne({ _id: account._id, claimedFrom: { $ne: cookieIdentity } }, { $push: { claimedFrom: cookieIdentity } });
     if (marked.modifiedCount === 0 || !accept) return { claimed: 0 };
     const moved = await this.deps.models.Session.updateMany({ ownerId: cookieIdentity }, { ownerId: account._id });
+    // Search entries carry their chat's owner (issue 14).
+    await this.deps.models.SearchEntry?.updateMany({ ownerId: cookieIdentity }, { ownerId: account._id });
     this.deps.onSessionsChanged(account._id);
     this.deps.onSessionsChanged(cookieIdentity);
     return { claimed: moved.modifiedCount };

@@ -1,8 +1,10 @@
-import { AppError, type ChatTurn, type ModelCallRecord, type ModelCallSummary, type SessionSummary } from "@/lib/contracts";
+import { AppError, type ChatTurn, type ModelCallRecord, type ModelCallSummary, type SearchResults, type SessionCursor, type SessionPage, type SessionSummary } from "@/lib/contracts";
+import { termsOf } from "@/lib/search/terms";
 import type { Models } from "@/models";
 import { EventStore, toolCallRecordId, type EventStoreOptions } from "./event-store";
 import { loadHistory, loadHistoryPage } from "./history";
 import { newId } from "./ids";
+import { backfillSearch, indexTurns, listSessionPage, searchSessions } from "./search-index";
 import { listModelCalls, loadModelCall, loadTurnModelCalls, ModelCallLog, type ModelCallLogOptions } from "./model-call-log";
 
 /**
@@ -42,6 +44,14 @@ export interface ChatStore {
   loadModelCall(sessionId: string, callId: string): Promise<ModelCallRecord>;
   /** Every model call of one turn whole, messages included (export). */
   loadTurnModelCalls(sessionId: string, turnId: string): Promise<ModelCallRecord[]>;
+  /** One page of the sidebar: `ownerId`'s chats after `before`, newest activity first (issue 14). */
+  listSessionPage(ownerId: string, limit: number, before?: SessionCursor): Promise<SessionPage>;
+  /** Full-text search over `ownerId`'s chats: titles, prompts, answers, and subagents' results when asked. */
+  searchSessions(ownerId: string, query: string, subagents?: boolean): Promise<SearchResults>;
+  /** Writes the search entries of turns of one chat (a turn started or ended; an import). */
+  indexTurns(sessionId: string, turns: readonly ChatTurn[]): Promise<void>;
+  /** Indexes chats stored before search existed; returns how many. */
+  backfillSearch(): Promise<number>;
   /** At start, nothing can still be running: marks what a dead process left running as ended. */
   ghostSweep(now?: Date): Promise<{ turns: number; runs: number; calls: number }>;
 }
@@ -79,7 +89,7 @@ export function mongoStore(models: Models): ChatStore {
     countSessions: (ownerId) => Session.countDocuments({ ownerId }),
 
     async createSession(ownerId, title = DEFAULT_TITLE) {
-      const doc = await Session.create({ _id: newId(), ownerId, title });
+      const doc = await Session.create({ _id: newId(), ownerId, title, titleTerms: termsOf(title), searchIndexed: true });
       return toSummary(doc.toObject() as SessionRow);
     },
 
@@ -90,7 +100,7 @@ export function mongoStore(models: Models): ChatStore {
     },
 
     async renameSession(ownerId, sessionId, title) {
-      const row = await Session.findOneAndUpdate({ _id: sessionId, ownerId }, { $set: { title } }, { returnDocument: "after", projection: SUMMARY_FIELDS }).lean<SessionRow>();
+      const row = await Session.findOneAndUpdate({ _id: sessionId, ownerId }, { $set: { title, titleTerms: termsOf(title) } }, { returnDocument: "after", projection: SUMMARY_FIELDS }).lean<SessionRow>();
       if (!row) throw notFound();
       return toSummary(row);
     },
@@ -98,11 +108,11 @@ export function mongoStore(models: Models): ChatStore {
     async deleteSession(ownerId, sessionId) {
       const removed = await Session.deleteOne({ _id: sessionId, ownerId });
       if (removed.deletedCount === 0) throw notFound();
-      await Promise.all([Turn, ToolCall, SubagentRun, ToolOutput, TextChunk, ModelCall, ModelBlob].map((model) => (model as typeof Turn).deleteMany({ sessionId })));
+      await Promise.all([Turn, ToolCall, SubagentRun, ToolOutput, TextChunk, ModelCall, ModelBlob, models.SearchEntry].map((model) => (model as typeof Turn).deleteMany({ sessionId })));
     },
 
     async touchSession(sessionId, title) {
-      await Session.updateOne({ _id: sessionId }, title ? { $set: { title } } : { $set: { updatedAt: new Date() } });
+      await Session.updateOne({ _id: sessionId }, title ? { $set: { title, titleTerms: termsOf(title) } } : { $set: { updatedAt: new Date() } });
     },
 
     async reserveSeqBlock(sessionId, count) {
@@ -124,6 +134,11 @@ export function mongoStore(models: Models): ChatStore {
       const chunks = await ToolOutput.find({ toolCallId: call._id }, { data: 1, n: 1 }).sort({ n: 1 }).lean<{ data: string }[]>();
       return chunks.map((c) => c.data).join("");
     },
+
+    listSessionPage: (ownerId, limit, before) => listSessionPage(models, ownerId, limit, before),
+    searchSessions: (ownerId, query, subagents) => searchSessions(models, ownerId, query, subagents),
+    indexTurns: (sessionId, turns) => indexTurns(models, sessionId, turns),
+    backfillSearch: () => backfillSearch(models),
 
     eventWriter: (options) => new EventStore({ ...options, models }),
 

@@ -59,6 +59,7 @@ export async function importSessionFile(store: ChatStore, ownerId: string, file:
     // The writer retries and logs rather than throwing: check that every turn landed.
     const stored = await store.loadHistory(session.sessionId);
     if (stored.length !== file.turns.length) throw new Error(`${stored.length} of ${file.turns.length} turns were stored`);
+    await store.indexTurns(session.sessionId, stored);
     return session;
   } catch (error) {
     await store.deleteSession(ownerId, session.sessionId).catch(() => undefined);

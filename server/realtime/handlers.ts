@@ -91,6 +91,8 @@ export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
       await sessions.decide(userId, sessionId, { callId, runId, approve: decision === "approve", reason });
       return { callId };
     });
+    onCommand(socket, "session:page", guard, ({ before, limit }) => sessions.page(userId, before, limit));
+    onCommand(socket, "session:search", guard, ({ query, subagents }) => sessions.search(userId, query, subagents));
     onCommand(socket, "subagent:retry", guard, ({ sessionId, runId, task }) => sessions.retry(userId, sessionId, runId, task));
   });
 }

@@ -69,6 +69,8 @@ export class DroneSession {
   private closed = false;
   private readonly store: EventStore;
   private readonly modelCalls: ModelCallLog;
+  /** The search index's writes for this chat, chained (see `index`). */
+  private indexing: Promise<void> = Promise.resolve();
 
   private constructor(private readonly deps: DroneSessionDeps) {
     this.sessionId = deps.sessionId;
@@ -316,6 +318,7 @@ export class DroneSession {
       // Keep only the last finished turn besides the new one: older ones are durable.
       for (const [turnId, turn] of this.liveTurns) if (turn.status !== "running" && this.liveTurns.size > 1) this.liveTurns.delete(turnId);
       this.liveTurns.set(event.turnId, turnFromStart(event, this.sessionId));
+      this.index(event.turnId);
       return;
     }
     const turn = this.liveTurns.get(event.turnId);
@@ -324,6 +327,17 @@ export class DroneSession {
       return;
     }
     this.liveTurns.set(event.turnId, applyEvent(turn, event));
+    if (event.type === "turn:ended") this.index(event.turnId);
+  }
+
+  /** Search finds a turn by its prompt once it starts, and by its answers once it ends (issue 14). */
+  private index(turnId: string): void {
+    const turn = this.liveTurns.get(turnId);
+    if (!turn) return;
+    // One write at a time, in order: the start's entry must never land after the end's.
+    this.indexing = this.indexing
+      .then(() => this.deps.store.indexTurns(this.sessionId, [turn]))
+      .catch((error: unknown) => this.deps.log?.warn("could not index the turn for search", { error: String(error) }));
   }
 
   private nextSeq(): number {

@@ -1,4 +1,4 @@
-import { AppError, TURN_PAGE_SIZE, type JoinResult, type ModelCallRecord, type ModelCallSummary, type RetryStarted, type SessionEvent, type SessionSummary, type TurnPage } from "@/lib/contracts";
+import { AppError, SESSION_PAGE_SIZE, TURN_PAGE_SIZE, type SearchResults, type SessionCursor, type SessionPage, type JoinResult, type ModelCallRecord, type ModelCallSummary, type RetryStarted, type SessionEvent, type SessionSummary, type TurnPage } from "@/lib/contracts";
 import type { ChatStore } from "@/server/data/store";
 import { exportSession, type ExportFormat, type SessionExport } from "@/server/export/session-export";
 import { importSessionFile, parseSessionFile } from "@/server/export/session-import";
@@ -14,7 +14,7 @@ import type { SessionRegistry } from "./registry";
  */
 /** What one person may hold at once; past these a command is refused with `limit_reached`. */
 export interface PersonLimits {
-  /** Chats kept (the sidebar shows up to 500). */
+  /** Chats kept (the sidebar pages through them; search and the list stay fast at 10,000). */
   chats: number;
   /** Turns running at once, across all of one's chats. */
   runningTurns: number;
@@ -22,7 +22,7 @@ export interface PersonLimits {
   sockets: number;
 }
 
-export const DEFAULT_PERSON_LIMITS: PersonLimits = { chats: 500, runningTurns: 3, sockets: 20 };
+export const DEFAULT_PERSON_LIMITS: PersonLimits = { chats: 10_000, runningTurns: 3, sockets: 20 };
 
 export interface SessionServiceDeps {
   store: ChatStore;
@@ -45,6 +45,16 @@ export class SessionService {
 
   list(userId: string): Promise<SessionSummary[]> {
     return this.deps.store.listSessions(userId);
+  }
+
+  /** The sidebar's chats a page at a time (issue 14). */
+  page(userId: string, before?: SessionCursor, limit: number = SESSION_PAGE_SIZE): Promise<SessionPage> {
+    return this.deps.store.listSessionPage(userId, limit, before);
+  }
+
+  /** Search over one's own chats only (issue 14). */
+  search(userId: string, query: string, subagents = false): Promise<SearchResults> {
+    return this.deps.store.searchSessions(userId, query, subagents);
   }
 
   async create(userId: string, title?: string): Promise<SessionSummary> {
