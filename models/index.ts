@@ -7,6 +7,7 @@ import { defineTextChunkModel } from "./text-chunk";
 import { defineToolCallModel } from "./tool-call";
 import { defineToolOutputModel } from "./tool-output";
 import { defineTurnModel } from "./turn";
+import { defineTurnLeaseModel } from "./turn-lease";
 import { defineAccountModel, defineOneTimeLinkModel, defineSignInSessionModel } from "./account";
 
 /**
@@ -28,6 +29,8 @@ export function createModels(connection: Connection) {
     Account: defineAccountModel(connection),
     SignInSession: defineSignInSessionModel(connection),
     OneTimeLink: defineOneTimeLinkModel(connection),
+    // Scale-out (issue 15): unused without REDIS_URL.
+    TurnLease: defineTurnLeaseModel(connection),
   };
 }
 
