@@ -25,6 +25,7 @@ import type { Logger } from "@/lib/log";
 import { SessionRegistry } from "@/server/sessions/registry";
 import { SessionService, type PersonLimits } from "@/server/sessions/session-service";
 import type { TurnRunner } from "@/server/sessions/turn-runner";
+import type { Cluster } from "@/server/cluster/cluster";
 
 /**
  * One HTTP server for everything: identity cookie, the JSON API, Socket.IO and (when
@@ -61,6 +62,13 @@ export interface AppOptions {
   importMaxBytes?: number;
   log?: Logger;
   /**
+   * Scale-out (issue 15, REDIS_URL): this process's part of the cluster (Cluster.connect).
+   * Absent: one process, as before, with no Redis code path taken.
+   */
+  cluster?: Cluster;
+  /** This process's name (INSTANCE_ID), reported by the health check with Redis's state; absent: not reported. */
+  instanceId?: string;
+  /**
    * Accounts (AUTH_MODE other than `single`): the mode and the account collections. Absent
    * or `single`: a browser is a person through its `dlg_uid` cookie, as before.
    */
@@ -81,7 +89,8 @@ export interface App {
   sessions: SessionService;
   /** The account service, in the account modes (the SSO routes sign in through it). */
   accounts?: AccountService;
-  close(): Promise<void>;
+  /** Stops taking turns, ends the running ones (viewers are told), stores everything, releases leases; reports what it ended. */
+  close(): Promise<{ ended: { sessionId: string; turnId: string }[] }>;
 }
 
 /**
@@ -91,6 +100,10 @@ export interface App {
  * 16 MB, which let thirty messages stall the server for 2 s while it parsed them.
  */
 const MAX_SOCKET_MESSAGE_BYTES = 2 * 1024 * 1024;
+
+/** Cluster: rooms to reach one login's or one sign-in session's sockets on every process. */
+const authRoom = (session: string) => `auth:${session}`;
+const signInRoom = (signInSessionId: string) => `signin:${signInSessionId}`;
 
 export function createApp(options: AppOptions): App {
   const identity = createIdentity(options.secret);
@@ -107,12 +120,14 @@ export function createApp(options: AppOptions): App {
         allowedOrigins,
         secureCookies,
         onLogout: (session) => {
-          for (const socket of io.of("/").sockets.values()) if (socket.data.authSession === session) socket.disconnect(true);
+          // Cluster: the signed-out browser's sockets may be on any process.
+          if (cluster) io.in(authRoom(session)).disconnectSockets(true);
+          else for (const socket of io.of("/").sockets.values()) if (socket.data.authSession === session) socket.disconnect(true);
         },
       }
     : undefined;
   let io: AppServer;
-  const { store } = options;
+  const { store, cluster } = options;
   /** Every tab of one person learns that their session list changed. */
   const sessionsChanged = (userId: string) =>
     void store
@@ -123,7 +138,9 @@ export function createApp(options: AppOptions): App {
   const registry = new SessionRegistry({
     store,
     runner: options.runner,
-    relay: (event) => io.to(sessionRoom(event.sessionId)).emit("agent:event", event),
+    // Cluster: this process's viewers only; the others get the event from the chat's stream.
+    relay: cluster ? (event) => io.local.to(sessionRoom(event.sessionId)).emit("agent:event", event) : (event) => io.to(sessionRoom(event.sessionId)).emit("agent:event", event),
+    cluster,
     onTitleChanged: sessionsChanged,
     log: options.log,
     flushMs: options.flushMs,
@@ -134,6 +151,7 @@ export function createApp(options: AppOptions): App {
     limits: options.personLimits,
     onSessionsChanged: sessionsChanged,
     onSessionDeleted: (sessionId) => io.in(sessionRoom(sessionId)).socketsLeave(sessionRoom(sessionId)),
+    cluster,
   });
 
   const accountMode = options.accounts && options.accounts.mode !== "single" ? options.accounts : undefined;
@@ -147,6 +165,13 @@ export function createApp(options: AppOptions): App {
         deleteChat: (ownerId, sessionId) => sessions.delete(ownerId, sessionId),
         cancelTurns: (ownerId) => registry.cancelTurns(ownerId),
         cutSockets: (target) => {
+          if (cluster) {
+            // Sockets of the account on every process (rooms joined at connection).
+            if ("signInSessionId" in target) io.in(signInRoom(target.signInSessionId)).disconnectSockets(true);
+            else if (target.except) io.in(userRoom(target.accountId)).except(signInRoom(target.except)).disconnectSockets(true);
+            else io.in(userRoom(target.accountId)).disconnectSockets(true);
+            return;
+          }
           for (const socket of io.of("/").sockets.values()) {
             const hit =
               "signInSessionId" in target
@@ -180,6 +205,9 @@ export function createApp(options: AppOptions): App {
     dbUp: options.dbUp ?? (() => true),
     importMaxBytes: options.importMaxBytes ?? env().IMPORT_MAX_MB * 1024 * 1024,
     log: options.log,
+    ...(cluster || options.instanceId
+      ? { instance: () => ({ instance: cluster?.instanceId ?? options.instanceId!, redis: cluster ? cluster.redisStatus() : ("off" as const) }) }
+      : {}),
   };
 
   const httpServer = createServer((req, res) => {
@@ -244,7 +272,15 @@ export function createApp(options: AppOptions): App {
     // Other upgrades (Next's hot reload) are handed on below instead of being cut off.
     destroyUpgrade: !options.upgradeHandler,
     allowRequest: (req, callback) => callback(null, hostAllowed(req.headers.host, allowedHosts) && originAllowed(req, allowedOrigins)),
+    ...(cluster ? { adapter: cluster.adapter() } : {}),
   });
+  if (cluster) {
+    cluster.bind(io, registry);
+    io.on("connection", (socket) => {
+      if (socket.data.authSession) void socket.join(authRoom(socket.data.authSession));
+      if (socket.data.signInSessionId) void socket.join(signInRoom(socket.data.signInSessionId));
+    });
+  }
   io.use((socket, next) => {
     if (!accounts) {
       next();
@@ -302,9 +338,11 @@ export function createApp(options: AppOptions): App {
     sessions,
     accounts,
     async close() {
-      await registry.shutdown();
+      const ended = await registry.shutdown();
       await io.close();
+      await cluster?.close();
       await new Promise<void>((resolve) => (httpServer.listening ? httpServer.close(() => resolve()) : resolve()));
+      return { ended };
     },
   };
 }

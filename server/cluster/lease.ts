@@ -31,8 +31,11 @@ export interface LeaseStore {
   get(sessionId: string): Promise<Lease | null>;
   /** Leases held (not expired, not released) by `ownerId`'s turns, across processes. */
   countHeld(ownerId: string, now?: Date): Promise<number>;
-  /** Chats whose lease is held now (a start-up sweep must leave their turns alone). */
-  heldSessions(now?: Date): Promise<string[]>;
+  /**
+   * Chats whose lease names a holder, alive or expired: a start-up sweep leaves their turns
+   * to the holder or to the sweeper, which tells the viewers.
+   */
+  leasedSessions(): Promise<string[]>;
   /** Leases still naming a holder whose time has run out (that process died or stalled). */
   expired(now?: Date): Promise<Lease[]>;
   /** Takes over an expired lease exactly as `expired` returned it; false when someone else got there first. */
@@ -95,8 +98,8 @@ export function mongoLeases(models: Pick<Models, "TurnLease">): LeaseStore {
 
     countHeld: (ownerId, now = new Date()) => TurnLease.countDocuments({ ownerId, instanceId: { $ne: null }, expiresAt: { $gt: now } }),
 
-    async heldSessions(now = new Date()) {
-      const rows = await TurnLease.find({ instanceId: { $ne: null }, expiresAt: { $gt: now } }, { _id: 1 }).lean<{ _id: string }[]>();
+    async leasedSessions() {
+      const rows = await TurnLease.find({ instanceId: { $ne: null } }, { _id: 1 }).lean<{ _id: string }[]>();
       return rows.map((row) => row._id);
     },
 
