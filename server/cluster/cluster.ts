@@ -57,7 +57,7 @@ export class Cluster {
     this.instanceId = options.instanceId;
     this.leaseMs = options.leaseMs;
     this.publisher = createPublisher(redis.events, this.instanceId, log);
-    this.tail = new StreamTail(redis.blocking, (sessionId, entry) => this.onEntry(sessionId, entry));
+    this.tail = new StreamTail(redis.blocking, redis.events, (sessionId, entry) => this.onEntry(sessionId, entry));
   }
 
   static async connect(options: ClusterOptions, deps: { leases: LeaseStore; store: ChatStore; log?: Logger }): Promise<Cluster> {
@@ -248,7 +248,7 @@ export class Cluster {
     this.syncing.set(sessionId, []);
     let retry = false;
     try {
-      const lease = await this.leases.get(sessionId).catch(() => null);
+      const lease = await this.leases.get(sessionId).then((l) => l ?? this.leases.ensure(sessionId, session.currentSeq)).catch(() => null);
       let snapshot: MirrorSnapshot | null = null;
       if (lease && this.heldElsewhere(lease) && this.io) {
         const answers = await this.ask<MirrorSnapshot | null>((ack) => this.io!.serverSideEmit("cluster:snapshot", { sessionId }, ack));

@@ -74,8 +74,10 @@ export class StreamTail {
   private running = true;
   private readonly loop: Promise<void>;
 
+  /** `client` blocks in XREAD; `lookup` (not blocked) answers where a stream ends now. */
   constructor(
     private readonly client: RedisClient,
+    private readonly lookup: RedisClient,
     private readonly onEntry: (sessionId: string, entry: StreamEntry) => void,
   ) {
     this.loop = this.run();
@@ -86,7 +88,7 @@ export class StreamTail {
     if (this.offsets.has(sessionId)) return;
     let offset = "0-0";
     try {
-      const last = (await this.client.xRevRange(streamKey(sessionId), "+", "-", { COUNT: 1 }))?.[0];
+      const last = (await this.lookup.xRevRange(streamKey(sessionId), "+", "-", { COUNT: 1 }))?.[0];
       if (last) offset = last.id;
     } catch {
       // Redis away: read from the start once it is back (duplicates are skipped by number).

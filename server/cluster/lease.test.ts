@@ -53,6 +53,13 @@ describe("turn leases in MongoDB", () => {
     expect(await leases.leasedSessions()).not.toContain("q1");
   });
 
+  it("starts every process that opens a chat from the same number: the first one's", async () => {
+    const [first, second] = await Promise.all([leases.ensure("fresh", 3_000_000), leases.ensure("fresh", 4_000_000)]);
+    expect(first.seq).toBe(second.seq);
+    expect(first.instanceId).toBeNull();
+    expect(await leases.take("fresh", { instanceId: "a", turnId: "t", ownerId: "p" }, 1_000)).toEqual({ previousSeq: first.seq });
+  });
+
   it("lets exactly one sweeper take over an expired lease", async () => {
     await leases.take("dead", { instanceId: "gone", turnId: "td", ownerId: "p" }, 1_000, at(0));
     const [lease] = (await leases.expired(at(5_000))).filter((l) => l.sessionId === "dead");

@@ -29,6 +29,11 @@ export interface LeaseStore {
   release(sessionId: string, instanceId: string, turnId: string, seq: number): Promise<boolean>;
   /** The chat's lease document, if it ever had one. */
   get(sessionId: string): Promise<Lease | null>;
+  /**
+   * The chat's lease document, created free with `seq` when it has none, so every process
+   * that opens the chat starts from the same number (the first one to ask sets it).
+   */
+  ensure(sessionId: string, seq: number): Promise<Lease>;
   /** Leases held (not expired, not released) by `ownerId`'s turns, across processes. */
   countHeld(ownerId: string, now?: Date): Promise<number>;
   /**
@@ -94,6 +99,22 @@ export function mongoLeases(models: Pick<Models, "TurnLease">): LeaseStore {
     async get(sessionId) {
       const row = await TurnLease.findById(sessionId).lean<LeaseRow>();
       return row ? toLease(row) : null;
+    },
+
+    async ensure(sessionId, seq) {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const row = await TurnLease.findOneAndUpdate(
+            { _id: sessionId },
+            { $setOnInsert: { instanceId: null, turnId: null, ownerId: null, expiresAt: new Date(0), seq } },
+            { upsert: true, returnDocument: "after" },
+          ).lean<LeaseRow>();
+          return toLease(row!);
+        } catch (error) {
+          // Two first opens raced: the other inserted it; read it on the next round.
+          if (!isDuplicateKey(error) || attempt > 2) throw error;
+        }
+      }
     },
 
     countHeld: (ownerId, now = new Date()) => TurnLease.countDocuments({ ownerId, instanceId: { $ne: null }, expiresAt: { $gt: now } }),

@@ -1,0 +1,71 @@
+import type { ChatTurn } from "@/lib/contracts";
+import { Cluster } from "@/server/cluster/cluster";
+import { mongoLeases } from "@/server/cluster/lease";
+import type { TurnRunner } from "@/server/sessions/turn-runner";
+import { startTestRedis, type TestRedis } from "../redis/redis-server";
+import { openTestDatabase, type TestDatabase } from "./database";
+import { startLiveApp, type LiveApp } from "./live-app";
+import type { AppOptions } from "@/server/app";
+
+/**
+ * Several app processes' worth of apps in one test process (issue 15): each its own
+ * HTTP + Socket.IO server, registry and Cluster member, all on one test database and one
+ * real redis-server, as separate processes would be. Sockets connect to whichever the
+ * test picks. (The process-level tests run real processes; this is the in-process kind.)
+ */
+export interface ClusterMember extends LiveApp {
+  cluster: Cluster;
+  instanceId: string;
+}
+
+export interface ClusterApps {
+  redis: TestRedis;
+  db: TestDatabase;
+  members: ClusterMember[];
+  /** Every member's sessions written out, then the turns from MongoDB alone. */
+  storedTurns(sessionId: string): Promise<ChatTurn[]>;
+  close(): Promise<void>;
+}
+
+export async function startClusterApps(
+  label: string,
+  options: { count?: number; leaseMs?: number; runnerFor: (index: number) => TurnRunner } & Omit<Partial<AppOptions>, "runner" | "store" | "cluster">,
+): Promise<ClusterApps> {
+  const { count = 3, leaseMs = 10_000, runnerFor, ...appOptions } = options;
+  const redis = await startTestRedis();
+  const db = await openTestDatabase(label);
+  const members: ClusterMember[] = [];
+  for (let i = 0; i < count; i++) {
+    const instanceId = `app-${String.fromCharCode(97 + i)}`;
+    const cluster = await Cluster.connect({ redisUrl: redis.url, instanceId, leaseMs }, { leases: mongoLeases(db.models), store: db.store });
+    const live = await startLiveApp({ flushMs: 20, ...appOptions, store: db.store, runner: runnerFor(i), cluster });
+    members.push({ ...live, cluster, instanceId });
+  }
+  await waitForPeers(members, count);
+  return {
+    redis,
+    db,
+    members,
+    async storedTurns(sessionId) {
+      for (const m of members) await (await m.app.registry.peek(sessionId).catch(() => undefined))?.drain();
+      return db.store.loadHistory(sessionId);
+    },
+    async close() {
+      await Promise.all(members.map((m) => m.close().catch(() => undefined)));
+      await redis.stop();
+      await db.close();
+    },
+  };
+}
+
+/** The adapter learns of the other processes through heartbeats; commands are only routed to known ones. */
+async function waitForPeers(members: ClusterMember[], count: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (const m of members) {
+    const adapter = m.app.io.of("/").adapter as unknown as { serverCount(): Promise<number> };
+    while ((await adapter.serverCount()) < count) {
+      if (Date.now() > deadline) throw new Error("cluster members did not see each other within 10 s");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
