@@ -58,6 +58,14 @@ export class Cluster {
     this.leaseMs = options.leaseMs;
     this.publisher = createPublisher(redis.events, this.instanceId, log);
     this.tail = new StreamTail(redis.blocking, redis.events, (sessionId, entry) => this.onEntry(sessionId, entry));
+    // Events published while Redis was away are lost to us (and a restarted Redis starts
+    // empty): every mirrored chat resyncs from its owner and its viewers rejoin.
+    redis.onReconnect(() => {
+      for (const sessionId of this.tail.sessions()) {
+        const session = this.registry?.peekReady(sessionId);
+        if (session) void this.resync(session, true);
+      }
+    });
   }
 
   static async connect(options: ClusterOptions, deps: { leases: LeaseStore; store: ChatStore; log?: Logger }): Promise<Cluster> {
@@ -279,6 +287,9 @@ export class Cluster {
     this.sweeping = true;
     try {
       for (const lease of await this.leases.expired()) {
+        // A process that mirrors the chat ends the turn with the next numbers its viewers
+        // expect; the others give it one lease period's head start, then step in.
+        if (!this.registry.peekReady(lease.sessionId) && Date.now() - lease.expiresAt.getTime() < this.leaseMs) continue;
         if (!(await this.leases.takeOver(lease, this.instanceId, this.leaseMs))) continue;
         await this.endGhost(lease).catch((error: unknown) => this.log?.error("could not end a dead process's turn", { sessionId: lease.sessionId, error: String(error) }));
       }

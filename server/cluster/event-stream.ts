@@ -96,6 +96,10 @@ export class StreamTail {
     if (!this.offsets.has(sessionId)) this.offsets.set(sessionId, offset);
   }
 
+  sessions(): string[] {
+    return [...this.offsets.keys()];
+  }
+
   remove(sessionId: string): void {
     this.offsets.delete(sessionId);
   }

@@ -18,6 +18,8 @@ export interface ClusterRedis {
   events: RedisClient;
   blocking: RedisClient;
   status(): RedisStatus;
+  /** Called each time the event connection is back after an outage. */
+  onReconnect(listener: () => void): void;
   close(): Promise<void>;
   /** Tests: drops the connections at once, as a killed process does (no QUIT). */
   destroy(): void;
@@ -28,10 +30,15 @@ const reconnectStrategy = (retries: number) => Math.min(100 * 2 ** Math.min(retr
 export async function connectClusterRedis(url: string, log?: Pick<Logger, "warn" | "info">): Promise<ClusterRedis> {
   let up = false;
   let warned = false;
+  let wasDown = false;
+  const reconnected: (() => void)[] = [];
   const watch = (client: RedisClient, name: string) => {
     // One line per outage, not one per failed command.
     client.on("error", (error: unknown) => {
-      if (name === "events") up = false;
+      if (name === "events") {
+        up = false;
+        wasDown = true;
+      }
       if (!warned) {
         warned = true;
         log?.warn("Redis is unreachable; serving this process's viewers alone until it is back", { error: String(error) });
@@ -42,6 +49,10 @@ export async function connectClusterRedis(url: string, log?: Pick<Logger, "warn"
       if (warned) log?.info("Redis is back");
       up = true;
       warned = false;
+      if (wasDown) {
+        wasDown = false;
+        for (const listener of reconnected) listener();
+      }
     });
     return client;
   };
@@ -57,6 +68,7 @@ export async function connectClusterRedis(url: string, log?: Pick<Logger, "warn"
     events,
     blocking,
     status: () => (up && events.isReady ? "up" : "down"),
+    onReconnect: (listener) => void reconnected.push(listener),
     async close() {
       await Promise.all(clients.map((c) => (c.isOpen ? c.close().catch(() => c.destroy()) : undefined)));
     },

@@ -382,20 +382,20 @@ export class DroneSession {
    */
   async endGhost(turnId: string, leaseSeq: number, now = new Date()): Promise<number> {
     const turn = this.liveTurn(turnId) ?? (await this.history()).find((t) => t.turnId === turnId);
-    if (turn?.status === "running") {
-      // Following it, our number is the last the dead owner relayed; otherwise the lease's
-      // may be older than what viewers saw, so numbers start past every reservation.
-      if (this.liveTurns.has(turnId)) this.jumpTo(Math.max(this.seq, leaseSeq));
-      else {
-        this.jumpTo(Math.max(this.seq, leaseSeq, await this.deps.store.reserveSeqBlock(this.sessionId, SEQ_BLOCK)));
-        this.liveTurns.set(turnId, turn);
-      }
-      for (const event of ghostEndEvents(turn, now.toISOString())) {
-        this.fold(event);
-        this.emit(event);
-      }
-    }
+    // Stored first: a viewer that reloads on seeing the end finds it in MongoDB.
     await this.deps.store.ghostSweep(now, { sessionId: this.sessionId, turnId });
+    if (turn?.status !== "running") return this.seq;
+    // Following it, our number is the last the dead owner relayed; otherwise the lease's
+    // may be older than what viewers saw, so numbers start past every reservation.
+    if (this.liveTurns.has(turnId)) this.jumpTo(Math.max(this.seq, leaseSeq));
+    else {
+      this.jumpTo(Math.max(this.seq, leaseSeq, await this.deps.store.reserveSeqBlock(this.sessionId, SEQ_BLOCK)));
+      this.liveTurns.set(turnId, turn);
+    }
+    for (const event of ghostEndEvents(turn, now.toISOString())) {
+      this.fold(event);
+      this.emit(event);
+    }
     return this.seq;
   }
 

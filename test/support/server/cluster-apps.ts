@@ -1,3 +1,4 @@
+import { createLogger } from "@/server/log";
 import type { ChatTurn } from "@/lib/contracts";
 import { Cluster } from "@/server/cluster/cluster";
 import { mongoLeases } from "@/server/cluster/lease";
@@ -24,6 +25,12 @@ export interface ClusterApps {
   members: ClusterMember[];
   /** Every member's sessions written out, then the turns from MongoDB alone. */
   storedTurns(sessionId: string): Promise<ChatTurn[]>;
+  /**
+   * `member` dies as after a SIGKILL, as far as one test process can: no more lease
+   * renewals, heartbeats, sweeps or Redis, its sockets dropped, nothing written for it
+   * afterwards by this harness. Its turns stay as they were, in memory and in MongoDB.
+   */
+  kill(member: ClusterMember): void;
   close(): Promise<void>;
 }
 
@@ -37,18 +44,24 @@ export async function startClusterApps(
   const members: ClusterMember[] = [];
   for (let i = 0; i < count; i++) {
     const instanceId = `app-${String.fromCharCode(97 + i)}`;
-    const cluster = await Cluster.connect({ redisUrl: redis.url, instanceId, leaseMs }, { leases: mongoLeases(db.models), store: db.store });
+    const cluster = await Cluster.connect({ redisUrl: redis.url, instanceId, leaseMs }, { leases: mongoLeases(db.models), store: db.store, log: process.env.CLUSTER_TEST_LOG ? createLogger() : undefined });
     const live = await startLiveApp({ flushMs: 20, ...appOptions, store: db.store, runner: runnerFor(i), cluster });
     members.push({ ...live, cluster, instanceId });
   }
   await waitForPeers(members, count);
+  const dead = new Set<ClusterMember>();
   return {
     redis,
     db,
     members,
     async storedTurns(sessionId) {
-      for (const m of members) await (await m.app.registry.peek(sessionId).catch(() => undefined))?.drain();
+      for (const m of members) if (!dead.has(m)) await (await m.app.registry.peek(sessionId).catch(() => undefined))?.drain();
       return db.store.loadHistory(sessionId);
+    },
+    kill(member) {
+      dead.add(member);
+      member.cluster.simulateDeath();
+      member.app.io.local.disconnectSockets(true);
     },
     async close() {
       await Promise.all(members.map((m) => m.close().catch(() => undefined)));

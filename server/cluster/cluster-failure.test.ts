@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SessionEvent } from "@/lib/contracts";
+import { MASTER_PROMPT_MARKER } from "@/lib/agent/prompts";
+import { scriptedModel, systemOf } from "@/test/support/agent/scripted-model";
+import { browserView } from "@/test/support/server/browser-view";
+import { request, runtimeWith, waitFor } from "@/test/support/server/app-harness";
+import { startClusterApps, type ClusterApps } from "@/test/support/server/cluster-apps";
+
+/**
+ * What happens to a turn when its process dies or Redis goes away (issue 15), with three
+ * apps on one database and a real redis-server. The model here answers slowly on cue:
+ * a subagent that hangs ("HANG") keeps a turn running as long as the test needs.
+ */
+
+const LEASE_MS = 1_500;
+let cluster: ClusterApps;
+/** Released by the test: subagents told to "WAIT" answer once it resolves. */
+let releaseWaiters: () => void = () => undefined;
+let waiters = new Promise<void>((resolve) => (releaseWaiters = resolve));
+
+const model = scriptedModel(async (request) => {
+  const last = request.messages.at(-1)!;
+  if (systemOf(request).startsWith(MASTER_PROMPT_MARKER)) {
+    if (last.role === "tool") return { text: "The helper reported." };
+    const task = last.role === "user" ? String(last.content) : "";
+    return { text: "Asking a helper. ", toolCalls: [{ id: "m1", name: "subagent", args: { agent: "explore", task } }] };
+  }
+  const task = String(request.messages.find((m) => m.role === "user")?.content ?? "");
+  if (task.includes("HANG")) return { text: "Looking into it, slowly. ", hang: true };
+  if (task.includes("WAIT")) {
+    await waiters;
+    return { text: "Found it after the wait: all clear." };
+  }
+  return { text: "All clear." };
+});
+
+beforeAll(async () => {
+  cluster = await startClusterApps("cluster-failure", { leaseMs: LEASE_MS, runnerFor: () => runtimeWith(model) });
+});
+afterAll(async () => {
+  releaseWaiters();
+  await cluster?.close();
+});
+
+const ended = (events: SessionEvent[]) => events.some((e) => e.type === "turn:ended");
+
+async function newChat(memberIndex: number) {
+  const cookie = await cluster.members[0]!.newCookie();
+  const socket = await cluster.members[memberIndex]!.client(cookie);
+  const created = await request(socket, "session:create", {});
+  if (!created.ok) throw new Error(created.message);
+  return { cookie, socket, sessionId: created.data.sessionId };
+}
+
+/** A browser's view that rejoins, as the app does, when told it is behind (`replay:complete` past its number). */
+function rejoiningView(socket: Awaited<ReturnType<ClusterApps["members"][number]["client"]>>, sessionId: string) {
+  const view = browserView(socket, sessionId);
+  let rejoins = 0;
+  socket.on("replay:complete", ({ seq }) => {
+    const state = view.sync();
+    if (seq > state.seq) {
+      rejoins++;
+      void view.join(state.seq);
+    }
+  });
+  return Object.assign(view, { rejoins: () => rejoins });
+}
+
+describe("when Redis goes away mid-turn", () => {
+  it("the turn runs on, and once Redis is back the viewer on another process converges on the stored turn", async () => {
+    const [a, b] = cluster.members;
+    const { cookie, socket, sessionId } = await newChat(0);
+    const onA = browserView(socket, sessionId);
+    await onA.join();
+    const onB = rejoiningView(await b!.client(cookie), sessionId);
+    await onB.join();
+    await request(socket, "turn:send", { sessionId, text: "WAIT for the report" });
+    await waitFor(() => onB.events.some((e) => e.type === "subagent_started"), 10_000, "the subagent started, seen on B");
+
+    await cluster.redis.stop();
+    const health = await (await fetch(`${a!.baseUrl}/api/health`)).json();
+    expect(health).toMatchObject({ instance: "app-a", redis: "down" });
+    // The turn finishes while Redis is away: its viewers on A see all of it, B sees none of it.
+    releaseWaiters();
+    await waitFor(() => ended(onA.events), 10_000, "the turn's end on A");
+    expect(ended(onB.events)).toBe(false);
+    expect(onA.sync().turns.at(-1)?.status).toBe("completed");
+
+    await cluster.redis.start();
+    await waitFor(() => onB.sync().turns.at(-1)?.status === "completed", 10_000, "B to converge after Redis is back");
+    expect(onB.rejoins()).toBeGreaterThan(0);
+    const stored = await cluster.storedTurns(sessionId);
+    expect(onB.sync().turns).toStrictEqual(stored);
+    expect(onA.sync().turns).toStrictEqual(stored);
+    await waitFor(() => a!.cluster.redisStatus() === "up", 5_000, "health up again");
+
+    // And the relay across processes works again for the next turn.
+    waiters = new Promise<void>((resolve) => (releaseWaiters = resolve));
+    releaseWaiters();
+    const before = onB.events.length;
+    await request(socket, "turn:send", { sessionId, text: "Quick look" });
+    await waitFor(() => ended(onB.events.slice(before)), 10_000, "the next turn's end on B");
+    expect(onB.sync().turns).toStrictEqual(await cluster.storedTurns(sessionId));
+  });
+});
+
+describe("when the owner of a turn dies", () => {
+  it("another process sweeps its turn within the lease time and the viewers elsewhere see it end as ghost_sweep", async () => {
+    const [a, b, c] = cluster.members;
+    const { cookie, socket, sessionId } = await newChat(0);
+    const onB = rejoiningView(await b!.client(cookie), sessionId);
+    await onB.join();
+    await request(socket, "turn:send", { sessionId, text: "HANG on the logs" });
+    await waitFor(() => onB.events.some((e) => e.type === "subagent_data"), 10_000, "the subagent working, seen on B");
+
+    // A dies: no more renewals, heartbeats or Redis; its sockets drop; its turn stays "running" in MongoDB.
+    cluster.kill(a!);
+    const diedAt = Date.now();
+
+    await waitFor(() => ended(onB.events), LEASE_MS * 4, "the sweep's end on B");
+    // Expiry, then the next sweep round (a third of the lease), with room for a loaded machine.
+    expect(Date.now() - diedAt).toBeLessThan(LEASE_MS * 3);
+    const end = onB.events.find((e) => e.type === "turn:ended");
+    expect(end).toMatchObject({ status: "failed" });
+    const runEnd = onB.events.find((e) => e.type === "subagent_error");
+    expect(runEnd).toMatchObject({ endReason: "ghost_sweep" });
+
+    const viewed = onB.sync();
+    expect(viewed.needsResync).toBe(false);
+    const stored = (await cluster.storedTurns(sessionId)).at(-1)!;
+    const turn = viewed.turns.at(-1)!;
+    expect([turn.status, turn.error]).toEqual([stored.status, stored.error]);
+    const storedRun = stored.steps[0]!.toolCalls[0]!.subagent!;
+    expect(turn.steps[0]!.toolCalls[0]!.subagent).toMatchObject({ status: storedRun.status, endReason: "ghost_sweep", error: storedRun.error });
+    expect(storedRun.endReason).toBe("ghost_sweep");
+
+    // A viewer arriving now, on C, sees the same; and the chat takes a new turn.
+    const onC = browserView(await c!.client(cookie), sessionId);
+    await onC.join();
+    expect(onC.sync().turns.at(-1)).toMatchObject({ status: "failed", error: stored.error });
+    const lease = await cluster.db.models.TurnLease.findById(sessionId).lean();
+    expect(lease?.instanceId).toBeNull();
+    const socketC = await c!.client(cookie);
+    expect(await request(socketC, "turn:send", { sessionId, text: "Again, quickly" })).toMatchObject({ ok: true });
+    await waitFor(() => ended(onC.events) && onC.sync().turns.at(-1)?.status === "completed", 10_000, "the new turn to complete");
+  });
+});
