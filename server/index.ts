@@ -12,8 +12,7 @@ import { mongoStore } from "@/server/data/store";
 import { createLogger } from "@/server/log";
 import { oidcFromEnv, type OidcClient } from "@/server/auth/oidc";
 import { createSigner } from "@/server/auth/signer";
-import { Cluster, defaultInstanceId } from "@/server/cluster/cluster";
-import { mongoLeases } from "@/server/cluster/lease";
+import { clusterFromEnv } from "@/server/cluster/from-env";
 
 /**
  * The one process: Next pages, the JSON API and Socket.IO on one port. `--dev` runs Next
@@ -28,11 +27,8 @@ async function main(): Promise<void> {
   const db = await connectDatabase(config, log);
   log.info(`Database ready at ${redact(db.uri)}${db.embedded ? " (embedded)" : ""}`);
   const store = mongoStore(db.models);
-  const instanceId = config.INSTANCE_ID ?? defaultInstanceId();
   // REDIS_URL: one of several processes. Unset: nothing below touches Redis.
-  const cluster = config.REDIS_URL
-    ? await Cluster.connect({ redisUrl: config.REDIS_URL, instanceId, leaseMs: config.LEASE_MS }, { leases: mongoLeases(db.models), store, log })
-    : undefined;
+  const { instanceId, cluster } = await clusterFromEnv(config, { models: db.models, store, log });
   if (cluster) log.info(`Cluster member ${instanceId} (Redis ${cluster.redisStatus()}, leases of ${config.LEASE_MS} ms)`);
   // Cluster: other live processes' turns are theirs; only turns with no live lease are ghosts.
   const swept = await store.ghostSweep(undefined, cluster ? { exceptSessions: await cluster.heldSessions() } : undefined);

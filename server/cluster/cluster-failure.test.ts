@@ -17,11 +17,18 @@ let cluster: ClusterApps;
 /** Released by the test: subagents told to "WAIT" answer once it resolves. */
 let releaseWaiters: () => void = () => undefined;
 let waiters = new Promise<void>((resolve) => (releaseWaiters = resolve));
+/** Released by the test: the master's answer to a "LATE" helper waits for it. */
+let releaseAnswer: () => void = () => undefined;
+const answer = new Promise<void>((resolve) => (releaseAnswer = resolve));
 
 const model = scriptedModel(async (request) => {
   const last = request.messages.at(-1)!;
   if (systemOf(request).startsWith(MASTER_PROMPT_MARKER)) {
-    if (last.role === "tool") return { text: "The helper reported." };
+    if (last.role === "tool") {
+      const prompt = String(request.messages.find((m) => m.role === "user" && String(m.content).includes("LATE"))?.content ?? "");
+      if (prompt) await answer;
+      return { text: "The helper reported." };
+    }
     const task = last.role === "user" ? String(last.content) : "";
     return { text: "Asking a helper. ", toolCalls: [{ id: "m1", name: "subagent", args: { agent: "explore", task } }] };
   }
@@ -39,6 +46,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   releaseWaiters();
+  releaseAnswer();
   await cluster?.close();
 });
 
@@ -101,6 +109,35 @@ describe("when Redis goes away mid-turn", () => {
     await request(socket, "turn:send", { sessionId, text: "Quick look" });
     await waitFor(() => ended(onB.events.slice(before)), 10_000, "the next turn's end on B");
     expect(onB.sync().turns).toStrictEqual(await cluster.storedTurns(sessionId));
+  });
+});
+
+describe("when Redis restarts while a turn streams", () => {
+  it("the viewer on another process misses the events sent meanwhile, and after a rejoin nothing is lost", async () => {
+    const [, b, c] = cluster.members;
+    const { cookie, socket, sessionId } = await newChat(2);
+    const onC = browserView(socket, sessionId);
+    await onC.join();
+    const onB = rejoiningView(await b!.client(cookie), sessionId);
+    await onB.join();
+    waiters = new Promise<void>((resolve) => (releaseWaiters = resolve));
+    await request(socket, "turn:send", { sessionId, text: "WAIT, then LATE answer" });
+    await waitFor(() => onB.events.some((e) => e.type === "subagent_started"), 10_000, "the subagent started, seen on B");
+
+    // Redis goes; the helper finishes meanwhile (B misses that); Redis comes back; the turn goes on.
+    await cluster.redis.stop();
+    releaseWaiters();
+    await waitFor(() => onC.events.some((e) => e.type === "agent:complete"), 10_000, "the helper's result on C");
+    await cluster.redis.restart();
+    releaseAnswer();
+    await waitFor(() => ended(onC.events), 10_000, "the turn's end on C");
+    await waitFor(() => onB.sync().turns.at(-1)?.status === "completed", 10_000, "B to converge");
+
+    const stored = await cluster.storedTurns(sessionId);
+    expect(stored.at(-1)!.steps.at(-1)!.text).toContain("The helper reported.");
+    expect(onB.sync().turns).toStrictEqual(stored);
+    expect(onC.sync().turns).toStrictEqual(stored);
+    expect(onB.rejoins()).toBeGreaterThan(0);
   });
 });
 
