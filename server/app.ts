@@ -163,7 +163,7 @@ export function createApp(options: AppOptions): App {
         // New accounts and reset attempts per address: generous for a team behind one address.
         creationThrottle: accountMode.creationThrottle ?? createLoginThrottle({ maxFailures: 20 }),
         deleteChat: (ownerId, sessionId) => sessions.delete(ownerId, sessionId),
-        cancelTurns: (ownerId) => registry.cancelTurns(ownerId),
+        cancelTurns: (ownerId) => (cluster ? cluster.cancelOwnerTurns(ownerId) : registry.cancelTurns(ownerId)),
         cutSockets: (target) => {
           if (cluster) {
             // Sockets of the account on every process (rooms joined at connection).

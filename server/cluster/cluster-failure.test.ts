@@ -2,9 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SessionEvent } from "@/lib/contracts";
 import { MASTER_PROMPT_MARKER } from "@/lib/agent/prompts";
 import { scriptedModel, systemOf } from "@/test/support/agent/scripted-model";
-import { browserView } from "@/test/support/server/browser-view";
 import { request, runtimeWith, waitFor } from "@/test/support/server/app-harness";
-import { startClusterApps, type ClusterApps } from "@/test/support/server/cluster-apps";
+import { liveView, startClusterApps, type ClusterApps } from "@/test/support/server/cluster-apps";
 
 /**
  * What happens to a turn when its process dies or Redis goes away (issue 15), with three
@@ -60,27 +59,13 @@ async function newChat(memberIndex: number) {
   return { cookie, socket, sessionId: created.data.sessionId };
 }
 
-/** A browser's view that rejoins, as the app does, when told it is behind (`replay:complete` past its number). */
-function rejoiningView(socket: Awaited<ReturnType<ClusterApps["members"][number]["client"]>>, sessionId: string) {
-  const view = browserView(socket, sessionId);
-  let rejoins = 0;
-  socket.on("replay:complete", ({ seq }) => {
-    const state = view.sync();
-    if (seq > state.seq) {
-      rejoins++;
-      void view.join(state.seq);
-    }
-  });
-  return Object.assign(view, { rejoins: () => rejoins });
-}
-
 describe("when Redis goes away mid-turn", () => {
   it("the turn runs on, and once Redis is back the viewer on another process converges on the stored turn", async () => {
     const [a, b] = cluster.members;
     const { cookie, socket, sessionId } = await newChat(0);
-    const onA = browserView(socket, sessionId);
+    const onA = liveView(socket, sessionId);
     await onA.join();
-    const onB = rejoiningView(await b!.client(cookie), sessionId);
+    const onB = liveView(await b!.client(cookie), sessionId);
     await onB.join();
     await request(socket, "turn:send", { sessionId, text: "WAIT for the report" });
     await waitFor(() => onB.events.some((e) => e.type === "subagent_started"), 10_000, "the subagent started, seen on B");
@@ -116,9 +101,9 @@ describe("when Redis restarts while a turn streams", () => {
   it("the viewer on another process misses the events sent meanwhile, and after a rejoin nothing is lost", async () => {
     const [, b, c] = cluster.members;
     const { cookie, socket, sessionId } = await newChat(2);
-    const onC = browserView(socket, sessionId);
+    const onC = liveView(socket, sessionId);
     await onC.join();
-    const onB = rejoiningView(await b!.client(cookie), sessionId);
+    const onB = liveView(await b!.client(cookie), sessionId);
     await onB.join();
     waiters = new Promise<void>((resolve) => (releaseWaiters = resolve));
     await request(socket, "turn:send", { sessionId, text: "WAIT, then LATE answer" });
@@ -145,7 +130,7 @@ describe("when the owner of a turn dies", () => {
   it("another process sweeps its turn within the lease time and the viewers elsewhere see it end as ghost_sweep", async () => {
     const [a, b, c] = cluster.members;
     const { cookie, socket, sessionId } = await newChat(0);
-    const onB = rejoiningView(await b!.client(cookie), sessionId);
+    const onB = liveView(await b!.client(cookie), sessionId);
     await onB.join();
     await request(socket, "turn:send", { sessionId, text: "HANG on the logs" });
     await waitFor(() => onB.events.some((e) => e.type === "subagent_data"), 10_000, "the subagent working, seen on B");
@@ -172,7 +157,7 @@ describe("when the owner of a turn dies", () => {
     expect(storedRun.endReason).toBe("ghost_sweep");
 
     // A viewer arriving now, on C, sees the same; and the chat takes a new turn.
-    const onC = browserView(await c!.client(cookie), sessionId);
+    const onC = liveView(await c!.client(cookie), sessionId);
     await onC.join();
     expect(onC.sync().turns.at(-1)).toMatchObject({ status: "failed", error: stored.error });
     const lease = await cluster.db.models.TurnLease.findById(sessionId).lean();
@@ -180,5 +165,29 @@ describe("when the owner of a turn dies", () => {
     const socketC = await c!.client(cookie);
     expect(await request(socketC, "turn:send", { sessionId, text: "Again, quickly" })).toMatchObject({ ok: true });
     await waitFor(() => ended(onC.events) && onC.sync().turns.at(-1)?.status === "completed", 10_000, "the new turn to complete");
+  });
+});
+
+describe("when a process shuts down gracefully (SIGTERM)", () => {
+  it("ends its running turn, tells the viewers on other processes, stores it, reports it and frees the chat", async () => {
+    const [, b, c] = cluster.members;
+    const { cookie, socket, sessionId } = await newChat(1);
+    const onC = liveView(await c!.client(cookie), sessionId);
+    await onC.join();
+    const sent = await request(socket, "turn:send", { sessionId, text: "HANG on the metrics" });
+    if (!sent.ok) throw new Error(sent.message);
+    await waitFor(() => onC.events.some((e) => e.type === "subagent_data"), 10_000, "the subagent working, seen on C");
+
+    const { ended: report } = await b!.app.close();
+    expect(report).toEqual([{ sessionId, turnId: sent.data.turnId }]);
+    await waitFor(() => ended(onC.events), 5_000, "the end on C");
+    const stored = await cluster.storedTurns(sessionId);
+    expect(stored.at(-1)?.status).toBe("cancelled");
+    expect(onC.sync().needsResync).toBe(false);
+    expect(onC.sync().turns).toStrictEqual(stored);
+    expect((await cluster.db.models.TurnLease.findById(sessionId).lean())?.instanceId).toBeNull();
+    // Nothing waits for a lease to expire: the chat takes a turn on C at once.
+    const socketC = await c!.client(cookie);
+    expect(await request(socketC, "turn:send", { sessionId, text: "Again, quickly" })).toMatchObject({ ok: true });
   });
 });

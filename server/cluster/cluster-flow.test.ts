@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SessionEvent } from "@/lib/contracts";
 import { createDemoModel } from "@/lib/model/demo-model";
-import { browserView } from "@/test/support/server/browser-view";
 import { request, runtimeWith, waitFor } from "@/test/support/server/app-harness";
-import { startClusterApps, type ClusterApps } from "@/test/support/server/cluster-apps";
+import { liveView, startClusterApps, type ClusterApps } from "@/test/support/server/cluster-apps";
 
 /**
  * Three app processes' worth of apps on one database and one real Redis (issue 15): a
@@ -18,7 +17,7 @@ const ranOn = new Map<string, number>();
 beforeAll(async () => {
   cluster = await startClusterApps("cluster-flow", {
     runnerFor: (index) => {
-      const runtime = runtimeWith(createDemoModel({ chunkDelayMs: 3 }));
+      const runtime = runtimeWith(createDemoModel({ chunkDelayMs: 5 }));
       return {
         startTurn: (args) => {
           ranOn.set(args.turnId, index);
@@ -53,10 +52,10 @@ describe("a turn owned by one process, watched from the others", () => {
   it("a viewer on B gets every event of A's turn in order, and a joiner on C converges; both equal the stored turn", async () => {
     const [a, b, c] = cluster.members;
     const { cookie, socket, sessionId } = await newChat(0);
-    const onA = browserView(socket, sessionId);
+    const onA = liveView(socket, sessionId);
     await onA.join();
     const socketB = await b!.client(cookie);
-    const onB = browserView(socketB, sessionId);
+    const onB = liveView(socketB, sessionId);
     await onB.join();
     // When each event reached a viewer on the owner and one on another process.
     const arrivedA = new Map<number, number>();
@@ -66,7 +65,7 @@ describe("a turn owned by one process, watched from the others", () => {
 
     expect(await request(socket, "turn:send", { sessionId, text: "Investigate the open bugs and the release plan" })).toMatchObject({ ok: true });
     await waitFor(() => onB.events.some((e) => e.type === "subagent_data"), 15_000, "subagent activity on B");
-    const onC = browserView(await c!.client(cookie), sessionId);
+    const onC = liveView(await c!.client(cookie), sessionId);
     await onC.join();
     expect(onC.sync().turns.at(-1)?.status).toBe("running");
 
@@ -95,14 +94,17 @@ describe("a turn owned by one process, watched from the others", () => {
   it("steer and kill sent to B reach the subagent running on A and are answered; an unknown run is not_found", async () => {
     const [, b] = cluster.members;
     const { cookie, socket, sessionId } = await newChat(0);
-    const onB = browserView(await b!.client(cookie), sessionId);
+    const onB = liveView(await b!.client(cookie), sessionId);
     const socketB = await b!.client(cookie);
     await onB.join();
     await request(socket, "turn:send", { sessionId, text: "Investigate the open bugs and the release plan" });
-    await waitFor(() => onB.events.filter((e) => e.type === "subagent_started").length >= 2, 15_000, "two subagents seen on B");
-    const [first, second] = onB.events.filter((e) => e.type === "subagent_started").map((e) => (e.type === "subagent_started" ? e.runId : ""));
-
+    const started = () => onB.events.filter((e) => e.type === "subagent_started").map((e) => (e.type === "subagent_started" ? e.runId : ""));
+    // Each as soon as B sees it start (the demo's subagents are quick).
+    await waitFor(() => started().length >= 1, 15_000, "a subagent seen on B");
+    const first = started()[0]!;
     expect(await request(socketB, "subagent:steer", { sessionId, runId: first, message: "Focus on the release blockers." })).toMatchObject({ ok: true, data: { runId: first } });
+    await waitFor(() => started().length >= 2, 15_000, "a second subagent seen on B");
+    const second = started()[1]!;
     expect(await request(socketB, "subagent:kill", { sessionId, runId: second })).toMatchObject({ ok: true, data: { runId: second } });
     expect(await request(socketB, "subagent:kill", { sessionId, runId: "no-such-run" })).toMatchObject({ ok: false, code: "not_found" });
     // Someone else's socket on B gets what a stranger gets on the owner: nothing.
@@ -122,7 +124,7 @@ describe("a turn owned by one process, watched from the others", () => {
     const { cookie, socket, sessionId } = await newChat(0);
     const sent = await request(socket, "turn:send", { sessionId, text: "Investigate the open bugs and the release plan" });
     if (!sent.ok) throw new Error(sent.message);
-    const onC = browserView(await c!.client(cookie), sessionId);
+    const onC = liveView(await c!.client(cookie), sessionId);
     await onC.join();
     const socketC = await c!.client(cookie);
     expect(await request(socketC, "turn:cancel", { sessionId, turnId: sent.data.turnId })).toMatchObject({ ok: true });
@@ -143,9 +145,9 @@ describe("a turn owned by one process, watched from the others", () => {
     ]);
     expect(answers.filter((a) => a.ok)).toHaveLength(1);
     expect(answers.filter((a) => !a.ok)).toMatchObject([{ code: "busy" }]);
-    const view = browserView(socket, sessionId);
+    const view = liveView(socket, sessionId);
     await view.join();
-    await waitFor(() => view.sync().turns.every((t) => t.status !== "running"), 30_000, "the one turn to end");
+    await waitFor(() => view.sync().turns.every((t) => t.status !== "running"), 20_000, "the one turn to end");
     const stored = await cluster.storedTurns(sessionId);
     expect(stored).toHaveLength(1);
     // And the chat is free again for whichever process is asked next.
@@ -167,6 +169,18 @@ describe("a turn owned by one process, watched from the others", () => {
     for (let i = 0; i < 3; i++) expect(await request(sockets[i]!, "turn:send", { sessionId: chats[i], text: "Investigate the open bugs and the release plan" })).toMatchObject({ ok: true });
     expect(await request(sockets[3]!, "turn:send", { sessionId: chats[3], text: "One more" })).toMatchObject({ ok: false, code: "limit_reached" });
     for (let i = 0; i < 3; i++) await request(sockets[i]!, "session:delete", { sessionId: chats[i] });
+  });
+
+  it("deleting a chat on B stops its turn on A first, and nothing of it is written afterwards", async () => {
+    const [a, b] = cluster.members;
+    const { cookie, socket, sessionId } = await newChat(0);
+    await request(socket, "turn:send", { sessionId, text: "Investigate the open bugs and the release plan" });
+    const socketB = await b!.client(cookie);
+    expect(await request(socketB, "session:delete", { sessionId })).toMatchObject({ ok: true });
+    expect(a!.app.registry.peekReady(sessionId)?.runningTurnId).toBeUndefined();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await cluster.db.models.Turn.countDocuments({ sessionId })).toBe(0);
+    expect(await cluster.db.models.SubagentRun.countDocuments({ sessionId })).toBe(0);
   });
 
   it("reports which process answered and that Redis is up", async () => {

@@ -40,6 +40,8 @@ export class Cluster {
   private registry: SessionRegistry | undefined;
   private readonly publisher: EventPublisher;
   private readonly tail: StreamTail;
+  /** The sessions this process follows, from the moment `attach` starts (before the registry calls them ready). */
+  private readonly mirrors = new Map<string, DroneSession>();
   /** Chats resynchronising: events read meanwhile wait here, in order. */
   private readonly syncing = new Map<string, SessionEvent[]>();
   private readonly renewals = new Set<NodeJS.Timeout>();
@@ -57,14 +59,11 @@ export class Cluster {
     this.instanceId = options.instanceId;
     this.leaseMs = options.leaseMs;
     this.publisher = createPublisher(redis.events, this.instanceId, log);
-    this.tail = new StreamTail(redis.blocking, redis.events, (sessionId, entry) => this.onEntry(sessionId, entry));
+    this.tail = new StreamTail(redis.blocking, redis.events, `dlg:wake:${this.instanceId}`, (sessionId, entry) => this.onEntry(sessionId, entry));
     // Events published while Redis was away are lost to us (and a restarted Redis starts
     // empty): every mirrored chat resyncs from its owner and its viewers rejoin.
     redis.onReconnect(() => {
-      for (const sessionId of this.tail.sessions()) {
-        const session = this.registry?.peekReady(sessionId);
-        if (session) void this.resync(session, true);
-      }
+      for (const session of this.mirrors.values()) void this.resync(session, true);
     });
   }
 
@@ -92,6 +91,7 @@ export class Cluster {
     this.io = io;
     this.registry = registry;
     io.on("cluster:snapshot", ({ sessionId }, reply) => reply(registry.peekReady(sessionId)?.mirrorSnapshot() ?? null));
+    io.on("cluster:cancel-owner", ({ ownerId }) => registry.cancelTurns(ownerId));
     io.on("cluster:command", ({ target, sessionId, command }, reply) => {
       if (target !== this.instanceId) return reply({ handled: false });
       void this.act(sessionId, command).then(reply);
@@ -146,11 +146,16 @@ export class Cluster {
    * a join here answers as a join on the owner would.
    */
   async attach(session: DroneSession): Promise<void> {
-    await this.tail.add(session.sessionId);
-    await this.resync(session, false);
+    const { sessionId } = session;
+    this.mirrors.set(sessionId, session);
+    // Events read from here on wait for the snapshot, in order.
+    this.syncing.set(sessionId, []);
+    await this.tail.add(sessionId);
+    await this.resync(session, false, true);
   }
 
   detach(sessionId: string): void {
+    this.mirrors.delete(sessionId);
     this.tail.remove(sessionId);
     this.syncing.delete(sessionId);
   }
@@ -164,6 +169,28 @@ export class Cluster {
     if (!lease || !this.heldElsewhere(lease) || !this.io) return { handled: false };
     const answers = await this.ask<RoutedAnswer>((ack) => this.io!.serverSideEmit("cluster:command", { target: lease.instanceId!, sessionId, command }, ack));
     return answers.find((a) => a.handled) ?? { handled: false };
+  }
+
+  /** Stops `ownerId`'s turns here and in every other process. */
+  cancelOwnerTurns(ownerId: string): void {
+    this.registry?.cancelTurns(ownerId);
+    this.io?.serverSideEmit("cluster:cancel-owner", { ownerId });
+  }
+
+  /**
+   * Before a chat is deleted here: a turn another process runs in it is stopped there, and
+   * this waits (a few seconds at most) until that process has stored it and let go.
+   */
+  async stopElsewhere(sessionId: string): Promise<void> {
+    const lease = await this.leases.get(sessionId);
+    if (!lease?.turnId || !this.heldElsewhere(lease)) return;
+    await this.route(sessionId, { kind: "cancel", turnId: lease.turnId });
+    const deadline = Date.now() + ANSWER_TIMEOUT_MS;
+    while (Date.now() < deadline) {
+      const now = await this.leases.get(sessionId);
+      if (!now || !this.heldElsewhere(now)) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
   }
 
   async close(): Promise<void> {
@@ -240,8 +267,11 @@ export class Cluster {
       waiting.push(event);
       return;
     }
-    const session = this.registry?.peekReady(sessionId);
-    if (session && session.follow(event) === "gap") void this.resync(session, true);
+    const session = this.mirrors.get(sessionId);
+    if (session && session.follow(event) === "gap") {
+      this.log?.info("events of a chat were missed here; resyncing from its owner", { sessionId, had: session.currentSeq, got: event.seq });
+      void this.resync(session, true);
+    }
   }
 
   /**
@@ -250,10 +280,12 @@ export class Cluster {
    * read meanwhile are applied after it (those it covers are skipped by number). After a
    * gap, local viewers are told to rejoin (a `replay:complete` past their number).
    */
-  private async resync(session: DroneSession, afterGap: boolean): Promise<void> {
+  private async resync(session: DroneSession, afterGap: boolean, buffering = false): Promise<void> {
     const { sessionId } = session;
-    if (this.syncing.has(sessionId)) return;
-    this.syncing.set(sessionId, []);
+    if (!buffering) {
+      if (this.syncing.has(sessionId)) return;
+      this.syncing.set(sessionId, []);
+    }
     let retry = false;
     try {
       const lease = await this.leases.get(sessionId).then((l) => l ?? this.leases.ensure(sessionId, session.currentSeq)).catch(() => null);
@@ -266,7 +298,9 @@ export class Cluster {
       } else if (lease && lease.instanceId === null && !session.runningTurnId) {
         snapshot = { turn: null, seq: lease.seq };
       }
-      if (snapshot) session.adopt(snapshot);
+      // A snapshot older than what this process already follows (it travelled slower than
+      // the stream) would take it backwards; only the first one, at attach, is taken as is.
+      if (snapshot && (buffering || snapshot.seq >= session.currentSeq)) session.adopt(snapshot);
     } finally {
       const waiting = this.syncing.get(sessionId) ?? [];
       this.syncing.delete(sessionId);
@@ -278,7 +312,7 @@ export class Cluster {
       }
     }
     if (afterGap) this.io?.local.to(sessionRoom(sessionId)).emit("replay:complete", { sessionId, seq: session.currentSeq });
-    if (retry && !this.stopped) setTimeout(() => void (this.registry?.peekReady(sessionId) === session && this.resync(session, true)), 1_000).unref();
+    if (retry && !this.stopped) setTimeout(() => void (this.mirrors.get(sessionId) === session && this.resync(session, true)), 1_000).unref();
   }
 
   /** Ends the turns of processes whose leases expired (each taken over atomically, so once). */

@@ -74,10 +74,16 @@ export class StreamTail {
   private running = true;
   private readonly loop: Promise<void>;
 
-  /** `client` blocks in XREAD; `lookup` (not blocked) answers where a stream ends now. */
+  /**
+   * `client` blocks in XREAD; `lookup` (not blocked) answers where a stream ends now and
+   * writes to `wakeKey`, a stream of this process's own that every read also waits on, so
+   * a chat added while a read blocks is read from at once (the first events of a turn
+   * watched from here would otherwise wait for the block to time out).
+   */
   constructor(
     private readonly client: RedisClient,
     private readonly lookup: RedisClient,
+    private readonly wakeKey: string,
     private readonly onEntry: (sessionId: string, entry: StreamEntry) => void,
   ) {
     this.loop = this.run();
@@ -93,7 +99,9 @@ export class StreamTail {
     } catch {
       // Redis away: read from the start once it is back (duplicates are skipped by number).
     }
-    if (!this.offsets.has(sessionId)) this.offsets.set(sessionId, offset);
+    if (this.offsets.has(sessionId)) return;
+    this.offsets.set(sessionId, offset);
+    await this.lookup.xAdd(this.wakeKey, "*", { w: "1" }, { TRIM: { strategy: "MAXLEN", strategyModifier: "~", threshold: 10 } }).catch(() => undefined);
   }
 
   sessions(): string[] {
@@ -116,6 +124,7 @@ export class StreamTail {
         continue;
       }
       const streams = [...this.offsets].map(([sessionId, id]) => ({ key: streamKey(sessionId), id }));
+      streams.push({ key: this.wakeKey, id: "$" });
       let reply: unknown;
       try {
         reply = await this.client.xRead(streams, { BLOCK: READ_BLOCK_MS, COUNT: READ_COUNT });
@@ -124,6 +133,7 @@ export class StreamTail {
         continue;
       }
       for (const stream of (reply ?? []) as { name: string; messages: { id: string; message: Record<string, unknown> }[] }[]) {
+        if (stream.name === this.wakeKey) continue;
         const sessionId = stream.name.slice("dlg:chat:".length, -":events".length);
         for (const { id, message } of stream.messages) {
           if (!this.offsets.has(sessionId)) break;

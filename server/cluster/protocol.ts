@@ -21,4 +21,6 @@ export type RoutedAnswer =
 export interface ClusterEvents {
   "cluster:command": (request: { target: string; sessionId: string; command: RoutedCommand }, reply: (answer: RoutedAnswer) => void) => void;
   "cluster:snapshot": (request: { sessionId: string }, reply: (answer: MirrorSnapshot | null) => void) => void;
+  /** An account disabled or deleted: every process stops that person's turns. */
+  "cluster:cancel-owner": (request: { ownerId: string }) => void;
 }

@@ -13,6 +13,8 @@ export interface ServiceCluster {
   route(sessionId: string, command: RoutedCommand): Promise<RoutedAnswer>;
   /** A person's turns running in any process. */
   countRunning(ownerId: string): Promise<number>;
+  /** Stops a turn another process runs in the chat and waits until it let go (before a delete). */
+  stopElsewhere(sessionId: string): Promise<void>;
 }
 
 /**
@@ -78,6 +80,7 @@ export class SessionService {
   /** Stops its turn, removes everything stored, and sends its viewers away. */
   async delete(userId: string, sessionId: string): Promise<void> {
     await this.owned(userId, sessionId);
+    await this.deps.cluster?.stopElsewhere(sessionId);
     await this.deps.registry.delete(sessionId, () => this.deps.store.deleteSession(userId, sessionId));
     this.deps.onSessionDeleted(sessionId);
     this.deps.onSessionsChanged(userId);

@@ -1,11 +1,12 @@
 import { createLogger } from "@/server/log";
-import type { ChatTurn } from "@/lib/contracts";
+import { initialSessionState, sessionReducer, type SessionState } from "@/lib/chat/session-state";
+import type { ChatTurn, JoinResult, SessionEvent } from "@/lib/contracts";
 import { Cluster } from "@/server/cluster/cluster";
 import { mongoLeases } from "@/server/cluster/lease";
 import type { TurnRunner } from "@/server/sessions/turn-runner";
 import { startTestRedis, type TestRedis } from "../redis/redis-server";
 import { openTestDatabase, type TestDatabase } from "./database";
-import { startLiveApp, type LiveApp } from "./live-app";
+import { request, startLiveApp, type LiveApp, type LiveClient } from "./live-app";
 import type { AppOptions } from "@/server/app";
 
 /**
@@ -81,4 +82,43 @@ async function waitForPeers(members: ClusterMember[], count: number): Promise<vo
       await new Promise((r) => setTimeout(r, 50));
     }
   }
+}
+
+/**
+ * A browser's view of one chat fed from a real socket, doing what components/chat/
+ * use-session.ts does: events received before a join's answer are applied first, then the
+ * answer; a gap the reducer detects, or a `replay:complete` past what it has, makes it
+ * ask for a snapshot again. `rejoins` counts those.
+ */
+export function liveView(socket: LiveClient, sessionId: string) {
+  let state: SessionState = initialSessionState(sessionId);
+  const events: SessionEvent[] = [];
+  let applied = 0;
+  let rejoins = 0;
+  let joining: Promise<void> | undefined;
+  const sync = (): SessionState => {
+    for (; applied < events.length; applied++) state = sessionReducer(state, { type: "event", event: events[applied]! });
+    if (state.needsResync && !joining) void rejoin();
+    return state;
+  };
+  const join = async () => {
+    const ack = await request(socket, "session:join", { sessionId });
+    if (!ack.ok) throw new Error(ack.message);
+    for (; applied < events.length; applied++) state = sessionReducer(state, { type: "event", event: events[applied]! });
+    state = sessionReducer(state, { type: "joined", result: ack.data as JoinResult });
+  };
+  const rejoin = () => {
+    rejoins++;
+    joining = join().finally(() => (joining = undefined));
+    return joining;
+  };
+  socket.on("agent:event", (event) => {
+    events.push(event);
+    sync();
+  });
+  socket.on("replay:complete", ({ seq }) => {
+    sync();
+    if (seq > state.seq && !joining) void rejoin();
+  });
+  return { join: () => join(), sync, events, rejoins: () => rejoins };
 }
