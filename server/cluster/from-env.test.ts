@@ -3,7 +3,7 @@ import { parseEnv } from "@/lib/env";
 import { startTestRedis, type TestRedis } from "@/test/support/redis/redis-server";
 import { openTestDatabase, type TestDatabase } from "@/test/support/server/database";
 import { createDemoModel } from "@/lib/model/demo-model";
-import { runtimeWith } from "@/test/support/server/app-harness";
+import { runtimeWith, startHarness } from "@/test/support/server/app-harness";
 import { startLiveApp } from "@/test/support/server/live-app";
 import { clusterFromEnv } from "./from-env";
 
@@ -41,6 +41,15 @@ describe("cluster membership from the environment", () => {
       expect(cluster?.redisStatus()).toBe("up");
     } finally {
       await cluster?.close();
+    }
+  });
+
+  it("a test harness app joins a cluster when asked, and says so in its health check", async () => {
+    const harness = await startHarness("cluster-harness", { runner: runtimeWith(createDemoModel({ chunkDelayMs: 0 })), clusterWith: { redisUrl: redis.url, instanceId: "harnessed", leaseMs: 2_000 } });
+    try {
+      expect(await (await fetch(`${harness.baseUrl}/api/health`)).json()).toMatchObject({ instance: "harnessed", redis: "up" });
+    } finally {
+      await harness.close();
     }
   });
 
