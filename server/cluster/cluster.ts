@@ -12,6 +12,7 @@ import { createPublisher, StreamTail, type EventPublisher, type StreamEntry } fr
 import type { Lease, LeaseStore } from "./lease";
 import type { RoutedAnswer, RoutedCommand } from "./protocol";
 import { connectClusterRedis, type ClusterRedis, type RedisStatus } from "./redis";
+import { startSweeper, type Sweeper } from "./sweeper";
 
 /** How a process joins the others (built in server/index.ts from REDIS_URL, INSTANCE_ID, LEASE_MS). */
 export interface ClusterOptions {
@@ -45,8 +46,7 @@ export class Cluster {
   /** Chats resynchronising: events read meanwhile wait here, in order. */
   private readonly syncing = new Map<string, SessionEvent[]>();
   private readonly renewals = new Set<NodeJS.Timeout>();
-  private sweepTimer: NodeJS.Timeout | undefined;
-  private sweeping = false;
+  private sweeper: Sweeper | undefined;
   private stopped = false;
 
   private constructor(
@@ -96,8 +96,7 @@ export class Cluster {
       if (target !== this.instanceId) return reply({ handled: false });
       void this.act(sessionId, command).then(reply);
     });
-    this.sweepTimer = setInterval(() => void this.sweep(), Math.max(100, Math.floor(this.leaseMs / 3)));
-    this.sweepTimer.unref();
+    this.sweeper = startSweeper({ leases: this.leases, store: this.store, registry, instanceId: this.instanceId, leaseMs: this.leaseMs, log: this.log });
   }
 
   /** The hooks a DroneSession uses (see DroneCluster). */
@@ -195,7 +194,7 @@ export class Cluster {
 
   async close(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.sweepTimer);
+    this.sweeper?.stop();
     for (const timer of this.renewals) clearInterval(timer);
     this.renewals.clear();
     await this.tail.stop();
@@ -209,7 +208,7 @@ export class Cluster {
    */
   simulateDeath(): void {
     this.stopped = true;
-    clearInterval(this.sweepTimer);
+    this.sweeper?.stop();
     for (const timer of this.renewals) clearInterval(timer);
     this.renewals.clear();
     void this.tail.stop();
@@ -313,42 +312,6 @@ export class Cluster {
     }
     if (afterGap) this.io?.local.to(sessionRoom(sessionId)).emit("replay:complete", { sessionId, seq: session.currentSeq });
     if (retry && !this.stopped) setTimeout(() => void (this.mirrors.get(sessionId) === session && this.resync(session, true)), 1_000).unref();
-  }
-
-  /** Ends the turns of processes whose leases expired (each taken over atomically, so once). */
-  private async sweep(): Promise<void> {
-    if (this.sweeping || this.stopped || !this.registry) return;
-    this.sweeping = true;
-    try {
-      for (const lease of await this.leases.expired()) {
-        // A process that mirrors the chat ends the turn with the next numbers its viewers
-        // expect; the others give it one lease period's head start, then step in.
-        if (!this.registry.peekReady(lease.sessionId) && Date.now() - lease.expiresAt.getTime() < this.leaseMs) continue;
-        if (!(await this.leases.takeOver(lease, this.instanceId, this.leaseMs))) continue;
-        await this.endGhost(lease).catch((error: unknown) => this.log?.error("could not end a dead process's turn", { sessionId: lease.sessionId, error: String(error) }));
-      }
-    } catch {
-      // MongoDB away: the next round tries again.
-    } finally {
-      this.sweeping = false;
-    }
-  }
-
-  private async endGhost(lease: Lease): Promise<void> {
-    const { sessionId, turnId, ownerId } = lease;
-    if (!turnId) return;
-    let seq = lease.seq;
-    try {
-      const summary = await this.store.ownedSession(ownerId ?? "", sessionId);
-      const session = await this.registry!.open(summary, ownerId ?? "");
-      seq = await session.endGhost(turnId, lease.seq);
-      await session.drain();
-    } catch (error) {
-      // The chat was deleted meanwhile: nothing to end, the lease just goes.
-      if (!(error instanceof AppError && error.code === "not_found")) throw error;
-    }
-    await this.leases.release(sessionId, this.instanceId, turnId, seq);
-    this.log?.warn("Ended a turn left running by a process that stopped renewing its lease (ghost sweep)", { sessionId, turnId, deadInstance: lease.instanceId });
   }
 
   private stopRenewing(timer: NodeJS.Timeout): void {
