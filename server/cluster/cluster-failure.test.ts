@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SessionEvent } from "@/lib/contracts";
 import { MASTER_PROMPT_MARKER } from "@/lib/agent/prompts";
 import { scriptedModel, systemOf } from "@/test/support/agent/scripted-model";
+import { tempWorkspace } from "@/test/support/agent/harness";
 import { request, runtimeWith, waitFor } from "@/test/support/server/app-harness";
 import { liveView, startClusterApps, type ClusterApps } from "@/test/support/server/cluster-apps";
 
@@ -29,6 +30,7 @@ const model = scriptedModel(async (request) => {
       return { text: "The helper reported." };
     }
     const task = last.role === "user" ? String(last.content) : "";
+    if (task.startsWith("EDIT")) return { text: "Fixing the typo.", toolCalls: [{ id: "e1", name: "file_edit", args: { path: "notes.md", old_string: "tied", new_string: "tide" } }] };
     return { text: "Asking a helper. ", toolCalls: [{ id: "m1", name: "subagent", args: { agent: "explore", task } }] };
   }
   const task = String(request.messages.find((m) => m.role === "user")?.content ?? "");
@@ -40,10 +42,14 @@ const model = scriptedModel(async (request) => {
   return { text: "All clear." };
 });
 
+let ws: Awaited<ReturnType<typeof tempWorkspace>>;
+
 beforeAll(async () => {
-  cluster = await startClusterApps("cluster-failure", { leaseMs: LEASE_MS, runnerFor: () => runtimeWith(model) });
+  ws = await tempWorkspace({ "notes.md": "The tied is high.\n" });
+  cluster = await startClusterApps("cluster-failure", { leaseMs: LEASE_MS, runnerFor: () => runtimeWith(model, { workspaceDir: ws.dir }) });
 });
 afterAll(async () => {
+  await ws?.cleanup();
   releaseWaiters();
   releaseAnswer();
   await cluster?.close();
@@ -58,6 +64,26 @@ async function newChat(memberIndex: number) {
   if (!created.ok) throw new Error(created.message);
   return { cookie, socket, sessionId: created.data.sessionId };
 }
+
+describe("an approval waiting in a turn on another process", () => {
+  it("is shown on B and decided from B: the decision reaches the owner, is answered, and every viewer sees it", async () => {
+    const [, b] = cluster.members;
+    const { cookie, socket, sessionId } = await newChat(0);
+    const onA = liveView(socket, sessionId);
+    await onA.join();
+    const onB = liveView(await b!.client(cookie), sessionId);
+    await onB.join();
+    await request(socket, "turn:send", { sessionId, text: "EDIT the typo in notes.md" });
+    await waitFor(() => onB.events.some((e) => e.type === "tool:approval"), 10_000, "the pending approval on B");
+    const socketB = await b!.client(cookie);
+    expect(await request(socketB, "tool:decide", { sessionId, callId: "e1", runId: null, decision: "deny", reason: "Keep it" })).toEqual({ ok: true, data: { callId: "e1" } });
+    await waitFor(() => ended(onA.events) && ended(onB.events), 10_000, "the end on both");
+    const states = (events: SessionEvent[]) => events.flatMap((e) => (e.type === "tool:approval" ? [e.approval.state] : []));
+    expect(states(onB.events)).toEqual(["pending", "denied"]);
+    expect(states(onA.events)).toEqual(["pending", "denied"]);
+    expect(onB.sync().turns).toStrictEqual(await cluster.storedTurns(sessionId));
+  });
+});
 
 describe("when Redis goes away mid-turn", () => {
   it("the turn runs on, and once Redis is back the viewer on another process converges on the stored turn", async () => {
