@@ -121,6 +121,17 @@ export const envSchema = z.object({
    */
   RESULT_FOOTER: withDefault(bool, "true"),
 
+  /**
+   * Scale-out (issue 15): several app processes share this Redis (Socket.IO's adapter, the
+   * per-chat event streams, command routing) and the MongoDB. Unset: one process, as before,
+   * and no Redis connection is ever attempted.
+   */
+  REDIS_URL: opt(z.string().regex(/^rediss?:\/\//, "must start with redis:// or rediss://")),
+  /** A running turn's lease in MongoDB lives this long and is renewed every third of it; another process ends a turn whose lease expired. */
+  LEASE_MS: withDefault(int(1_000, 600_000), 10_000),
+  /** Names this process in leases, logs and the health check; defaults to hostname:pid:random. */
+  INSTANCE_ID: opt(z.string().trim().min(1).max(200)),
+
   /** Single sign-on over OpenID Connect: the provider's issuer URL (discovered lazily). */
   OIDC_ISSUER: opt(z.url()),
   OIDC_CLIENT_ID: opt(z.string().min(1).max(500)),

@@ -8,6 +8,7 @@ import { defineTextChunkModel } from "./text-chunk";
 import { defineToolCallModel } from "./tool-call";
 import { defineToolOutputModel } from "./tool-output";
 import { defineTurnModel } from "./turn";
+import { defineTurnLeaseModel } from "./turn-lease";
 import { defineAccountModel, defineOneTimeLinkModel, defineSignInSessionModel } from "./account";
 import { defineShareLinkModel } from "./share-link";
 
@@ -33,6 +34,8 @@ export function createModels(connection: Connection) {
     OneTimeLink: defineOneTimeLinkModel(connection),
     // Read-only share links (issue 14).
     ShareLink: defineShareLinkModel(connection),
+    // Scale-out (issue 15): unused without REDIS_URL.
+    TurnLease: defineTurnLeaseModel(connection),
   };
 }
 

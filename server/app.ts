@@ -29,6 +29,7 @@ import type { Models } from "@/models";
 import { handleShareOwnerApi, handleShareViewer, type ShareHttpDeps } from "@/server/share/share-routes";
 import { ShareService } from "@/server/share/share-service";
 import { cutShareViewers, endShareViewers, registerShareNamespace, type ShareNamespace } from "@/server/share/share-socket";
+import type { Cluster } from "@/server/cluster/cluster";
 
 /**
  * One HTTP server for everything: identity cookie, the JSON API, Socket.IO and (when
@@ -67,6 +68,13 @@ export interface AppOptions {
   /** The share links' collection (issue 14); absent: no share links (their routes answer not_found). */
   shareLinks?: Models["ShareLink"];
   /**
+   * Scale-out (issue 15, REDIS_URL): this process's part of the cluster (Cluster.connect).
+   * Absent: one process, as before, with no Redis code path taken.
+   */
+  cluster?: Cluster;
+  /** This process's name (INSTANCE_ID), reported by the health check with Redis's state; absent: not reported. */
+  instanceId?: string;
+  /**
    * Accounts (AUTH_MODE other than `single`): the mode and the account collections. Absent
    * or `single`: a browser is a person through its `dlg_uid` cookie, as before.
    */
@@ -89,7 +97,8 @@ export interface App {
   accounts?: AccountService;
   /** Read-only share links, when `shareLinks` was given. */
   shares?: ShareService;
-  close(): Promise<void>;
+  /** Stops taking turns, ends the running ones (viewers are told), stores everything, releases leases; reports what it ended. */
+  close(): Promise<{ ended: { sessionId: string; turnId: string }[] }>;
 }
 
 /**
@@ -99,6 +108,10 @@ export interface App {
  * 16 MB, which let thirty messages stall the server for 2 s while it parsed them.
  */
 const MAX_SOCKET_MESSAGE_BYTES = 2 * 1024 * 1024;
+
+/** Cluster: rooms to reach one login's or one sign-in session's sockets on every process. */
+const authRoom = (session: string) => `auth:${session}`;
+const signInRoom = (signInSessionId: string) => `signin:${signInSessionId}`;
 
 export function createApp(options: AppOptions): App {
   const identity = createIdentity(options.secret);
@@ -115,13 +128,15 @@ export function createApp(options: AppOptions): App {
         allowedOrigins,
         secureCookies,
         onLogout: (session) => {
-          for (const socket of io.of("/").sockets.values()) if (socket.data.authSession === session) socket.disconnect(true);
+          // Cluster: the signed-out browser's sockets may be on any process.
+          if (cluster) io.in(authRoom(session)).disconnectSockets(true);
+          else for (const socket of io.of("/").sockets.values()) if (socket.data.authSession === session) socket.disconnect(true);
           if (shareNs) cutShareViewers(shareNs, (viewer) => viewer.authSession === session);
         },
       }
     : undefined;
   let io: AppServer;
-  const { store } = options;
+  const { store, cluster } = options;
   /** Every tab of one person learns that their session list changed. */
   const sessionsChanged = (userId: string) =>
     void store
@@ -133,11 +148,18 @@ export function createApp(options: AppOptions): App {
   const registry = new SessionRegistry({
     store,
     runner: options.runner,
-    relay: (event) => {
-      io.to(sessionRoom(event.sessionId)).emit("agent:event", event);
-      // Share viewers of this chat, in their own namespace.
-      shareNs?.to(sessionRoom(event.sessionId)).emit("agent:event", event);
-    },
+    // Cluster: this process's viewers only (chat and share namespaces); the other processes
+    // get the event from the chat's stream and relay it to theirs.
+    relay: cluster
+      ? (event) => {
+          io.local.to(sessionRoom(event.sessionId)).emit("agent:event", event);
+          shareNs?.local.to(sessionRoom(event.sessionId)).emit("agent:event", event);
+        }
+      : (event) => {
+          io.to(sessionRoom(event.sessionId)).emit("agent:event", event);
+          shareNs?.to(sessionRoom(event.sessionId)).emit("agent:event", event);
+        },
+    cluster,
     onTitleChanged: sessionsChanged,
     log: options.log,
     flushMs: options.flushMs,
@@ -151,6 +173,7 @@ export function createApp(options: AppOptions): App {
       io.in(sessionRoom(sessionId)).socketsLeave(sessionRoom(sessionId));
       void shares?.deleteForSession(sessionId).catch((error: unknown) => options.log?.warn("could not remove the chat's share links", { error: String(error) }));
     },
+    cluster,
   });
   let shareNs: ShareNamespace | undefined;
   const shares = options.shareLinks
@@ -170,8 +193,15 @@ export function createApp(options: AppOptions): App {
         // New accounts and reset attempts per address: generous for a team behind one address.
         creationThrottle: accountMode.creationThrottle ?? createLoginThrottle({ maxFailures: 20 }),
         deleteChat: (ownerId, sessionId) => sessions.delete(ownerId, sessionId),
-        cancelTurns: (ownerId) => registry.cancelTurns(ownerId),
+        cancelTurns: (ownerId) => (cluster ? cluster.cancelOwnerTurns(ownerId) : registry.cancelTurns(ownerId)),
         cutSockets: (target) => {
+          if (cluster) {
+            // Sockets of the account on every process (rooms joined at connection).
+            if ("signInSessionId" in target) io.in(signInRoom(target.signInSessionId)).disconnectSockets(true);
+            else if (target.except) io.in(userRoom(target.accountId)).except(signInRoom(target.except)).disconnectSockets(true);
+            else io.in(userRoom(target.accountId)).disconnectSockets(true);
+            return;
+          }
           for (const socket of io.of("/").sockets.values()) {
             const hit =
               "signInSessionId" in target
@@ -226,6 +256,9 @@ export function createApp(options: AppOptions): App {
     dbUp: options.dbUp ?? (() => true),
     importMaxBytes: options.importMaxBytes ?? env().IMPORT_MAX_MB * 1024 * 1024,
     log: options.log,
+    ...(cluster || options.instanceId
+      ? { instance: () => ({ instance: cluster?.instanceId ?? options.instanceId!, redis: cluster ? cluster.redisStatus() : ("off" as const) }) }
+      : {}),
   };
 
   const httpServer = createServer((req, res) => {
@@ -302,7 +335,15 @@ export function createApp(options: AppOptions): App {
     // Other upgrades (Next's hot reload) are handed on below instead of being cut off.
     destroyUpgrade: !options.upgradeHandler,
     allowRequest: (req, callback) => callback(null, hostAllowed(req.headers.host, allowedHosts) && originAllowed(req, allowedOrigins)),
+    ...(cluster ? { adapter: cluster.adapter() } : {}),
   });
+  if (cluster) {
+    cluster.bind(io, registry);
+    io.on("connection", (socket) => {
+      if (socket.data.authSession) void socket.join(authRoom(socket.data.authSession));
+      if (socket.data.signInSessionId) void socket.join(signInRoom(socket.data.signInSessionId));
+    });
+  }
   io.use((socket, next) => {
     if (!accounts) {
       next();
@@ -362,9 +403,11 @@ export function createApp(options: AppOptions): App {
     accounts,
     shares,
     async close() {
-      await registry.shutdown();
+      const ended = await registry.shutdown();
       await io.close();
+      await cluster?.close();
       await new Promise<void>((resolve) => (httpServer.listening ? httpServer.close(() => resolve()) : resolve()));
+      return { ended };
     },
   };
 }

@@ -12,6 +12,7 @@ import { mongoStore } from "@/server/data/store";
 import { createLogger } from "@/server/log";
 import { oidcFromEnv, type OidcClient } from "@/server/auth/oidc";
 import { createSigner } from "@/server/auth/signer";
+import { clusterFromEnv } from "@/server/cluster/from-env";
 
 /**
  * The one process: Next pages, the JSON API and Socket.IO on one port. `--dev` runs Next
@@ -26,7 +27,11 @@ async function main(): Promise<void> {
   const db = await connectDatabase(config, log);
   log.info(`Database ready at ${redact(db.uri)}${db.embedded ? " (embedded)" : ""}`);
   const store = mongoStore(db.models);
-  const swept = await store.ghostSweep();
+  // REDIS_URL: one of several processes. Unset: nothing below touches Redis.
+  const { instanceId, cluster } = await clusterFromEnv(config, { models: db.models, store, log });
+  if (cluster) log.info(`Cluster member ${instanceId} (Redis ${cluster.redisStatus()}, leases of ${config.LEASE_MS} ms)`);
+  // Cluster: other live processes' turns are theirs; only turns with no live lease are ghosts.
+  const swept = await store.ghostSweep(undefined, cluster ? { exceptSessions: await cluster.heldSessions() } : undefined);
   if (swept.turns + swept.runs > 0) log.warn("Marked work left running by the last process as ended (ghost sweep)", swept);
   // In the background: chats from before search become searchable as they are reached.
   void store
@@ -56,6 +61,8 @@ async function main(): Promise<void> {
     upgradeHandler: dev ? nextApp.getUpgradeHandler() : undefined,
     dbUp: db.isUp,
     log,
+    cluster,
+    instanceId,
   });
 
   await new Promise<void>((resolve) => app.httpServer.listen(config.PORT, config.HOST, resolve));
@@ -70,7 +77,10 @@ async function main(): Promise<void> {
     log.info(`${signal}: stopping…`);
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
-    await app.close();
+    // Turns running here end (viewers see them end), everything is stored and leases released first.
+    const { ended } = await app.close();
+    if (ended.length > 0) log.warn(`${signal}: ended ${ended.length} running turn(s) before stopping`, { ended });
+    else log.info(`${signal}: no turn was running`);
     await mcp?.close();
     await db.close();
     process.exit(0);

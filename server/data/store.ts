@@ -52,9 +52,15 @@ export interface ChatStore {
   indexTurns(sessionId: string, turns: readonly ChatTurn[]): Promise<void>;
   /** Indexes chats stored before search existed; returns how many. */
   backfillSearch(): Promise<number>;
-  /** At start, nothing can still be running: marks what a dead process left running as ended. */
-  ghostSweep(now?: Date): Promise<{ turns: number; runs: number; calls: number }>;
+  /**
+   * At start, nothing can still be running: marks what a dead process left running as ended.
+   * Scale-out (issue 15): `scope` narrows it to one turn whose lease expired, or leaves out
+   * the chats whose turns live processes still hold.
+   */
+  ghostSweep(now?: Date, scope?: GhostSweepScope): Promise<{ turns: number; runs: number; calls: number }>;
 }
+
+export type GhostSweepScope = { sessionId: string; turnId: string } | { exceptSessions: string[] };
 
 export const DEFAULT_TITLE = "New chat";
 export const GHOST_TURN_ERROR = "The server restarted while this turn was running; it was stopped.";
@@ -151,12 +157,14 @@ export function mongoStore(models: Models): ChatStore {
       return record;
     },
 
-    async ghostSweep(now = new Date()) {
-      const runs = await SubagentRun.updateMany({ status: "running" }, { $set: { status: "error", endReason: "ghost_sweep", error: GHOST_RUN_ERROR, endedAt: now } });
+    async ghostSweep(now = new Date(), scope) {
+      const where: Record<string, unknown> = !scope ? {} : "turnId" in scope ? { sessionId: scope.sessionId, turnId: scope.turnId } : { sessionId: { $nin: scope.exceptSessions } };
+      const turnWhere: Record<string, unknown> = scope && "turnId" in scope ? { _id: scope.turnId, sessionId: scope.sessionId } : where;
+      const runs = await SubagentRun.updateMany({ ...where, status: "running" }, { $set: { status: "error", endReason: "ghost_sweep", error: GHOST_RUN_ERROR, endedAt: now } });
       // Before the calls: a waiting approval ends unanswered and says why.
-      await ToolCall.updateMany({ "approval.state": "pending" }, { $set: { "approval.state": "cancelled", "approval.decidedAt": now.toISOString(), "approval.note": GHOST_APPROVAL_NOTE } });
-      const calls = await ToolCall.updateMany({ status: "running" }, { $set: { status: "error" } });
-      const turns = await Turn.updateMany({ status: "running" }, { $set: { status: "failed", error: GHOST_TURN_ERROR, endedAt: now } });
+      await ToolCall.updateMany({ ...where, "approval.state": "pending" }, { $set: { "approval.state": "cancelled", "approval.decidedAt": now.toISOString(), "approval.note": GHOST_APPROVAL_NOTE } });
+      const calls = await ToolCall.updateMany({ ...where, status: "running" }, { $set: { status: "error" } });
+      const turns = await Turn.updateMany({ ...turnWhere, status: "running" }, { $set: { status: "failed", error: GHOST_TURN_ERROR, endedAt: now } });
       return { turns: turns.modifiedCount, runs: runs.modifiedCount, calls: calls.modifiedCount };
     },
   };

@@ -34,6 +34,8 @@ export interface ApiDeps {
   allowedOrigins: readonly string[];
   dbUp: () => Promise<boolean> | boolean;
   log?: Pick<Logger, "error">;
+  /** Which process answered and its Redis (issue 15: a load balancer's processes told apart); absent: not reported. */
+  instance?: () => { instance: string; redis: "up" | "down" | "off" };
 }
 
 const OUTPUT_PATH = /^\/api\/sessions\/([A-Za-z0-9_-]{1,64})\/tool-calls\/([^/]{1,200})$/;
@@ -81,7 +83,7 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, userI
 
 async function route(method: string, url: URL, userId: string, deps: ApiDeps): Promise<unknown> {
   const { pathname } = url;
-  if (pathname === "/api/health" && method === "GET") return { ok: true, database: (await deps.dbUp()) ? "up" : "down" };
+  if (pathname === "/api/health" && method === "GET") return { ok: true, database: (await deps.dbUp()) ? "up" : "down", ...deps.instance?.() };
   const outputMatch = OUTPUT_PATH.exec(pathname);
   if (outputMatch && method === "GET") {
     const turnId = url.searchParams.get("turn") ?? undefined;

@@ -1,8 +1,10 @@
 import type { Server, Socket } from "socket.io";
-import type { Ack, ClientToServerEvents, InterServerEvents, ServerToClientEvents, SocketData } from "@/lib/contracts";
+import type { Ack, ClientToServerEvents, ServerToClientEvents, SocketData } from "@/lib/contracts";
+import type { ClusterEvents } from "@/server/cluster/protocol";
 
-export type AppServer = Server<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
-export type AppSocket = Socket<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
+/** Inter-server events: what app processes ask each other with REDIS_URL (server/cluster/protocol.ts). */
+export type AppServer = Server<ClientToServerEvents, ServerToClientEvents, ClusterEvents, SocketData>;
+export type AppSocket = Socket<ClientToServerEvents, ServerToClientEvents, ClusterEvents, SocketData>;
 
 export type CommandName = keyof ClientToServerEvents;
 export type CommandInput<K extends CommandName> = Parameters<ClientToServerEvents[K]>[0];

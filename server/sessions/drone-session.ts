@@ -12,6 +12,29 @@ import { DEFAULT_TITLE, type ChatStore } from "@/server/data/store";
 import { ReplayWindow } from "./replay-window";
 import type { TurnHandle, TurnRunner } from "./turn-runner";
 import type { Logger } from "@/lib/log";
+import { followStep } from "@/server/cluster/follow";
+import { ghostEndEvents } from "@/server/cluster/ghost-events";
+
+/**
+ * Scale-out (issue 15, server/cluster): present only with REDIS_URL. A turn starts only
+ * once this process holds the chat's lease, and every relayed event is also published
+ * for the viewers on other processes.
+ */
+export interface DroneCluster {
+  /**
+   * Takes the chat's turn lease (`busy` when another process runs a turn in it) and keeps
+   * it renewed until `release`; `previousSeq` is where the chat's numbering stands (null:
+   * never leased, numbers must start past every block reserved so far).
+   */
+  claim(sessionId: string, turnId: string, ownerId: string, currentSeq: () => number, lost: () => void): Promise<{ previousSeq: number | null; release(seq: number): Promise<void> }>;
+  publish(event: SessionEvent): void;
+}
+
+/** A running turn as another process sees it: consistent with `seq` (for a mirror's resync). */
+export interface MirrorSnapshot {
+  turn: ChatTurn | null;
+  seq: number;
+}
 
 /**
  * The server side of one chat session: starts turns, and for every event the agent
@@ -43,6 +66,7 @@ export interface DroneSessionDeps {
   onTitleChanged?: (title: string) => void;
   log?: Pick<Logger, "warn" | "error">;
   flushMs?: number;
+  cluster?: DroneCluster;
 }
 
 interface ActiveTurn {
@@ -50,6 +74,8 @@ interface ActiveTurn {
   /** Set once the runner has the turn (loading history comes first). */
   handle?: TurnHandle;
   cancelled?: boolean;
+  /** Resolves once the turn ended and (cluster) its lease was released. */
+  finished?: Promise<void>;
 }
 
 export class DroneSession {
@@ -59,7 +85,7 @@ export class DroneSession {
   private seqLimit = 0;
   private reserving: Promise<void> | undefined;
   /** The last events relayed, for a rejoin that missed a few (REPLAY_LIMIT). */
-  private readonly replay = new ReplayWindow(REPLAY_LIMIT);
+  private replay = new ReplayWindow(REPLAY_LIMIT);
   /** Text events relayed but not folded yet, in order (see the class comment). */
   private unfolded: TextEvent[] = [];
   /** The running turn and the last finished ones, newer than what MongoDB may hold yet. */
@@ -115,7 +141,9 @@ export class DroneSession {
     const slot: ActiveTurn = { turnId };
     this.active = slot;
     let handle: TurnHandle;
+    let lease: Awaited<ReturnType<DroneCluster["claim"]>> | undefined;
     try {
+      if (this.deps.cluster) lease = await this.claimLease(slot, ownerId ?? "");
       const history = (await this.history()).filter((t) => t.status !== "running");
       // Deleted (or stopped) while the history loaded: the turn never starts.
       if (this.closed) throw deleted();
@@ -133,10 +161,13 @@ export class DroneSession {
       });
     } catch (error) {
       this.active = undefined;
+      await lease?.release(this.seq);
       throw error;
     }
     slot.handle = handle;
-    void handle.done.finally(() => {
+    slot.finished = handle.done.then(() => undefined, () => undefined).then(async () => {
+      // Cluster: the next holder loads the history from MongoDB, so it is all there first.
+      if (lease) await this.drain().then(() => lease.release(this.seq), () => lease.release(this.seq));
       if (this.active === slot) this.active = undefined;
     });
     return turnId;
@@ -259,7 +290,7 @@ export class DroneSession {
 
   /** Waits for the running turn, if any, to end, and for everything to be written. */
   async settled(): Promise<void> {
-    await this.active?.handle?.done.catch(() => undefined);
+    await (this.active?.finished ?? this.active?.handle?.done.catch(() => undefined));
     await this.drain();
   }
 
@@ -277,6 +308,104 @@ export class DroneSession {
     await this.settled();
   }
 
+  /** Cluster: takes the lease and continues the chat's numbering where the last holder left it. */
+  private async claimLease(slot: ActiveTurn, ownerId: string): Promise<Awaited<ReturnType<DroneCluster["claim"]>>> {
+    const lost = () => {
+      // Swept by another process after a stall: this turn is no longer ours to run.
+      if (this.active === slot) this.active.handle?.cancel();
+    };
+    const lease = await this.deps.cluster!.claim(this.sessionId, slot.turnId, ownerId, () => this.seq, lost);
+    try {
+      if (lease.previousSeq === null) this.jumpTo(Math.max(this.seq, await this.deps.store.reserveSeqBlock(this.sessionId, SEQ_BLOCK)));
+      else this.jumpTo(Math.max(this.seq, lease.previousSeq));
+    } catch (error) {
+      await lease.release(this.seq);
+      throw error;
+    }
+    return lease;
+  }
+
+  /** Numbering moves on past a gap: the replay window (consecutive numbers) starts again. */
+  private jumpTo(seq: number): void {
+    if (seq === this.seq) return;
+    this.foldUnfolded();
+    this.seq = seq;
+    this.replay = new ReplayWindow(REPLAY_LIMIT);
+  }
+
+  /**
+   * Cluster: an event of a turn another process runs, read from the shared stream. Folded
+   * and relayed to this process's viewers like our own (not stored, not published: the
+   * owner does both), so a join here answers as on the owner. "gap": events were lost and
+   * the caller resynchronises (`adopt`).
+   */
+  follow(event: SessionEvent): "applied" | "skipped" | "gap" {
+    const step = followStep({ seq: this.seq, running: this.hasRunningTurn() }, event);
+    if (step === "skip") return "skipped";
+    if (step === "gap") return "gap";
+    if (step === "jump") this.jumpTo(event.seq - 1);
+    if (isTextEvent(event)) {
+      this.unfolded.push(event);
+      if (this.unfolded.length >= FOLD_BATCH) this.foldUnfolded();
+    } else {
+      this.foldUnfolded();
+      this.fold(event);
+    }
+    this.seq = event.seq;
+    this.replay.push(event);
+    this.deps.relay(event);
+    return "applied";
+  }
+
+  /** What the owner has of its running turn, consistent with its sequence number (one synchronous step). */
+  mirrorSnapshot(): MirrorSnapshot | null {
+    const turnId = this.active?.turnId;
+    if (!turnId) return null;
+    return { turn: this.liveTurn(turnId) ?? null, seq: this.seq };
+  }
+
+  /**
+   * Cluster: takes the owner's snapshot (or, with no turn running anywhere, the chat's
+   * last number) after a gap: turns held here as running that the owner no longer runs
+   * ended while we were not listening, and MongoDB has them now.
+   */
+  adopt(snapshot: MirrorSnapshot): void {
+    this.foldUnfolded();
+    for (const [turnId, turn] of this.liveTurns) if (turn.status === "running" && turnId !== snapshot.turn?.turnId) this.liveTurns.delete(turnId);
+    if (snapshot.turn) this.liveTurns.set(snapshot.turn.turnId, snapshot.turn);
+    this.seq = Math.max(0, snapshot.seq);
+    this.replay = new ReplayWindow(REPLAY_LIMIT);
+  }
+
+  /**
+   * Cluster: ends the turn a dead process left running (its lease expired and this process
+   * took it over): viewers get the end events with the next numbers, MongoDB gets the
+   * same through the store's sweep of that turn. Returns the last number used.
+   */
+  async endGhost(turnId: string, leaseSeq: number, now = new Date()): Promise<number> {
+    const turn = this.liveTurn(turnId) ?? (await this.history()).find((t) => t.turnId === turnId);
+    // Stored first: a viewer that reloads on seeing the end finds it in MongoDB.
+    await this.deps.store.ghostSweep(now, { sessionId: this.sessionId, turnId });
+    if (turn?.status !== "running") return this.seq;
+    // Following it, our number is the last the dead owner relayed; otherwise the lease's
+    // may be older than what viewers saw, so numbers start past every reservation.
+    if (this.liveTurns.has(turnId)) this.jumpTo(Math.max(this.seq, leaseSeq));
+    else {
+      this.jumpTo(Math.max(this.seq, leaseSeq, await this.deps.store.reserveSeqBlock(this.sessionId, SEQ_BLOCK)));
+      this.liveTurns.set(turnId, turn);
+    }
+    for (const event of ghostEndEvents(turn, now.toISOString())) {
+      this.fold(event);
+      this.emit(event);
+    }
+    return this.seq;
+  }
+
+  private hasRunningTurn(): boolean {
+    for (const turn of this.liveTurns.values()) if (turn.status === "running") return true;
+    return false;
+  }
+
   setTitle(title: string): void {
     this.title = title;
   }
@@ -291,9 +420,15 @@ export class DroneSession {
     }
     if (event.type === "agent:complete") this.onAgentComplete(event);
     else this.store.record(event);
+    this.emit(event);
+  }
+
+  /** Stamps the next number, keeps it for replay and relays it (and, in a cluster, publishes it). */
+  private emit(event: AgentEvent): void {
     const relayed = stamped(withoutFullText(event), this.sessionId, this.nextSeq());
     this.replay.push(relayed);
     this.deps.relay(relayed);
+    this.deps.cluster?.publish(relayed);
   }
 
   /** Folds the text events waiting, in order, contiguous ones merged. */

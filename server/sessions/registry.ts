@@ -3,6 +3,7 @@ import type { ChatStore } from "@/server/data/store";
 import type { Logger } from "@/lib/log";
 import { DroneSession } from "./drone-session";
 import type { TurnRunner } from "./turn-runner";
+import type { Cluster } from "@/server/cluster/cluster";
 
 /**
  * The open DroneSessions of this process, one per chat, loaded on first use and
@@ -16,6 +17,8 @@ export interface SessionRegistryDeps {
   onTitleChanged: (ownerId: string) => void;
   log?: Logger;
   flushMs?: number;
+  /** Scale-out (issue 15): leases, the shared event streams; absent on one process. */
+  cluster?: Cluster;
 }
 
 const IDLE_EVICT_MS = 15 * 60_000;
@@ -52,7 +55,11 @@ export class SessionRegistry {
         onTitleChanged: () => this.deps.onTitleChanged(ownerId),
         log: this.deps.log,
         flushMs: this.deps.flushMs,
+        cluster: this.deps.cluster?.drone,
       });
+      const cluster = this.deps.cluster;
+      // Cluster: ready once it follows the chat's stream from the owner's snapshot.
+      if (cluster) pending = pending.then(async (session) => (await cluster.attach(session), session));
       this.sessions.set(sessionId, pending);
       this.owners.set(sessionId, ownerId);
       pending.then(
@@ -77,7 +84,20 @@ export class SessionRegistry {
     }
   }
 
+  /** The open session, if already loaded (synchronous). */
+  peekReady(sessionId: string): DroneSession | undefined {
+    return this.ready.get(sessionId);
+  }
+
+  /** False once shutting down: no new turn starts here. */
+  get accepting(): boolean {
+    return !this.stopping;
+  }
+
+  private stopping = false;
+
   private forget(sessionId: string): void {
+    this.deps.cluster?.detach(sessionId);
     this.sessions.delete(sessionId);
     this.ready.delete(sessionId);
     this.owners.delete(sessionId);
@@ -107,11 +127,18 @@ export class SessionRegistry {
   }
 
   /** Cancels running turns and waits until everything is written. */
-  async shutdown(): Promise<void> {
+  async shutdown(): Promise<{ sessionId: string; turnId: string }[]> {
+    this.stopping = true;
     clearInterval(this.sweeper);
     const sessions = await Promise.all([...this.sessions.values()].map((p) => p.catch(() => undefined)));
-    for (const session of sessions) if (session?.runningTurnId) session.cancel(session.runningTurnId);
+    const ended: { sessionId: string; turnId: string }[] = [];
+    for (const session of sessions) {
+      if (!session?.runningTurnId) continue;
+      ended.push({ sessionId: session.sessionId, turnId: session.runningTurnId });
+      session.cancel(session.runningTurnId);
+    }
     await Promise.all(sessions.map((s) => s?.settled()));
+    return ended;
   }
 
   /**

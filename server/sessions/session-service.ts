@@ -5,6 +5,17 @@ import { importSessionFile, parseSessionFile } from "@/server/export/session-imp
 import type { DroneSession } from "./drone-session";
 import { createKeyedQueue } from "./keyed-queue";
 import type { SessionRegistry } from "./registry";
+import type { RoutedAnswer, RoutedCommand } from "@/server/cluster/protocol";
+
+/** Scale-out (issue 15): what the service asks of the other processes (server/cluster/cluster.ts). */
+export interface ServiceCluster {
+  /** A command for a turn another process runs, answered by that process. */
+  route(sessionId: string, command: RoutedCommand): Promise<RoutedAnswer>;
+  /** A person's turns running in any process. */
+  countRunning(ownerId: string): Promise<number>;
+  /** Stops a turn another process runs in the chat and waits until it let go (before a delete). */
+  stopElsewhere(sessionId: string): Promise<void>;
+}
 
 /**
  * What a person can do with their chats, whichever door they came in by: the socket
@@ -32,6 +43,7 @@ export interface SessionServiceDeps {
   onSessionsChanged(userId: string): void;
   /** The session is gone: viewers still in its room must leave it. */
   onSessionDeleted(sessionId: string): void;
+  cluster?: ServiceCluster;
 }
 
 export class SessionService {
@@ -78,6 +90,7 @@ export class SessionService {
   /** Stops its turn, removes everything stored, and sends its viewers away. */
   async delete(userId: string, sessionId: string): Promise<void> {
     await this.owned(userId, sessionId);
+    await this.deps.cluster?.stopElsewhere(sessionId);
     await this.deps.registry.delete(sessionId, () => this.deps.store.deleteSession(userId, sessionId));
     this.deps.onSessionDeleted(sessionId);
     this.deps.onSessionsChanged(userId);
@@ -96,6 +109,7 @@ export class SessionService {
 
   async send(userId: string, sessionId: string, text: string): Promise<{ turnId: string }> {
     const session = await this.open(userId, sessionId);
+    await this.checkClusterCaps(userId);
     // Counted and claimed in one synchronous step (startTurn claims its slot before it awaits).
     if (this.deps.registry.runningTurns(userId) >= this.limits.runningTurns) {
       throw new AppError("limit_reached", `You have ${this.limits.runningTurns} turns running in other chats; wait for one to finish or stop it.`);
@@ -108,6 +122,9 @@ export class SessionService {
   /** Retry a failed run: inside its running turn, or as a new turn (with the same caps as a send). */
   async retry(userId: string, sessionId: string, runId: string, task?: string): Promise<RetryStarted> {
     const session = await this.open(userId, sessionId);
+    const routed = await this.routed(session, { kind: "retry", runId, ...(task !== undefined ? { task } : {}) });
+    if (routed) return routed.result!;
+    await this.checkClusterCaps(userId);
     const started = await session.retry(runId, task, () => this.checkRunningTurns(userId), userId);
     if (started.mode === "new_turn") this.deps.onSessionsChanged(userId);
     return started;
@@ -121,20 +138,46 @@ export class SessionService {
   }
 
   async cancel(userId: string, sessionId: string, turnId: string): Promise<void> {
-    (await this.open(userId, sessionId)).cancel(turnId);
+    const session = await this.open(userId, sessionId);
+    if (!(await this.routed(session, { kind: "cancel", turnId }))) session.cancel(turnId);
   }
 
   async steer(userId: string, sessionId: string, runId: string, message: string): Promise<void> {
-    (await this.open(userId, sessionId)).steer(runId, message);
+    const session = await this.open(userId, sessionId);
+    if (!(await this.routed(session, { kind: "steer", runId, message }))) session.steer(runId, message);
   }
 
   async kill(userId: string, sessionId: string, runId: string): Promise<void> {
-    (await this.open(userId, sessionId)).kill(runId);
+    const session = await this.open(userId, sessionId);
+    if (!(await this.routed(session, { kind: "kill", runId }))) session.kill(runId);
   }
 
   /** A person's decision on a call waiting for approval; recorded with their identity. */
   async decide(userId: string, sessionId: string, input: { callId: string; runId?: string | null; approve: boolean; reason?: string }): Promise<void> {
-    (await this.open(userId, sessionId)).decide(input.callId, input.runId, { approve: input.approve, reason: input.reason, by: userId });
+    const session = await this.open(userId, sessionId);
+    const command = { kind: "decide" as const, callId: input.callId, runId: input.runId, approve: input.approve, reason: input.reason, by: userId };
+    if (!(await this.routed(session, command))) session.decide(input.callId, input.runId, { approve: input.approve, reason: input.reason, by: userId });
+  }
+
+  /**
+   * Cluster: a command for a turn running in another process goes to that process (the
+   * lease names it); its answer is ours. Undefined: no other process runs a turn here,
+   * so the local session answers (running it, or `not_found`).
+   */
+  private async routed(session: DroneSession, command: RoutedCommand): Promise<{ result?: RetryStarted } | undefined> {
+    if (!this.deps.cluster || session.runningTurnId) return undefined;
+    const answer = await this.deps.cluster.route(session.sessionId, command);
+    if (!answer.handled) return undefined;
+    if (!answer.ok) throw new AppError(answer.code, answer.message);
+    return { result: answer.result };
+  }
+
+  /** Cluster: the running-turn cap counts the person's turns in every process (their leases), and a stopping process starts none. */
+  private async checkClusterCaps(userId: string): Promise<void> {
+    if (!this.deps.registry.accepting) throw new AppError("unavailable", "This server is restarting; send again in a moment.");
+    if (this.deps.cluster && (await this.deps.cluster.countRunning(userId)) >= this.limits.runningTurns) {
+      throw new AppError("limit_reached", `You have ${this.limits.runningTurns} turns running in other chats; wait for one to finish or stop it.`);
+    }
   }
 
   /** The whole text of one tool output ("Show all"). */

@@ -12,6 +12,8 @@ import type { TurnRunner } from "@/server/sessions/turn-runner";
 import { openTestDatabase } from "./database";
 import { recordEvents, request, startLiveApp, type LiveApp, type LiveClient } from "./live-app";
 import type { OidcClient } from "@/server/auth/oidc";
+import { Cluster, type ClusterOptions } from "@/server/cluster/cluster";
+import { mongoLeases } from "@/server/cluster/lease";
 
 /**
  * The real server for integration tests (see live-app.ts) on a fresh database of the
@@ -44,13 +46,14 @@ export function runtimeWith(model: ChatModel, overrides: Partial<AgentRuntimeDep
 
 export async function startHarness(
   label: string,
-  options: { runner: TurnRunner; mongoUri?: string; /** Accounts on (issue 13): the app gets this mode and the test database's account collections. */ authMode?: AuthMode; /** The sign-in and sign-up throttle in the account modes (tests all come from one address). */ accountThrottle?: LoginThrottle; /** Single sign-on in the account modes (server/auth/oidc.ts). */ sso?: { label: string; oidc: OidcClient } } & Partial<AppOptions>,
+  options: { runner: TurnRunner; mongoUri?: string; /** Accounts on (issue 13): the app gets this mode and the test database's account collections. */ authMode?: AuthMode; /** The sign-in and sign-up throttle in the account modes (tests all come from one address). */ accountThrottle?: LoginThrottle; /** Single sign-on in the account modes (server/auth/oidc.ts). */ sso?: { label: string; oidc: OidcClient }; /** Issue 15: this app joins a cluster (a real Redis) with leases on this harness's database; see also cluster-apps.ts. */ clusterWith?: ClusterOptions } & Partial<AppOptions>,
 ): Promise<Harness> {
   const db = await openTestDatabase(label, options.mongoUri);
   const { connection, models, store } = db;
   const start = async (): Promise<Harness> => {
     const accounts = options.authMode ? { mode: options.authMode, models, throttle: options.accountThrottle, creationThrottle: options.accountThrottle, sso: options.sso ?? null } : options.accounts;
-    const live = await startLiveApp({ flushMs: 20, store, shareLinks: models.ShareLink, ...options, accounts });
+    const cluster = options.clusterWith ? await Cluster.connect(options.clusterWith, { leases: mongoLeases(models), store }) : options.cluster;
+    const live = await startLiveApp({ flushMs: 20, store, shareLinks: models.ShareLink, ...options, accounts, cluster, ...(cluster ? { instanceId: cluster.instanceId } : {}) });
     return {
       ...live,
       connection,

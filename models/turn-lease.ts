@@ -1,0 +1,30 @@
+import { Schema, type Connection, type InferSchemaType } from "mongoose";
+
+/**
+ * Scale-out (issue 15): which process runs a chat's turn, one document per chat. Taken
+ * atomically before a turn starts, renewed by heartbeat, released when the turn ends; a
+ * lease past `expiresAt` belongs to a process that died and is swept by another.
+ * `seq` is the last sequence number the holder relayed, so the next holder continues
+ * the chat's numbering instead of making every viewer resynchronise.
+ */
+const turnLeaseSchema = new Schema(
+  {
+    _id: { type: String, required: true },
+    /** The holding process (INSTANCE_ID); null once released. */
+    instanceId: { type: String, default: null },
+    turnId: { type: String, default: null },
+    /** The person whose turn it is (the per-person running-turn cap counts across processes). */
+    ownerId: { type: String, default: null },
+    expiresAt: { type: Date, required: true },
+    seq: { type: Number, default: 0 },
+  },
+  { versionKey: false },
+);
+// The sweeper looks for expired leases still held; the cap counts one person's held leases.
+turnLeaseSchema.index({ expiresAt: 1 });
+turnLeaseSchema.index({ ownerId: 1, expiresAt: 1 });
+
+export type TurnLeaseRecord = InferSchemaType<typeof turnLeaseSchema>;
+export function defineTurnLeaseModel(connection: Connection) {
+  return connection.model("TurnLease", turnLeaseSchema);
+}
