@@ -198,7 +198,29 @@ export class Cluster {
     for (const timer of this.renewals) clearInterval(timer);
     this.renewals.clear();
     await this.tail.stop();
+    await this.adaptersSubscribed();
     await this.redis.close();
+  }
+
+  /**
+   * Waits (at most 2 s) until each namespace's adapter has subscribed to its private
+   * channel. The adapter does not await its SUBSCRIBE: closing the connection while it
+   * is still on the way rejects it with nobody listening, an unhandled rejection (seen
+   * when a process stops right after it started).
+   */
+  private async adaptersSubscribed(): Promise<void> {
+    if (!this.io || !this.redis.events.isReady) return;
+    const channels = [...this.io._nsps.values()].map((nsp) => `socket.io#${nsp.name}#${(nsp.adapter as { uid?: string }).uid ?? ""}#`);
+    const deadline = Date.now() + 2_000;
+    while (Date.now() < deadline) {
+      try {
+        const counts = await this.redis.events.pubSubNumSub(channels);
+        if (channels.every((channel) => Number(counts[channel] ?? 0) > 0)) return;
+      } catch {
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
   }
 
   /**
