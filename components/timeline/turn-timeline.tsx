@@ -115,6 +115,7 @@ function TimelineView({ turn }: { turn: ChatTurn }) {
     <section
       data-testid="turn-timeline"
       data-open={layout.open || undefined}
+      data-rows={rows.length}
       aria-labelledby={titleId}
       className="min-w-0 rounded-lg border border-zinc-200 bg-white text-xs shadow-xs dark:border-zinc-800 dark:bg-zinc-900/60"
     >
