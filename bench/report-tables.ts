@@ -59,11 +59,12 @@ function timelineTable(timeline: NonNullable<BenchReport["timeline"]>): Table {
       open("inspector (master), stored session", stored.inspector),
       open(`timeline, finished ${fmt(live.subagents)}-subagent turn`, live.reopen),
       open(`inspector (master), that turn`, live.inspector),
-      [`live: ${fmt(live.subagents)} subagents / ${fmt(live.toolCalls)} calls, timeline open`, `${fmt(live.seconds, 1)} s`, "", "", fmt(live.longTasks), fmt(live.longestTaskMs)],
+      [`live: ${fmt(live.subagents)} subagents / ${fmt(live.toolCalls)} calls, timeline open`, `${fmt(live.open.seconds, 1)} s`, "", "", fmt(live.open.longTasks), fmt(live.open.longestTaskMs)],
+      [`live: the same turn, timeline closed`, `${fmt(live.closed.seconds, 1)} s`, "", "", fmt(live.closed.longTasks), fmt(live.closed.longestTaskMs)],
     ],
     note:
       `Open = click → the view drawn (the frame after it painted), page clock. Long tasks (> 50 ms, PerformanceObserver) in that span; live: from the timeline opened at the turn's start to its end ` +
-      `(${fmt(live.timelineRows)} rows, ${fmt(live.longTaskTotalMs)} ms of long tasks in all; the whole page, 100 collapsed panels included). Stored-session inspector records: ${stored.inspectorRecords}.`,
+      `(${fmt(live.timelineRows)} rows; ${fmt(live.open.longTaskTotalMs)} ms of long tasks in all, against ${fmt(live.closed.longTaskTotalMs)} ms with the timeline closed; the whole page, collapsed panels included). Stored-session inspector records: ${stored.inspectorRecords}.`,
   };
 }
 
