@@ -1,5 +1,6 @@
 import { expect, test, type Locator, type Page, type TestInfo } from "@playwright/test";
 import { lastAssistant, shot, startChat, waitForTurnEnd } from "./fixtures";
+import { lowContrast } from "./support/contrast";
 
 /** A master that hands the work to a general agent, which hands each part to an explore agent of its own (depth 2). */
 const PROMPT = "Deep dive into the tide predictor and the datum conversion";
@@ -49,6 +50,7 @@ test("the timeline grows while the turn runs, and reads the same after a reload"
   expect(finished.filter((r) => r.kind === "call" && r.depth === "3").length).toBeGreaterThan(0);
   expect(finished.every((r) => r.status === "done" && r.bar !== null)).toBe(true);
   await expect(timeline.getByTestId("timeline-untimed")).toHaveCount(0);
+  expect(await lowContrast(page), "the timeline in light mode").toEqual([]);
   await attach(page, testInfo, "timeline-finished");
 
   await page.reload();
@@ -121,6 +123,7 @@ test("on a phone in dark mode the timeline scrolls sideways inside itself, not t
     }));
     expect(widths.inner).toBeGreaterThan(widths.box);
     expect(widths.page).toBeLessThanOrEqual(widths.viewport);
+    expect(await lowContrast(page), "the timeline in dark mode").toEqual([]);
     await attach(page, testInfo, "timeline-375-dark");
   } finally {
     await context.close();

@@ -262,7 +262,7 @@ const Row = memo(function Row({
               style={{ left: `${(bar.from / span) * 100}%`, width: `max(3px, ${((bar.to - bar.from) / span) * 100}%)` }}
             />
           ) : (
-            <span className="absolute inset-y-0 left-0 flex items-center text-[10px] text-zinc-400 italic dark:text-zinc-500">time unknown</span>
+            <span className="absolute inset-y-0 left-0 flex items-center text-[10px] text-zinc-500 italic dark:text-zinc-400">time unknown</span>
           )}
         </span>
         <span className="w-24 shrink-0 pr-2 text-right text-[11px] text-zinc-500 tabular-nums dark:text-zinc-400">

@@ -130,6 +130,20 @@ describe("timelineLayout", () => {
     expect(layout.untimed).toBe(3);
   });
 
+  it("times that are not times (an edited import) leave the row untimed; an end before its start draws no negative bar", () => {
+    const turn = fold([
+      { type: "tool:call", turnId, step: 0, callId: "x1", name: "grep", parameters: "{}", at: "yesterday-ish" },
+      { type: "tool:result", turnId, callId: "x1", response: "", responseSize: 0, status: "success", at: at(500) },
+      { type: "tool:call", turnId, step: 0, callId: "x2", name: "grep", parameters: "{}", at: at(900) },
+      { type: "tool:result", turnId, callId: "x2", response: "", responseSize: 0, status: "success", at: at(100) },
+      { type: "turn:ended", turnId, status: "completed", stats: stats(5), endedAt: at(1000) },
+    ]);
+    const layout = timelineLayout(turn);
+    const span = (callId: string) => barSpan(layout.rows.find((r) => r.callId === callId)!, layout.origin, 0);
+    expect(span("x1")).toBeNull();
+    expect(span("x2")).toEqual({ from: 900, to: 900 });
+  });
+
   it("a streamed token rebuilds only the rows of the run it reached: every other row is the same object", () => {
     const running = fold(spawnEvents());
     const before = timelineLayout(running);
