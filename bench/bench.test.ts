@@ -137,7 +137,7 @@ describe("benchmarks (smoke mode)", () => {
 
   it("the report renders as text and Markdown tables", () => {
     const tables = reportTables(report);
-    expect(tables).toHaveLength(8);
+    expect(tables).toHaveLength(9);
     for (const table of tables) {
       expect(renderText(table)).toContain(table.headers[0]);
       expect(renderMarkdown(table).split("\n").filter((l) => l.startsWith("|"))).toHaveLength(table.rows.length + 2);

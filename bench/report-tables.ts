@@ -2,7 +2,7 @@ import type { BenchReport } from "./suite";
 import { fmt, type Table } from "./table";
 import type { AuditResult } from "./audit-bench";
 
-/** The report as seven tables (browser reload figures join the reload table). */
+/** The report as its tables (browser reload figures join the reload table; the timeline table when it ran). */
 export function reportTables(report: BenchReport): Table[] {
   return [markupTable(report), relayTable(report), relayCompareTable(report), storageTable(report), reloadTable(report), contextTable(report), ...(report.audit ? [auditTable(report.audit)] : []), streamTable(report), ...(report.timeline ? [timelineTable(report.timeline)] : [])];
 }
