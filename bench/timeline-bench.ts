@@ -9,6 +9,7 @@ import { IDENTITY_COOKIE } from "@/server/auth/identity";
 import { scriptedReply, startScriptedOpenAIServer, type ScriptedRequest, type ScriptedResponse } from "@/test/support/model/scripted-openai-server";
 import { BENCH_SECRET } from "./bench-app";
 import { CHROMIUM_PATH } from "./browser-bench";
+import { TRACE_CATEGORIES } from "./stream-bench";
 import { median, round } from "./stats";
 
 /**
@@ -32,6 +33,8 @@ export interface TimelineBenchOptions {
   /** Timelines opened on the stored session (newest turns first). */
   opens: number;
   live: { subagents: number; callsPerSubagent: number; replyDelayMs: number };
+  /** A folder for a Chromium trace of each live variant (`timeline-open.json`, `timeline-closed.json`); tracing slows the page. */
+  traceDir?: string;
 }
 
 export interface OpenFigures {
@@ -207,6 +210,7 @@ async function measureLive(browser: Browser, options: TimelineBenchOptions): Pro
     const page = await context.newPage();
     await page.addInitScript(INSTRUMENT);
     const run = async (timeline: boolean) => {
+      const tracePath = options.traceDir ? path.join(options.traceDir, `timeline-${timeline ? "open" : "closed"}.json`) : undefined;
       await page.goto(app.baseUrl);
       const composer = page.getByTestId("composer");
       await composer.fill(`Survey the workspace with ${subagents} explorers`);
@@ -216,9 +220,11 @@ async function measureLive(browser: Browser, options: TimelineBenchOptions): Pro
       const toggle = turn.getByTestId("timeline-toggle");
       await toggle.waitFor({ timeout: 60_000 });
       if (timeline) await toggle.click();
+      if (tracePath) await browser.startTracing(page, { path: tracePath, categories: TRACE_CATEGORIES });
       const start = (await page.evaluate("performance.now()")) as number;
       await turn.getByTestId("turn-stats").waitFor({ timeout: 600_000 });
       const end = (await page.evaluate("performance.now()")) as number;
+      if (tracePath) await browser.stopTracing();
       const tasks = await longTasksBetween(page, start, end);
       const figures: LiveFigures = {
         seconds: round((end - start) / 1000, 1),
