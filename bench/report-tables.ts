@@ -59,8 +59,8 @@ function timelineTable(timeline: NonNullable<BenchReport["timeline"]>): Table {
       open("inspector (master), stored session", stored.inspector),
       open(`timeline, finished ${fmt(live.subagents)}-subagent turn`, live.reopen),
       open(`inspector (master), that turn`, live.inspector),
-      [`live: ${fmt(live.subagents)} subagents / ${fmt(live.toolCalls)} calls, timeline open`, `${fmt(live.open.seconds, 1)} s`, "", "", fmt(live.open.longTasks), fmt(live.open.longestTaskMs)],
-      [`live: the same turn, timeline closed`, `${fmt(live.closed.seconds, 1)} s`, "", "", fmt(live.closed.longTasks), fmt(live.closed.longestTaskMs)],
+      [`live: ${fmt(live.subagents)} subagents / ${fmt(live.toolCalls)} calls, timeline open`, `${fmt(live.open.seconds, 1)} s`, "", "", `${fmt(live.open.longTasks)}${live.open.cpuLongTasks !== undefined ? ` (${fmt(live.open.cpuLongTasks)} by CPU)` : ""}`, fmt(live.open.longestTaskMs)],
+      [`live: the same turn, timeline closed`, `${fmt(live.closed.seconds, 1)} s`, "", "", `${fmt(live.closed.longTasks)}${live.closed.cpuLongTasks !== undefined ? ` (${fmt(live.closed.cpuLongTasks)} by CPU)` : ""}`, fmt(live.closed.longestTaskMs)],
     ],
     note:
       `Open = click → the view drawn (the frame after it painted), page clock. Long tasks (> 50 ms, PerformanceObserver) in that span; live: from the timeline opened at the turn's start to its end ` +

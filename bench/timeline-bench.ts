@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium, type Page } from "playwright-core";
@@ -10,6 +10,7 @@ import { scriptedReply, startScriptedOpenAIServer, type ScriptedRequest, type Sc
 import { BENCH_SECRET } from "./bench-app";
 import { CHROMIUM_PATH } from "./browser-bench";
 import { TRACE_CATEGORIES } from "./stream-bench";
+import { cpuLongTasks, type TraceEvent } from "./trace-attribution";
 import { median, round } from "./stats";
 
 /**
@@ -35,6 +36,8 @@ export interface TimelineBenchOptions {
   live: { subagents: number; callsPerSubagent: number; replyDelayMs: number };
   /** A folder for a Chromium trace of each live variant (`timeline-open.json`, `timeline-closed.json`); tracing slows the page. */
   traceDir?: string;
+  /** Trace the live variants (into a temporary folder unless `traceDir`) to count long tasks by CPU time too. */
+  trace?: boolean;
 }
 
 export interface OpenFigures {
@@ -65,9 +68,11 @@ export interface LiveFigures {
   longTasks: number;
   longTaskTotalMs: number;
   longestTaskMs: number;
+  /** With a trace only: tasks whose main-thread CPU time reached 50 ms (the rest waited for a core on a busy machine). */
+  cpuLongTasks?: number;
 }
 
-export const TIMELINE_FULL = { opens: 5, live: { subagents: 100, callsPerSubagent: 50, replyDelayMs: 400 } } satisfies Omit<TimelineBenchOptions, "mongoUri" | "cookie" | "sessionId">;
+export const TIMELINE_FULL = { opens: 5, live: { subagents: 100, callsPerSubagent: 50, replyDelayMs: 400 }, trace: true } satisfies Omit<TimelineBenchOptions, "mongoUri" | "cookie" | "sessionId">;
 export const TIMELINE_SMOKE = { opens: 1, live: { subagents: 4, callsPerSubagent: 5, replyDelayMs: 100 } } satisfies Omit<TimelineBenchOptions, "mongoUri" | "cookie" | "sessionId">;
 
 /** Installed before the app's scripts (a string: tsx's helpers are not in the page). */
@@ -147,12 +152,15 @@ async function measureOpens(page: Page, turnIds: string[]): Promise<{ timeline: 
 
 export async function runTimelineBench(options: TimelineBenchOptions): Promise<TimelineBenchResult> {
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  // On a shared machine most wall-clock long tasks are the page waiting for a core; a trace tells them apart.
+  const ownTraceDir = options.trace && !options.traceDir ? mkdtempSync(path.join(tmpdir(), "delegate-timeline-trace-")) : undefined;
   try {
     const stored = await measureStored(browser, options);
-    const live = await measureLive(browser, options);
+    const live = await measureLive(browser, ownTraceDir ? { ...options, traceDir: ownTraceDir } : options);
     return { stored, live };
   } finally {
     await browser.close();
+    if (ownTraceDir) rmSync(ownTraceDir, { recursive: true, force: true });
   }
 }
 
@@ -232,6 +240,10 @@ async function measureLive(browser: Browser, options: TimelineBenchOptions): Pro
         longTaskTotalMs: round(tasks.reduce((a, t) => a + t.duration, 0), 0),
         longestTaskMs: round(Math.max(0, ...tasks.map((t) => t.duration)), 0),
       };
+      if (tracePath) {
+        const raw = JSON.parse(readFileSync(tracePath, "utf8")) as TraceEvent[] | { traceEvents: TraceEvent[] };
+        figures.cpuLongTasks = cpuLongTasks(Array.isArray(raw) ? raw : raw.traceEvents);
+      }
       return { turn, figures };
     };
     const closed = (await run(false)).figures;
