@@ -123,9 +123,21 @@ describe("benchmarks (smoke mode)", () => {
     expect(expanded!.heapEndMb).toBeGreaterThan(0);
   });
 
+  it("timeline: the trace timeline and the inspector opened on the stored session, and a live turn drawn whole", () => {
+    const timeline = report.timeline;
+    if (!timeline || "skipped" in timeline) throw new Error("the timeline part was skipped");
+    expect(timeline.stored.timeline.opens).toBeGreaterThan(0);
+    expect(timeline.stored.timeline.openMsMedian).toBeGreaterThan(0);
+    expect(timeline.stored.inspector.openMsMedian).toBeGreaterThan(0);
+    // The live turn's timeline drew every run and every call it made.
+    expect(timeline.live.subagents).toBe(4);
+    expect(timeline.live.toolCalls).toBe(20);
+    expect(timeline.live.timelineRows).toBeGreaterThan(20);
+  });
+
   it("the report renders as text and Markdown tables", () => {
     const tables = reportTables(report);
-    expect(tables).toHaveLength(8);
+    expect(tables).toHaveLength(10);
     for (const table of tables) {
       expect(renderText(table)).toContain(table.headers[0]);
       expect(renderMarkdown(table).split("\n").filter((l) => l.startsWith("|"))).toHaveLength(table.rows.length + 2);

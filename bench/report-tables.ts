@@ -3,9 +3,9 @@ import { fmt, type Table } from "./table";
 import type { AuditResult } from "./audit-bench";
 import type { SearchBenchResult } from "./search-bench";
 
-/** The report as seven tables (browser reload figures join the reload table). */
+/** The report as its tables (browser reload figures join the reload table; the timeline table when it ran). */
 export function reportTables(report: BenchReport): Table[] {
-  return [markupTable(report), relayTable(report), relayCompareTable(report), storageTable(report), reloadTable(report), contextTable(report), ...(report.audit ? [auditTable(report.audit)] : []), ...(report.search ? [searchTable(report.search)] : []), streamTable(report)];
+  return [markupTable(report), relayTable(report), relayCompareTable(report), storageTable(report), reloadTable(report), contextTable(report), ...(report.audit ? [auditTable(report.audit)] : []), ...(report.search ? [searchTable(report.search)] : []), streamTable(report), ...(report.timeline ? [timelineTable(report.timeline)] : [])];
 }
 
 function relayCompareTable({ relayCompare }: BenchReport): Table {
@@ -64,6 +64,27 @@ function storageTable({ storage: s }: BenchReport): Table {
   };
 }
 
+
+function timelineTable(timeline: NonNullable<BenchReport["timeline"]>): Table {
+  if ("skipped" in timeline) return { title: "6. Trace timeline and context inspector in Chromium", headers: ["view"], rows: [], note: `Skipped (${timeline.skipped}).` };
+  const { stored, live } = timeline;
+  const open = (what: string, f: typeof stored.timeline) => [what, fmt(f.opens), fmt(f.openMsMedian), fmt(f.openMsMax), fmt(f.longTasks), fmt(f.longestTaskMs)];
+  return {
+    title: "6. Trace timeline and context inspector in Chromium (1280×800 stored, 1440×900 live)",
+    headers: ["view", "opens", "open ms p50", "max", "long tasks", "longest ms"],
+    rows: [
+      open("timeline, stored 500-turn session", stored.timeline),
+      open("inspector (master), stored session", stored.inspector),
+      open(`timeline, finished ${fmt(live.subagents)}-subagent turn`, live.reopen),
+      open(`inspector (master), that turn`, live.inspector),
+      [`live: ${fmt(live.subagents)} subagents / ${fmt(live.toolCalls)} calls, timeline open`, `${fmt(live.open.seconds, 1)} s`, "", "", `${fmt(live.open.longTasks)}${live.open.cpuLongTasks !== undefined ? ` (${fmt(live.open.cpuLongTasks)} by CPU)` : ""}`, fmt(live.open.longestTaskMs)],
+      [`live: the same turn, timeline closed`, `${fmt(live.closed.seconds, 1)} s`, "", "", `${fmt(live.closed.longTasks)}${live.closed.cpuLongTasks !== undefined ? ` (${fmt(live.closed.cpuLongTasks)} by CPU)` : ""}`, fmt(live.closed.longestTaskMs)],
+    ],
+    note:
+      `Open = click → the view drawn (the frame after it painted), page clock. Long tasks (> 50 ms, PerformanceObserver) in that span; live: from the timeline opened at the turn's start to its end ` +
+      `(${fmt(live.timelineRows)} rows; ${fmt(live.open.longTaskTotalMs)} ms of long tasks in all, against ${fmt(live.closed.longTaskTotalMs)} ms with the timeline closed; the whole page, collapsed panels included). Stored-session inspector records: ${stored.inspectorRecords}.`,
+  };
+}
 
 function streamTable({ stream }: BenchReport): Table {
   const runs = "skipped" in stream ? [] : stream;

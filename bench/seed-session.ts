@@ -1,7 +1,7 @@
 import type { ChatTurn, Step, SubagentProcess, ToolCall, TurnStats } from "@/lib/contracts";
 import { toolOutputOf } from "@/lib/contracts";
 import { mulberry32 } from "@/test/support/turn/recorded-stream";
-import { toolCallRecordId } from "@/server/data/event-store";
+import { stepTimesOf, toolCallRecordId } from "@/server/data/event-store";
 import type { Models } from "@/models";
 
 /**
@@ -61,12 +61,14 @@ export function generateHistory(options: SeedOptions): ChatTurn[] {
   let topCount = 0;
   let childCount = 0;
 
-  const plainCall = (callId: string): ToolCall => {
+  const plainCall = (callId: string, at: number): ToolCall => {
     const name = ["list_files", "read_file", "grep"][Math.floor(random() * 3)]!;
     const output = text(200 + Math.floor(random() * 400));
     const status = random() < 0.05 ? ("error" as const) : ("success" as const);
     const { response, responseSize } = toolOutputOf(output);
-    return { callId, name, parameters: JSON.stringify({ path: `src/${name}/${callId}.ts` }), response, responseSize, status };
+    // The timeline's times: asked at `at`, answered 50–500 ms later.
+    const times = { startedAt: iso(at), endedAt: iso(at + 50 + Math.floor(random() * 450)) };
+    return { callId, name, parameters: JSON.stringify({ path: `src/${name}/${callId}.ts` }), response, responseSize, status, ...times };
   };
 
   const makeRun = (turnId: string, parentRunId: string | null, depth: number, at: number, spawnChild: boolean): SubagentProcess => {
@@ -80,19 +82,26 @@ export function generateHistory(options: SeedOptions): ChatTurn[] {
     for (let i = 0; i < perRun; i++) {
       const callId = `${runId}-call-${i + 1}`;
       const step = working[i < perRun / 2 ? 0 : 1]!;
+      const callAt = at + 2_000 + i * 1_000;
       if (spawnChild && i === Math.floor(perRun / 2)) {
         const child = makeRun(turnId, runId, depth + 1, at + 1_000, false);
         const condensed = `[Subagent Result: researcher]\nStatus: success\n${child.response.slice(0, 800)}`;
         step.toolCalls.push({ callId, name: "subagent", parameters: JSON.stringify({ task: child.task }), response: condensed, responseSize: condensed.length, status: "success", subagent: child });
       } else {
-        step.toolCalls.push(plainCall(callId));
+        step.toolCalls.push(plainCall(callId, callAt));
       }
     }
     return {
       runId, parentRunId, depth, name: "researcher", task: `Investigate part ${runCount}: ${text(60).trim()}`,
-      prompt: `Task: ${text(200)}`, steps: [...working, { text: response, thinking: "", toolCalls: [] }], response, stats: stats(perRun),
+      prompt: `Task: ${text(200)}`, steps: timed([...working, { text: response, thinking: "", toolCalls: [] }], at, at + 30_000), response, stats: stats(perRun),
       status: "success", endReason: "completed", startedAt: iso(at), endedAt: iso(at + 30_000),
     };
+  };
+
+  /** Steps share their agent's time evenly, one after another. */
+  const timed = (steps: Step[], from: number, to: number): Step[] => {
+    const each = Math.floor((to - from) / steps.length);
+    return steps.map((step, i) => ({ ...step, startedAt: iso(from + i * each), endedAt: iso(i === steps.length - 1 ? to : from + (i + 1) * each) }));
   };
 
   const turns: ChatTurn[] = [];
@@ -112,9 +121,9 @@ export function generateHistory(options: SeedOptions): ChatTurn[] {
         response: condensed, responseSize: condensed.length, status: "success", subagent: run,
       });
     }
-    const steps: Step[] = toolCalls.length
+    const steps: Step[] = timed(toolCalls.length
       ? [{ text: text(200), thinking: "", toolCalls }, { text: text(400), thinking: "", toolCalls: [] }]
-      : [{ text: text(600), thinking: "", toolCalls: [] }];
+      : [{ text: text(600), thinking: "", toolCalls: [] }], createdAt, createdAt + 45_000);
     turns.push({
       turnId, sessionId: options.sessionId, prompt: text(120).trim(), steps, stats: stats(steps.length),
       status: "completed", createdAt: iso(createdAt), endedAt: iso(createdAt + 45_000),
@@ -139,13 +148,13 @@ export async function insertHistory(models: Models, turns: readonly ChatTurn[]):
         callRows.push({
           _id: toolCallRecordId(turn.turnId, runId, call.callId), sessionId: turn.sessionId, turnId: turn.turnId, runId,
           callId: call.callId, step: index, order: order++, name: call.name, parameters: call.parameters, response: call.response,
-          responseSize: call.responseSize, status: call.status,
+          responseSize: call.responseSize, status: call.status, startedAt: call.startedAt, endedAt: call.endedAt,
         });
         const run = call.subagent;
         if (!run) continue;
         runRows.push({
           _id: run.runId, sessionId: turn.sessionId, turnId: turn.turnId, callId: call.callId, parentRunId: run.parentRunId,
-          depth: run.depth, name: run.name, task: run.task, prompt: run.prompt, steps: texts(run.steps), response: run.response,
+          depth: run.depth, name: run.name, task: run.task, prompt: run.prompt, steps: texts(run.steps), ...stepTimesOf(run.steps), response: run.response,
           status: run.status, endReason: run.endReason, stats: run.stats, startedAt: new Date(run.startedAt), endedAt: run.endedAt ? new Date(run.endedAt) : undefined,
         });
         addCalls(turn, run.runId, run.steps);
@@ -154,7 +163,7 @@ export async function insertHistory(models: Models, turns: readonly ChatTurn[]):
   };
   for (const turn of turns) {
     turnRows.push({
-      _id: turn.turnId, sessionId: turn.sessionId, prompt: turn.prompt, steps: texts(turn.steps), status: turn.status,
+      _id: turn.turnId, sessionId: turn.sessionId, prompt: turn.prompt, steps: texts(turn.steps), ...stepTimesOf(turn.steps), status: turn.status,
       stats: turn.stats, createdAt: new Date(turn.createdAt), endedAt: turn.endedAt ? new Date(turn.endedAt) : undefined,
     });
     addCalls(turn, null, turn.steps);

@@ -10,6 +10,7 @@ import { runStorageBench, STORAGE_FULL, STORAGE_SMOKE, type StorageResult } from
 import { RELOAD_FULL, RELOAD_SMOKE, runReloadBench, type ReloadResult } from "./reload-bench";
 import { runSearchBench, SEARCH_FULL, SEARCH_SMOKE, type SearchBenchResult } from "./search-bench";
 import { STREAM_FULL, STREAM_SMOKE, runStreamBench, type StreamFigures } from "./stream-bench";
+import { TIMELINE_FULL, TIMELINE_SMOKE, runTimelineBench, type TimelineBenchResult } from "./timeline-bench";
 
 /**
  * The four benchmarks in one run, at full size or at smoke size (tiny, each once — what
@@ -38,6 +39,8 @@ export interface BenchReport {
   browser: BrowserResult | { skipped: string };
   /** Chromium while five subagents stream markdown; absent only with --no-browser. */
   stream: StreamFigures[] | { skipped: string };
+  /** The trace timeline and the context inspector in Chromium (issue 14); absent in reports from before it. */
+  timeline?: TimelineBenchResult | { skipped: string };
 }
 
 export interface SuiteOptions {
@@ -78,6 +81,7 @@ export async function runSuite(options: SuiteOptions): Promise<BenchReport> {
 
   let browser: BrowserResult | { skipped: string };
   let stream: StreamFigures[] | { skipped: string };
+  let timeline: TimelineBenchResult | { skipped: string };
   if (options.browser) {
     // Never skipped for want of a build or a browser: a missing one fails the run, says why.
     assertBrowserReady();
@@ -93,9 +97,12 @@ export async function runSuite(options: SuiteOptions): Promise<BenchReport> {
     });
     say("stream: Chromium while five subagents stream markdown through the OpenAI HTTP adapter…");
     stream = await runStreamBench({ mongoUri: db.uri, ...(full ? STREAM_FULL : STREAM_SMOKE) });
+    say("timeline: the trace timeline and the inspector on the largest session, then a live turn of many subagents…");
+    timeline = await runTimelineBench({ mongoUri: db.uri, cookie: reloaded.cookie, sessionId: largest.sessionId, ...(full ? TIMELINE_FULL : TIMELINE_SMOKE) });
   } else {
     browser = { skipped: "--no-browser" };
     stream = { skipped: "--no-browser" };
+    timeline = { skipped: "--no-browser" };
   }
 
   return {
@@ -121,5 +128,6 @@ export async function runSuite(options: SuiteOptions): Promise<BenchReport> {
     search,
     browser,
     stream,
+    timeline,
   };
 }

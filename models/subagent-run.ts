@@ -1,5 +1,5 @@
 import { Schema, type Connection, type InferSchemaType } from "mongoose";
-import { statsSchema, stepTextSchema } from "./usage";
+import { statsSchema, stepTextSchema, stepTimesField } from "./usage";
 
 /**
  * A subagent's full process except its tool calls (those are `ToolCall` records with this
@@ -19,6 +19,7 @@ const subagentRunSchema = new Schema(
     task: { type: String, default: "" },
     prompt: { type: String, default: "" },
     steps: { type: [stepTextSchema], default: () => [] },
+    stepTimes: stepTimesField,
     /** Its final answer alone. */
     response: { type: String, default: "" },
     /** Set when the answer is too long to sit here: it is in this many `TextChunk`s. */

@@ -37,6 +37,9 @@ const toolCallSchema = new Schema(
     responseSize: { type: Number, default: 0 },
     status: { type: String, enum: ["running", "success", "error"], required: true },
     approval: { type: approvalSchema },
+    /** When the model asked for it and when its result came back (ISO, as in the events); absent in older records. */
+    startedAt: { type: String },
+    endedAt: { type: String },
   },
   { versionKey: false },
 );

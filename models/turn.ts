@@ -1,5 +1,5 @@
 import { Schema, type Connection, type InferSchemaType } from "mongoose";
-import { statsSchema, stepTextSchema } from "./usage";
+import { statsSchema, stepTextSchema, stepTimesField } from "./usage";
 
 /**
  * One chat turn: the prompt and the master agent's steps. Tool calls and subagent runs
@@ -11,6 +11,7 @@ const turnSchema = new Schema(
     sessionId: { type: String, required: true },
     prompt: { type: String, required: true },
     steps: { type: [stepTextSchema], default: () => [] },
+    stepTimes: stepTimesField,
     status: { type: String, enum: ["running", "completed", "failed", "cancelled"], required: true },
     error: { type: String },
     stats: { type: statsSchema, default: () => ({}) },

@@ -31,3 +31,10 @@ export const stepTextSchema = new Schema(
   },
   { _id: false },
 );
+
+/**
+ * Each step's start and end as ISO times, `[startedAt, endedAt]`, by step index (null:
+ * not ended yet); absent in records from before they were kept. Beside `steps`, not in
+ * them, so streamed text appends never carry it.
+ */
+export const stepTimesField = { type: Schema.Types.Mixed, default: undefined } as const;

@@ -9,6 +9,7 @@ import { ToolCallView } from "@/components/subagents/tool-call-view";
 import { CopyButton } from "@/components/ui/copy-button";
 import { AlertIcon } from "@/components/ui/icons";
 import { TurnContextButton } from "@/components/inspector/inspect-context";
+import { TimelineToggle, TurnTimeline } from "@/components/timeline/turn-timeline";
 
 export interface AssistantMessageProps {
   turn: ChatTurn;
@@ -57,6 +58,12 @@ export const AssistantMessage = memo(function AssistantMessage({ turn }: Assista
           <p className="text-sm text-zinc-500 italic dark:text-zinc-400">Stopped{turn.error ? ` — ${turn.error}` : "."}</p>
         ) : null}
         {!live ? <MessageFooter text={fullText} turn={turn} /> : null}
+        {live ? (
+          <div className="flex text-xs">
+            <TimelineToggle turnId={turn.turnId} />
+          </div>
+        ) : null}
+        <TurnTimeline turn={turn} />
       </article>
     </TurnIdProvider>
   );
@@ -101,6 +108,7 @@ function MessageFooter({ text, turn }: { text: string; turn: ChatTurn }) {
         </span>
       ) : null}
       <TurnContextButton turn={turn} />
+      <TimelineToggle turnId={turn.turnId} />
     </div>
   );
 }

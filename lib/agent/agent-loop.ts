@@ -46,6 +46,8 @@ export interface LoopHooks {
   onChatUsage?(usage: Usage): void;
   onSystemUsage?(usage: Usage): void;
   onStepEnd?(steps: number): void;
+  /** Step `step` begins (before its steering, compaction and model request): the timeline's start of the step. */
+  onStepStart?(step: number): void;
   /** A steering message joined the transcript, read first by step `step`. */
   onSteer?(step: number, message: string): void;
 }
@@ -89,6 +91,7 @@ export async function runAgentLoop(options: LoopOptions, state: LoopState): Prom
   const { hooks, invoker, signal } = options;
   while (state.steps < options.maxSteps) {
     throwIfAborted(signal);
+    hooks.onStepStart?.(state.steps);
     for (const steer of options.drainSteering?.() ?? []) {
       state.messages.push({ role: "user", content: `${STEER_TAG}\n${steer}` });
       hooks.onSteer?.(state.steps, steer);

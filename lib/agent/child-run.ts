@@ -101,6 +101,7 @@ export async function runChild(executor: SubagentExecutor, spec: ChildSpec): Pro
   let error: string | undefined;
   let answer = "";
   let steers = 0;
+  let stepStartedAt = startedAt;
   try {
     const outcome = await runAgentLoop(
       {
@@ -117,15 +118,19 @@ export async function runChild(executor: SubagentExecutor, spec: ChildSpec): Pro
         hooks: {
           onText: (step, text, offset) => emitData({ kind: "token", step, offset, text }),
           onThinking: (step, text, offset) => emitData({ kind: "thinking", step, offset, text }),
-          onToolCall: (step, c) => emitData({ kind: "tool_call", step, callId: c.id, name: c.name, parameters: c.arguments }),
-          onToolResult: (callId, content, status) => emitData({ kind: "tool_result", callId, ...toolOutputOf(content), status }),
+          onToolCall: (step, c) => emitData({ kind: "tool_call", step, callId: c.id, name: c.name, parameters: c.arguments, at: new Date(deps.now()).toISOString() }),
+          onToolResult: (callId, content, status) => emitData({ kind: "tool_result", callId, ...toolOutputOf(content), status, at: new Date(deps.now()).toISOString() }),
           onChatUsage: (usage) => node.meter.addChat(usage),
           onSystemUsage: (usage) => node.meter.addSystem(usage),
           // Recorded where it was injected, so the panel shows it in sequence (its parent never sees it).
           onSteer: (step, message) => emitData({ kind: "steer", step, index: steers++, message, at: new Date(deps.now()).toISOString() }),
+          onStepStart: () => {
+            stepStartedAt = new Date(deps.now()).toISOString();
+          },
           onStepEnd: (steps) => {
             node.meter.steps = steps;
-            emitData({ kind: "usage", chat: { ...node.meter.chat }, system: { ...node.meter.system }, steps });
+            const stepTiming = { step: steps - 1, startedAt: stepStartedAt, endedAt: new Date(deps.now()).toISOString() };
+            emitData({ kind: "usage", chat: { ...node.meter.chat }, system: { ...node.meter.system }, steps, stepTiming });
           },
         },
       },

@@ -144,13 +144,15 @@ export class RetryBook {
 
 /** The retry's own call, in the parent's step beside the call it retries: audit only, never in a model's context. */
 function announceCall(executor: SubagentExecutor, parent: AgentNode, step: number, call: ModelToolCall): void {
-  if (parent.emitData) parent.emitData({ kind: "tool_call", step, callId: call.id, name: call.name, parameters: call.arguments });
-  else executor.publish({ type: "tool:call", turnId: executor.scope.turnId, step, callId: call.id, name: call.name, parameters: call.arguments });
+  const at = new Date(executor.deps.now()).toISOString();
+  if (parent.emitData) parent.emitData({ kind: "tool_call", step, callId: call.id, name: call.name, parameters: call.arguments, at });
+  else executor.publish({ type: "tool:call", turnId: executor.scope.turnId, step, callId: call.id, name: call.name, parameters: call.arguments, at });
 }
 
 function announceResult(executor: SubagentExecutor, parent: AgentNode, callId: string, outcome: ToolOutcome): void {
-  if (parent.emitData) parent.emitData({ kind: "tool_result", callId, ...toolOutputOf(outcome.content), status: outcome.status });
-  else executor.publish({ type: "tool:result", turnId: executor.scope.turnId, callId, ...toolOutputOf(outcome.content), status: outcome.status });
+  const at = new Date(executor.deps.now()).toISOString();
+  if (parent.emitData) parent.emitData({ kind: "tool_result", callId, ...toolOutputOf(outcome.content), status: outcome.status, at });
+  else executor.publish({ type: "tool:result", turnId: executor.scope.turnId, callId, ...toolOutputOf(outcome.content), status: outcome.status, at });
 }
 
 /** A Retry after its turn ended: the new turn opens by running the subagent again (see runtime.ts). */

@@ -19,7 +19,10 @@ describe("agent runtime: master turn", () => {
     const run = startTestTurn({ model, workspaceDir: ws.dir }, "hello");
     const result = await run.result;
     expect(result.status).toBe("completed");
-    expect(result.turn.steps).toStrictEqual([{ text: "Hello there! Here is a table.", thinking: "", toolCalls: [] }]);
+    const [step] = result.turn.steps;
+    expect(result.turn.steps).toStrictEqual([{ text: "Hello there! Here is a table.", thinking: "", toolCalls: [], startedAt: expect.any(String), endedAt: expect.any(String) }]);
+    // The step's times frame its model request: it starts no later than it ends.
+    expect(Date.parse(step!.startedAt!)).toBeLessThanOrEqual(Date.parse(step!.endedAt!));
     expect(run.events[0]).toMatchObject({ type: "turn:started", prompt: "hello" });
     const tokens = ofType(run.events, "turn:token");
     expect(tokens.length).toBeGreaterThan(1);
@@ -218,6 +221,7 @@ describe("agent runtime: subagents", () => {
       chat: { inputTokens: 300, outputTokens: 30 },
       system: { inputTokens: 0, outputTokens: 0 },
       steps: 2,
+      stepTiming: { step: 1, startedAt: expect.any(String), endedAt: expect.any(String) },
     });
   });
 

@@ -180,6 +180,7 @@ async function runTurn(
   const { turnId } = input;
   let state: LoopState | undefined;
   let result: Omit<TurnResult, "stats" | "turn">;
+  let stepStartedAt = "";
   try {
     publish({ type: "turn:started", turnId, prompt: input.prompt, createdAt: new Date(started).toISOString() });
     state = createLoopState([
@@ -197,7 +198,7 @@ async function runTurn(
         executor,
         master,
         input.retry,
-        (callId, content, status) => publish({ type: "tool:result", turnId, callId, ...toolOutputOf(content), status }),
+        (callId, content, status) => publish({ type: "tool:result", turnId, callId, ...toolOutputOf(content), status, at: iso(deps.now()) }),
         (content) => cleanSubagentContent(content, deps.log),
       );
       meter.steps = state.steps;
@@ -214,13 +215,17 @@ async function runTurn(
         log: deps.log,
         hooks: {
           onText: (step, text, offset) => publish({ type: "turn:token", turnId, step, offset, text }),
-          onToolCall: (step, c) => publish({ type: "tool:call", turnId, step, callId: c.id, name: c.name, parameters: c.arguments }),
-          onToolResult: (callId, content, status) => publish({ type: "tool:result", turnId, callId, ...toolOutputOf(content), status }),
+          onToolCall: (step, c) => publish({ type: "tool:call", turnId, step, callId: c.id, name: c.name, parameters: c.arguments, at: iso(deps.now()) }),
+          onToolResult: (callId, content, status) => publish({ type: "tool:result", turnId, callId, ...toolOutputOf(content), status, at: iso(deps.now()) }),
           onChatUsage: (usage) => meter.addChat(usage),
           onSystemUsage: (usage) => meter.addSystem(usage),
+          onStepStart: () => {
+            stepStartedAt = iso(deps.now());
+          },
           onStepEnd: (steps) => {
             meter.steps = steps;
-            publish({ type: "turn:usage", turnId, stats: meter.stats(deps.now() - started) });
+            const stepTiming = { step: steps - 1, startedAt: stepStartedAt, endedAt: iso(deps.now()) };
+            publish({ type: "turn:usage", turnId, stats: meter.stats(deps.now() - started), stepTiming });
           },
         },
       },
@@ -257,3 +262,5 @@ function safePublisher(publish: Publish, log: AgentRuntimeDeps["log"]): Publish 
     }
   };
 }
+
+const iso = (ms: number) => new Date(ms).toISOString();

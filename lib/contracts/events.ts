@@ -30,6 +30,10 @@ const toolOutput = {
   responseSize: z.number().int().nonnegative(),
   fullResponse: z.string().optional(),
 };
+/** When it happened (ISO time); absent in events from before times were kept. */
+const at = z.string().optional();
+/** The timing of the step that just ended (see Step.startedAt), on the usage event its end publishes. */
+const stepTiming = z.object({ step, startedAt: z.string(), endedAt: z.string() });
 const runRef = {
   runId: z.string(),
   parentRunId: z.string().nullable(),
@@ -59,6 +63,7 @@ export const toolCallStartedSchema = z.object({
   callId: z.string(),
   name: z.string(),
   parameters: z.string(),
+  at,
 });
 
 export const toolResultSchema = z.object({
@@ -67,6 +72,7 @@ export const toolResultSchema = z.object({
   callId: z.string(),
   ...toolOutput,
   status: toolStatusSchema,
+  at,
 });
 
 /**
@@ -98,11 +104,11 @@ export const subagentStartedSchema = z.object({
 });
 
 export const subagentDataPayloadSchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("tool_call"), step, callId: z.string(), name: z.string(), parameters: z.string() }),
-  z.object({ kind: z.literal("tool_result"), callId: z.string(), ...toolOutput, status: toolStatusSchema }),
+  z.object({ kind: z.literal("tool_call"), step, callId: z.string(), name: z.string(), parameters: z.string(), at }),
+  z.object({ kind: z.literal("tool_result"), callId: z.string(), ...toolOutput, status: toolStatusSchema, at }),
   z.object({ kind: z.literal("token"), step, offset, text: z.string() }),
   z.object({ kind: z.literal("thinking"), step, offset, text: z.string() }),
-  z.object({ kind: z.literal("usage"), chat: usageSchema, system: usageSchema, steps: z.number().int() }),
+  z.object({ kind: z.literal("usage"), chat: usageSchema, system: usageSchema, steps: z.number().int(), stepTiming: stepTiming.optional() }),
   /** A person's steering message, injected before step `step`; `index` is its place among the run's steers (replays find it again). */
   z.object({ kind: z.literal("steer"), step, index: z.number().int().nonnegative(), message: z.string(), at: z.string() }),
 ]);
@@ -156,6 +162,7 @@ export const turnUsageSchema = z.object({
   type: z.literal("turn:usage"),
   ...base,
   stats: turnStatsSchema,
+  stepTiming: stepTiming.optional(),
 });
 
 export const turnEndedSchema = z.object({

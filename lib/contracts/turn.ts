@@ -88,6 +88,13 @@ export interface ToolCall {
   /** Present when the call needed a person's approval. */
   approval?: Approval;
   subagent?: SubagentProcess;
+  /**
+   * When the model asked for the call (it may wait for a free lane before it runs) and
+   * when its result came back. Absent in records from before they were kept (the
+   * timeline then says the times are unknown).
+   */
+  startedAt?: string;
+  endedAt?: string;
 }
 
 /** One model request of an agent: what it wrote, its reasoning, the calls it made. */
@@ -96,6 +103,13 @@ export interface Step {
   /** Reasoning, for audit only: never part of any model context but its own request. */
   thinking: string;
   toolCalls: ToolCall[];
+  /**
+   * When the step's model request started, and when the step ended: its answer streamed
+   * and every call it made returned. Set when the step ends; absent while it runs and in
+   * records from before they were kept.
+   */
+  startedAt?: string;
+  endedAt?: string;
 }
 
 /**
@@ -158,11 +172,19 @@ export const toolCallSchema: z.ZodType<ToolCall> = z.lazy(() =>
     status: toolStatusSchema,
     approval: approvalSchema.optional(),
     subagent: subagentProcessSchema.optional(),
+    startedAt: z.string().optional(),
+    endedAt: z.string().optional(),
   }),
 );
 
 export const stepSchema: z.ZodType<Step> = z.lazy(() =>
-  z.object({ text: z.string(), thinking: z.string(), toolCalls: z.array(toolCallSchema) }),
+  z.object({
+    text: z.string(),
+    thinking: z.string(),
+    toolCalls: z.array(toolCallSchema),
+    startedAt: z.string().optional(),
+    endedAt: z.string().optional(),
+  }),
 );
 
 export const subagentProcessSchema: z.ZodType<SubagentProcess> = z.lazy(() =>

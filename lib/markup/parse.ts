@@ -73,6 +73,8 @@ function parseSteps(cursor: Cursor, parent: Element): Step[] {
     const { attrs, start } = open(cursor, "Step");
     const text = match(cursor, TEXT);
     const step: Step = { text: text ? unescapeMarkup(text[0]) : "", thinking: attrs.get("thinking") ?? "", toolCalls: [] };
+    setOptional(step, "startedAt", attrs.get("startedAt"));
+    setOptional(step, "endedAt", attrs.get("endedAt"));
     while (!peekClose(cursor)) {
       if (cursor.at >= cursor.input.length) throw new MarkupParseError("Unclosed <Step>", start);
       step.toolCalls.push(parseCall(cursor));
@@ -96,6 +98,8 @@ function parseCall(cursor: Cursor): ToolCall {
   };
   const approval = attrs.get("approval");
   if (approval !== undefined) call.approval = withoutUndefined(parseWith(approvalSchema, parseJson(approval, start), "approval", start));
+  setOptional(call, "startedAt", attrs.get("startedAt"));
+  setOptional(call, "endedAt", attrs.get("endedAt"));
   if (selfClosing) return call;
   call.subagent = parseProcess(cursor);
   close(cursor, "ToolCall");

@@ -25,7 +25,7 @@ export function serializeTurn(turn: ChatTurn): string {
 function serializeSteps(steps: readonly Step[]): string {
   let out = "";
   for (const step of steps) {
-    out += `<Step${step.thinking ? attr("thinking", step.thinking) : ""}>${escapeMarkup(step.text)}`;
+    out += `<Step${step.thinking ? attr("thinking", step.thinking) : ""}${optional("startedAt", step.startedAt)}${optional("endedAt", step.endedAt)}>${escapeMarkup(step.text)}`;
     out += `${step.toolCalls.map(serializeCall).join("")}</Step>`;
   }
   return out;
@@ -39,7 +39,9 @@ function serializeCall(call: ToolCall): string {
     attr("status", call.status) +
     attr("responseSize", String(call.responseSize)) +
     attr("response", call.response) +
-    optional("approval", call.approval && approvalJson(call.approval));
+    optional("approval", call.approval && approvalJson(call.approval)) +
+    optional("startedAt", call.startedAt) +
+    optional("endedAt", call.endedAt);
   if (!call.subagent) return `<ToolCall${attributes}/>`;
   return `<ToolCall${attributes}>${serializeProcess(call.subagent)}</ToolCall>`;
 }

@@ -67,8 +67,11 @@ export function applyEvent(turn: ChatTurn, event: AgentEvent): ChatTurn {
       return updateProcess(turn, event.runId, (process) => endProcess(process, event));
     case "agent:complete":
       return completeAgent(turn, event);
-    case "turn:usage":
-      return turn.status !== "running" || deepEqual(turn.stats, event.stats) ? turn : { ...turn, stats: event.stats };
+    case "turn:usage": {
+      if (turn.status !== "running") return turn;
+      const timed = event.stepTiming ? timeStep(turn, event.stepTiming) : turn;
+      return deepEqual(timed.stats, event.stats) ? timed : { ...timed, stats: event.stats };
+    }
     case "turn:ended":
       return endTurn(turn, event);
   }
@@ -83,7 +86,7 @@ function appendText<A extends Agent>(agent: A, index: number, field: "text" | "t
 }
 
 /** Why: a call appears as soon as the model asks for it (audit while it runs); repeated, it updates by callId. */
-function addCall<A extends Agent>(agent: A, index: number, input: { callId: string; name: string; parameters: string }): A {
+function addCall<A extends Agent>(agent: A, index: number, input: { callId: string; name: string; parameters: string; at?: string }): A {
   const { callId, name, parameters } = input;
   const at = findCall(agent, callId);
   if (at) {
@@ -93,19 +96,27 @@ function addCall<A extends Agent>(agent: A, index: number, input: { callId: stri
   }
   const step = agent.steps[index] ?? emptyStep();
   const call: ToolCall = { callId, name, parameters, response: "", responseSize: 0, status: "running" };
+  if (input.at !== undefined) call.startedAt = input.at;
   return withStep(agent, index, { ...step, toolCalls: [...step.toolCalls, call] });
 }
 
 /** Why: the preview, full size and status land on the call; the whole text never enters the turn. */
-function setResult<A extends Agent>(agent: A, callId: string, result: { response: string; responseSize: number; status: ToolCall["status"] }): A {
-  const at = findCall(agent, callId);
-  if (!at) return agent;
-  const { response, responseSize, status } = result;
-  return updateCallAt(agent, at, (call) =>
-    call.response === response && call.responseSize === responseSize && call.status === status
+function setResult<A extends Agent>(agent: A, callId: string, result: { response: string; responseSize: number; status: ToolCall["status"]; at?: string }): A {
+  const where = findCall(agent, callId);
+  if (!where) return agent;
+  const { response, responseSize, status, at } = result;
+  return updateCallAt(agent, where, (call) =>
+    call.response === response && call.responseSize === responseSize && call.status === status && (at === undefined || call.endedAt === at)
       ? call
-      : { ...call, response, responseSize, status },
+      : { ...call, response, responseSize, status, ...(at !== undefined ? { endedAt: at } : {}) },
   );
+}
+
+/** Why: a step's times arrive once it ended (its usage event); a replay sets the same times and changes nothing. */
+function timeStep<A extends Agent>(agent: A, timing: { step: number; startedAt: string; endedAt: string }): A {
+  const step = agent.steps[timing.step] ?? emptyStep();
+  if (step.startedAt === timing.startedAt && step.endedAt === timing.endedAt) return agent;
+  return withStep(agent, timing.step, { ...step, startedAt: timing.startedAt, endedAt: timing.endedAt });
 }
 
 /**
@@ -158,10 +169,12 @@ function applyData(process: SubagentProcess, data: SubagentDataPayload): Subagen
       if (process.status !== "running") return process;
       return appendText(process, data.step, data.kind === "token" ? "text" : "thinking", data.offset, data.text);
     case "usage": {
+      if (process.status !== "running") return process;
+      const timed = data.stepTiming ? timeStep(process, data.stepTiming) : process;
       // Usage is a running total: the latest replaces the last; a replayed older one is stale.
-      if (process.status !== "running" || data.steps < process.stats.steps) return process;
-      const stats = { ...process.stats, chat: data.chat, system: data.system, steps: data.steps };
-      return deepEqual(stats, process.stats) ? process : { ...process, stats };
+      if (data.steps < timed.stats.steps) return timed;
+      const stats = { ...timed.stats, chat: data.chat, system: data.system, steps: data.steps };
+      return deepEqual(stats, timed.stats) ? timed : { ...timed, stats };
     }
     case "steer": {
       // Steers append in order; one whose place is taken (a replay) or not yet reached changes nothing.

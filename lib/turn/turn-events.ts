@@ -20,12 +20,13 @@ export function eventsOfTurn(turn: ChatTurn, fullOutput?: (runId: string | null,
   const callEvents = (runId: string | null, call: ToolCall) => {
     if (call.approval) events.push({ type: "tool:approval", turnId, runId, callId: call.callId, approval: call.approval });
     if (call.subagent) processEvents(call.subagent, call);
-    const result = { response: call.response, responseSize: call.responseSize, status: call.status, ...full(runId, call) };
+    const result = { response: call.response, responseSize: call.responseSize, status: call.status, ...full(runId, call), ...atOf(call.endedAt) };
     if (runId === null) events.push({ type: "tool:result", turnId, callId: call.callId, ...result });
     else events.push({ type: "subagent_data", ...runRefOf(runId), data: { kind: "tool_result", callId: call.callId, ...result } });
   };
 
   const runRefs = new Map<string, { runId: string; parentRunId: string | null; depth: number }>();
+  const processes = new Map<string, SubagentProcess>();
   const runRefOf = (runId: string) => ({ turnId, ...runRefs.get(runId)! });
 
   const stepEvents = (runId: string | null, steps: readonly Step[]) => {
@@ -38,16 +39,32 @@ export function eventsOfTurn(turn: ChatTurn, fullOutput?: (runId: string | null,
       }
       for (const call of step.toolCalls) {
         const { callId, name, parameters } = call;
-        if (runId === null) events.push({ type: "tool:call", turnId, step: index, callId, name, parameters });
-        else events.push({ type: "subagent_data", ...runRefOf(runId), data: { kind: "tool_call", step: index, callId, name, parameters } });
+        const at = atOf(call.startedAt);
+        if (runId === null) events.push({ type: "tool:call", turnId, step: index, callId, name, parameters, ...at });
+        else events.push({ type: "subagent_data", ...runRefOf(runId), data: { kind: "tool_call", step: index, callId, name, parameters, ...at } });
         callEvents(runId, call);
       }
+      timingEvents(runId, step, index);
     });
+  };
+
+  // A step's times travel on the usage event its end published; the stats it carries here
+  // are overwritten by the run's or turn's end, which follows.
+  const timingEvents = (runId: string | null, step: Step, index: number) => {
+    if (step.startedAt === undefined || step.endedAt === undefined) return;
+    const stepTiming = { step: index, startedAt: step.startedAt, endedAt: step.endedAt };
+    if (runId === null) {
+      events.push({ type: "turn:usage", turnId, stats: turn.stats, stepTiming });
+      return;
+    }
+    const { stats } = processes.get(runId)!;
+    events.push({ type: "subagent_data", ...runRefOf(runId), data: { kind: "usage", chat: stats.chat, system: stats.system, steps: stats.steps, stepTiming } });
   };
 
   const processEvents = (process: SubagentProcess, spawn: ToolCall) => {
     const { runId, parentRunId, depth } = process;
     runRefs.set(runId, { runId, parentRunId, depth });
+    processes.set(runId, process);
     events.push({
       type: "subagent_started",
       turnId,
@@ -84,3 +101,5 @@ export function eventsOfTurn(turn: ChatTurn, fullOutput?: (runId: string | null,
   });
   return events;
 }
+
+const atOf = (at: string | undefined) => (at !== undefined ? { at } : {});

@@ -173,7 +173,7 @@ export class EventStore {
     await this.queue;
   }
 
-  private insertCall(turnId: string, runId: string | null, call: { step: number; callId: string; name: string; parameters: string }): void {
+  private insertCall(turnId: string, runId: string | null, call: { step: number; callId: string; name: string; parameters: string; at?: string }): void {
     const orderKey = `${turnId}|${runId ?? ""}`;
     const order = this.order.get(orderKey) ?? 0;
     this.order.set(orderKey, order + 1);
@@ -190,15 +190,16 @@ export class EventStore {
         name: call.name,
         parameters: call.parameters,
         status: "running",
+        ...(call.at !== undefined ? { startedAt: call.at } : {}),
       }),
     );
   }
 
   /** The preview goes on the call record; a longer whole text, in chunks beside it. */
-  private saveResult(turnId: string, runId: string | null, callId: string, result: ToolOutput & { status: string }): void {
+  private saveResult(turnId: string, runId: string | null, callId: string, result: ToolOutput & { status: string; at?: string }): void {
     const id = toolCallRecordId(turnId, runId, callId);
-    const { response, responseSize, status, fullResponse: full } = result;
-    this.enqueue(() => this.models.ToolCall.updateOne({ _id: id }, { $set: { response, responseSize, status } }));
+    const { response, responseSize, status, fullResponse: full, at } = result;
+    this.enqueue(() => this.models.ToolCall.updateOne({ _id: id }, { $set: { response, responseSize, status, ...(at !== undefined ? { endedAt: at } : {}) } }));
     if (full !== undefined && full.length > response.length) {
       const { sessionId } = this.options;
       const chunks: { _id: string; sessionId: string; toolCallId: string; n: number; data: string }[] = [];
@@ -261,10 +262,10 @@ export class EventStore {
       this.enqueue(this.appendOp(doc, false, () => {
         if (doc.kind === "turn") {
           const turn = this.options.getTurn(doc.turnId);
-          return turn && { steps: turn.steps, fields: { stats: storedStats(turn.stats) } };
+          return turn && { steps: turn.steps, fields: { stats: storedStats(turn.stats), ...stepTimesOf(turn.steps) } };
         }
         const process = this.processOf(doc.turnId, doc.runId!);
-        return process && { steps: process.steps, fields: { stats: storedStats(process.stats) } };
+        return process && { steps: process.steps, fields: { stats: storedStats(process.stats), ...stepTimesOf(process.steps) } };
       }));
     }
   }
@@ -461,8 +462,15 @@ export function stepTextId(turnId: string, runId: string | null, part: string): 
   return `${turnId}:${runId ?? "m"}:${part}`;
 }
 
+/** The steps' times as stored (`stepTimesField`), or nothing while no step has ended with times. */
+export function stepTimesOf(steps: readonly Step[]): { stepTimes?: ([string, string] | null)[] } {
+  if (!steps.some((s) => s.startedAt !== undefined)) return {};
+  return { stepTimes: steps.map((s) => (s.startedAt !== undefined && s.endedAt !== undefined ? [s.startedAt, s.endedAt] : null)) };
+}
+
 function endedTurnFields(turn: ChatTurn) {
   return {
+    ...stepTimesOf(turn.steps),
     status: turn.status,
     stats: turn.stats,
     ...(turn.error !== undefined ? { error: turn.error } : {}),
@@ -485,6 +493,7 @@ function storedStats(stats: TurnStats): TurnStats {
 /** A process's fields but its texts (steps and response are written by `writeProcess`). */
 function processFields(p: SubagentProcess) {
   return {
+    ...stepTimesOf(p.steps),
     prompt: p.prompt,
     status: p.status,
     stats: p.stats,

@@ -140,14 +140,25 @@ interface StoredStepText {
  * as many steps as either knows of, as the reducer creates them. A text is stored as it streamed (server/data/text-appends.ts): its first piece, the
  * pieces appended after it, then what outgrew the document, in chunks.
  */
-function stepsOf(texts: StoredSteps, calls: ToolCall[][], whole: (i: number, field: "text" | "thinking") => string | undefined = () => undefined): Step[] {
+function stepsOf(
+  texts: StoredSteps,
+  calls: ToolCall[][],
+  whole: (i: number, field: "text" | "thinking") => string | undefined = () => undefined,
+  times?: unknown,
+): Step[] {
   const count = Math.max(texts.length, calls.length);
   const steps: Step[] = [];
   for (let i = 0; i < count; i++) {
     const stored = texts[i];
     const text = storedText(stored?.text, stored?.textParts, stored?.textChunks ? whole(i, "text") : undefined);
     const thinking = storedText(stored?.thinking, stored?.thinkingParts, stored?.thinkingChunks ? whole(i, "thinking") : undefined);
-    steps.push({ text, thinking, toolCalls: calls[i] ?? [] });
+    const step: Step = { text, thinking, toolCalls: calls[i] ?? [] };
+    const time = Array.isArray(times) ? times[i] : undefined;
+    if (Array.isArray(time) && typeof time[0] === "string" && typeof time[1] === "string") {
+      step.startedAt = time[0];
+      step.endedAt = time[1];
+    }
+    steps.push(step);
   }
   return steps;
 }
@@ -213,6 +224,8 @@ export function assembleHistory(sessionId: string, rows: HistoryRows): ChatTurn[
         status: call.status as ToolStatus,
       };
       if (call.approval) out.approval = approvalOf(call.approval);
+      if (typeof call.startedAt === "string") out.startedAt = call.startedAt;
+      if (typeof call.endedAt === "string") out.endedAt = call.endedAt;
       const run = runBySpawn.get(`${key(turnId, runId)}|${call.callId}`);
       if (run && depthGuard < 32) out.subagent = processOf(run, depthGuard + 1);
       const step = call.step ?? 0;
@@ -231,7 +244,7 @@ export function assembleHistory(sessionId: string, rows: HistoryRows): ChatTurn[
       task: run.task,
       prompt: run.prompt,
       steps: run.steps !== undefined
-        ? stepsOf(run.steps ?? [], callsOf(run.turnId, run._id, depthGuard), (i, field) => long(stepTextId(run.turnId, run._id, `${i}:${field}`)))
+        ? stepsOf(run.steps ?? [], callsOf(run.turnId, run._id, depthGuard), (i, field) => long(stepTextId(run.turnId, run._id, `${i}:${field}`)), run.stepTimes)
         : // 0.1: one step holding everything the run wrote and called.
           stepsOf([{ text: run.response, thinking: run.thinking ?? "" }], [callsOf(run.turnId, run._id, depthGuard).flat()]),
       response: (run.responseChunks && long(stepTextId(run.turnId, run._id, "response"))) || run.response,
@@ -254,7 +267,7 @@ export function assembleHistory(sessionId: string, rows: HistoryRows): ChatTurn[
       sessionId,
       prompt: turn.prompt,
       steps: turn.steps !== undefined || turn.response == null
-        ? stepsOf(turn.steps ?? [], callsOf(turn._id, null, 0), (i, field) => long(stepTextId(turn._id, null, `${i}:${field}`)))
+        ? stepsOf(turn.steps ?? [], callsOf(turn._id, null, 0), (i, field) => long(stepTextId(turn._id, null, `${i}:${field}`)), turn.stepTimes)
         : legacyTurnSteps(turn.response, callsByRun.get(key(turn._id, null)) ?? [], callsOf(turn._id, null, 0)),
       stats: normalizeStats(turn.stats),
       status: turn.status as TurnStatus,

@@ -132,6 +132,12 @@ describe("export and import", () => {
 
     const again = sessionFileSchema.parse(JSON.parse((await exportText(cookie, copy.sessionId)).text));
     expect(normalised(again)).toEqual(normalised(original));
+    // The timeline's times travel too: the master's steps, a subagent's steps and its calls.
+    const master = again.turns[0]!.turn.steps[0]!;
+    const nested = master.toolCalls[0]!.subagent!.steps[0]!;
+    expect([master.startedAt, master.endedAt, nested.startedAt, nested.endedAt, nested.toolCalls[0]!.startedAt, nested.toolCalls[0]!.endedAt]).toEqual(
+      Array(6).fill(expect.stringMatching(/^\d{4}-\d\d-\d\dT/)),
+    );
     // New ids: the copy shares no turn or run with the original.
     const runIds = (file: SessionFile): string[] => JSON.stringify(file).match(/"runId":"[^"]+"/g) ?? [];
     expect(runIds(again).filter((r) => runIds(original).includes(r))).toEqual([]);

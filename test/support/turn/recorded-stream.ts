@@ -97,6 +97,9 @@ export function recordedStream(options: RecordedStreamOptions = {}): RecordedStr
   const at = (n: number): string => new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString();
   let ids = 0;
   const nextId = (prefix: string): string => `${prefix}${++ids}`;
+  // Timeline times: a clock that only moves forward (no random draws, so seeds replay as before).
+  let clock = 0;
+  const tick = (): string => at(++clock / 10);
 
   const totalRuns = o.subagents * (1 + o.grandchildren);
   const endings = shuffle(
@@ -160,10 +163,16 @@ export function recordedStream(options: RecordedStreamOptions = {}): RecordedStr
       return { type: "subagent_data", ...ref, data: { kind: "token", step, offset, text } };
     };
     let steps = 0;
+    let stepStart = process.startedAt;
     const usage = (): AgentEvent => {
       steps++;
       process.stats = { ...process.stats, chat: { inputTokens: steps * 120, outputTokens: steps * 30 }, steps };
-      return { type: "subagent_data", ...ref, data: { kind: "usage", chat: process.stats.chat, system: process.stats.system, steps } };
+      // Every third run stands for one recorded before step times were kept.
+      if (runIndex % 3 === 2) return { type: "subagent_data", ...ref, data: { kind: "usage", chat: process.stats.chat, system: process.stats.system, steps } };
+      const stepTiming = { step: steps - 1, startedAt: stepStart, endedAt: tick() };
+      stepStart = stepTiming.endedAt;
+      Object.assign(stepAt(steps - 1), { startedAt: stepTiming.startedAt, endedAt: stepTiming.endedAt });
+      return { type: "subagent_data", ...ref, data: { kind: "usage", chat: process.stats.chat, system: process.stats.system, steps, stepTiming } };
     };
     // Step 0: reasoning, interim text ("Let me look…"), then plain tool calls.
     const thinking = chunk();
@@ -235,7 +244,11 @@ export function recordedStream(options: RecordedStreamOptions = {}): RecordedStr
     const status = random() < 0.15 ? ("error" as const) : ("success" as const);
     const { response, responseSize } = toolOutputOf(output);
     const stored: ToolCall = { callId, name, parameters, response, responseSize, status };
-    return { stored, started: { step, callId, name, parameters }, result: { callId, response, responseSize, status } };
+    // Every fifth call stands for one recorded before call times were kept.
+    if (ids % 5 === 0) return { stored, started: { step, callId, name, parameters }, result: { callId, response, responseSize, status } };
+    stored.startedAt = tick();
+    stored.endedAt = tick();
+    return { stored, started: { step, callId, name, parameters, at: stored.startedAt }, result: { callId, response, responseSize, status, at: stored.endedAt } };
   }
 
   const prompt = o.hostile ? 'Compare "<a>" & <b> for me' : "Compare a and b for me";
@@ -288,7 +301,9 @@ export function recordedStream(options: RecordedStreamOptions = {}): RecordedStr
   for (let i = 0; i < rest; i++) events.push(masterToken(2));
   const stats: TurnStats = { chat: { inputTokens: 900, outputTokens: 300 }, system: { inputTokens: 50, outputTokens: 10 }, steps: 3, runtimeMs: 5000, cost: 0.0125 };
   const endedAt = at(10_000);
-  events.push({ type: "turn:usage", turnId, stats });
+  const stepTiming = { step: 2, startedAt: tick(), endedAt: tick() };
+  Object.assign(masterStep(2), { startedAt: stepTiming.startedAt, endedAt: stepTiming.endedAt });
+  events.push({ type: "turn:usage", turnId, stats, stepTiming });
   events.push({ type: "turn:ended", turnId, status: "completed", stats, endedAt });
   Object.assign(expected, { stats, status: "completed", endedAt });
   return { sessionId: o.sessionId, turnId, prompt, createdAt, events, expected };
