@@ -1,5 +1,5 @@
 import { startCluster, type ClusterNode } from "@/test/support/cluster/cluster";
-import { createChat, lastTurnEnded, newIdentity, openStoredView, openViewer, runsOf, seqIntegrity, type Viewer } from "@/test/support/cluster/viewer";
+import { createChat, lastTurnEnded, newIdentity, openStoredView, openViewer, publishedSeqs, runsOf, seqIntegrity, type Viewer } from "@/test/support/cluster/viewer";
 import { request } from "@/test/support/server/live-app";
 import { markersIn, startDelegationModel } from "./scripted-delegation";
 
@@ -70,6 +70,8 @@ export interface ClusterLoadReport {
   seconds: number;
   lost: number;
   duplicated: number;
+  /** Snapshot joins watchers asked for after a gap in the numbering (the browser does the same). */
+  resyncs: number;
   /** Watchers whose final state is not the stored one (labels), or that never saw the end. */
   mismatched: string[];
   neverEnded: number;
@@ -155,8 +157,6 @@ export async function runClusterLoad(options: ClusterLoadOptions): Promise<Clust
           receivedAtHome.set(viewer, viewer.events.length);
           await viewer.moveTo(live[k % live.length]!).catch(() => undefined);
           moved++;
-        } else if (viewer.state().needsResync) {
-          await viewer.join().catch(() => undefined);
         }
         if (!endedAt.has(viewer) && lastTurnEnded(viewer.state())) endedAt.set(viewer, performance.now());
       }
@@ -171,9 +171,12 @@ export async function runClusterLoad(options: ClusterLoadOptions): Promise<Clust
     const owner: number[] = [];
     const others: number[] = [];
     const endStates: Record<string, number> = {};
+    let resyncs = 0;
     for (const session of sessions) {
+      const published = publishedSeqs(session.viewers);
       for (const viewer of session.viewers) {
-        const integrity = seqIntegrity(viewer);
+        const integrity = seqIntegrity(viewer, published);
+        resyncs += viewer.resyncs;
         lost += integrity.lost;
         duplicated += integrity.duplicated;
         const difference = await stored.converged(viewer.state(), 15_000);
@@ -236,6 +239,7 @@ export async function runClusterLoad(options: ClusterLoadOptions): Promise<Clust
       seconds,
       lost,
       duplicated,
+      resyncs,
       mismatched,
       neverEnded: allViewers.length - endedAt.size,
       latencyMs: { owner: figures(owner), others: figures(others) },

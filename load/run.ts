@@ -62,6 +62,7 @@ function clusterRows(r: ClusterLoadReport): [string, string][] {
     ["sends refused", String(r.sendsRefused)],
     ["events received, wall time", `${r.events}, ${r.seconds.toFixed(1)} s`],
     ["lost / duplicated events", `${r.lost} / ${r.duplicated}`],
+    ["snapshot rejoins after a gap (resyncs)", String(r.resyncs)],
     ["watchers whose final state differs from stored", `${r.mismatched.length}${r.neverEnded ? ` (${r.neverEnded} never saw the end)` : ""}`],
   ];
 }

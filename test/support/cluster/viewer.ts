@@ -57,6 +57,8 @@ export interface Viewer {
   readonly arrivals: number[];
   /** Seqs a snapshot join covered (a snapshot replaces what the events before it built). */
   readonly snapshotSeqs: number[];
+  /** Snapshot joins it made on its own after seeing a gap, as the browser does. */
+  readonly resyncs: number;
   readonly disconnected: boolean;
   state(): SessionState;
   /** Joins (again) on its socket: with its last seq, or fresh for a snapshot when it saw a gap. */
@@ -76,15 +78,28 @@ export async function openViewer(node: ClusterNode, cookie: string, sessionId: s
   const events: SessionEvent[] = [];
   const arrivals: number[] = [];
   const snapshotSeqs: number[] = [];
+  let joining: Promise<JoinResult> | undefined;
+  let resyncs = 0;
+  /** What its joins and replays did, for a failing wait's message. */
+  const notes: string[] = [];
+  const note = (text: string) => {
+    notes.push(text);
+    if (notes.length > 8) notes.shift();
+  };
   const wiring = (s: LiveClient) => {
     s.on("agent:event", (event) => {
       if (s !== socket) return;
       events.push(event);
       arrivals.push(performance.now());
       state = sessionReducer(state, { type: "event", event });
+      // What components/chat/use-session.ts does: a gap asks for a snapshot at once.
+      if (state.needsResync && !joining) resync(`gap at #${event.seq}`);
     });
     s.on("replay:complete", (info) => {
-      if (s === socket) state = sessionReducer(state, { type: "replay:complete", ...info });
+      if (s !== socket) return;
+      state = sessionReducer(state, { type: "replay:complete", ...info });
+      note(`replay:complete #${info.seq}`);
+      if (state.needsResync && !joining) resync(`replay ended at #${info.seq}, past #${state.seq}`);
     });
     s.on("disconnect", () => {
       if (s === socket) disconnected = true;
@@ -92,13 +107,29 @@ export async function openViewer(node: ClusterNode, cookie: string, sessionId: s
   };
   wiring(socket);
 
-  const join = async (): Promise<JoinResult> => {
+  const joinOnce = async (): Promise<JoinResult> => {
     const fresh = state.needsResync || state.seq === 0;
     const ack = await request(socket, "session:join", fresh ? { sessionId } : { sessionId, lastSeq: state.seq });
     if (!ack.ok) throw new Error(`${label}: session:join on node ${current.name} refused: ${ack.code} ${ack.message}`);
+    note(`join${fresh ? "" : ` from #${state.seq}`}: ${ack.data.mode} #${ack.data.seq}`);
     if (ack.data.mode === "snapshot") snapshotSeqs.push(ack.data.seq);
     state = sessionReducer(state, { type: "joined", result: ack.data });
     return ack.data;
+  };
+  /** What components/chat/use-session.ts does: a gap asks for a snapshot at once. */
+  const resync = (why: string) => {
+    resyncs++;
+    note(`resync (${why})`);
+    void join().catch((error: unknown) => note(`join failed: ${error instanceof Error ? error.message : String(error)}`));
+  };
+  /** One join at a time on a socket (a gap seen while joining waits for that join). */
+  const join = (): Promise<JoinResult> => {
+    if (joining) return joining;
+    const attempt: Promise<JoinResult> = joinOnce().finally(() => {
+      if (joining === attempt) joining = undefined;
+    });
+    joining = attempt;
+    return attempt;
   };
 
   const viewer: Viewer = {
@@ -118,6 +149,9 @@ export async function openViewer(node: ClusterNode, cookie: string, sessionId: s
     get disconnected() {
       return disconnected;
     },
+    get resyncs() {
+      return resyncs;
+    },
     state: () => state,
     join,
     async moveTo(next) {
@@ -126,15 +160,19 @@ export async function openViewer(node: ClusterNode, cookie: string, sessionId: s
       current = next;
       disconnected = false;
       wiring(socket);
+      // A join still waiting on the old socket will never be answered: start afresh.
+      joining = undefined;
       return join();
     },
     async waitFor(what, done, timeoutMs) {
       const deadline = Date.now() + timeoutMs;
       while (!done(state, events)) {
+        // The browser asks again while a gap stands (use-session's effect); so does this.
+        if (state.needsResync && !joining && !disconnected) resync("gap still open");
         if (Date.now() > deadline) {
           const last = events.at(-1);
           throw new Error(
-            `${label} (node ${current.name}${disconnected ? ", disconnected" : ""}): no ${what} within ${timeoutMs} ms; it had ${events.length} events, seq ${state.seq}${state.needsResync ? " (gap seen)" : ""}, last ${last ? `${last.type} #${last.seq}` : "none"}; turns: ${describeTurns(state.turns)}`,
+            `${label} (node ${current.name}${disconnected ? ", disconnected" : ""}): no ${what} within ${timeoutMs} ms; it had ${events.length} events, seq ${state.seq}${state.needsResync ? " (gap seen)" : ""}, last ${last ? `${last.type} #${last.seq}` : "none"}; turns: ${describeTurns(state.turns)}; joins: ${notes.join("; ")}`,
           );
         }
         await new Promise((r) => setTimeout(r, 25));
@@ -175,8 +213,13 @@ export function runsOf(turn: ChatTurn | undefined): SubagentProcess[] {
   return out;
 }
 
-/** Seq trouble in what one viewer received: repeats, and holes between its first and last not covered by a snapshot. */
-export function seqIntegrity(viewer: Pick<Viewer, "events" | "snapshotSeqs">, from = 1): { duplicated: number; lost: number } {
+/**
+ * Seq trouble in what one viewer received: events it got twice, and events of the session
+ * (`published`: every seq any of its viewers received) it neither received nor had in a
+ * snapshot. Sequence numbers may jump (each process numbers from its own reserved block),
+ * so a hole between two numbers is not a loss; an event someone else got is.
+ */
+export function seqIntegrity(viewer: Pick<Viewer, "events" | "snapshotSeqs">, published: Iterable<number>): { duplicated: number; lost: number } {
   const seen = new Set<number>();
   let duplicated = 0;
   for (const e of viewer.events) {
@@ -184,10 +227,14 @@ export function seqIntegrity(viewer: Pick<Viewer, "events" | "snapshotSeqs">, fr
     seen.add(e.seq);
   }
   const covered = Math.max(0, ...viewer.snapshotSeqs);
-  const last = Math.max(0, ...seen);
   let lost = 0;
-  for (let s = from; s <= last; s++) if (s > covered && !seen.has(s)) lost++;
+  for (const s of published) if (s > covered && !seen.has(s)) lost++;
   return { duplicated, lost };
+}
+
+/** Every seq received by any of `viewers` (one session's). */
+export function publishedSeqs(viewers: readonly Pick<Viewer, "events">[]): Set<number> {
+  return new Set(viewers.flatMap((v) => v.events.map((e) => e.seq)));
 }
 
 /** The database as a reload sees it, read directly (no app process in between). */
