@@ -28,9 +28,12 @@ export interface ClusterLoadOptions {
   killOne?: boolean;
   /** The database (server and name); default: the project's test database server, started for the run. */
   mongoUri?: string;
+  /** LEASE_MS of the app processes (default: 10000, the app's; 3000 with `killOne`). */
   leaseMs?: number;
   /** Bound on the whole run once the turns are sent. */
   timeoutMs?: number;
+  /** A line now and then while the turns run (the command line prints it). */
+  progress?: (line: string) => void;
 }
 
 export interface LatencyFigures {
@@ -95,12 +98,15 @@ const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function runClusterLoad(options: ClusterLoadOptions): Promise<ClusterLoadReport> {
   const watchersPerSession = options.watchersPerSession ?? 3;
+  options.progress?.(`starting ${options.processes} app process${options.processes === 1 ? "" : "es"}${options.processes > 1 ? " and Redis" : ""}`);
   const model = await startDelegationModel({ chunks: options.chunks ?? 20, chunkDelayMs: options.chunkDelayMs ?? 5 });
   const cluster = await startCluster({
     processes: options.processes,
     mongoUri: options.mongoUri,
     redis: options.processes > 1,
-    leaseMs: options.leaseMs ?? 3_000,
+    // The app's default lease, except when a process is killed: then a short one, so the
+    // sweep is seconds away (as in the process tests).
+    leaseMs: options.leaseMs ?? (options.killOne ? 3_000 : 10_000),
     env: { MODEL: "scripted-load", OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "load-test", SYSTEM_MODEL: "" },
   });
   const stored = await openStoredView(cluster.mongoUri);
@@ -131,6 +137,7 @@ export async function runClusterLoad(options: ClusterLoadOptions): Promise<Clust
     /** Events each watcher received before it moved (only those count for latency by placement). */
     const receivedAtHome = new Map<Viewer, number>();
 
+    options.progress?.(`${sessions.length} sessions, ${sessions.length * watchersPerSession} watchers joined; sending`);
     const started = performance.now();
     const acks = await Promise.all(sessions.map((s) => request(s.viewers[0]!.socket, "turn:send", { sessionId: s.sessionId, text: "Investigate the open bugs, the release plan and the changelog" }, 30_000)));
     const sendsRefused = acks.filter((a) => !a.ok).length;
@@ -150,6 +157,9 @@ export async function runClusterLoad(options: ClusterLoadOptions): Promise<Clust
     // Watch until every watcher has the end; move the ones whose process died, resync gaps.
     const endedAt = new Map<Viewer, number>();
     let moved = 0;
+    let lastProgress = performance.now();
+    let lastChange = performance.now();
+    let endedBefore = 0;
     while (Date.now() < deadline) {
       const live = cluster.alive();
       for (const [k, viewer] of allViewers.entries()) {
@@ -158,9 +168,23 @@ export async function runClusterLoad(options: ClusterLoadOptions): Promise<Clust
           await viewer.moveTo(live[k % live.length]!).catch(() => undefined);
           moved++;
         }
+        viewer.resyncIfNeeded();
         if (!endedAt.has(viewer) && lastTurnEnded(viewer.state())) endedAt.set(viewer, performance.now());
       }
       if (endedAt.size === allViewers.length) break;
+      // Stalled: nobody new has the end for a minute, and no stored turn is running.
+      if (endedAt.size !== endedBefore) {
+        endedBefore = endedAt.size;
+        lastChange = performance.now();
+      } else if (performance.now() - lastChange > 60_000) {
+        const running = await Promise.all(sessions.map(async (s) => (await stored.turns(s.sessionId)).at(-1)?.status === "running"));
+        if (!running.some(Boolean)) break;
+        lastChange = performance.now();
+      }
+      if (performance.now() - lastProgress > 10_000) {
+        lastProgress = performance.now();
+        options.progress?.(`${endedAt.size} of ${allViewers.length} watchers have the end of their turn`);
+      }
       await pause(50);
     }
     const seconds = (performance.now() - started) / 1000;
@@ -171,6 +195,18 @@ export async function runClusterLoad(options: ClusterLoadOptions): Promise<Clust
     const owner: number[] = [];
     const others: number[] = [];
     const endStates: Record<string, number> = {};
+    // The writes trail the relay: wait (bounded) until no stored turn runs, then compare
+    // every watcher once, a few at a time.
+    const settle = Date.now() + 30_000;
+    for (const session of sessions) {
+      while ((await stored.turns(session.sessionId)).at(-1)?.status === "running" && Date.now() < settle) await pause(200);
+    }
+    const differences = new Map<Viewer, string | null>();
+    for (let i = 0; i < allViewers.length; i += 10) {
+      const batch = allViewers.slice(i, i + 10);
+      const found = await Promise.all(batch.map((v) => stored.converged(v.state(), 3_000)));
+      batch.forEach((v, k) => differences.set(v, found[k]!));
+    }
     let resyncs = 0;
     for (const session of sessions) {
       const published = publishedSeqs(session.viewers);
@@ -179,8 +215,9 @@ export async function runClusterLoad(options: ClusterLoadOptions): Promise<Clust
         resyncs += viewer.resyncs;
         lost += integrity.lost;
         duplicated += integrity.duplicated;
-        const difference = await stored.converged(viewer.state(), 15_000);
-        if (difference !== null || !endedAt.has(viewer)) mismatched.push(`${viewer.label}: ${difference ?? "never saw the end"}`);
+        const difference = differences.get(viewer) ?? null;
+        if (!endedAt.has(viewer)) mismatched.push(`${viewer.label}: never saw the end (${viewer.describe()})`);
+        else if (difference !== null) mismatched.push(`${viewer.label}: ${difference}`);
         const status = viewer.state().turns.at(-1)?.status ?? "none";
         const key = `${status}, ${difference === null ? "equal to stored" : "differs from stored"}`;
         endStates[key] = (endStates[key] ?? 0) + 1;

@@ -67,9 +67,11 @@ function clusterRows(r: ClusterLoadReport): [string, string][] {
   ];
 }
 
+const progress = (line: string) => console.log(`… ${line}`);
+
 async function processes(uri: string, sessions: number, count: number, killOne: boolean): Promise<boolean> {
   if (killOne) {
-    const r = await runClusterLoad({ processes: count, sessions, killOne: true, mongoUri: `${uri}_kill` });
+    const r = await runClusterLoad({ processes: count, sessions, killOne: true, mongoUri: `${uri}_kill`, progress });
     const k = r.killed!;
     print([
       ...clusterRows(r),
@@ -83,8 +85,8 @@ async function processes(uri: string, sessions: number, count: number, killOne: 
     for (const m of r.mismatched.slice(0, 10)) console.log(`  ${m}`);
     return r.lost + r.duplicated + r.mismatched.length === 0 && k.turnsSwept === k.turnsRunning && k.othersCompleted === k.othersTotal;
   }
-  const one = await runClusterLoad({ processes: 1, sessions, mongoUri: `${uri}_one` });
-  const many = await runClusterLoad({ processes: count, sessions, mongoUri: `${uri}_many` });
+  const one = await runClusterLoad({ processes: 1, sessions, mongoUri: `${uri}_one`, progress });
+  const many = await runClusterLoad({ processes: count, sessions, mongoUri: `${uri}_many`, progress });
   const width = 34;
   console.log(`${"".padEnd(52)}${"1 process".padEnd(width)}${count} processes + Redis`);
   const rows = clusterRows(one).map(([k, v], i) => [k, v, clusterRows(many)[i]![1]] as const);

@@ -65,6 +65,10 @@ export interface Viewer {
   join(): Promise<JoinResult>;
   /** Leaves its process for `node` (a new socket, same person) and rejoins there with its last seq. */
   moveTo(node: ClusterNode): Promise<JoinResult>;
+  /** Where it is and what it had: for a failure's message. */
+  describe(): string;
+  /** Asks for a snapshot if a gap stands and no join is under way (the browser's effect does the same). */
+  resyncIfNeeded(): void;
   /** Waits until `done(state)` holds; throws after `timeoutMs` saying what it was waiting for and what it had. */
   waitFor(what: string, done: (state: SessionState, events: SessionEvent[]) => boolean, timeoutMs: number): Promise<void>;
   close(): void;
@@ -164,17 +168,18 @@ export async function openViewer(node: ClusterNode, cookie: string, sessionId: s
       joining = undefined;
       return join();
     },
+    describe() {
+      const last = events.at(-1);
+      return `node ${current.name}${disconnected ? " (disconnected)" : ""}, ${events.length} events, seq ${state.seq}${state.needsResync ? " (gap seen)" : ""}${joining ? ", joining" : ""}, last ${last ? `${last.type} #${last.seq}` : "none"}; turns: ${describeTurns(state.turns)}; joins: ${notes.join("; ") || "none"}`;
+    },
+    resyncIfNeeded() {
+      if (state.needsResync && !joining && !disconnected) resync("gap still open");
+    },
     async waitFor(what, done, timeoutMs) {
       const deadline = Date.now() + timeoutMs;
       while (!done(state, events)) {
-        // The browser asks again while a gap stands (use-session's effect); so does this.
-        if (state.needsResync && !joining && !disconnected) resync("gap still open");
-        if (Date.now() > deadline) {
-          const last = events.at(-1);
-          throw new Error(
-            `${label} (node ${current.name}${disconnected ? ", disconnected" : ""}): no ${what} within ${timeoutMs} ms; it had ${events.length} events, seq ${state.seq}${state.needsResync ? " (gap seen)" : ""}, last ${last ? `${last.type} #${last.seq}` : "none"}; turns: ${describeTurns(state.turns)}; joins: ${notes.join("; ")}`,
-          );
-        }
+        viewer.resyncIfNeeded();
+        if (Date.now() > deadline) throw new Error(`${label}: no ${what} within ${timeoutMs} ms; ${viewer.describe()}`);
         await new Promise((r) => setTimeout(r, 25));
       }
     },
