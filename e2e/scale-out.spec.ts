@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import { startCaddy } from "../test/support/cluster/caddy";
 import { startCluster, type Cluster } from "../test/support/cluster/cluster";
 import { openStoredView, runsOf } from "../test/support/cluster/viewer";
 import { lastAssistant, panelStates, send, shot, waitForTurnEnd } from "./fixtures";
@@ -8,7 +9,8 @@ import { lastAssistant, panelStates, send, shot, waitForTurnEnd } from "./fixtur
  * setup starts) on one Debian redis-server and the e2e database server. The person's chat
  * runs its turn on a; a tab of the same browser (same cookie: all processes share the
  * secret) opens it on b and watches it live. Without the scale-out mechanism b sees no
- * live events and the bounded waits fail.
+ * live events and the bounded waits fail. The last test puts Debian's Caddy with the
+ * deployment's Caddyfile in front of both and kills one.
  */
 const PROMPT = "Investigate the open bugs and the release plan";
 
@@ -71,4 +73,41 @@ test("a browser on process b watches the turn process a runs, live, and a reload
     await stored.close();
   }
   await context.close();
+});
+
+test("through Caddy (deploy/Caddyfile), a browser pinned to one process follows its chat to the other when that process is killed mid-turn", async ({ browser }) => {
+  test.setTimeout(150_000);
+  const caddy = await startCaddy(cluster.alive().map((n) => `127.0.0.1:${n.port}`));
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    await page.goto(`${caddy.url}/`);
+    const servedBy = async () => ((await (await page.request.get(`${caddy.url}/api/health`)).json()) as { instance?: string }).instance;
+    // lb_policy cookie: every request of this browser reaches the same process.
+    const pinned = await servedBy();
+    expect(pinned).toBeTruthy();
+    for (let i = 0; i < 4; i++) expect(await servedBy()).toBe(pinned);
+
+    await send(page, PROMPT);
+    await page.waitForURL(/\/c\/[A-Za-z0-9_-]+$/);
+    await expect(page.locator('[data-testid="subagent-panel"][data-status="running"]').first()).toBeVisible({ timeout: 20_000 });
+    const owner = cluster.nodes.find((n) => n.instanceId === pinned)!;
+    await owner.kill();
+
+    // The page reconnects through Caddy to the live process, which sweeps the dead owner's turn.
+    await waitForTurnEnd(page, 30_000);
+    await expect(page.locator('[data-testid="subagent-panel"][data-status="running"]')).toHaveCount(0);
+    expect(await servedBy()).not.toBe(pinned);
+    await shot(page, "scale-out-proxy-swept");
+    const live = await panelStates(page);
+    const status = await lastAssistant(page).getAttribute("data-status");
+
+    await page.reload();
+    await expect(page.getByTestId("subagent-panel")).toHaveCount(live.length);
+    expect(await panelStates(page)).toEqual(live);
+    await expect(lastAssistant(page)).toHaveAttribute("data-status", status!);
+  } finally {
+    await context.close();
+    await caddy.stop();
+  }
 });
