@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the tests need on a fresh machine, skipping whatever is already there:
 # npm packages (from the lock), Debian's Chromium for the browser tests, Debian's
-# redis-server for the scale-out tests, and the jars of the MongoDB-wire-compatible test
+# redis-server for the scale-out tests, Debian's caddy for the proxy test, and the jars of the MongoDB-wire-compatible test
 # server (from Maven Central).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,6 +37,21 @@ if ! command -v redis-server >/dev/null; then
     sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
   else
     echo "redis-server is missing and this user cannot install it; install Debian's 'redis-server'." >&2
+    exit 1
+  fi
+fi
+
+# The scaled deployment's proxy test runs Debian's Caddy with deploy/Caddyfile.
+if ! command -v caddy >/dev/null; then
+  echo "==> installing caddy (Debian package) for the scaled deployment's proxy test"
+  if [ "$(id -u)" = "0" ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq caddy >/dev/null
+  elif command -v sudo >/dev/null; then
+    sudo apt-get update -qq
+    sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq caddy >/dev/null
+  else
+    echo "caddy is missing and this user cannot install it; install Debian's 'caddy'." >&2
     exit 1
   fi
 fi

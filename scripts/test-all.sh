@@ -11,9 +11,10 @@ status=0
 echo "==> type-check"
 npx tsc --noEmit -p . || status=1
 
-echo "==> docker-compose.yml (compose-go, the loader Docker Compose uses; no engine needed)"
+echo "==> docker-compose.yml and docker-compose.scaled.yml (compose-go, the loader Docker Compose uses; no engine needed)"
 if command -v go >/dev/null; then
   (cd tools/compose-check && go run . ../../docker-compose.yml) || status=1
+  (cd tools/compose-check && go run . ../../docker-compose.scaled.yml) || status=1
 else
   echo "Go is not installed: docker-compose.yml was not validated."
 fi

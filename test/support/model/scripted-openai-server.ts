@@ -10,8 +10,11 @@ import type { AddressInfo, Socket } from "node:net";
 
 /** One step of a streamed reply. */
 export type ScriptedStreamStep =
-  /** A `chat.completion.chunk` whose first choice carries this delta (and finish reason). */
-  | { delta: Record<string, unknown>; finishReason?: string | null }
+  /**
+   * A `chat.completion.chunk` whose first choice carries this delta (and finish reason);
+   * `onSent` is called once it is written (the load test times the relay from there).
+   */
+  | { delta: Record<string, unknown>; finishReason?: string | null; onSent?: () => void }
   /** A chunk with an empty delta that only carries the finish reason. */
   | { finishReason: string }
   /** The usage chunk `include_usage` asks for: no choices, only counts. */
@@ -197,6 +200,7 @@ export async function startScriptedOpenAIServer(
         const delta = "delta" in step ? step.delta : {};
         const choice = { index: 0, delta, finish_reason: step.finishReason ?? null };
         res.write(`data: ${JSON.stringify({ ...base, choices: [choice] })}\n\n`);
+        if ("onSent" in step) step.onSent?.();
       }
     }
     switch (response.end ?? "done") {
