@@ -13,6 +13,7 @@ import type { Lease, LeaseStore } from "./lease";
 import type { RoutedAnswer, RoutedCommand } from "./protocol";
 import { connectClusterRedis, type ClusterRedis, type RedisStatus } from "./redis";
 import { startSweeper, type Sweeper } from "./sweeper";
+import { turnFromStream } from "./stream-turn";
 
 /** How a process joins the others (built in server/index.ts from REDIS_URL, INSTANCE_ID, LEASE_MS). */
 export interface ClusterOptions {
@@ -96,7 +97,9 @@ export class Cluster {
       if (target !== this.instanceId) return reply({ handled: false });
       void this.act(sessionId, command).then(reply);
     });
-    this.sweeper = startSweeper({ leases: this.leases, store: this.store, registry, instanceId: this.instanceId, leaseMs: this.leaseMs, log: this.log });
+    this.sweeper = startSweeper({ leases: this.leases, store: this.store, registry, instanceId: this.instanceId, leaseMs: this.leaseMs, log: this.log,
+      recover: (sessionId, turnId) => turnFromStream(this.redis.events, sessionId, turnId),
+    });
   }
 
   /** The hooks a DroneSession uses (see DroneCluster). */

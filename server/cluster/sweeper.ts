@@ -3,6 +3,7 @@ import type { Logger } from "@/lib/log";
 import type { ChatStore } from "@/server/data/store";
 import type { SessionRegistry } from "@/server/sessions/registry";
 import type { Lease, LeaseStore } from "./lease";
+import type { StreamTurn } from "./stream-turn";
 
 /**
  * The sweeper of every cluster member (issue 15): every third of a lease it looks for
@@ -20,6 +21,8 @@ export interface SweeperDeps {
   registry: SessionRegistry;
   instanceId: string;
   leaseMs: number;
+  /** The turn as the chat's event stream holds it (more than MongoDB after a death), if it still can. */
+  recover?: (sessionId: string, turnId: string) => Promise<StreamTurn | null>;
   log?: Logger;
 }
 
@@ -53,7 +56,8 @@ export function startSweeper(deps: SweeperDeps): Sweeper {
     try {
       const summary = await deps.store.ownedSession(ownerId ?? "", sessionId);
       const session = await registry.open(summary, ownerId ?? "");
-      seq = await session.endGhost(turnId, lease.seq);
+      const recovered = await deps.recover?.(sessionId, turnId).catch(() => null);
+      seq = await session.endGhost(turnId, lease.seq, new Date(), recovered ?? undefined);
       await session.drain();
     } catch (error) {
       // The chat was deleted meanwhile: nothing to end, the lease just goes.

@@ -2,6 +2,7 @@ import { AppError, type ChatTurn, type ModelCallRecord, type ModelCallSummary, t
 import { termsOf } from "@/lib/search/terms";
 import type { Models } from "@/models";
 import { EventStore, toolCallRecordId, type EventStoreOptions } from "./event-store";
+import { eventsOfTurn } from "@/lib/turn/turn-events";
 import { loadHistory, loadHistoryPage } from "./history";
 import { newId } from "./ids";
 import { backfillSearch, indexTurns, listSessionPage, searchSessions } from "./search-index";
@@ -52,6 +53,12 @@ export interface ChatStore {
   indexTurns(sessionId: string, turns: readonly ChatTurn[]): Promise<void>;
   /** Indexes chats stored before search existed; returns how many. */
   backfillSearch(): Promise<number>;
+  /**
+   * Writes one ended turn whole in place of what is stored of it (scale-out: a dead
+   * process's turn, rebuilt from the chat's event stream, holds text its writer never
+   * flushed). Full tool outputs already stored are kept.
+   */
+  rewriteTurn(sessionId: string, turn: ChatTurn): Promise<void>;
   /**
    * At start, nothing can still be running: marks what a dead process left running as ended.
    * Scale-out (issue 15): `scope` narrows it to one turn whose lease expired, or leaves out
@@ -109,6 +116,20 @@ export function mongoStore(models: Models): ChatStore {
       const row = await Session.findOneAndUpdate({ _id: sessionId, ownerId }, { $set: { title, titleTerms: termsOf(title) } }, { returnDocument: "after", projection: SUMMARY_FIELDS }).lean<SessionRow>();
       if (!row) throw notFound();
       return toSummary(row);
+    },
+
+    async rewriteTurn(sessionId, turn) {
+      const { turnId } = turn;
+      const textIds = new RegExp(`^${turnId.replace(/[^A-Za-z0-9_-]/g, "\\$&")}:`);
+      await Promise.all([
+        Turn.deleteOne({ _id: turnId, sessionId }),
+        SubagentRun.deleteMany({ sessionId, turnId }),
+        ToolCall.deleteMany({ sessionId, turnId }),
+        TextChunk.deleteMany({ sessionId, textId: textIds }),
+      ]);
+      const writer = new EventStore({ models, sessionId, getTurn: (id) => (id === turnId ? turn : undefined) });
+      for (const event of eventsOfTurn(turn)) writer.record(event);
+      await writer.drain();
     },
 
     async deleteSession(ownerId, sessionId) {

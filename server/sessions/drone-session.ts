@@ -382,18 +382,25 @@ export class DroneSession {
    * took it over): viewers get the end events with the next numbers, MongoDB gets the
    * same through the store's sweep of that turn. Returns the last number used.
    */
-  async endGhost(turnId: string, leaseSeq: number, now = new Date()): Promise<number> {
-    const turn = this.liveTurn(turnId) ?? (await this.history()).find((t) => t.turnId === turnId);
-    // Stored first: a viewer that reloads on seeing the end finds it in MongoDB.
+  async endGhost(turnId: string, leaseSeq: number, now = new Date(), recovered?: { turn: ChatTurn; seq: number }): Promise<number> {
+    // The stream's fold is the whole of what the dead owner relayed (this process's mirror
+    // may still be reading its last entries); MongoDB's copy lags by its last flush.
+    const whole = recovered?.turn.status === "running" ? recovered.turn : this.liveTurn(turnId);
+    const turn = whole ?? (await this.history()).find((t) => t.turnId === turnId);
+    // Stored first: a viewer that reloads on seeing the end finds it in MongoDB. The turn is
+    // written whole, already ended as viewers will fold it.
+    if (whole?.status === "running") {
+      let ended = whole;
+      for (const event of ghostEndEvents(whole, now.toISOString())) ended = applyEvent(ended, event);
+      await this.deps.store.rewriteTurn(this.sessionId, ended);
+    }
     await this.deps.store.ghostSweep(now, { sessionId: this.sessionId, turnId });
     if (turn?.status !== "running") return this.seq;
     // Following it, our number is the last the dead owner relayed; otherwise the lease's
     // may be older than what viewers saw, so numbers start past every reservation.
-    if (this.liveTurns.has(turnId)) this.jumpTo(Math.max(this.seq, leaseSeq));
-    else {
-      this.jumpTo(Math.max(this.seq, leaseSeq, await this.deps.store.reserveSeqBlock(this.sessionId, SEQ_BLOCK)));
-      this.liveTurns.set(turnId, turn);
-    }
+    if (this.liveTurns.has(turnId) || recovered) this.jumpTo(Math.max(this.seq, leaseSeq, recovered?.seq ?? 0));
+    else this.jumpTo(Math.max(this.seq, leaseSeq, await this.deps.store.reserveSeqBlock(this.sessionId, SEQ_BLOCK)));
+    this.liveTurns.set(turnId, turn);
     for (const event of ghostEndEvents(turn, now.toISOString())) {
       this.fold(event);
       this.emit(event);
