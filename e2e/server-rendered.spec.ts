@@ -63,6 +63,7 @@ test("a reloaded chat shows its newest turns from the HTML: with no script at al
     const bare = await noScript.newPage();
     await bare.goto(`/c/${sessionId}`);
     await expect(bare.getByTestId("message-user")).toHaveCount(TURNS_PER_PAGE);
+    await expect(bare).toHaveTitle("Stored chat html · Delegate");
     await expect(bare.getByTestId("message-user").last()).toHaveText(newest.at(-1)!.prompt);
     await expect(bare.getByTestId("message-assistant").last()).toContainText(lastText(newest.at(-1)!));
   } finally {
