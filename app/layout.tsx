@@ -1,5 +1,8 @@
 import type { Metadata, Viewport } from "next";
+import { headers } from "next/headers";
 import type { ReactNode } from "react";
+import { THEME_INIT_SCRIPT } from "@/components/ui/theme-init";
+import { nonceOf } from "@/server/http/headers";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -24,15 +27,15 @@ export const viewport: Viewport = {
   ],
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const nonce = nonceOf((await headers()).get("content-security-policy"));
   return (
-    // theme-init.js sets the `dark` class before hydration, so the attribute differs by design.
+    // The theme script sets the `dark` class before hydration, so the attribute differs by design.
     <html lang="en" suppressHydrationWarning>
       <head>
-        {/* Blocking on purpose: it must run before first paint to avoid a theme flash. suppressHydrationWarning
-            keeps React 19 from flagging a script it will not (and need not) run again on the client. */}
-        {/* eslint-disable-next-line @next/next/no-sync-scripts */}
-        <script src="/theme-init.js" suppressHydrationWarning />
+        {/* Inline and blocking on purpose: it must run before first paint to avoid a theme flash. suppressHydrationWarning
+            keeps React 19 from flagging a script it will not (and need not) run again on the client (and a nonce the browser hides). */}
+        <script nonce={nonce} suppressHydrationWarning dangerouslySetInnerHTML={{ __html: THEME_INIT_SCRIPT }} />
       </head>
       <body className="h-dvh overflow-hidden">{children}</body>
     </html>

@@ -42,6 +42,8 @@ export interface BrowserResult {
   domContentLoadedMs: number;
   renderedTurns: number;
   scrollable: boolean;
+  /** Every load's time, in order (the first is the cold one). */
+  allRenderedMs?: number[];
 }
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -77,6 +79,7 @@ export async function runBrowserBench(options: BrowserBenchOptions): Promise<Bro
       domContentLoadedMs: round(median(rest.map((l) => l.domContentLoadedMs)), 0),
       renderedTurns: loads.at(-1)!.renderedTurns,
       scrollable: loads.every((l) => l.scrollable),
+      allRenderedMs: loads.map((l) => round(l.renderedMs, 0)),
     };
   } finally {
     await browser.close();

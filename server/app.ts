@@ -12,6 +12,7 @@ import { createKnownDevices } from "@/server/auth/known-device";
 import { createLoginThrottle } from "@/server/auth/login-throttle";
 import { AUTH_COOKIE, createPasswordGate } from "@/server/auth/password-gate";
 import { handleApi, type ApiDeps } from "@/server/http/api";
+import { admitPageViewer, refusePageViewer, type PageViewer } from "@/server/http/page-viewer";
 import { contentSecurityPolicy, hardenResponse, newNonce, withNonce } from "@/server/http/headers";
 import { hostAllowed, hostRules, refuseHost, type HostSettings } from "@/server/http/hosts";
 import { gateRequest, type LoginDeps } from "@/server/http/login";
@@ -261,6 +262,9 @@ export function createApp(options: AppOptions): App {
       : {}),
   };
 
+  // A page rendered for `userId` reads their chats through the same door the socket uses.
+  const viewer = (userId: string): PageViewer => ({ join: (sessionId) => sessions.join(userId, sessionId, undefined) });
+
   const httpServer = createServer((req, res) => {
     // A nonce per response (see headers.ts); the page handler finds it on the request.
     const csp = contentSecurityPolicy(dev, newNonce());
@@ -293,6 +297,9 @@ export function createApp(options: AppOptions): App {
         // No account here means a path open to all (the health check, the sign-in pages, static files).
         if (shareHttp && (await handleShareOwnerApi(req, res, url, gate.accountId ?? "", shareHttp))) return;
         if (await handleApi(req, res, gate.accountId ?? "", apiDeps)) return;
+        // The page sees the account the socket handshake would accept, or no one.
+        if (gate.accountId) admitPageViewer(req, res, viewer(gate.accountId));
+        else refusePageViewer(req);
         if (options.pageHandler) await options.pageHandler(req, res);
         else res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
         return;
@@ -319,6 +326,10 @@ export function createApp(options: AppOptions): App {
           const minted = stringifyCookie({ [IDENTITY_COOKIE]: identity.sign(userId) });
           req.headers.cookie = req.headers.cookie ? `${req.headers.cookie}; ${minted}` : minted;
         }
+        // As the socket handshake: with APP_PASSWORD, only a logged-in browser is anyone
+        // (the login page itself is served without one).
+        if (!login || login.gate.verify(cookies[AUTH_COOKIE])) admitPageViewer(req, res, viewer(userId));
+        else refusePageViewer(req);
         await options.pageHandler(req, res);
         return;
       }

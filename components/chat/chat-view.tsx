@@ -11,17 +11,30 @@ import { Composer } from "./composer";
 import { EmptyState } from "./empty-state";
 import { MessageList } from "./message-list";
 import { takePendingPrompt } from "./pending-prompt";
+import type { InitialChat, JoinSnapshot } from "@/lib/chat/session-state";
 import { useLeaving } from "./shell-context";
 import { useSession } from "./use-session";
 import { useReportLastTurn } from "./last-turn";
 
 export interface ChatViewProps {
   sessionId: string;
+  /** What the page's HTML was rendered with (server/http/page-viewer.ts); null: join over the socket first. */
+  initial?: InitialChat | null;
+}
+
+/**
+ * One open session. Rendered on the server with the join's first page when the page
+ * could read it, so the turns are in the HTML; a chat that is not there for this person
+ * says so at once, with no socket join at all.
+ */
+export function ChatView({ sessionId, initial }: ChatViewProps) {
+  if (initial && "notFound" in initial) return <JoinProblem message="" notFound />;
+  return <OpenChat sessionId={sessionId} initial={initial?.snapshot ?? null} />;
 }
 
 /** One open session: its turns, the composer, and the errors a person should see. */
-export function ChatView({ sessionId }: ChatViewProps) {
-  const { state, older, loaded, joinError, busy, runningTurnId, send, cancel, steer, kill, decide, retry } = useSession(sessionId);
+function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnapshot | null }) {
+  const { state, older, loaded, joinError, busy, runningTurnId, send, cancel, steer, kill, decide, retry } = useSession(sessionId, initial);
   const [commandError, setCommandError] = useState<string | null>(null);
   const leaving = useLeaving();
 

@@ -2,7 +2,7 @@
 
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
 import type { Ack, ErrorCode, RetryStarted, SessionEvent } from "@/lib/contracts";
-import { initialSessionState, isBusy, sessionReducer, type SessionState } from "@/lib/chat/session-state";
+import { initialSessionState, isBusy, sessionReducer, type JoinSnapshot, type SessionState } from "@/lib/chat/session-state";
 import { getSocket, request } from "@/components/realtime/socket";
 import { newClientId } from "./client-id";
 import { frameBatch } from "./frame-batch";
@@ -43,13 +43,17 @@ export interface UseSession {
  * `agent:event` channel and feeds the pure reducer. A fresh load
  * asks for a snapshot; a reconnect rejoins with `lastSeq` so the server can replay only
  * what was missed; a gap the reducer detects (`needsResync`) asks for a snapshot again.
+ *
+ * `initial`: the join the page's HTML was rendered from. The session starts loaded with
+ * it, and the first join is already a rejoin: `lastSeq` is the snapshot's, so the server
+ * sends only what happened since (or a snapshot, if that is no longer in its window).
  */
-export function useSession(sessionId: string): UseSession {
-  const [state, dispatch] = useReducer(sessionReducer, sessionId, initialSessionState);
-  const [loaded, setLoaded] = useState(false);
+export function useSession(sessionId: string, initial?: JoinSnapshot | null): UseSession {
+  const [state, dispatch] = useReducer(sessionReducer, initial ?? null, (snapshot) => initialSessionState(sessionId, snapshot));
+  const [loaded, setLoaded] = useState(Boolean(initial));
   const [joinError, setJoinError] = useState<SessionProblem | null>(null);
   const stateRef = useRef(state);
-  const loadedRef = useRef(false);
+  const loadedRef = useRef(Boolean(initial));
   const joining = useRef(false);
   /** Applies the events queued for the next frame now. */
   const flushEvents = useRef<() => void>(() => undefined);
@@ -103,7 +107,8 @@ export function useSession(sessionId: string): UseSession {
     socket.on("agent:event", onEvent);
     socket.on("replay:complete", onReplayComplete);
     socket.on("connect", onConnect);
-    if (socket.connected) void join(false);
+    // Resumes from the page's snapshot when there is one; a snapshot otherwise.
+    if (socket.connected) void join(true);
 
     return () => {
       events.dispose();

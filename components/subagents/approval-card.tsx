@@ -3,6 +3,7 @@
 import { useId, useState, type FormEvent } from "react";
 import { MAX_DENY_REASON_CHARS, type Approval, type ToolCall } from "@/lib/contracts";
 import { AlertIcon } from "@/components/ui/icons";
+import { useHydrated } from "@/components/ui/use-hydrated";
 import { DiffView } from "./diff-view";
 import { prettyJson } from "./format";
 import { usePanelActions } from "./panel-actions";
@@ -22,16 +23,22 @@ export function clockTime(iso: string | undefined): string {
   return Number.isNaN(date.getTime()) ? "" : date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
 }
 
-/** One line saying how an approval ended, for the chip and the audit. */
-export function approvalOutcome(approval: Approval): string {
-  const at = clockTime(approval.decidedAt);
+/** The reader's clock once the page is hydrated; no time before (the server's zone is not the reader's). */
+function useClock(): (iso: string | undefined) => string {
+  return useHydrated() ? clockTime : noTime;
+}
+const noTime = () => "";
+
+/** One line saying how an approval ended, for the chip and the audit; `clock` says when (empty: not said). */
+export function approvalOutcome(approval: Approval, clock: (iso: string | undefined) => string = clockTime): string {
+  const at = clock(approval.decidedAt);
   switch (approval.state) {
     case "pending":
       return "Waiting for approval";
     case "approved":
-      return `Approved at ${at}`;
+      return at ? `Approved at ${at}` : "Approved";
     case "denied":
-      return approval.denyReason ? `Denied: ${approval.denyReason}` : `Denied at ${at}`;
+      return approval.denyReason ? `Denied: ${approval.denyReason}` : at ? `Denied at ${at}` : "Denied";
     case "expired":
       return `Expired${approval.note ? `: ${approval.note}` : ""}`;
     case "cancelled":
@@ -160,6 +167,7 @@ export function ApprovalCard({ call, ownerRunId, agent }: ApprovalCardProps) {
 
 /** How a decided approval ended, under its chip: always visible, so the audit needs no click. */
 export function ApprovalOutcome({ approval }: { approval: Approval }) {
+  const clock = useClock();
   const tone =
     approval.state === "approved"
       ? "text-emerald-700 dark:text-emerald-400"
@@ -168,19 +176,21 @@ export function ApprovalOutcome({ approval }: { approval: Approval }) {
         : "text-zinc-600 dark:text-zinc-400";
   return (
     <p data-testid="approval-outcome" data-state={approval.state} className={`mt-1 text-xs break-words ${tone}`}>
-      {approvalOutcome(approval)}
+      {approvalOutcome(approval, clock)}
     </p>
   );
 }
 
 /** The audit record of a decided approval, in the opened chip: why, the diff, who decided and when. */
 export function ApprovalAudit({ approval }: { approval: Approval }) {
+  const clock = useClock();
+  const asked = clock(approval.requestedAt);
   return (
     <div className="space-y-1.5 text-xs text-zinc-700 dark:text-zinc-300" data-testid="approval-audit">
       <p>
-        {approvalOutcome(approval)}
+        {approvalOutcome(approval, clock)}
         {approval.decidedBy ? <span className="text-zinc-500 dark:text-zinc-400"> · by identity {approval.decidedBy.slice(0, 12)}</span> : null}
-        <span className="text-zinc-500 dark:text-zinc-400"> · asked at {clockTime(approval.requestedAt)}</span>
+        {asked ? <span className="text-zinc-500 dark:text-zinc-400"> · asked at {asked}</span> : null}
       </p>
       {approval.reason ? <p className="break-words whitespace-pre-wrap italic">“{approval.reason}”</p> : null}
       {approval.preview ? <DiffView diff={approval.preview} /> : null}

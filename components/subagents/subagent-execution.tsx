@@ -5,6 +5,7 @@ import type { Step, SubagentProcess, ToolCall } from "@/lib/contracts";
 import { Markdown } from "@/components/markdown/markdown";
 import { ChevronRightIcon } from "@/components/ui/icons";
 import { useDisclosure } from "@/components/ui/disclosure";
+import { useHydrated } from "@/components/ui/use-hydrated";
 import { FoldedSection } from "@/components/ui/folded-section";
 import { waitsForApproval } from "@/lib/turn/approvals";
 import { liveStatus, outcomeLine, panelSequence, runCounts, runOutcome, type RunOutcome } from "@/lib/turn/run-summary";
@@ -244,14 +245,15 @@ function PanelBody({ panel, call }: SubagentExecutionProps) {
 
 /** A person's steering message, where the run read it. */
 function SteerItem({ message, at }: { message: string; at: string }) {
-  const time = parseTime(at);
+  // The reader's clock, once hydrated: the server's time zone is not theirs.
+  const time = useHydrated() ? parseTime(at) : null;
   return (
     <li className="min-w-0 rounded-md border border-sky-200 bg-sky-50/70 px-2.5 py-1.5 dark:border-sky-900/70 dark:bg-sky-950/30" data-testid="subagent-steer">
       <div className="flex items-center gap-1.5 text-[11px] font-medium text-sky-800 dark:text-sky-300">
         <SteerIcon size={12} />
         <span>You steered</span>
         {time !== null ? (
-          <time dateTime={at} className="font-normal text-sky-800 tabular-nums dark:text-sky-300" suppressHydrationWarning>
+          <time dateTime={at} className="font-normal text-sky-800 tabular-nums dark:text-sky-300">
             {new Date(time).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" })}
           </time>
         ) : null}

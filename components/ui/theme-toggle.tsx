@@ -12,7 +12,7 @@ function applyTheme(dark: boolean): void {
 
 /**
  * Flips light/dark and remembers the choice. Until a person chooses, the theme follows
- * the system setting live (public/theme-init.js applied it before first paint).
+ * the system setting live (theme-init.ts applied it before first paint).
  */
 export function ThemeToggle() {
   const [dark, setDark] = useState<boolean | null>(null);

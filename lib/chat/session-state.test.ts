@@ -29,6 +29,17 @@ describe("sessionReducer", () => {
     expect(state.turns).toStrictEqual([storedTurn]);
   });
 
+  it("a page rendered from a join starts in the state that join gives: a rejoin from its seq replays on top", () => {
+    const fromPage = (snapshot(10) as { result: Extract<JoinResult, { mode: "snapshot" }> }).result;
+    const state = initialSessionState("s1", fromPage);
+    expect(state).toEqual(run([snapshot(10)]));
+    const resumed = run([...asEvents(live), { type: "joined", result: { mode: "replay", sessionId: "s1", seq: 13 } }, { type: "replay:complete", sessionId: "s1", seq: 13 }], state);
+    expect(resumed).toMatchObject({ seq: 13, needsResync: false, replaying: false });
+    expect(text(resumed, 1)).toBe("Hello there");
+    // Without a snapshot, the empty state of a page that joins over the socket first.
+    expect(initialSessionState("s1", null)).toEqual(initialSessionState("s1"));
+  });
+
   it("applies events in sequence: turn:started opens a running turn that streams", () => {
     const state = run([snapshot(10), ...asEvents(live)]);
     expect(state.seq).toBe(13);

@@ -52,8 +52,23 @@ export type SessionAction =
   | { type: "send:acked"; clientId: string; turnId: string }
   | { type: "send:failed"; clientId: string; error: string };
 
-export function initialSessionState(sessionId: string): SessionState {
-  return { sessionId, turns: [], older: null, pending: [], seq: 0, needsResync: false, replaying: false };
+/** A join's answer with the turns in it (the chat page's HTML is rendered from one). */
+export type JoinSnapshot = Extract<JoinResult, { mode: "snapshot" }>;
+
+/**
+ * What the chat page was rendered with: the join's first page of turns, or that the chat
+ * is not there for this person (missing and someone else's look the same).
+ */
+export type InitialChat = { snapshot: JoinSnapshot } | { notFound: true };
+
+/**
+ * Empty, or the state of a join that answered `snapshot`: the page's HTML and its first
+ * render hold the turns at once, and the socket later asks only for what came after
+ * `snapshot.seq`.
+ */
+export function initialSessionState(sessionId: string, snapshot?: JoinSnapshot | null): SessionState {
+  const empty: SessionState = { sessionId, turns: [], older: null, pending: [], seq: 0, needsResync: false, replaying: false };
+  return snapshot ? applyJoin(empty, snapshot) : empty;
 }
 
 /** True while a prompt is on its way or a turn of this session runs (the composer waits). */

@@ -27,6 +27,11 @@ export function contentSecurityPolicy(dev: boolean, nonce?: string): string {
   ].join("; ");
 }
 
+/** The nonce in a policy made by `contentSecurityPolicy` (a page's own inline script needs it). */
+export function nonceOf(policy: string | null | undefined): string | undefined {
+  return policy?.match(/'nonce-([A-Za-z0-9+/=]+)'/)?.[1];
+}
+
 /** A fresh nonce for one response: 128 random bits, base64. */
 export function newNonce(): string {
   return randomBytes(16).toString("base64");
