@@ -238,7 +238,7 @@ export function createApp(options: AppOptions): App {
         }
       : undefined;
   /** A share viewer's sign-in: any account (account modes) or the APP_PASSWORD login; `{}` with no login at all. */
-  const viewer = async (cookieHeader: string | undefined): Promise<ShareViewer | null> => {
+  const shareViewer = async (cookieHeader: string | undefined): Promise<ShareViewer | null> => {
     const cookies = parseCookie(cookieHeader ?? "");
     if (accounts) {
       const auth = await accounts.authenticate(cookies[SESSION_COOKIE]);
@@ -250,7 +250,7 @@ export function createApp(options: AppOptions): App {
     }
     return {};
   };
-  const shareHttp: ShareHttpDeps | undefined = shares ? { shares, sessions, allowedOrigins, viewer, log: options.log } : undefined;
+  const shareHttp: ShareHttpDeps | undefined = shares ? { shares, sessions, allowedOrigins, viewer: shareViewer, log: options.log } : undefined;
   const apiDeps: ApiDeps = {
     sessions,
     allowedOrigins,
@@ -281,9 +281,11 @@ export function createApp(options: AppOptions): App {
       const url = new URL(req.url ?? "/", "http://local");
       // Share viewers come before the sign-in gates: a public link needs no sign-in (share-routes.ts).
       if (shareHttp) {
-        const viewer = await handleShareViewer(req, res, url, shareHttp);
-        if (viewer === "answered") return;
-        if (viewer === "page") {
+        const shared = await handleShareViewer(req, res, url, shareHttp);
+        if (shared === "answered") return;
+        if (shared === "page") {
+          // The share page renders no chat of the requester's own: a page-viewer token a client made up goes.
+          refusePageViewer(req);
           if (options.pageHandler) await options.pageHandler(req, res);
           else res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
           return;
@@ -404,7 +406,7 @@ export function createApp(options: AppOptions): App {
     });
   }
   registerHandlers(io, { sessions, appInfo: options.appInfo, rateLimit: options.rateLimit, personRateLimit: options.personRateLimit, log: options.log });
-  if (shares) shareNs = registerShareNamespace(io, { shares, sessions, viewer, log: options.log });
+  if (shares) shareNs = registerShareNamespace(io, { shares, sessions, viewer: shareViewer, log: options.log });
 
   return {
     httpServer,
