@@ -73,10 +73,11 @@ test("a reloaded chat shows its newest turns from the HTML: with no script at al
   // The app's scripts held back too: only the HTML's own line of script has run, and
   // the list already opens at its end.
   await holdSocket(page);
-  await page.route(/\/_next\/static\/chunks\//, (route) => route.abort());
+  // Scripts only: a Turbopack build serves its CSS from the same folder.
+  await page.route(/\/_next\/static\/chunks\/.*\.js(\?|$)/, (route) => route.abort());
   await page.goto(`/c/${sessionId}`);
   await expect(lastAssistant(page)).toBeInViewport();
-  await page.unroute(/\/_next\/static\/chunks\//);
+  await page.unroute(/\/_next\/static\/chunks\/.*\.js(\?|$)/);
 
   // Scripts back, socket still held back: the page hydrates from the HTML's data and works.
   await page.goto(`/c/${sessionId}`);
