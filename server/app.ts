@@ -2,7 +2,7 @@ import { parseCookie, stringifyCookie } from "cookie";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { Server } from "socket.io";
-import { ACCOUNT_ROUTES, HANDSHAKE_SIGNED_OUT, SESSION_PAGE_SIZE, type AppInfo, type AuthMode, type ShareViewer } from "@/lib/contracts";
+import { ACCOUNT_ROUTES, HANDSHAKE_SIGNED_OUT, SESSION_PAGE_SIZE, type AppInfo, type AuthMode, type SessionEvent, type ShareViewer } from "@/lib/contracts";
 import { AccountService, type AccountServiceDeps } from "@/server/accounts/account-service";
 import { gateAccountRequest, SESSION_COOKIE, sessionCookieHeader } from "@/server/http/account-routes";
 import type { OidcClient } from "@/server/auth/oidc";
@@ -146,6 +146,15 @@ export function createApp(options: AppOptions): App {
       .then((page) => io.to(userRoom(userId)).emit("sessions:changed", page.sessions))
       .catch((error: unknown) => options.log?.warn("could not send the session list", { error: String(error) }));
 
+  /**
+   * Share viewers of the event's chat (their own namespace, this process's sockets: in a
+   * cluster the other processes relay from the chat's stream). Only when the room has
+   * one: emitting encodes the packet, and almost every chat has no share viewer.
+   */
+  const relayToShareViewers = (event: SessionEvent) => {
+    const room = sessionRoom(event.sessionId);
+    if (shareNs?.adapter.rooms.has(room)) shareNs.local.to(room).emit("agent:event", event);
+  };
   const registry = new SessionRegistry({
     store,
     runner: options.runner,
@@ -154,11 +163,11 @@ export function createApp(options: AppOptions): App {
     relay: cluster
       ? (event) => {
           io.local.to(sessionRoom(event.sessionId)).emit("agent:event", event);
-          shareNs?.local.to(sessionRoom(event.sessionId)).emit("agent:event", event);
+          relayToShareViewers(event);
         }
       : (event) => {
           io.to(sessionRoom(event.sessionId)).emit("agent:event", event);
-          shareNs?.to(sessionRoom(event.sessionId)).emit("agent:event", event);
+          relayToShareViewers(event);
         },
     cluster,
     onTitleChanged: sessionsChanged,
