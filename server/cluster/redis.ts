@@ -25,6 +25,7 @@ export interface ClusterRedis {
   destroy(): void;
 }
 
+const PUBLISH_HIGH_WATER_MARK = 8 * 1024 * 1024;
 const reconnectStrategy = (retries: number) => Math.min(100 * 2 ** Math.min(retries, 5), 2_000);
 
 export async function connectClusterRedis(url: string, log?: Pick<Logger, "warn" | "info">): Promise<ClusterRedis> {
@@ -58,7 +59,11 @@ export async function connectClusterRedis(url: string, log?: Pick<Logger, "warn"
   };
   const socket = { reconnectStrategy, connectTimeout: 2_000 };
   const adapter = watch(createClient({ url, socket }), "adapter");
-  const events = watch(createClient({ url, socket, disableOfflineQueue: true }), "events");
+  // node-redis writes until the socket's buffer passes its high-water mark, then waits for
+  // 'drain' and an event-loop turn: at Node's 16 KiB that let a busy owner put only ~50
+  // events a turn on the wire, and viewers on other processes fell 1–2 s behind (measured
+  // under `npm run load -- --processes 3`). Publishing is bounded upstream, by the turn.
+  const events = watch(createClient({ url, socket: { ...socket, writableHighWaterMark: PUBLISH_HIGH_WATER_MARK } as typeof socket, disableOfflineQueue: true }), "events");
   const blocking = watch(events.duplicate(), "blocking");
   await Promise.all([adapter.connect(), events.connect(), blocking.connect()]);
   up = events.isReady;

@@ -385,6 +385,13 @@ export class DroneSession {
   async endGhost(turnId: string, leaseSeq: number, now = new Date(), recovered?: { turn: ChatTurn; seq: number }): Promise<number> {
     // The stream's fold is the whole of what the dead owner relayed (this process's mirror
     // may still be reading its last entries); MongoDB's copy lags by its last flush.
+    if (recovered && recovered.turn.status !== "running") {
+      // The owner finished the turn (viewers saw its end) and died before its writer
+      // flushed it or its lease was released: store it as it ended; nothing to tell anyone.
+      await this.deps.store.rewriteTurn(this.sessionId, recovered.turn);
+      await this.deps.store.ghostSweep(now, { sessionId: this.sessionId, turnId });
+      return this.seq;
+    }
     const whole = recovered?.turn.status === "running" ? recovered.turn : this.liveTurn(turnId);
     const turn = whole ?? (await this.history()).find((t) => t.turnId === turnId);
     // Stored first: a viewer that reloads on seeing the end finds it in MongoDB. The turn is
@@ -396,10 +403,10 @@ export class DroneSession {
     }
     await this.deps.store.ghostSweep(now, { sessionId: this.sessionId, turnId });
     if (turn?.status !== "running") return this.seq;
-    // Following it, our number is the last the dead owner relayed; otherwise the lease's
-    // may be older than what viewers saw, so numbers start past every reservation.
-    if (this.liveTurns.has(turnId) || recovered) this.jumpTo(Math.max(this.seq, leaseSeq, recovered?.seq ?? 0));
-    else this.jumpTo(Math.max(this.seq, leaseSeq, await this.deps.store.reserveSeqBlock(this.sessionId, SEQ_BLOCK)));
+    // Numbers start past every reservation: the dead owner may have relayed events to its
+    // own viewers that never reached the stream, under numbers a continuation would hand
+    // out again with other content. Viewers elsewhere see the jump and rejoin (a snapshot).
+    this.jumpTo(Math.max(this.seq, leaseSeq, recovered?.seq ?? 0, await this.deps.store.reserveSeqBlock(this.sessionId, SEQ_BLOCK)));
     this.liveTurns.set(turnId, turn);
     for (const event of ghostEndEvents(turn, now.toISOString())) {
       this.fold(event);
