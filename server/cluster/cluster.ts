@@ -206,7 +206,7 @@ export class Cluster {
   }
 
   /**
-   * Waits (at most 2 s) until each namespace's adapter has subscribed to its private
+   * Waits (at most 10 s: a loaded machine) until each namespace's adapter has subscribed to its private
    * channel. The adapter does not await its SUBSCRIBE: closing the connection while it
    * is still on the way rejects it with nobody listening, an unhandled rejection (seen
    * when a process stops right after it started).
@@ -214,7 +214,7 @@ export class Cluster {
   private async adaptersSubscribed(): Promise<void> {
     if (!this.io || !this.redis.events.isReady) return;
     const channels = [...this.io._nsps.values()].map((nsp) => `socket.io#${nsp.name}#${(nsp.adapter as { uid?: string }).uid ?? ""}#`);
-    const deadline = Date.now() + 2_000;
+    const deadline = Date.now() + 10_000;
     while (Date.now() < deadline) {
       try {
         const counts = await this.redis.events.pubSubNumSub(channels);

@@ -4,6 +4,7 @@ import { escapeRegex, isEmptyQuery, parseQuery, termsOf, type ParsedQuery } from
 import { turnSearchText } from "@/lib/search/turn-text";
 import type { Models } from "@/models";
 import { loadHistory } from "./history";
+import { SESSION_SUMMARY_FIELDS as SUMMARY_FIELDS, toSummary, type SessionRow } from "./session-row";
 
 /**
  * Search and the sidebar's pages over MongoDB (see lib/search/terms.ts for why a term
@@ -22,14 +23,6 @@ import { loadHistory } from "./history";
 const CANDIDATE_TURNS = 300;
 const CANDIDATE_TITLES = 100;
 
-interface SessionRow {
-  _id: string;
-  title: string;
-  createdAt: Date;
-  updatedAt: Date;
-}
-const SUMMARY_FIELDS = { title: 1, createdAt: 1, updatedAt: 1 } as const;
-const toSummary = (row: SessionRow): SessionSummary => ({ sessionId: row._id, title: row.title, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() });
 
 /** The filter on a term array for a parsed query: every whole word, and a term starting with the prefix. */
 function termFilter(field: string, q: ParsedQuery): Record<string, unknown> {

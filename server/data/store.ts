@@ -5,6 +5,7 @@ import { EventStore, toolCallRecordId, type EventStoreOptions } from "./event-st
 import { eventsOfTurn } from "@/lib/turn/turn-events";
 import { loadHistory, loadHistoryPage } from "./history";
 import { newId } from "./ids";
+import { SESSION_SUMMARY_FIELDS as SUMMARY_FIELDS, toSummary, type SessionRow } from "./session-row";
 import { backfillSearch, indexTurns, listSessionPage, searchSessions } from "./search-index";
 import { listModelCalls, loadModelCall, loadTurnModelCalls, ModelCallLog, type ModelCallLogOptions } from "./model-call-log";
 
@@ -73,19 +74,6 @@ export const DEFAULT_TITLE = "New chat";
 export const GHOST_TURN_ERROR = "The server restarted while this turn was running; it was stopped.";
 export const GHOST_RUN_ERROR = "The server restarted while this subagent was running (ghost sweep).";
 export const GHOST_APPROVAL_NOTE = "The server restarted before anyone answered (ghost sweep).";
-
-interface SessionRow {
-  _id: string;
-  title: string;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-const SUMMARY_FIELDS = { title: 1, createdAt: 1, updatedAt: 1 } as const;
-
-function toSummary(row: SessionRow): SessionSummary {
-  return { sessionId: row._id, title: row.title, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() };
-}
 
 function notFound(): AppError {
   return new AppError("not_found", "That chat does not exist.");

@@ -344,13 +344,7 @@ export class DroneSession {
     if (step === "skip") return "skipped";
     if (step === "gap") return "gap";
     if (step === "jump") this.jumpTo(event.seq - 1);
-    if (isTextEvent(event)) {
-      this.unfolded.push(event);
-      if (this.unfolded.length >= FOLD_BATCH) this.foldUnfolded();
-    } else {
-      this.foldUnfolded();
-      this.fold(event);
-    }
+    this.foldInOrder(event);
     this.seq = event.seq;
     this.replay.push(event);
     this.deps.relay(event);
@@ -425,13 +419,7 @@ export class DroneSession {
   }
 
   private onEvent(event: AgentEvent): void {
-    if (isTextEvent(event)) {
-      this.unfolded.push(event);
-      if (this.unfolded.length >= FOLD_BATCH) this.foldUnfolded();
-    } else {
-      this.foldUnfolded();
-      this.fold(event);
-    }
+    this.foldInOrder(event);
     if (event.type === "agent:complete") this.onAgentComplete(event);
     else this.store.record(event);
     this.emit(event);
@@ -443,6 +431,17 @@ export class DroneSession {
     this.replay.push(relayed);
     this.deps.relay(relayed);
     this.deps.cluster?.publish(relayed);
+  }
+
+  /** Text waits to be folded in a batch (see the class comment); any other event folds now, after it. */
+  private foldInOrder(event: AgentEvent): void {
+    if (isTextEvent(event)) {
+      this.unfolded.push(event);
+      if (this.unfolded.length >= FOLD_BATCH) this.foldUnfolded();
+    } else {
+      this.foldUnfolded();
+      this.fold(event);
+    }
   }
 
   /** Folds the text events waiting, in order, contiguous ones merged. */
