@@ -49,6 +49,8 @@ export class Cluster {
   private readonly renewals = new Set<NodeJS.Timeout>();
   private sweeper: Sweeper | undefined;
   private stopped = false;
+  /** The adapters' first SUBSCRIBE, confirmed (see `adaptersSubscribed`). */
+  private subscribed: Promise<void> = Promise.resolve();
 
   private constructor(
     options: ClusterOptions,
@@ -91,6 +93,8 @@ export class Cluster {
   bind(io: AppServer, registry: SessionRegistry): void {
     this.io = io;
     this.registry = registry;
+    // After the rest of createApp has run, so every namespace's adapter exists.
+    this.subscribed = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.adaptersSubscribed());
     io.on("cluster:snapshot", ({ sessionId }, reply) => reply(registry.peekReady(sessionId)?.mirrorSnapshot() ?? null));
     io.on("cluster:cancel-owner", ({ ownerId }) => registry.cancelTurns(ownerId));
     io.on("cluster:command", ({ target, sessionId, command }, reply) => {
@@ -201,15 +205,16 @@ export class Cluster {
     for (const timer of this.renewals) clearInterval(timer);
     this.renewals.clear();
     await this.tail.stop();
-    await this.adaptersSubscribed();
+    await this.subscribed;
     await this.redis.close();
   }
 
   /**
-   * Waits (at most 10 s: a loaded machine) until each namespace's adapter has subscribed to its private
-   * channel. The adapter does not await its SUBSCRIBE: closing the connection while it
-   * is still on the way rejects it with nobody listening, an unhandled rejection (seen
-   * when a process stops right after it started).
+   * Waits (at most 10 s: a loaded machine) until each namespace's adapter has subscribed to
+   * its private channel, once, from the start. The adapter does not await its first
+   * SUBSCRIBE: closing the connection while it is still on the way rejects it with nobody
+   * listening, an unhandled rejection (seen when a process stops right after it started).
+   * Later resubscriptions (after Redis restarts) are node-redis's own and handled there.
    */
   private async adaptersSubscribed(): Promise<void> {
     if (!this.io || !this.redis.events.isReady) return;
