@@ -1,8 +1,7 @@
 import { expect, test, type BrowserContext, type Page } from "@playwright/test";
 import type { ChatTurn } from "../lib/contracts";
 import { generateHistory, insertHistory } from "../bench/seed-session";
-import { createModels, type Models } from "../models";
-import { openConnection } from "../server/db/connect";
+import { browserOwnerId, withModels } from "./support/app-database";
 
 /**
  * A long chat opens at its end at once with its newest turns only (a paged join), and
@@ -16,21 +15,9 @@ const PAGE = 30;
 /** Turns the list renders at first, and reveals at a time from what it holds. */
 const RENDERED = 12;
 
-/** Runs `fn` with models on a connection of our own to the app's database. */
-async function withModels<T>(fn: (models: Models) => Promise<T>): Promise<T> {
-  const connection = await openConnection(new URL("delegate_e2e", process.env.E2E_MONGODB_URI).toString());
-  try {
-    return await fn(createModels(connection));
-  } finally {
-    await connection.close();
-  }
-}
-
 /** A chat of TURNS stored turns owned by this browser's person. */
 async function longChat(page: Page, context: BrowserContext, label: string): Promise<{ sessionId: string; history: ChatTurn[] }> {
-  await page.goto("/");
-  const identity = (await context.cookies()).find((c) => c.name === "dlg_uid")!.value;
-  const ownerId = identity.slice(0, identity.lastIndexOf("."));
+  const ownerId = await browserOwnerId(page, context);
   const sessionId = `${label}${Date.now()}`;
   const history = generateHistory({ sessionId, turns: TURNS, subagents: 10, nestedToolCalls: 3 });
   await withModels(async (models) => {

@@ -1,8 +1,7 @@
 import { expect, test, type BrowserContext, type Page, type TestInfo } from "@playwright/test";
 import { generateHistory, insertHistory } from "../bench/seed-session";
 import { termsOf } from "../lib/search/terms";
-import { createModels, type Models } from "../models";
-import { openConnection } from "../server/db/connect";
+import { browserOwnerId, withModels } from "./support/app-database";
 import { indexTurns } from "../server/data/search-index";
 import { shot, startChat, waitForTurnEnd } from "./fixtures";
 
@@ -12,28 +11,13 @@ import { shot, startChat, waitForTurnEnd } from "./fixtures";
  * is in an older page than the join sends. And the sidebar pages through many chats.
  */
 
-async function withModels<T>(fn: (models: Models) => Promise<T>): Promise<T> {
-  const connection = await openConnection(new URL("delegate_e2e", process.env.E2E_MONGODB_URI).toString());
-  try {
-    return await fn(createModels(connection));
-  } finally {
-    await connection.close();
-  }
-}
-
-async function ownerOf(page: Page, context: BrowserContext): Promise<string> {
-  await page.goto("/");
-  const identity = (await context.cookies()).find((c) => c.name === "dlg_uid")!.value;
-  return identity.slice(0, identity.lastIndexOf("."));
-}
-
 async function attachShot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
   await shot(page, name);
   await testInfo.attach(name, { body: await page.screenshot(), contentType: "image/png" });
 }
 
 test("type in the sidebar's search, see highlighted results, open one at its turn", async ({ page, context }, testInfo) => {
-  const ownerId = await ownerOf(page, context);
+  const ownerId = await browserOwnerId(page, context);
   const sessionId = `srch${Date.now()}`;
   // 60 turns: the join sends the newest 30, so turn 8 is two pages back.
   const history = generateHistory({ sessionId, turns: 60, subagents: 4, nestedToolCalls: 2 });
@@ -86,7 +70,7 @@ test("type in the sidebar's search, see highlighted results, open one at its tur
 });
 
 test("the sidebar loads more chats as it scrolls, and shows a date for each", async ({ page, context }) => {
-  const ownerId = await ownerOf(page, context);
+  const ownerId = await browserOwnerId(page, context);
   const base = Date.now() - 10 * 86_400_000;
   await withModels((models) =>
     models.Session.collection.insertMany(

@@ -1,8 +1,7 @@
 import { expect, test, type Browser, type BrowserContext, type Page, type WebSocketRoute } from "@playwright/test";
 import type { ChatTurn } from "../lib/contracts";
 import { generateHistory, insertHistory } from "../bench/seed-session";
-import { createModels, type Models } from "../models";
-import { openConnection } from "../server/db/connect";
+import { browserOwnerId, withModels } from "./support/app-database";
 import { TURNS_PER_PAGE } from "../components/chat/turn-window";
 import { lastAssistant, panelStates, shot, startChat, waitForTurnEnd } from "./fixtures";
 
@@ -15,20 +14,9 @@ import { lastAssistant, panelStates, shot, startChat, waitForTurnEnd } from "./f
  */
 const TURNS = 40;
 
-async function withModels<T>(fn: (models: Models) => Promise<T>): Promise<T> {
-  const connection = await openConnection(new URL("delegate_e2e", process.env.E2E_MONGODB_URI).toString());
-  try {
-    return await fn(createModels(connection));
-  } finally {
-    await connection.close();
-  }
-}
-
 /** A stored chat of TURNS turns owned by this browser's person; `edit` may change the turns first. */
 async function storedChat(page: Page, context: BrowserContext, label: string, edit?: (history: ChatTurn[]) => void): Promise<{ sessionId: string; history: ChatTurn[] }> {
-  await page.goto("/");
-  const identity = (await context.cookies()).find((c) => c.name === "dlg_uid")!.value;
-  const ownerId = identity.slice(0, identity.lastIndexOf("."));
+  const ownerId = await browserOwnerId(page, context);
   const sessionId = `${label}${Date.now()}`;
   const history = generateHistory({ sessionId, turns: TURNS, subagents: 8, nestedToolCalls: 3 });
   edit?.(history);
