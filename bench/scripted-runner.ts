@@ -1,7 +1,7 @@
-import type { AgentEvent, Publish, TurnStats } from "@/lib/contracts";
+import type { AgentEvent, TurnStats } from "@/lib/contracts";
 import { emptyStats } from "@/lib/contracts";
 import type { TurnInput, TurnResult } from "@/lib/agent/runtime";
-import { applyEvent, newTurn } from "@/lib/turn/reduce";
+import { newTurn } from "@/lib/turn/reduce";
 import type { TurnHandle, TurnRunner } from "@/server/sessions/turn-runner";
 
 /**
@@ -53,7 +53,7 @@ async function play(input: TurnInput, plan: TurnPlan, cancelled: () => boolean):
   const runId = `${turnId}-run`;
   const ref = { turnId, runId, parentRunId: null, depth: 1 };
   publish({ type: "turn:started", turnId, prompt: input.prompt, createdAt: at() });
-  publish({ type: "tool:call", turnId, step: 0, callId: "call-1", name: "subagent", parameters: '{"task":"bench"}' });
+  publish({ type: "turn:data", turnId, runId: null, data: { kind: "tool_call", step: 0, callId: "call-1", name: "subagent", parameters: '{"task":"bench"}' } });
   publish({ type: "subagent_started", ...ref, callId: "call-1", name: "researcher", task: "bench", prompt: "Task: bench", startedAt: at() });
 
   const token = (i: number): AgentEvent => ({ type: "subagent_data", ...ref, data: { kind: "token", step: 0, offset: i * TOKEN_TEXT.length, text: TOKEN_TEXT } });
@@ -83,26 +83,17 @@ async function play(input: TurnInput, plan: TurnPlan, cancelled: () => boolean):
 
 function finish(input: TurnInput, ref: { turnId: string; runId: string; parentRunId: null; depth: number }, tokens: number, cancelled: boolean): TurnResult {
   const { turnId, runId } = ref;
-  // The runner's own record of the turn, folded by the one reducer like the real runtime's.
-  let turn = newTurn({ sessionId: input.sessionId, turnId, prompt: input.prompt, createdAt: new Date().toISOString() });
-  const publish: Publish = (event) => {
-    turn = applyEvent(turn, event);
-    input.publish(event);
-  };
+  const { publish } = input;
   const response = TOKEN_TEXT.repeat(tokens);
   const stats: TurnStats = { ...emptyStats(), steps: 1 };
   const endedAt = new Date().toISOString();
   publish({ type: "subagent_completed", ...ref, response, stats, endReason: "completed", endedAt });
   const condensed = `[Subagent Result: researcher]\nStatus: success\n${response.slice(0, 200)}`;
-  publish({
-    type: "agent:complete", turnId, callId: "call-1", runId, parentRunId: null, response: condensed, responseSize: condensed.length,
-    subagent: {
-      runId, parentRunId: null, depth: 1, name: "researcher", task: "bench", prompt: "Task: bench", steps: [{ text: response, thinking: "", toolCalls: [] }],
-      response, stats, status: "success", endReason: "completed", startedAt: endedAt, endedAt,
-    },
-  });
-  publish({ type: "tool:result", turnId, callId: "call-1", response: condensed, responseSize: condensed.length, status: "success" });
+  publish({ type: "agent:complete", turnId, callId: "call-1", runId, parentRunId: null, response: condensed, responseSize: condensed.length });
+  publish({ type: "turn:data", turnId, runId: null, data: { kind: "tool_result", callId: "call-1", response: condensed, responseSize: condensed.length, status: "success" } });
   const status = cancelled ? "cancelled" : "completed";
   publish({ type: "turn:ended", turnId, status, stats, endedAt });
+  // The holder's fold (the server's session), as the real runtime reads it.
+  const turn = input.turn?.() ?? newTurn({ sessionId: input.sessionId, turnId, prompt: input.prompt, createdAt: endedAt });
   return { status, stats, turn };
 }

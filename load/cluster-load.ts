@@ -1,4 +1,5 @@
 import { startCluster, type ClusterNode } from "@/test/support/cluster/cluster";
+import { isDataEvent } from "@/lib/contracts";
 import { createChat, lastTurnEnded, newIdentity, openStoredView, openViewer, publishedSeqs, runsOf, seqIntegrity, type Viewer } from "@/test/support/cluster/viewer";
 import { request } from "@/test/support/server/live-app";
 import { markersIn, startDelegationModel } from "./scripted-delegation";
@@ -226,7 +227,7 @@ export async function runClusterLoad(options: ClusterLoadOptions): Promise<Clust
         const bucket = home.get(viewer) === session.owner ? owner : others;
         for (let k = 0; k < counted; k++) {
           const event = viewer.events[k]!;
-          const text = event.type === "turn:token" ? event.text : event.type === "subagent_data" && event.data.kind === "token" ? event.data.text : undefined;
+          const text = isDataEvent(event) && event.data.kind === "token" ? event.data.text : undefined;
           if (text === undefined) continue;
           const sentAt = markersIn(text).map((m) => model.sentAt(m)).filter((t): t is number => t !== undefined).at(-1);
           if (sentAt !== undefined) bucket.push(viewer.arrivals[k]! - sentAt);

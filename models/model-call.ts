@@ -1,4 +1,5 @@
 import { Schema, type Connection, type InferSchemaType } from "mongoose";
+import { MODEL_CALL_PURPOSES } from "@/lib/contracts/model-call";
 
 /**
  * One model request of a turn (`ModelCallRecord` in lib/contracts) without its request
@@ -13,7 +14,7 @@ const modelCallSchema = new Schema(
     sessionId: { type: String, required: true },
     turnId: { type: String, required: true },
     runId: { type: String, default: null },
-    purpose: { type: String, enum: ["chat", "system"], required: true },
+    purpose: { type: String, enum: MODEL_CALL_PURPOSES, required: true },
     index: { type: Number, required: true },
     model: { type: String, required: true },
     modelLabel: { type: String, required: true },

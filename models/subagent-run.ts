@@ -1,5 +1,6 @@
 import { Schema, type Connection, type InferSchemaType } from "mongoose";
-import { statsSchema, stepTextSchema, stepTimesField } from "./usage";
+import { END_REASONS, RUN_STATUSES } from "@/lib/contracts/turn";
+import { statsSchema, steeringField, stepTextSchema, stepTimesField } from "./usage";
 
 /**
  * A subagent's full process except its tool calls (those are `ToolCall` records with this
@@ -24,8 +25,8 @@ const subagentRunSchema = new Schema(
     response: { type: String, default: "" },
     /** Set when the answer is too long to sit here: it is in this many `TextChunk`s. */
     responseChunks: { type: Number },
-    status: { type: String, enum: ["running", "success", "error"], required: true },
-    endReason: { type: String, enum: ["completed", "failed", "killed", "watchdog_timeout", "ghost_sweep"] },
+    status: { type: String, enum: RUN_STATUSES, required: true },
+    endReason: { type: String, enum: END_REASONS },
     error: { type: String },
     stats: { type: statsSchema, default: () => ({}) },
     startedAt: { type: Date, required: true },
@@ -37,10 +38,7 @@ const subagentRunSchema = new Schema(
     /** The failed run this one retries (Retry); the older run's "retried as" link is derived from it. */
     retryOf: { type: String },
     /** A person's steering messages, in the order they were injected (absent: none). */
-    steering: {
-      type: [new Schema({ step: { type: Number, required: true }, message: { type: String, required: true }, at: { type: String, required: true } }, { _id: false })],
-      default: undefined,
-    },
+    steering: steeringField,
   },
   { versionKey: false },
 );

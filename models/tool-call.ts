@@ -1,9 +1,10 @@
 import { Schema, type Connection, type InferSchemaType } from "mongoose";
+import { APPROVAL_STATES, TOOL_STATUSES } from "@/lib/contracts/turn";
 
 /** A person's decision on the call (`Approval` in lib/contracts), kept for the audit. */
 const approvalSchema = new Schema(
   {
-    state: { type: String, enum: ["pending", "approved", "denied", "expired", "cancelled"], required: true },
+    state: { type: String, enum: APPROVAL_STATES, required: true },
     requestedAt: { type: String, required: true },
     reason: { type: String, default: "" },
     preview: { type: String },
@@ -35,7 +36,7 @@ const toolCallSchema = new Schema(
     parameters: { type: String, default: "" },
     response: { type: String, default: "" },
     responseSize: { type: Number, default: 0 },
-    status: { type: String, enum: ["running", "success", "error"], required: true },
+    status: { type: String, enum: TOOL_STATUSES, required: true },
     approval: { type: approvalSchema },
     /** When the model asked for it and when its result came back (ISO, as in the events); absent in older records. */
     startedAt: { type: String },

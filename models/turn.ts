@@ -1,5 +1,6 @@
 import { Schema, type Connection, type InferSchemaType } from "mongoose";
-import { statsSchema, stepTextSchema, stepTimesField } from "./usage";
+import { TURN_STATUSES } from "@/lib/contracts/turn";
+import { statsSchema, steeringField, stepTextSchema, stepTimesField } from "./usage";
 
 /**
  * One chat turn: the prompt and the master agent's steps. Tool calls and subagent runs
@@ -12,10 +13,12 @@ const turnSchema = new Schema(
     prompt: { type: String, required: true },
     steps: { type: [stepTextSchema], default: () => [] },
     stepTimes: stepTimesField,
-    status: { type: String, enum: ["running", "completed", "failed", "cancelled"], required: true },
+    status: { type: String, enum: TURN_STATUSES, required: true },
     error: { type: String },
     stats: { type: statsSchema, default: () => ({}) },
     endedAt: { type: Date },
+    /** Steering messages to the master, as a run keeps its own (absent: none). */
+    steering: steeringField,
     /** Appends this document has taken; each names the count it expects, so a retried one that landed changes nothing. */
     appendSeq: { type: Number },
   },

@@ -38,3 +38,9 @@ export const stepTextSchema = new Schema(
  * them, so streamed text appends never carry it.
  */
 export const stepTimesField = { type: Schema.Types.Mixed, default: undefined } as const;
+
+/** A person's steering messages to an agent, in the order they were injected (absent: none). */
+export const steeringField = {
+  type: [new Schema({ step: { type: Number, required: true }, message: { type: String, required: true }, at: { type: String, required: true } }, { _id: false })],
+  default: undefined,
+};

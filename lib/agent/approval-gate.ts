@@ -1,4 +1,4 @@
-import type { Approval, ApprovalState } from "@/lib/contracts";
+import type { AgentData, Approval, ApprovalState } from "@/lib/contracts";
 import type { ControlResult } from "./run-registry";
 
 /**
@@ -18,6 +18,8 @@ export interface ApprovalDecision {
 }
 
 export interface ApprovalRequest {
+  /** Publishes the approval as the asking agent's own doing (see AgentNode.emit). */
+  emit: (data: AgentData) => void;
   runId: string | null;
   callId: string;
   reason: string;
@@ -38,7 +40,6 @@ interface Waiter {
 export interface ApprovalGateOptions {
   timeoutMs: number;
   now: () => number;
-  publish: (runId: string | null, callId: string, approval: Approval) => void;
 }
 
 export class ApprovalGate {
@@ -47,7 +48,8 @@ export class ApprovalGate {
   constructor(private readonly options: ApprovalGateOptions) {}
 
   request(input: ApprovalRequest): Promise<ApprovalEnd> {
-    const { now, publish, timeoutMs } = this.options;
+    const { now, timeoutMs } = this.options;
+    const publish = (approval: Approval) => input.emit({ kind: "approval", callId: input.callId, approval });
     const iso = () => new Date(now()).toISOString();
     const pending: Approval = { state: "pending", requestedAt: iso(), reason: input.reason, ...(input.preview !== undefined ? { preview: input.preview } : {}) };
     return new Promise<ApprovalEnd>((resolve) => {
@@ -59,7 +61,7 @@ export class ApprovalGate {
         clearTimeout(timer);
         input.signal.removeEventListener("abort", onAbort);
         release?.();
-        publish(input.runId, input.callId, approval);
+        publish(approval);
         resolve({ state: approval.state as ApprovalEnd["state"], approval });
       };
       const waiter: Waiter = {
@@ -76,7 +78,7 @@ export class ApprovalGate {
       };
       const onAbort = () => end({ ...pending, state: "cancelled", decidedAt: iso(), note: "The run stopped before anyone answered." });
       this.waiting.add(waiter);
-      publish(input.runId, input.callId, pending);
+      publish(pending);
       if (input.signal.aborted) return onAbort();
       input.signal.addEventListener("abort", onAbort, { once: true });
       release = input.onWait?.();

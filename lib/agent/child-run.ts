@@ -1,13 +1,12 @@
-import { toolOutputOf, type EndReason, type SubagentDataPayload } from "@/lib/contracts";
-import type { ModelToolCall } from "@/lib/model/types";
-import { createLoopState, runAgentLoop, type ToolOutcome } from "./agent-loop";
+import { toolOutputOf, type EndReason } from "@/lib/contracts";
+import { dataEvent } from "@/lib/turn/data-event";
+import { agentHooks } from "./agent-hooks";
+import { createLoopState, runAgentLoop } from "./agent-loop";
+import type { AgentNode, ChildOutcome, ChildSpec, RunHost } from "./agent-node";
 import { condenseResult } from "./condense";
-import type { SubagentDefinition } from "./definitions";
 import { AbortedError, describeError } from "./model-step";
 import { castNarrative, runLabel } from "./narrative";
 import { buildSpawnPacket, childMessages, renderSpawnPacket } from "./spawn-packet";
-import type { SubagentArgs } from "./subagent-tool";
-import type { AgentNode, SubagentExecutor } from "./subagent-executor";
 import { UsageMeter } from "./usage-meter";
 import { Watchdog } from "./watchdog";
 
@@ -15,39 +14,23 @@ import { Watchdog } from "./watchdog";
  * One subagent run, start to end: spawn packet → `subagent_started` → the child's own loop
  * (its events forwarded as `subagent_data` through an isolated emitter tagged with runId,
  * parentRunId and depth) → `subagent_completed`/`subagent_error` → condensation and
- * narrative casting → `agent:complete` with the clean result and the full process (the
- * turn reducer's fold of the run's own events, so it equals what every viewer holds).
- * The caller gets only the clean text (seed 000), built from the final answer alone.
+ * narrative casting → `agent:complete` with the clean result (the process itself every
+ * holder has folded from the run's own events).
+ * The caller gets only the clean text, built from the final answer alone (see
+ * docs/architecture.md, "Clean context").
  *
  * The run ends for one of four reasons: completed, failed (model error, step limit),
  * killed (by steer/kill control or because its parent stopped) or watchdog_timeout.
  */
 
-export interface ChildSpec {
-  parent: AgentNode;
-  call: ModelToolCall;
-  args: SubagentArgs;
-  definition: SubagentDefinition;
-  depth: number;
-  /** Set by Retry, which must name the new run before it starts. */
-  runId?: string;
-  /** The failed run this one retries. */
-  retryOf?: string;
-}
-
-/** The clean result, plus which run produced it and how it ended (Retry needs both). */
-export interface ChildOutcome extends ToolOutcome {
-  runId: string;
-  endReason: EndReason;
-}
-
-export async function runChild(executor: SubagentExecutor, spec: ChildSpec): Promise<ChildOutcome> {
-  const { deps, scope } = executor;
+export async function runChild(host: RunHost, spec: ChildSpec): Promise<ChildOutcome> {
+  const { deps, scope } = host;
   const { parent, call, args, definition, depth } = spec;
   const runId = spec.runId ?? deps.newId();
   const started = deps.now();
   const startedAt = new Date(started).toISOString();
-  const runRef = { turnId: scope.turnId, runId, parentRunId: parent.runId, depth };
+  const run = { runId, parentRunId: parent.run?.runId ?? null, depth };
+  const runRef = { turnId: scope.turnId, ...run };
   const runModel = deps.modelFor(definition);
   const chatModel = scope.trace ? scope.trace(runModel.model, runId, "chat") : runModel.model;
   // Compaction inside the run and the condensation of its answer, recorded under the run.
@@ -77,15 +60,14 @@ export async function runChild(executor: SubagentExecutor, spec: ChildSpec): Pro
   });
   const prompt = `${renderSpawnPacket(packet)}\n\n## Task\n${args.task}`;
   const state = createLoopState(childMessages(definition, packet));
-  const emitData = (data: SubagentDataPayload) => executor.publish({ type: "subagent_data", ...runRef, data });
   const node: AgentNode = {
-    runId,
+    run,
     depth,
     activeChildren: 0,
     meter: new UsageMeter(parent.meter, runModel.pricing),
     signal: controller.signal,
     state,
-    emitData,
+    emit: (data) => host.publish(dataEvent(scope.turnId, run, data)),
     holdWatchdogs: () => {
       const mine = watchdog.hold();
       const above = parent.holdWatchdogs?.();
@@ -95,19 +77,17 @@ export async function runChild(executor: SubagentExecutor, spec: ChildSpec): Pro
       };
     },
   };
-  executor.publish({ type: "subagent_started", ...runRef, callId: call.id, name: definition.name, task: args.task, prompt, startedAt, model: runModel.label, ...(spec.retryOf ? { retryOf: spec.retryOf } : {}) });
+  host.publish({ type: "subagent_started", ...runRef, callId: call.id, name: definition.name, task: args.task, prompt, startedAt, model: runModel.label, ...(spec.retryOf ? { retryOf: spec.retryOf } : {}) });
 
   let endReason: EndReason = "completed";
   let error: string | undefined;
   let answer = "";
-  let steers = 0;
-  let stepStartedAt = startedAt;
   try {
     const outcome = await runAgentLoop(
       {
         model: chatModel,
         systemModel,
-        invoker: executor.invokerFor(node, definition.allowedTools, definition.requireApproval),
+        invoker: host.invokerFor(node, definition.allowedTools, definition.requireApproval),
         maxSteps: definition.maxSteps,
         contextTokens: deps.limits.contextTokens,
         objective: args.objective ?? args.task,
@@ -115,24 +95,7 @@ export async function runChild(executor: SubagentExecutor, spec: ChildSpec): Pro
         drainSteering: () => scope.registry.drain(runId),
         hasSteering: () => (scope.registry.get(runId)?.inbox.length ?? 0) > 0,
         log: deps.log,
-        hooks: {
-          onText: (step, text, offset) => emitData({ kind: "token", step, offset, text }),
-          onThinking: (step, text, offset) => emitData({ kind: "thinking", step, offset, text }),
-          onToolCall: (step, c) => emitData({ kind: "tool_call", step, callId: c.id, name: c.name, parameters: c.arguments, at: new Date(deps.now()).toISOString() }),
-          onToolResult: (callId, content, status) => emitData({ kind: "tool_result", callId, ...toolOutputOf(content), status, at: new Date(deps.now()).toISOString() }),
-          onChatUsage: (usage) => node.meter.addChat(usage),
-          onSystemUsage: (usage) => node.meter.addSystem(usage),
-          // Recorded where it was injected, so the panel shows it in sequence (its parent never sees it).
-          onSteer: (step, message) => emitData({ kind: "steer", step, index: steers++, message, at: new Date(deps.now()).toISOString() }),
-          onStepStart: () => {
-            stepStartedAt = new Date(deps.now()).toISOString();
-          },
-          onStepEnd: (steps) => {
-            node.meter.steps = steps;
-            const stepTiming = { step: steps - 1, startedAt: stepStartedAt, endedAt: new Date(deps.now()).toISOString() };
-            emitData({ kind: "usage", chat: { ...node.meter.chat }, system: { ...node.meter.system }, steps, stepTiming });
-          },
-        },
+        hooks: agentHooks(node, deps.now, started),
       },
       state,
     );
@@ -165,9 +128,9 @@ export async function runChild(executor: SubagentExecutor, spec: ChildSpec): Pro
   const endedAt = new Date(ended).toISOString();
   const stats = node.meter.stats(ended - started);
   if (endReason === "completed") {
-    executor.publish({ type: "subagent_completed", ...runRef, response: answer, stats, endReason, endedAt });
+    host.publish({ type: "subagent_completed", ...runRef, response: answer, stats, endReason, endedAt });
   } else {
-    executor.publish({ type: "subagent_error", ...runRef, error: error ?? "Failed.", stats, endReason, endedAt });
+    host.publish({ type: "subagent_error", ...runRef, error: error ?? "Failed.", stats, endReason, endedAt });
   }
 
   // Condensation is the parent's work: its system usage is charged to the parent.
@@ -189,9 +152,6 @@ export async function runChild(executor: SubagentExecutor, spec: ChildSpec): Pro
     error,
     footer: deps.limits.resultFooter,
   });
-  const process = scope.processOf(runId);
-  if (process) {
-    executor.publish({ type: "agent:complete", turnId: scope.turnId, callId: call.id, runId, parentRunId: parent.runId, ...toolOutputOf(clean), subagent: process });
-  }
+  host.publish({ type: "agent:complete", turnId: scope.turnId, callId: call.id, runId, parentRunId: run.parentRunId, ...toolOutputOf(clean) });
   return { content: clean, status: endReason === "completed" ? "success" : "error", runId, endReason };
 }

@@ -1,10 +1,9 @@
 import { toolOutputOf } from "@/lib/contracts";
 import type { ModelToolCall } from "@/lib/model/types";
 import type { ToolOutcome } from "./agent-loop";
-import { runChild } from "./child-run";
-import { SUBAGENT_TOOL_NAME, type SubagentDefinition } from "./definitions";
+import type { AgentNode, FailedRun, RetryWindows, RunHost } from "./agent-node";
+import { SUBAGENT_TOOL_NAME } from "./definitions";
 import type { SubagentArgs } from "./subagent-tool";
-import type { AgentNode, SubagentExecutor } from "./subagent-executor";
 
 /**
  * Retry of a failed, killed or timed-out subagent inside the turn that ran it.
@@ -34,28 +33,19 @@ interface OpenCall {
   outcome?: ToolOutcome;
 }
 
-export interface FailedRun {
-  runId: string;
-  parent: AgentNode;
-  /** The call the parent's model made (a retry's result is delivered under its id). */
-  call: ModelToolCall;
-  args: SubagentArgs;
-  definition: SubagentDefinition;
-}
-
 interface Entry extends FailedRun {
-  executor: SubagentExecutor;
+  executor: RunHost;
   step: number;
   window: OpenCall;
   retriedAs?: string;
 }
 
-export class RetryBook {
+export class RetryBook implements RetryWindows {
   private readonly windows = new WeakMap<AgentNode, Map<string, OpenCall>>();
   private readonly failed = new Map<string, Entry>();
 
   /** A run ended without an answer while its parent's step still runs: it may be retried until the step settles. */
-  recordFailure(executor: SubagentExecutor, run: FailedRun, window?: OpenCall): void {
+  recordFailure(executor: RunHost, run: FailedRun, window?: OpenCall): void {
     let calls = this.windows.get(run.parent);
     if (!calls) this.windows.set(run.parent, (calls = new Map()));
     let open = window;
@@ -100,7 +90,7 @@ export class RetryBook {
     parent.activeChildren++;
     window.running = (async () => {
       try {
-        const outcome = await runChild(executor, { parent, call, args, definition: entry.definition, depth: parent.depth + 1, runId, retryOf: entry.runId });
+        const outcome = await executor.runChild({ parent, call, args, definition: entry.definition, depth: parent.depth + 1, runId, retryOf: entry.runId });
         announceResult(executor, parent, call.id, outcome);
         window.outcome = { content: outcome.content, status: outcome.status };
         if (outcome.endReason !== "completed") {
@@ -143,16 +133,14 @@ export class RetryBook {
 }
 
 /** The retry's own call, in the parent's step beside the call it retries: audit only, never in a model's context. */
-function announceCall(executor: SubagentExecutor, parent: AgentNode, step: number, call: ModelToolCall): void {
+function announceCall(executor: RunHost, parent: AgentNode, step: number, call: ModelToolCall): void {
   const at = new Date(executor.deps.now()).toISOString();
-  if (parent.emitData) parent.emitData({ kind: "tool_call", step, callId: call.id, name: call.name, parameters: call.arguments, at });
-  else executor.publish({ type: "tool:call", turnId: executor.scope.turnId, step, callId: call.id, name: call.name, parameters: call.arguments, at });
+  parent.emit({ kind: "tool_call", step, callId: call.id, name: call.name, parameters: call.arguments, at });
 }
 
-function announceResult(executor: SubagentExecutor, parent: AgentNode, callId: string, outcome: ToolOutcome): void {
+function announceResult(executor: RunHost, parent: AgentNode, callId: string, outcome: ToolOutcome): void {
   const at = new Date(executor.deps.now()).toISOString();
-  if (parent.emitData) parent.emitData({ kind: "tool_result", callId, ...toolOutputOf(outcome.content), status: outcome.status, at });
-  else executor.publish({ type: "tool:result", turnId: executor.scope.turnId, callId, ...toolOutputOf(outcome.content), status: outcome.status, at });
+  parent.emit({ kind: "tool_result", callId, ...toolOutputOf(outcome.content), status: outcome.status, at });
 }
 
 /** A Retry after its turn ended: the new turn opens by running the subagent again (see runtime.ts). */
@@ -169,10 +157,9 @@ export interface TurnRetry {
  * result of its own call would (the rebuild from history sees the same step).
  */
 export async function retryFirstStep(
-  executor: SubagentExecutor,
+  executor: RunHost,
   master: AgentNode,
   retry: TurnRetry,
-  onResult: (callId: string, content: string, status: ToolOutcome["status"]) => void,
   clean: (content: string) => string,
 ): Promise<void> {
   const call: ModelToolCall = { id: executor.deps.newId(), name: SUBAGENT_TOOL_NAME, arguments: JSON.stringify(retry.args) };
@@ -182,6 +169,6 @@ export async function retryFirstStep(
   const settled = executor.scope.retries ? await executor.scope.retries.settle(master, [call]) : new Map<string, ToolOutcome>();
   const outcome = settled.get(call.id) ?? first;
   const content = clean(outcome.content);
-  onResult(call.id, content, outcome.status);
+  announceResult(executor, master, call.id, { content, status: outcome.status });
   master.state.messages.push({ role: "assistant", content: "", toolCalls: [call] }, { role: "tool", content, toolCallId: call.id, toolName: call.name });
 }

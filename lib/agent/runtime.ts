@@ -1,10 +1,13 @@
-import { toolOutputOf, type AgentEvent, type ChatTurn, type ModelCallSink, type Publish, type TurnStats } from "@/lib/contracts";
+import type { AgentEvent, ChatTurn, ModelCallSink, Publish, TurnStats } from "@/lib/contracts";
 import { buildSessionContext } from "@/lib/context/build-session-context";
 import { cleanSubagentContent } from "@/lib/context/clean-result";
 import type { ChatModel } from "@/lib/model/types";
 import type { Tool } from "@/lib/tools/types";
+import { dataEvent } from "@/lib/turn/data-event";
+import { foldingPublisher } from "@/lib/turn/folding-publisher";
 import { processInTurn } from "@/lib/turn/paths";
-import { applyEvent, newTurn, turnFromStart } from "@/lib/turn/reduce";
+import { newTurn } from "@/lib/turn/reduce";
+import { agentHooks } from "./agent-hooks";
 import { createLoopState, runAgentLoop, type LoopState } from "./agent-loop";
 import { ApprovalGate, type ApprovalDecision } from "./approval-gate";
 import type { SubagentDefinition } from "./definitions";
@@ -14,7 +17,7 @@ import { masterSystemPrompt } from "./prompts";
 import { RetryBook, retryFirstStep, type RetryResult, type TurnRetry } from "./retry";
 import { RunRegistry, type ControlResult } from "./run-registry";
 import { createModelResolver, type ModelFor } from "./run-models";
-import { SubagentExecutor, type AgentNode } from "./subagent-executor";
+import { SubagentExecutor, type AgentNode, type TurnScope } from "./subagent-executor";
 import { UsageMeter, type Pricing } from "./usage-meter";
 import { Watchdog } from "./watchdog";
 import type { Logger } from "@/lib/log";
@@ -46,7 +49,7 @@ export interface AgentRuntimeDeps {
     maxSteps: number;
     /** Context budget of every agent's requests; over it, older context is compacted. */
     contextTokens: number;
-    /** Seed 003's stats footer under each subagent result the parent reads. */
+    /** The stats footer under each subagent result the parent reads (see narrative.ts). */
     resultFooter: boolean;
     /** The master's watchdog: a turn still running after this long is stopped (failed). */
     turnTimeoutMs: number;
@@ -75,6 +78,12 @@ export interface TurnInput {
   /** Earlier turns of the session, oldest first (not including this one). */
   history: ChatTurn[];
   publish: Publish;
+  /**
+   * The turn as the caller folds it from the published events (the server's session does):
+   * the runtime reads runs' states there and folds nothing itself. Without it the runtime
+   * keeps a fold of its own (tests, benchmarks).
+   */
+  turn?: () => ChatTurn | undefined;
   /** Set for a Retry after its turn ended: this turn first runs that subagent again. */
   retry?: TurnRetry;
   /** Receives every model request of the turn, any agent, as sent and as answered (the audit record). */
@@ -114,15 +123,11 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
       const controller = new AbortController();
       const registry = new RunRegistry();
       const retries = new RetryBook();
-      const record = recorder(input, safePublisher(input.publish, deps.log));
+      const record = turnRecord(input, safePublisher(input.publish, deps.log));
       // Subagents have their own watchdogs; this one bounds the whole turn, master included
       // (time spent waiting for a person's approval does not count; see Watchdog).
       const watchdog = new Watchdog(deps.limits.turnTimeoutMs, () => controller.abort(WATCHDOG), now);
-      const approvals = new ApprovalGate({
-        timeoutMs: deps.limits.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
-        now,
-        publish: (runId, callId, approval) => record.publish({ type: "tool:approval", turnId: input.turnId, runId, callId, approval }),
-      });
+      const approvals = new ApprovalGate({ timeoutMs: deps.limits.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS, now });
       const done = runTurn(input, controller.signal, registry, record, { ...deps, systemModel, modelFor, now, newId }, { approvals, watchdog }, retries).finally(() => watchdog.clear());
       return {
         done,
@@ -143,26 +148,17 @@ export const DEFAULT_APPROVAL_TIMEOUT_MS = 10 * 60_000;
 
 type ResolvedDeps = AgentRuntimeDeps & { systemModel: ChatModel; modelFor: ModelFor; now: () => number; newId: () => string };
 
-/**
- * The runtime's own record of the turn: every event it publishes is folded with the turn
- * reducer before it leaves, so a subagent's process for `agent:complete` is exactly what
- * the server and every browser fold from the same events.
- */
+/** Where the turn's events go, and the turn folded from them: the caller's fold, or one of our own. */
 interface TurnRecord {
   publish: Publish;
   turn(): ChatTurn;
 }
 
-function recorder(input: TurnInput, publish: Publish): TurnRecord {
-  // Replaced by the turn `turn:started` opens, which is always published first.
-  let turn = newTurn({ sessionId: input.sessionId, turnId: input.turnId, prompt: input.prompt, createdAt: "" });
-  return {
-    publish: (event) => {
-      turn = event.type === "turn:started" ? turnFromStart(event, input.sessionId) : applyEvent(turn, event);
-      publish(event);
-    },
-    turn: () => turn,
-  };
+function turnRecord(input: TurnInput, publish: Publish): TurnRecord {
+  const read = input.turn;
+  if (!read) return foldingPublisher(input.sessionId, publish);
+  const empty = newTurn({ sessionId: input.sessionId, turnId: input.turnId, prompt: input.prompt, createdAt: "" });
+  return { publish, turn: () => read() ?? empty };
 }
 
 async function runTurn(
@@ -180,7 +176,6 @@ async function runTurn(
   const { turnId } = input;
   let state: LoopState | undefined;
   let result: Omit<TurnResult, "stats" | "turn">;
-  let stepStartedAt = "";
   try {
     publish({ type: "turn:started", turnId, prompt: input.prompt, createdAt: new Date(started).toISOString() });
     state = createLoopState([
@@ -188,21 +183,24 @@ async function runTurn(
       ...buildSessionContext(input.history, deps.log),
       { role: "user", content: input.prompt },
     ]);
-    const processOf = (runId: string) => processInTurn(record.turn(), runId);
     const sink = input.recordModelCall;
     const trace: ModelTracer = sink ? (model, runId, purpose) => traceModel(model, { turnId, runId, purpose }, sink, deps) : (model) => model;
-    const executor = new SubagentExecutor(deps, { turnId, publish, registry, processOf, ownerId: input.ownerId, approvals: waits.approvals, retries, trace });
-    const master: AgentNode = { runId: null, depth: 0, activeChildren: 0, meter, signal, state, holdWatchdogs: () => waits.watchdog.hold() };
+    const scope: TurnScope = { turnId, publish, turn: record.turn, registry, ownerId: input.ownerId, approvals: waits.approvals, retries, trace };
+    const executor = new SubagentExecutor(deps, scope);
+    const master: AgentNode = {
+      run: null,
+      depth: 0,
+      activeChildren: 0,
+      meter,
+      signal,
+      state,
+      emit: (data) => publish(dataEvent(turnId, null, data)),
+      holdWatchdogs: () => waits.watchdog.hold(),
+    };
     if (input.retry) {
-      await retryFirstStep(
-        executor,
-        master,
-        input.retry,
-        (callId, content, status) => publish({ type: "tool:result", turnId, callId, ...toolOutputOf(content), status, at: iso(deps.now()) }),
-        (content) => cleanSubagentContent(content, deps.log),
-      );
+      await retryFirstStep(executor, master, input.retry, (content) => cleanSubagentContent(content, deps.log));
       meter.steps = state.steps;
-      publish({ type: "turn:usage", turnId, stats: meter.stats(deps.now() - started) });
+      master.emit({ kind: "usage", stats: meter.stats(deps.now() - started) });
     }
     const outcome = await runAgentLoop(
       {
@@ -213,21 +211,7 @@ async function runTurn(
         contextTokens: deps.limits.contextTokens,
         signal,
         log: deps.log,
-        hooks: {
-          onText: (step, text, offset) => publish({ type: "turn:token", turnId, step, offset, text }),
-          onToolCall: (step, c) => publish({ type: "tool:call", turnId, step, callId: c.id, name: c.name, parameters: c.arguments, at: iso(deps.now()) }),
-          onToolResult: (callId, content, status) => publish({ type: "tool:result", turnId, callId, ...toolOutputOf(content), status, at: iso(deps.now()) }),
-          onChatUsage: (usage) => meter.addChat(usage),
-          onSystemUsage: (usage) => meter.addSystem(usage),
-          onStepStart: () => {
-            stepStartedAt = iso(deps.now());
-          },
-          onStepEnd: (steps) => {
-            meter.steps = steps;
-            const stepTiming = { step: steps - 1, startedAt: stepStartedAt, endedAt: iso(deps.now()) };
-            publish({ type: "turn:usage", turnId, stats: meter.stats(deps.now() - started), stepTiming });
-          },
-        },
+        hooks: agentHooks(master, deps.now, started),
       },
       state,
     );
@@ -263,4 +247,3 @@ function safePublisher(publish: Publish, log: AgentRuntimeDeps["log"]): Publish 
   };
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();

@@ -1,86 +1,27 @@
-import type { AgentEvent, Publish, SubagentDataPayload, SubagentProcess } from "@/lib/contracts";
-import type { WarnLog } from "@/lib/context/clean-result";
-import type { ChatMessage, ChatModel, ModelToolCall } from "@/lib/model/types";
+import type { AgentEvent } from "@/lib/contracts";
+import type { ChatMessage, ModelToolCall } from "@/lib/model/types";
 import { ToolError, type Tool } from "@/lib/tools/types";
-import type { LoopState, ToolInvoker, ToolOutcome } from "./agent-loop";
-import type { ApprovalGate } from "./approval-gate";
+import type { ToolInvoker, ToolOutcome } from "./agent-loop";
+import type { AgentNode, ChildOutcome, ChildSpec, ExecutorDeps, RunHost, TurnScope } from "./agent-node";
 import { approvalReason, needsApproval } from "./approval-policy";
-import { SUBAGENT_TOOL_NAME, type SubagentDefinition } from "./definitions";
-import type { ModelTracer } from "./model-trace";
-import type { RetryBook } from "./retry";
-import type { RunRegistry } from "./run-registry";
-import type { ModelFor } from "./run-models";
 import { runChild } from "./child-run";
-import { subagentArgsSchema, subagentToolSpec } from "./subagent-tool";
+import { SUBAGENT_TOOL_NAME, type SubagentDefinition } from "./definitions";
 import { describeError } from "./model-step";
+import { subagentArgsSchema, subagentToolSpec } from "./subagent-tool";
 import { toolErrorText } from "./tool-errors";
 import { toolMatcher } from "./tool-patterns";
-import type { UsageMeter } from "./usage-meter";
 import { runWorkspaceCall } from "./workspace-call";
 
+export type { AgentNode, ExecutorDeps, ExecutorLimits, TurnScope } from "./agent-node";
+
 /**
- * Seed 001's SubagentExecutor, with seed 003's lifecycle: it gives each agent its tool
- * whitelist, validates `subagent` calls, enforces the depth and active-children limits
- * (each breach is a structured error result to the caller, never a crash) and runs the
- * child (see child-run.ts) whose events are forwarded as `subagent_*` events.
+ * Gives each agent its tool whitelist, validates `subagent` calls, enforces the depth and
+ * active-children limits (each breach is a structured error result to the caller, never
+ * a crash) and runs the child (see child-run.ts) whose events are forwarded as
+ * `subagent_*` events. The lifecycle is described in docs/architecture.md ("Subagents").
  */
 
-export interface ExecutorLimits {
-  maxSpawnDepth: number;
-  maxChildrenPerAgent: number;
-  maxResultTokens: number;
-  subagentTimeoutMs: number;
-  contextTokens: number;
-  /** Seed 003's stats footer under each result the parent reads. */
-  resultFooter: boolean;
-}
-
-export interface ExecutorDeps {
-  model: ChatModel;
-  systemModel: ChatModel;
-  /** Each subagent's own model, prices and label (see run-models.ts). */
-  modelFor: ModelFor;
-  tools: Tool[] | (() => Tool[]);
-  definitions: SubagentDefinition[];
-  workspaceDir: string;
-  limits: ExecutorLimits;
-  log?: WarnLog;
-  now: () => number;
-  newId: () => string;
-}
-
-/** The turn a run belongs to: where its events go, where steer/kill find it, and its record so far. */
-export interface TurnScope {
-  turnId: string;
-  publish: Publish;
-  registry: RunRegistry;
-  /** A run's process as folded from the events published so far (the turn reducer's record). */
-  processOf(runId: string): SubagentProcess | undefined;
-  /** The person the turn runs for (see ToolContext.ownerId). */
-  ownerId?: string;
-  /** Where calls that need a person's approval wait; without it, such calls are refused. */
-  approvals?: ApprovalGate;
-  /** Failed runs that may still be retried before their parent reads them (see retry.ts). */
-  retries?: RetryBook;
-  /** Records each run's model requests (the audit record); absent: nothing is recorded. */
-  trace?: ModelTracer;
-}
-
-/** One agent of the tree: the master (runId null, depth 0) or a subagent. */
-export interface AgentNode {
-  runId: string | null;
-  depth: number;
-  activeChildren: number;
-  meter: UsageMeter;
-  signal: AbortSignal;
-  state: LoopState;
-  /** Emits a `subagent_data` event for this run; absent for the master. */
-  emitData?: (data: SubagentDataPayload) => void;
-  /** Stops the watchdogs of this run and every run above it (while a person decides); returns the release. */
-  holdWatchdogs?: () => () => void;
-}
-
-export class SubagentExecutor {
+export class SubagentExecutor implements RunHost {
   constructor(
     readonly deps: ExecutorDeps,
     readonly scope: TurnScope,
@@ -88,6 +29,10 @@ export class SubagentExecutor {
 
   publish(event: AgentEvent): void {
     this.scope.publish(event);
+  }
+
+  runChild(spec: ChildSpec): Promise<ChildOutcome> {
+    return runChild(this, spec);
   }
 
   /**
@@ -138,7 +83,8 @@ export class SubagentExecutor {
       }
       const asked = [...context.messages].reverse().find((m) => m.role === "assistant");
       const end = await gate.request({
-        runId: node.runId,
+        emit: node.emit,
+        runId: node.run?.runId ?? null,
         callId: call.id,
         reason: approvalReason(asked?.content ?? ""),
         ...(preview !== undefined ? { preview } : {}),
@@ -204,7 +150,7 @@ export class SubagentExecutor {
     if (parent.signal.aborted) return refuse("cancelled", "Spawn refused: the run was stopped.");
     parent.activeChildren++;
     try {
-      const outcome = await runChild(this, { parent, call, args, definition, depth, ...(retryOf ? { retryOf } : {}) });
+      const outcome = await this.runChild({ parent, call, args, definition, depth, ...(retryOf ? { retryOf } : {}) });
       if (outcome.endReason !== "completed") this.scope.retries?.recordFailure(this, { runId: outcome.runId, parent, call, args, definition });
       return outcome;
     } finally {

@@ -3,11 +3,9 @@ import {
   approvalSchema,
   chatTurnSchema,
   endReasonSchema,
-  subagentProcessSchema,
   toolStatusSchema,
   turnStatsSchema,
   turnStatusSchema,
-  usageSchema,
 } from "./turn";
 
 /**
@@ -17,7 +15,9 @@ import {
  * their step and `offset` so that applying an event twice, or after a reconnect
  * overlap, changes nothing.
  *
- * `runId` names the subagent that acted; master events have none.
+ * What an agent does travels as one payload (`AgentData`) whoever acts: under
+ * `turn:data` for the master (`runId` null) and `subagent_data` for a subagent. The other
+ * events open and close the turn and its runs.
  */
 
 const base = { turnId: z.string() };
@@ -47,46 +47,6 @@ export const turnStartedSchema = z.object({
   createdAt: z.string(),
 });
 
-export const turnTokenSchema = z.object({
-  type: z.literal("turn:token"),
-  ...base,
-  step,
-  offset,
-  text: z.string(),
-});
-
-/** A tool call made by the master agent — subagent calls included. */
-export const toolCallStartedSchema = z.object({
-  type: z.literal("tool:call"),
-  ...base,
-  step,
-  callId: z.string(),
-  name: z.string(),
-  parameters: z.string(),
-  at,
-});
-
-export const toolResultSchema = z.object({
-  type: z.literal("tool:result"),
-  ...base,
-  callId: z.string(),
-  ...toolOutput,
-  status: toolStatusSchema,
-  at,
-});
-
-/**
- * A call of any agent (`runId` null = the master) waits for, or got, a person's decision.
- * Published when the approval is asked for (`pending`) and once more when it ends.
- */
-export const toolApprovalSchema = z.object({
-  type: z.literal("tool:approval"),
-  ...base,
-  runId: z.string().nullable(),
-  callId: z.string(),
-  approval: approvalSchema,
-});
-
 export const subagentStartedSchema = z.object({
   type: z.literal("subagent_started"),
   ...base,
@@ -103,22 +63,40 @@ export const subagentStartedSchema = z.object({
   retryOf: z.string().optional(),
 });
 
-export const subagentDataPayloadSchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("tool_call"), step, callId: z.string(), name: z.string(), parameters: z.string(), at }),
-  z.object({ kind: z.literal("tool_result"), callId: z.string(), ...toolOutput, status: toolStatusSchema, at }),
+/**
+ * What any agent does, the master or a subagent: one payload, folded by one reducer, stored
+ * by one writer. Text carries its step and `offset` (see lib/turn/text-offset.ts); `usage`
+ * is the run's running total (the latest replaces the last); `steer` is a person's message
+ * injected before step `step`, `index` its place among the run's steers; `approval` is a
+ * call's approval as asked for (`pending`) and once more as it ended.
+ */
+export const agentDataSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("token"), step, offset, text: z.string() }),
   z.object({ kind: z.literal("thinking"), step, offset, text: z.string() }),
-  z.object({ kind: z.literal("usage"), chat: usageSchema, system: usageSchema, steps: z.number().int(), stepTiming: stepTiming.optional() }),
-  /** A person's steering message, injected before step `step`; `index` is its place among the run's steers (replays find it again). */
+  z.object({ kind: z.literal("tool_call"), step, callId: z.string(), name: z.string(), parameters: z.string(), at }),
+  z.object({ kind: z.literal("tool_result"), callId: z.string(), ...toolOutput, status: toolStatusSchema, at }),
+  z.object({ kind: z.literal("usage"), stats: turnStatsSchema, stepTiming: stepTiming.optional() }),
   z.object({ kind: z.literal("steer"), step, index: z.number().int().nonnegative(), message: z.string(), at: z.string() }),
+  z.object({ kind: z.literal("approval"), callId: z.string(), approval: approvalSchema }),
 ]);
-export type SubagentDataPayload = z.infer<typeof subagentDataPayloadSchema>;
+export type AgentData = z.infer<typeof agentDataSchema>;
+export type AgentDataKind = AgentData["kind"];
+export type AgentDataOf<K extends AgentDataKind> = Extract<AgentData, { kind: K }>;
 
+/** The master's doings: the payload under the turn's name, `runId` null. */
+export const turnDataSchema = z.object({
+  type: z.literal("turn:data"),
+  ...base,
+  runId: z.null(),
+  data: agentDataSchema,
+});
+
+/** A subagent's doings: the same payload, tagged with its run. */
 export const subagentDataSchema = z.object({
   type: z.literal("subagent_data"),
   ...base,
   ...runRef,
-  data: subagentDataPayloadSchema,
+  data: agentDataSchema,
 });
 
 export const subagentCompletedSchema = z.object({
@@ -143,9 +121,10 @@ export const subagentErrorSchema = z.object({
 });
 
 /**
- * Seed 000: a finished subagent's clean response (what the parent model saw) together
- * with its full process, for storage and the UI. Emitted after `subagent_completed` or
- * `subagent_error`, once the result has been condensed.
+ * A finished subagent's clean result: what its parent's model read (condensed and cast),
+ * set on the call that spawned it. Emitted after `subagent_completed` or `subagent_error`,
+ * once the result has been condensed. Its process is not repeated here: every holder has
+ * folded it from the run's own events (see docs/architecture.md, "Clean context").
  */
 export const agentCompleteSchema = z.object({
   type: z.literal("agent:complete"),
@@ -153,16 +132,7 @@ export const agentCompleteSchema = z.object({
   callId: z.string(),
   runId: z.string(),
   parentRunId: z.string().nullable(),
-  /** The clean result the parent's model read (condensed and cast). */
   ...toolOutput,
-  subagent: subagentProcessSchema,
-});
-
-export const turnUsageSchema = z.object({
-  type: z.literal("turn:usage"),
-  ...base,
-  stats: turnStatsSchema,
-  stepTiming: stepTiming.optional(),
 });
 
 export const turnEndedSchema = z.object({
@@ -176,16 +146,12 @@ export const turnEndedSchema = z.object({
 
 export const agentEventSchema = z.discriminatedUnion("type", [
   turnStartedSchema,
-  turnTokenSchema,
-  toolCallStartedSchema,
-  toolResultSchema,
-  toolApprovalSchema,
+  turnDataSchema,
   subagentStartedSchema,
   subagentDataSchema,
   subagentCompletedSchema,
   subagentErrorSchema,
   agentCompleteSchema,
-  turnUsageSchema,
   turnEndedSchema,
 ]);
 export type AgentEvent = z.infer<typeof agentEventSchema>;
@@ -194,6 +160,13 @@ export type AgentEventOf<K extends AgentEventType> = Extract<AgentEvent, { type:
 
 /** The port through which the agent runtime reports; the server implements it. */
 export type Publish = (event: AgentEvent) => void;
+
+/** An event of what one agent did: the master's `turn:data` or a subagent's `subagent_data`. */
+export type AgentDataEvent = AgentEventOf<"turn:data"> | AgentEventOf<"subagent_data">;
+
+export function isDataEvent(event: AgentEvent): event is AgentDataEvent {
+  return event.type === "turn:data" || event.type === "subagent_data";
+}
 
 /** An agent event as relayed to browsers: stamped with its session and sequence number. */
 export type SessionEvent = AgentEvent & { sessionId: string; seq: number };

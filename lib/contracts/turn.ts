@@ -38,13 +38,16 @@ export const END_REASONS = ["completed", "failed", "killed", "watchdog_timeout",
 export const endReasonSchema = z.enum(END_REASONS);
 export type EndReason = z.infer<typeof endReasonSchema>;
 
-export const runStatusSchema = z.enum(["running", "success", "error"]);
+export const RUN_STATUSES = ["running", "success", "error"] as const;
+export const runStatusSchema = z.enum(RUN_STATUSES);
 export type RunStatus = z.infer<typeof runStatusSchema>;
 
-export const toolStatusSchema = z.enum(["running", "success", "error"]);
+export const TOOL_STATUSES = ["running", "success", "error"] as const;
+export const toolStatusSchema = z.enum(TOOL_STATUSES);
 export type ToolStatus = z.infer<typeof toolStatusSchema>;
 
-export const turnStatusSchema = z.enum(["running", "completed", "failed", "cancelled"]);
+export const TURN_STATUSES = ["running", "completed", "failed", "cancelled"] as const;
+export const turnStatusSchema = z.enum(TURN_STATUSES);
 export type TurnStatus = z.infer<typeof turnStatusSchema>;
 
 /**
@@ -160,6 +163,8 @@ export interface ChatTurn {
   error?: string;
   createdAt: string;
   endedAt?: string;
+  /** Steering messages to the master, as for a subagent; absent when there were none. */
+  steering?: Steer[];
 }
 
 export const toolCallSchema: z.ZodType<ToolCall> = z.lazy(() =>
@@ -219,6 +224,7 @@ export const chatTurnSchema: z.ZodType<ChatTurn> = z.object({
   error: z.string().optional(),
   createdAt: z.string(),
   endedAt: z.string().optional(),
+  steering: z.array(steerSchema).optional(),
 });
 
 export interface SessionSummary {

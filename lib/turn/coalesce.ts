@@ -1,4 +1,4 @@
-import type { AgentEvent, AgentEventOf } from "@/lib/contracts";
+import { isDataEvent, type AgentDataEvent, type AgentEvent } from "@/lib/contracts";
 
 /**
  * Streamed text events, merged where they continue one another, so that a holder which
@@ -13,11 +13,11 @@ import type { AgentEvent, AgentEventOf } from "@/lib/contracts";
  * ever applied out of its place.
  */
 
-/** The events whose text streams: the master's tokens, and a subagent's tokens and reasoning. */
-export type TextEvent = AgentEventOf<"turn:token"> | (AgentEventOf<"subagent_data"> & { data: { kind: "token" | "thinking" } });
+/** The events whose text streams: any agent's tokens and reasoning. */
+export type TextEvent = AgentDataEvent & { data: { kind: "token" | "thinking" } };
 
 export function isTextEvent(event: AgentEvent): event is TextEvent {
-  return event.type === "turn:token" || (event.type === "subagent_data" && (event.data.kind === "token" || event.data.kind === "thinking"));
+  return isDataEvent(event) && (event.data.kind === "token" || event.data.kind === "thinking");
 }
 
 /** `events` with each stretch of contiguous text events of one text merged into one event; other events unchanged, in order. */
@@ -44,9 +44,7 @@ export function coalesceText(events: readonly AgentEvent[]): AgentEvent[] {
 
 /** Whether `next` is the same text as `prev` (same turn, run, kind and step), starting where `prev` ends. */
 function continues(prev: TextEvent, next: TextEvent): boolean {
-  if (prev.turnId !== next.turnId) return false;
-  if (prev.type === "turn:token") return next.type === "turn:token" && next.step === prev.step && next.offset === prev.offset + prev.text.length;
-  if (next.type !== "subagent_data" || next.runId !== prev.runId) return false;
+  if (prev.turnId !== next.turnId || prev.runId !== next.runId) return false;
   const a = prev.data;
   const b = next.data;
   return b.kind === a.kind && b.step === a.step && b.offset === a.offset + a.text.length;
@@ -54,7 +52,6 @@ function continues(prev: TextEvent, next: TextEvent): boolean {
 
 function merge(run: readonly TextEvent[]): TextEvent {
   const first = run[0]!;
-  const text = run.map((event) => (event.type === "turn:token" ? event.text : event.data.text)).join("");
-  if (first.type === "turn:token") return { ...first, text };
+  const text = run.map((event) => event.data.text).join("");
   return { ...first, data: { ...first.data, text } };
 }

@@ -1,4 +1,4 @@
-import type { ChatTurn, Step, SubagentProcess, ToolCall } from "@/lib/contracts";
+import type { ChatTurn, Steer, Step, SubagentProcess, ToolCall, TurnStats } from "@/lib/contracts";
 
 /**
  * Addressing inside a turn. A call's path is `[step, call, step, call, …]`: the first
@@ -12,7 +12,13 @@ export type CallPath = readonly number[];
 /** Anything that acts in steps: the master (the turn itself) or a subagent process. */
 export interface Agent {
   steps: Step[];
+  stats: TurnStats;
+  status: string;
+  steering?: Steer[];
 }
+
+/** A change to an agent, whichever it is; the same agent comes back when nothing changed. */
+export type AgentUpdate = <A extends Agent>(agent: A) => A;
 
 export function callAt(agent: Agent, path: CallPath): ToolCall | undefined {
   let call: ToolCall | undefined;
@@ -119,4 +125,9 @@ export function updateProcess(turn: ChatTurn, runId: string, fn: (process: Subag
     const process = fn(call.subagent!);
     return process === call.subagent ? call : { ...call, subagent: process };
   });
+}
+
+/** Replaces the agent `runId` names (null: the master, i.e. the turn itself) with `fn(agent)`. */
+export function updateAgent(turn: ChatTurn, runId: string | null, fn: AgentUpdate): ChatTurn {
+  return runId === null ? fn(turn) : updateProcess(turn, runId, fn);
 }

@@ -1,18 +1,18 @@
 import type {
+  AgentData,
   AgentEvent,
   Approval,
   AgentEventOf,
   ChatTurn,
   EndReason,
   Step,
-  SubagentDataPayload,
   SubagentProcess,
   ToolCall,
   TurnStatus,
 } from "@/lib/contracts";
 import { emptyStats } from "@/lib/contracts";
 import { deepEqual, mapShared } from "./deep-equal";
-import { type Agent, callAt, callPathIn, findCall, rememberRun, runPath, updateCallAt, updateProcess } from "./paths";
+import { type Agent, callAt, callPathIn, findCall, rememberRun, runPath, updateAgent, updateCallAt, updateProcess } from "./paths";
 import { appendAtOffset } from "./text-offset";
 
 /**
@@ -50,30 +50,47 @@ export function applyEvent(turn: ChatTurn, event: AgentEvent): ChatTurn {
   switch (event.type) {
     case "turn:started":
       return turn;
-    case "turn:token":
-      return turn.status === "running" ? appendText(turn, event.step, "text", event.offset, event.text) : turn;
-    case "tool:call":
-      return addCall(turn, event.step, event);
-    case "tool:result":
-      return setResult(turn, event.callId, event);
-    case "tool:approval":
-      return setApproval(turn, event);
+    case "turn:data":
+    case "subagent_data":
+      return updateAgent(turn, event.runId, (agent) => applyData(agent, event.data));
     case "subagent_started":
       return startSubagent(turn, event);
-    case "subagent_data":
-      return updateProcess(turn, event.runId, (process) => applyData(process, event.data));
     case "subagent_completed":
     case "subagent_error":
       return updateProcess(turn, event.runId, (process) => endProcess(process, event));
     case "agent:complete":
       return completeAgent(turn, event);
-    case "turn:usage": {
-      if (turn.status !== "running") return turn;
-      const timed = event.stepTiming ? timeStep(turn, event.stepTiming) : turn;
-      return deepEqual(timed.stats, event.stats) ? timed : { ...timed, stats: event.stats };
-    }
     case "turn:ended":
       return endTurn(turn, event);
+  }
+}
+
+/** What one agent did, the master or a subagent alike. */
+function applyData<A extends Agent>(agent: A, data: AgentData): A {
+  switch (data.kind) {
+    case "token":
+    case "thinking":
+      if (agent.status !== "running") return agent;
+      return appendText(agent, data.step, data.kind === "token" ? "text" : "thinking", data.offset, data.text);
+    case "tool_call":
+      return addCall(agent, data.step, data);
+    case "tool_result":
+      return setResult(agent, data.callId, data);
+    case "approval":
+      return setApproval(agent, data.callId, data.approval);
+    case "usage": {
+      if (agent.status !== "running") return agent;
+      const timed = data.stepTiming ? timeStep(agent, data.stepTiming) : agent;
+      // Usage is a running total: the latest replaces the last; a replayed older one is stale.
+      if (data.stats.steps < timed.stats.steps) return timed;
+      return deepEqual(data.stats, timed.stats) ? timed : { ...timed, stats: data.stats };
+    }
+    case "steer": {
+      // Steers append in order; one whose place is taken (a replay) or not yet reached changes nothing.
+      const steering = agent.steering ?? [];
+      if (data.index !== steering.length) return agent;
+      return { ...agent, steering: [...steering, { step: data.step, message: data.message, at: data.at }] };
+    }
   }
 }
 
@@ -123,14 +140,15 @@ function timeStep<A extends Agent>(agent: A, timing: { step: number; startedAt: 
  * Why: an approval moves from pending to one end state and never back, so a replayed
  * `pending` after the decision, or a second decision, changes nothing.
  */
-function setApproval(turn: ChatTurn, event: AgentEventOf<"tool:approval">): ChatTurn {
-  const path = callPathIn(turn, event.runId, event.callId);
-  if (!path) return turn;
-  return updateCallAt(turn, path, (call) => {
-    const current = call.approval;
-    if (current && (current.state !== "pending" || deepEqual(current, event.approval))) return call;
-    return { ...call, approval: event.approval };
-  });
+function setApproval<A extends Agent>(agent: A, callId: string, approval: Approval): A {
+  const where = findCall(agent, callId);
+  if (!where) return agent;
+  return updateCallAt(agent, where, (call) => (firstDecisionWins(call.approval, approval) ? { ...call, approval } : call));
+}
+
+/** Whether `next` may replace `current`: only a pending approval changes, and only to something new. */
+export function firstDecisionWins(current: Approval | undefined, next: Approval): boolean {
+  return !current || (current.state === "pending" && !deepEqual(current, next));
 }
 
 /** Why: the new process sits in the call that spawned it; a second start changes nothing. */
@@ -158,33 +176,6 @@ function startSubagent(turn: ChatTurn, event: AgentEventOf<"subagent_started">):
   return next;
 }
 
-function applyData(process: SubagentProcess, data: SubagentDataPayload): SubagentProcess {
-  switch (data.kind) {
-    case "tool_call":
-      return addCall(process, data.step, data);
-    case "tool_result":
-      return setResult(process, data.callId, data);
-    case "token":
-    case "thinking":
-      if (process.status !== "running") return process;
-      return appendText(process, data.step, data.kind === "token" ? "text" : "thinking", data.offset, data.text);
-    case "usage": {
-      if (process.status !== "running") return process;
-      const timed = data.stepTiming ? timeStep(process, data.stepTiming) : process;
-      // Usage is a running total: the latest replaces the last; a replayed older one is stale.
-      if (data.steps < timed.stats.steps) return timed;
-      const stats = { ...timed.stats, chat: data.chat, system: data.system, steps: data.steps };
-      return deepEqual(stats, timed.stats) ? timed : { ...timed, stats };
-    }
-    case "steer": {
-      // Steers append in order; one whose place is taken (a replay) or not yet reached changes nothing.
-      const steering = process.steering ?? [];
-      if (data.index !== steering.length) return process;
-      return { ...process, steering: [...steering, { step: data.step, message: data.message, at: data.at }] };
-    }
-  }
-}
-
 /** Why: the first terminal event settles the process; a replayed one cannot flip it back. */
 function endProcess(
   process: SubagentProcess,
@@ -197,23 +188,20 @@ function endProcess(
 }
 
 /**
- * Why (seed 000): `agent:complete` carries the stored truth — the clean result the parent
- * model read, set on the spawning call, and the full process, which replaces the one
- * folded so far (they are equal when both came from this reducer, as they do).
+ * Why: the clean result the parent's model read lands on the spawning call; the process
+ * itself was folded from the run's own events.
  */
 function completeAgent(turn: ChatTurn, event: AgentEventOf<"agent:complete">): ChatTurn {
   const path = callPathIn(turn, event.parentRunId, event.callId);
   if (!path) return turn;
   const call = callAt(turn, path)!;
-  const same = call.response === event.response && call.responseSize === event.responseSize;
-  if (same && deepEqual(call.subagent, event.subagent)) return turn;
-  return updateCallAt(turn, path, (c) => ({ ...c, response: event.response, responseSize: event.responseSize, subagent: event.subagent }));
+  if (call.response === event.response && call.responseSize === event.responseSize) return turn;
+  return updateCallAt(turn, path, (c) => ({ ...c, response: event.response, responseSize: event.responseSize }));
 }
 
 /**
  * Why: the first `turn:ended` settles status, stats and error, and closes every run and
- * call still marked running (cancel, crash, restart), so no spinner is left forever
- * (DESIGN invariant 2).
+ * call still marked running (cancel, crash, restart), so no spinner is left forever.
  */
 function endTurn(turn: ChatTurn, event: AgentEventOf<"turn:ended">): ChatTurn {
   if (turn.status !== "running") return turn;

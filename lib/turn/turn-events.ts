@@ -1,4 +1,5 @@
-import type { AgentEvent, ChatTurn, Step, SubagentProcess, ToolCall } from "@/lib/contracts";
+import type { AgentData, AgentEvent, ChatTurn, Steer, Step, SubagentProcess, ToolCall, TurnStats } from "@/lib/contracts";
+import { dataEvent, type RunRef } from "./data-event";
 
 /**
  * The events of a finished turn, in an order the turn reducer folds back into that very
@@ -17,60 +18,36 @@ export function eventsOfTurn(turn: ChatTurn, fullOutput?: (runId: string | null,
     return text !== undefined && text.length > call.response.length ? { fullResponse: text } : {};
   };
 
-  const callEvents = (runId: string | null, call: ToolCall) => {
-    if (call.approval) events.push({ type: "tool:approval", turnId, runId, callId: call.callId, approval: call.approval });
-    if (call.subagent) processEvents(call.subagent, call);
-    const result = { response: call.response, responseSize: call.responseSize, status: call.status, ...full(runId, call), ...atOf(call.endedAt) };
-    if (runId === null) events.push({ type: "tool:result", turnId, callId: call.callId, ...result });
-    else events.push({ type: "subagent_data", ...runRefOf(runId), data: { kind: "tool_result", callId: call.callId, ...result } });
-  };
-
-  const runRefs = new Map<string, { runId: string; parentRunId: string | null; depth: number }>();
-  const processes = new Map<string, SubagentProcess>();
-  const runRefOf = (runId: string) => ({ turnId, ...runRefs.get(runId)! });
-
-  const stepEvents = (runId: string | null, steps: readonly Step[]) => {
-    steps.forEach((step, index) => {
-      if (runId === null) {
-        if (step.text) events.push({ type: "turn:token", turnId, step: index, offset: 0, text: step.text });
-      } else {
-        if (step.thinking) events.push({ type: "subagent_data", ...runRefOf(runId), data: { kind: "thinking", step: index, offset: 0, text: step.thinking } });
-        if (step.text) events.push({ type: "subagent_data", ...runRefOf(runId), data: { kind: "token", step: index, offset: 0, text: step.text } });
-      }
+  /** Everything one agent did, the master or a subagent alike; spawned runs nest where their call is. */
+  const agentEvents = (run: RunRef, agent: { steps: readonly Step[]; stats: TurnStats; steering?: readonly Steer[] }) => {
+    const runId = run?.runId ?? null;
+    const emit = (data: AgentData) => events.push(dataEvent(turnId, run, data));
+    (agent.steering ?? []).forEach((steer, index) => emit({ kind: "steer", step: steer.step, index, message: steer.message, at: steer.at }));
+    agent.steps.forEach((step, index) => {
+      if (step.thinking) emit({ kind: "thinking", step: index, offset: 0, text: step.thinking });
+      if (step.text) emit({ kind: "token", step: index, offset: 0, text: step.text });
       for (const call of step.toolCalls) {
         const { callId, name, parameters } = call;
-        const at = atOf(call.startedAt);
-        if (runId === null) events.push({ type: "tool:call", turnId, step: index, callId, name, parameters, ...at });
-        else events.push({ type: "subagent_data", ...runRefOf(runId), data: { kind: "tool_call", step: index, callId, name, parameters, ...at } });
-        callEvents(runId, call);
+        emit({ kind: "tool_call", step: index, callId, name, parameters, ...atOf(call.startedAt) });
+        if (call.approval) emit({ kind: "approval", callId, approval: call.approval });
+        if (call.subagent) processEvents(call.subagent, call);
+        emit({ kind: "tool_result", callId, response: call.response, responseSize: call.responseSize, status: call.status, ...full(runId, call), ...atOf(call.endedAt) });
       }
-      timingEvents(runId, step, index);
+      // A step's times travel on the usage event its end published; the stats it carries
+      // here are overwritten by the run's or turn's end, which follows.
+      if (step.startedAt !== undefined && step.endedAt !== undefined) {
+        emit({ kind: "usage", stats: agent.stats, stepTiming: { step: index, startedAt: step.startedAt, endedAt: step.endedAt } });
+      }
     });
-  };
-
-  // A step's times travel on the usage event its end published; the stats it carries here
-  // are overwritten by the run's or turn's end, which follows.
-  const timingEvents = (runId: string | null, step: Step, index: number) => {
-    if (step.startedAt === undefined || step.endedAt === undefined) return;
-    const stepTiming = { step: index, startedAt: step.startedAt, endedAt: step.endedAt };
-    if (runId === null) {
-      events.push({ type: "turn:usage", turnId, stats: turn.stats, stepTiming });
-      return;
-    }
-    const { stats } = processes.get(runId)!;
-    events.push({ type: "subagent_data", ...runRefOf(runId), data: { kind: "usage", chat: stats.chat, system: stats.system, steps: stats.steps, stepTiming } });
   };
 
   const processEvents = (process: SubagentProcess, spawn: ToolCall) => {
     const { runId, parentRunId, depth } = process;
-    runRefs.set(runId, { runId, parentRunId, depth });
-    processes.set(runId, process);
+    const run = { runId, parentRunId, depth };
     events.push({
       type: "subagent_started",
       turnId,
-      runId,
-      parentRunId,
-      depth,
+      ...run,
       callId: spawn.callId,
       name: process.name,
       task: process.task,
@@ -79,18 +56,14 @@ export function eventsOfTurn(turn: ChatTurn, fullOutput?: (runId: string | null,
       ...(process.model !== undefined ? { model: process.model } : {}),
       ...(process.retryOf !== undefined ? { retryOf: process.retryOf } : {}),
     });
-    (process.steering ?? []).forEach((steer, index) => {
-      events.push({ type: "subagent_data", ...runRefOf(runId), data: { kind: "steer", step: steer.step, index, message: steer.message, at: steer.at } });
-    });
-    stepEvents(runId, process.steps);
-    const ended = { ...runRefOf(runId), stats: process.stats, endedAt: process.endedAt ?? process.startedAt };
+    agentEvents(run, process);
+    const ended = { turnId, ...run, stats: process.stats, endedAt: process.endedAt ?? process.startedAt };
     if (process.status === "success") events.push({ type: "subagent_completed", ...ended, response: process.response, endReason: "completed" });
     else events.push({ type: "subagent_error", ...ended, error: process.error ?? "Failed.", endReason: process.endReason === "completed" ? "failed" : (process.endReason ?? "failed") });
-    // The stored truth, as live: the whole process, beside the clean result its parent read.
-    events.push({ type: "agent:complete", turnId, callId: spawn.callId, runId, parentRunId, response: spawn.response, responseSize: spawn.responseSize, subagent: process });
+    events.push({ type: "agent:complete", turnId, callId: spawn.callId, runId, parentRunId, response: spawn.response, responseSize: spawn.responseSize });
   };
 
-  stepEvents(null, turn.steps);
+  agentEvents(null, turn);
   events.push({
     type: "turn:ended",
     turnId,

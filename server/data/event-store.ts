@@ -1,6 +1,6 @@
-import type { AgentEvent, AgentEventOf, ChatTurn, Step, SubagentProcess, ToolOutput, TurnStats } from "@/lib/contracts";
+import type { AgentData, AgentEvent, ChatTurn, Step, SubagentProcess, ToolOutput, TurnStats } from "@/lib/contracts";
 import { emptyStoredTexts, planAppends, safeEnd, type StoredTexts } from "./text-appends";
-import { processInTurn } from "@/lib/turn/paths";
+import { callAt, findCall, processInTurn, type Agent } from "@/lib/turn/paths";
 import pRetry from "p-retry";
 import type { Models } from "@/models";
 import type { Logger } from "@/lib/log";
@@ -80,25 +80,10 @@ export class EventStore {
         );
         this.enqueue(() => this.touchSession());
         return;
-      case "turn:token":
-        this.markDirty(event.turnId, event.text.length);
+      case "turn:data":
+      case "subagent_data":
+        this.recordData(event.turnId, event.runId, event.data);
         return;
-      case "turn:usage":
-        this.markDirty(event.turnId, 0);
-        return;
-      case "tool:call":
-        this.insertCall(event.turnId, null, event);
-        return;
-      case "tool:result":
-        this.saveResult(event.turnId, null, event.callId, event);
-        return;
-      case "tool:approval": {
-        const id = toolCallRecordId(event.turnId, event.runId, event.callId);
-        const { approval } = event;
-        // Only a pending approval may be replaced: the first decision is the one kept, as in the fold.
-        this.enqueue(() => this.models.ToolCall.updateOne({ _id: id, $or: [{ approval: { $exists: false } }, { "approval.state": "pending" }] }, { $set: { approval } }));
-        return;
-      }
       case "subagent_started": {
         const doc = newDoc("run", event.turnId, event.runId);
         doc.fields.set("prompt", JSON.stringify(event.prompt));
@@ -123,20 +108,12 @@ export class EventStore {
         );
         return;
       }
-      case "subagent_data": {
-        const { data } = event;
-        if (data.kind === "tool_call") this.insertCall(event.turnId, event.runId, data);
-        else if (data.kind === "tool_result") this.saveResult(event.turnId, event.runId, data.callId, data);
-        else if (data.kind === "steer") this.saveSteering(event.turnId, event.runId);
-        else this.markDirty(event.runId, data.kind === "usage" ? 0 : data.text.length);
-        return;
-      }
       case "subagent_completed":
       case "subagent_error":
         this.writeProcessLater(event.turnId, event.runId, () => this.processOf(event.turnId, event.runId));
         return;
       case "agent:complete":
-        this.saveProcess(event);
+        // The clean result lands on the spawning call with that call's own result.
         return;
       case "turn:ended": {
         const doc = this.docs.get(event.turnId);
@@ -152,15 +129,43 @@ export class EventStore {
     }
   }
 
-  /** Seed 000: a finished subagent's full process, stored beside the clean result its parent read. */
-  saveProcess(event: AgentEventOf<"agent:complete">): void {
-    this.writeProcessLater(event.turnId, event.runId, () => event.subagent);
+  /** What one agent did: the master's doings go to the turn's document, a run's to its own, by the same rules. */
+  private recordData(turnId: string, runId: string | null, data: AgentData): void {
+    switch (data.kind) {
+      case "token":
+      case "thinking":
+        this.markDirty(runId ?? turnId, data.text.length);
+        return;
+      case "usage":
+        this.markDirty(runId ?? turnId, 0);
+        return;
+      case "tool_call":
+        this.insertCall(turnId, runId, data);
+        return;
+      case "tool_result":
+        this.saveResult(turnId, runId, data.callId, data);
+        return;
+      case "approval": {
+        // What the fold kept (the first decision wins there, see firstDecisionWins), not the event as sent.
+        const agent = this.agentOf(turnId, runId);
+        const at = agent && findCall(agent, data.callId);
+        const approval = (at && callAt(agent, at)?.approval) ?? data.approval;
+        const id = toolCallRecordId(turnId, runId, data.callId);
+        this.enqueue(() => this.models.ToolCall.updateOne({ _id: id }, { $set: { approval } }));
+        return;
+      }
+      case "steer":
+        this.saveSteering(turnId, runId);
+        return;
+    }
   }
 
-  /** A run's steering messages as the fold holds them (a few short lines, written whole: rare). */
-  private saveSteering(turnId: string, runId: string): void {
-    const steering = this.processOf(turnId, runId)?.steering;
-    if (steering) this.enqueue(() => this.models.SubagentRun.updateOne({ _id: runId }, { $set: { steering } }));
+  /** An agent's steering messages as the fold holds them (a few short lines, written whole: rare). */
+  private saveSteering(turnId: string, runId: string | null): void {
+    const steering = this.agentOf(turnId, runId)?.steering;
+    if (!steering) return;
+    if (runId === null) this.enqueue(() => this.models.Turn.updateOne({ _id: turnId }, { $set: { steering } }));
+    else this.enqueue(() => this.models.SubagentRun.updateOne({ _id: runId }, { $set: { steering } }));
   }
 
   /** Resolves once everything recorded so far is written (or given up on). */
@@ -218,6 +223,10 @@ export class EventStore {
   private processOf(turnId: string, runId: string): SubagentProcess | undefined {
     const turn = this.options.getTurn(turnId);
     return turn && processInTurn(turn, runId);
+  }
+
+  private agentOf(turnId: string, runId: string | null): Agent | undefined {
+    return runId === null ? this.options.getTurn(turnId) : this.processOf(turnId, runId);
   }
 
   /** A run's last write: what it has not stored yet of its texts, its answer and how it ended. */
@@ -424,7 +433,7 @@ function newDoc(kind: DocState["kind"], turnId: string, runId: string | null): D
 /**
  * Whether `steps` only add to what was held: texts grow at their end, steps are added
  * after. While a run streams the fold only appends (by offset), so lengths say it; the
- * last write compares text, as `agent:complete` replaces the folded process with its own.
+ * last write compares text, in case the fold ever replaced a text rather than extended it.
  */
 function extendsHeld(held: readonly { text: string; thinking: string }[], steps: readonly { text: string; thinking: string }[], compareText: boolean): boolean {
   if (steps.length < held.length) return false;

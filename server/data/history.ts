@@ -1,4 +1,4 @@
-import type { Approval, ChatTurn, EndReason, RunStatus, Step, SubagentProcess, ToolCall, ToolStatus, TurnStats, TurnStatus } from "@/lib/contracts";
+import type { Approval, ChatTurn, EndReason, RunStatus, Steer, Step, SubagentProcess, ToolCall, ToolStatus, TurnStats, TurnStatus } from "@/lib/contracts";
 import { AppError, emptyStats } from "@/lib/contracts";
 import type { Models } from "@/models";
 import { stepTextId } from "./event-store";
@@ -196,6 +196,11 @@ function approvalOf(row: NonNullable<CallRow["approval"]>): Approval {
   return approval;
 }
 
+/** An agent's stored steering messages as the fold holds them: absent when there were none. */
+function steeringOf(rows: readonly { step: number; message: string; at: string }[] | null | undefined): Steer[] | undefined {
+  return rows?.length ? rows.map(({ step, message, at }) => ({ step, message, at })) : undefined;
+}
+
 /** Pure: rows in, turns out. */
 export function assembleHistory(sessionId: string, rows: HistoryRows): ChatTurn[] {
   const long = (textId: string) => rows.longTexts?.get(textId);
@@ -257,7 +262,8 @@ export function assembleHistory(sessionId: string, rows: HistoryRows): ChatTurn[
     if (run.endedAt) process.endedAt = run.endedAt.toISOString();
     if (run.model != null) process.model = run.model;
     if (run.retryOf != null) process.retryOf = run.retryOf;
-    if (run.steering?.length) process.steering = run.steering.map(({ step, message, at }) => ({ step, message, at }));
+    const steering = steeringOf(run.steering);
+    if (steering) process.steering = steering;
     return process;
   };
 
@@ -275,6 +281,8 @@ export function assembleHistory(sessionId: string, rows: HistoryRows): ChatTurn[
     };
     if (turn.error) out.error = turn.error;
     if (turn.endedAt) out.endedAt = turn.endedAt.toISOString();
+    const steering = steeringOf(turn.steering);
+    if (steering) out.steering = steering;
     return out;
   });
 }

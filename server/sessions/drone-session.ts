@@ -1,5 +1,5 @@
 import type { ApprovalDecision } from "@/lib/agent/approval-gate";
-import { AppError, TURN_PAGE_SIZE, type AgentEvent, type AgentEventOf, type ChatTurn, type JoinResult, type RetryStarted, type SessionEvent } from "@/lib/contracts";
+import { AppError, TURN_PAGE_SIZE, isDataEvent, type AgentEvent, type ChatTurn, type JoinResult, type RetryStarted, type SessionEvent } from "@/lib/contracts";
 import type { TurnRetry } from "@/lib/agent/retry";
 import { planRetry } from "@/lib/agent/retry-plan";
 import { findRun } from "@/lib/turn/retries";
@@ -16,7 +16,7 @@ import { followStep } from "@/server/cluster/follow";
 import { ghostEndEvents } from "@/server/cluster/ghost-events";
 
 /**
- * Scale-out (issue 15, server/cluster): present only with REDIS_URL. A turn starts only
+ * Scale-out (server/cluster, docs/architecture.md "Cluster"): present only with REDIS_URL. A turn starts only
  * once this process holds the chat's lease, and every relayed event is also published
  * for the viewers on other processes.
  */
@@ -156,6 +156,7 @@ export class DroneSession {
         ...(ownerId ? { ownerId } : {}),
         history,
         publish: (event) => this.onEvent(event),
+        turn: () => this.liveTurn(turnId),
         recordModelCall: (record) => this.modelCalls.write(record),
         ...(retry ? { retry } : {}),
       });
@@ -420,8 +421,7 @@ export class DroneSession {
 
   private onEvent(event: AgentEvent): void {
     this.foldInOrder(event);
-    if (event.type === "agent:complete") this.onAgentComplete(event);
-    else this.store.record(event);
+    this.store.record(event);
     this.emit(event);
   }
 
@@ -452,15 +452,6 @@ export class DroneSession {
     for (const event of events.length === 1 ? events : coalesceText(events)) this.fold(event);
   }
 
-  /**
-   * Seed 000's `onAgentComplete`: a subagent finished. Its parent's model has already read
-   * the clean result alone; here the full process (every step, call and stat) is kept
-   * for the panels and audit — folded above like every event, and stored.
-   */
-  private onAgentComplete(event: AgentEventOf<"agent:complete">): void {
-    this.store.saveProcess(event);
-  }
-
   private fold(event: AgentEvent): void {
     if (event.type === "turn:started") {
       // Keep only the last finished turn besides the new one: older ones are durable.
@@ -478,7 +469,7 @@ export class DroneSession {
     if (event.type === "turn:ended") this.index(event.turnId);
   }
 
-  /** Search finds a turn by its prompt once it starts, and by its answers once it ends (issue 14). */
+  /** Search finds a turn by its prompt once it starts, and by its answers once it ends. */
   private index(turnId: string): void {
     const turn = this.liveTurns.get(turnId);
     if (!turn) return;
@@ -545,12 +536,12 @@ function stamped(event: AgentEvent, sessionId: string, seq: number): SessionEven
 
 /** The whole text of a long tool output goes to storage only ("Show all" reads it there); viewers get the preview. */
 function withoutFullText(event: AgentEvent): AgentEvent {
-  if (event.type === "tool:result" || event.type === "agent:complete") {
+  if (event.type === "agent:complete") {
     if (event.fullResponse === undefined) return event;
     const { fullResponse: _full, ...rest } = event;
     return rest;
   }
-  if (event.type === "subagent_data" && event.data.kind === "tool_result" && event.data.fullResponse !== undefined) {
+  if (isDataEvent(event) && event.data.kind === "tool_result" && event.data.fullResponse !== undefined) {
     const { fullResponse: _full, ...data } = event.data;
     return { ...event, data };
   }

@@ -1,5 +1,6 @@
-import type { AgentEvent, Approval, ChatTurn, SessionEvent, Step, SubagentProcess, ToolCall, TurnStats } from "@/lib/contracts";
+import type { AgentData, AgentEvent, Approval, ChatTurn, SessionEvent, Step, SubagentProcess, ToolCall, TurnStats } from "@/lib/contracts";
 import { toolOutputOf } from "@/lib/contracts";
+import { dataEvent } from "@/lib/turn/data-event";
 
 /**
  * A realistic recorded turn, deterministic from a seed, for convergence tests and
@@ -110,6 +111,8 @@ export function recordedStream(options: RecordedStreamOptions = {}): RecordedStr
   );
   let runCount = 0;
   let approvalsLeft = o.approvals;
+  const runRefs = new Map<string, { runId: string; parentRunId: string | null; depth: number }>();
+  const master = (data: AgentData): AgentEvent => dataEvent(turnId, null, data);
 
   /** The approval events of a call (pending, then its end) and the approval the call ends with, if it asks. */
   function approvalOf(runId: string | null, callId: string, step: number): { events: AgentEvent[]; stored?: Approval } {
@@ -128,7 +131,7 @@ export function recordedStream(options: RecordedStreamOptions = {}): RecordedStr
         : roll < 0.8
           ? { ...pending, state: "denied", decidedAt: at(step + 2), decidedBy: "owner-1", ...(random() < 0.5 ? { denyReason: o.hostile ? "<b>no</b> & never" : "not now" } : {}) }
           : { ...pending, state: "expired", decidedAt: at(step + 3), note: "No one answered in time." };
-    const event = (approval: Approval): AgentEvent => ({ type: "tool:approval", turnId, runId, callId, approval });
+    const event = (approval: Approval): AgentEvent => dataEvent(turnId, runRefs.get(runId ?? "") ?? null, { kind: "approval", callId, approval });
     return { events: [event(pending), event(ended)], stored: ended };
   }
 
@@ -144,6 +147,7 @@ export function recordedStream(options: RecordedStreamOptions = {}): RecordedStr
     const labelled = model === undefined ? {} : { model };
     const events: AgentEvent[] = [];
     const ref = { turnId, runId, parentRunId, depth };
+    runRefs.set(runId, { runId, parentRunId, depth });
     const process: SubagentProcess = {
       runId, parentRunId, depth, name, task, prompt: `Task: ${task}`, steps: [], response: "",
       stats: zeroStats(), status: "running", startedAt: at(runIndex * 100), ...labelled,
@@ -168,11 +172,11 @@ export function recordedStream(options: RecordedStreamOptions = {}): RecordedStr
       steps++;
       process.stats = { ...process.stats, chat: { inputTokens: steps * 120, outputTokens: steps * 30 }, steps };
       // Every third run stands for one recorded before step times were kept.
-      if (runIndex % 3 === 2) return { type: "subagent_data", ...ref, data: { kind: "usage", chat: process.stats.chat, system: process.stats.system, steps } };
+      if (runIndex % 3 === 2) return { type: "subagent_data", ...ref, data: { kind: "usage", stats: process.stats } };
       const stepTiming = { step: steps - 1, startedAt: stepStart, endedAt: tick() };
       stepStart = stepTiming.endedAt;
       Object.assign(stepAt(steps - 1), { startedAt: stepTiming.startedAt, endedAt: stepTiming.endedAt });
-      return { type: "subagent_data", ...ref, data: { kind: "usage", chat: process.stats.chat, system: process.stats.system, steps, stepTiming } };
+      return { type: "subagent_data", ...ref, data: { kind: "usage", stats: process.stats, stepTiming } };
     };
     // Step 0: reasoning, interim text ("Let me look…"), then plain tool calls.
     const thinking = chunk();
@@ -232,7 +236,7 @@ export function recordedStream(options: RecordedStreamOptions = {}): RecordedStr
     }
     const status = ending === "completed" ? ("success" as const) : ("error" as const);
     const condensed = `[Subagent Result: ${name}]\nStatus: ${status}\n${status === "success" ? process.response : process.error}`;
-    events.push({ type: "agent:complete", turnId, callId, runId, parentRunId, response: condensed, responseSize: condensed.length, subagent: structuredClone(process) });
+    events.push({ type: "agent:complete", turnId, callId, runId, parentRunId, response: condensed, responseSize: condensed.length });
     return { events, process: structuredClone(process), condensed, status };
   }
 
@@ -266,9 +270,13 @@ export function recordedStream(options: RecordedStreamOptions = {}): RecordedStr
     const target = masterStep(step);
     const offset = target.text.length;
     target.text += text;
-    return { type: "turn:token", turnId, step, offset, text };
+    return master({ kind: "token", step, offset, text });
   };
-  // Step 0: text and plain calls; step 1: more text and the subagents; step 2: the answer.
+  // Step 0: reasoning, text and plain calls; step 1: more text and the subagents; step 2: the answer.
+  // The master reasons like any agent: its thinking is folded, stored and rebuilt, and never sent to a model.
+  const masterThinking = chunk();
+  events.push(master({ kind: "thinking", step: 0, offset: 0, text: masterThinking }));
+  masterStep(0).thinking = masterThinking;
   const third = Math.max(1, Math.floor(o.masterTokens / 3));
   for (let i = 0; i < third; i++) events.push(masterToken(0));
   for (let i = 0; i < o.masterToolCalls; i++) {
@@ -276,7 +284,7 @@ export function recordedStream(options: RecordedStreamOptions = {}): RecordedStr
     masterStep(0).toolCalls.push(call.stored);
     const approval = approvalOf(null, call.stored.callId, 0);
     if (approval.stored) call.stored.approval = approval.stored;
-    events.push({ type: "tool:call", turnId, ...call.started }, ...approval.events, { type: "tool:result", turnId, ...call.result });
+    events.push(master({ kind: "tool_call", ...call.started }), ...approval.events, master({ kind: "tool_result", ...call.result }));
   }
   for (let i = 0; i < third; i++) events.push(masterToken(1));
   const threads: AgentEvent[][] = [];
@@ -286,10 +294,10 @@ export function recordedStream(options: RecordedStreamOptions = {}): RecordedStr
     const parameters = JSON.stringify({ task });
     const stored: ToolCall = { callId, name: "subagent", parameters, response: "", responseSize: 0, status: "running" };
     masterStep(1).toolCalls.push(stored);
-    const spawn: AgentEvent = { type: "tool:call", turnId, step: 1, callId, name: "subagent", parameters };
+    const spawn: AgentEvent = master({ kind: "tool_call", step: 1, callId, name: "subagent", parameters });
     const run = runThread(null, 1, callId, task);
     Object.assign(stored, { response: run.condensed, responseSize: run.condensed.length, status: run.status, subagent: run.process });
-    const thread = [spawn, ...run.events, { type: "tool:result", turnId, callId, response: run.condensed, responseSize: run.condensed.length, status: run.status } as AgentEvent];
+    const thread = [spawn, ...run.events, master({ kind: "tool_result", callId, response: run.condensed, responseSize: run.condensed.length, status: run.status })];
     if (o.parallel) threads.push(thread);
     else events.push(...thread);
   }
@@ -303,7 +311,7 @@ export function recordedStream(options: RecordedStreamOptions = {}): RecordedStr
   const endedAt = at(10_000);
   const stepTiming = { step: 2, startedAt: tick(), endedAt: tick() };
   Object.assign(masterStep(2), { startedAt: stepTiming.startedAt, endedAt: stepTiming.endedAt });
-  events.push({ type: "turn:usage", turnId, stats, stepTiming });
+  events.push(master({ kind: "usage", stats, stepTiming }));
   events.push({ type: "turn:ended", turnId, status: "completed", stats, endedAt });
   Object.assign(expected, { stats, status: "completed", endedAt });
   return { sessionId: o.sessionId, turnId, prompt, createdAt, events, expected };

@@ -1,0 +1,122 @@
+import type { AgentData, AgentEvent, ChatTurn, Publish } from "@/lib/contracts";
+import type { WarnLog } from "@/lib/context/clean-result";
+import type { ChatModel, ModelToolCall } from "@/lib/model/types";
+import type { Tool } from "@/lib/tools/types";
+import type { RunRef } from "@/lib/turn/data-event";
+import type { EndReason } from "@/lib/contracts";
+import type { LoopState, ToolInvoker, ToolOutcome } from "./agent-loop";
+import type { ApprovalGate } from "./approval-gate";
+import type { SubagentDefinition } from "./definitions";
+import type { ModelTracer } from "./model-trace";
+import type { RunRegistry } from "./run-registry";
+import type { ModelFor } from "./run-models";
+import type { SubagentArgs } from "./subagent-tool";
+import type { UsageMeter } from "./usage-meter";
+
+/**
+ * The shapes the agent tree is made of, in one module so that the executor, a child run
+ * and retry depend on them and not on each other.
+ */
+
+export interface ExecutorLimits {
+  maxSpawnDepth: number;
+  maxChildrenPerAgent: number;
+  maxResultTokens: number;
+  subagentTimeoutMs: number;
+  contextTokens: number;
+  /** The stats footer under each result the parent reads (see narrative.ts). */
+  resultFooter: boolean;
+}
+
+export interface ExecutorDeps {
+  model: ChatModel;
+  systemModel: ChatModel;
+  /** Each subagent's own model, prices and label (see run-models.ts). */
+  modelFor: ModelFor;
+  tools: Tool[] | (() => Tool[]);
+  definitions: SubagentDefinition[];
+  workspaceDir: string;
+  limits: ExecutorLimits;
+  log?: WarnLog;
+  now: () => number;
+  newId: () => string;
+}
+
+/** The turn a run belongs to: where its events go, where steer/kill find it. */
+export interface TurnScope {
+  turnId: string;
+  publish: Publish;
+  /** The turn as its holder folded it from the events published so far. */
+  turn(): ChatTurn;
+  registry: RunRegistry;
+  /** The person the turn runs for (see ToolContext.ownerId). */
+  ownerId?: string;
+  /** Where calls that need a person's approval wait; without it, such calls are refused. */
+  approvals?: ApprovalGate;
+  /** Failed runs that may still be retried before their parent reads them (see retry.ts). */
+  retries?: RetryWindows;
+  /** Records each run's model requests (the audit record); absent: nothing is recorded. */
+  trace?: ModelTracer;
+}
+
+/** One agent of the tree: the master (`run` null, depth 0) or a subagent. */
+export interface AgentNode {
+  run: RunRef;
+  depth: number;
+  activeChildren: number;
+  meter: UsageMeter;
+  signal: AbortSignal;
+  state: LoopState;
+  /** Publishes what this agent did, tagged with its run (see lib/turn/data-event.ts). */
+  emit(data: AgentData): void;
+  /** Stops the watchdogs of this run and every run above it (while a person decides); returns the release. */
+  holdWatchdogs?: () => () => void;
+}
+
+export const runIdOf = (node: AgentNode): string | null => node.run?.runId ?? null;
+
+export interface ChildSpec {
+  parent: AgentNode;
+  call: ModelToolCall;
+  args: SubagentArgs;
+  definition: SubagentDefinition;
+  depth: number;
+  /** Set by Retry, which must name the new run before it starts. */
+  runId?: string;
+  /** The failed run this one retries. */
+  retryOf?: string;
+}
+
+/** The clean result, plus which run produced it and how it ended (Retry needs both). */
+export interface ChildOutcome extends ToolOutcome {
+  runId: string;
+  endReason: EndReason;
+}
+
+/** A failed run, as Retry needs it to run the same definition again for the same parent. */
+export interface FailedRun {
+  runId: string;
+  parent: AgentNode;
+  /** The call the parent's model made (a retry's result is delivered under its id). */
+  call: ModelToolCall;
+  args: SubagentArgs;
+  definition: SubagentDefinition;
+}
+
+/** What runs an agent's children: the executor, as a child run and Retry see it. */
+export interface RunHost {
+  readonly deps: ExecutorDeps;
+  readonly scope: TurnScope;
+  publish(event: AgentEvent): void;
+  invokerFor(node: AgentNode, allowed: readonly string[] | "all", requireApproval?: readonly string[]): ToolInvoker;
+  /** Validates and runs a `subagent` call under `parent` (limits, definitions, retry book). */
+  spawn(parent: AgentNode, call: ModelToolCall, retryOf?: string): Promise<ToolOutcome>;
+  /** Runs one child, limits already checked. */
+  runChild(spec: ChildSpec): Promise<ChildOutcome>;
+}
+
+/** The retry book as the executor uses it (retry.ts). */
+export interface RetryWindows {
+  recordFailure(host: RunHost, run: FailedRun): void;
+  settle(parent: AgentNode, calls: readonly ModelToolCall[]): Promise<Map<string, ToolOutcome>>;
+}
