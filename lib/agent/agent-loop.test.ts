@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Tool } from "@/lib/tools/types";
 import { ofType, startTestTurn, tempWorkspace } from "@/test/support/agent/harness";
 import { scriptedModel, toolResults } from "@/test/support/agent/scripted-model";
+import { dataOf } from "@/test/support/turn/agent-data";
 
 let ws: Awaited<ReturnType<typeof tempWorkspace>>;
 beforeEach(async () => {
@@ -37,6 +38,6 @@ describe("agent loop: tool calls of one step", () => {
     expect(tool.maxActive).toBe(4);
     const results = toolResults(model.requests[1]!.messages);
     expect(results.map((r) => [r.toolCallId, r.content])).toEqual(calls.map((c) => [c.id, `done ${c.args.n}`]));
-    expect(ofType(run.events, "tool:result")).toHaveLength(12);
+    expect(dataOf(run.events, "tool_result", "master")).toHaveLength(12);
   });
 });

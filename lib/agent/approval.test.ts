@@ -1,7 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { AgentEvent, AgentEventOf } from "@/lib/contracts";
+import type { AgentEvent } from "@/lib/contracts";
+import { dataOf, flatData, type DataOf } from "@/test/support/turn/agent-data";
 import type { ModelRequest } from "@/lib/model/types";
 import { fileEditTool } from "@/lib/tools/file-edit";
 import { processInTurn } from "@/lib/turn/paths";
@@ -36,8 +37,8 @@ const once = (req: ModelRequest, first: ScriptedReply): ScriptedReply => {
   return results.length === 0 ? first : { text: `Done: ${results.map((r) => r.content).join(" | ")}` };
 };
 
-function approvals(run: TurnRun): AgentEventOf<"tool:approval">[] {
-  return ofType(run.events, "tool:approval");
+function approvals(run: TurnRun): DataOf<"approval">[] {
+  return dataOf(run.events, "approval");
 }
 
 /** Resolves with the first event that matches, from the run's live stream. */
@@ -53,7 +54,7 @@ function waitFor(run: TurnRun, match: (e: AgentEvent) => boolean, timeoutMs = 5_
     poll();
   });
 }
-const pending = (e: AgentEvent) => e.type === "tool:approval" && e.approval.state === "pending";
+const pending = (e: AgentEvent) => (flatData(e) as DataOf<"approval"> | undefined)?.approval?.state === "pending";
 
 describe("approval in the runtime", () => {
   it("a depth-2 call waits for approval while a sibling run finishes, then runs once approved", async () => {
@@ -65,7 +66,7 @@ describe("approval in the runtime", () => {
       return once(req, { toolCalls: [{ id: "r1", name: "read_note", args: { name: "plan" } }] });
     });
     const run = startTestTurn({ model, workspaceDir: ws.dir, tools, definitions }, "Fix the typo");
-    const asked = (await waitFor(run, pending)) as AgentEventOf<"tool:approval">;
+    const asked = flatData(await waitFor(run, pending)) as DataOf<"approval">;
     const started = ofType(run.events, "subagent_started");
     const leaf = started.find((s) => s.task.includes("FIX_LEAF"))!;
     expect(leaf.depth).toBe(2);
@@ -132,7 +133,7 @@ describe("approval in the runtime", () => {
   it("killing the subagent while its call waits cancels the approval and the turn goes on", async () => {
     const model = scriptedModel((req) => (isMaster(req) ? once(req, { toolCalls: [spawn("m1", "general", "FIX_LEAF")] }) : once(req, { toolCalls: [fix] })));
     const run = startTestTurn({ model, workspaceDir: ws.dir, tools, definitions }, "Fix the typo");
-    const asked = (await waitFor(run, pending)) as AgentEventOf<"tool:approval">;
+    const asked = flatData(await waitFor(run, pending)) as DataOf<"approval">;
     expect(run.handle.kill(asked.runId!)).toEqual({ ok: true });
     const result = await run.result;
     expect(result.status).toBe("completed");
@@ -145,7 +146,7 @@ describe("approval in the runtime", () => {
     const strict = definitions.map((d) => (d.name === "explore" ? { ...d, requireApproval: ["read_*"] } : d));
     const model = scriptedModel((req) => (isMaster(req) ? once(req, { toolCalls: [spawn("m1", "explore", "read")] }) : once(req, { toolCalls: [{ id: "r1", name: "read_note", args: { name: "plan" } }] })));
     const run = startTestTurn({ model, workspaceDir: ws.dir, tools, definitions: strict }, "Read");
-    const asked = (await waitFor(run, pending)) as AgentEventOf<"tool:approval">;
+    const asked = flatData(await waitFor(run, pending)) as DataOf<"approval">;
     expect(asked.callId).toBe("r1");
     run.handle.decide!("r1", undefined, { approve: true, by: "u1" });
     expect((await run.result).status).toBe("completed");

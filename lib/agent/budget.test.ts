@@ -5,7 +5,7 @@ import { estimateRequestTokens } from "@/lib/context/tokens";
 import type { ModelRequest } from "@/lib/model/types";
 import { CONDENSE_SYSTEM_PROMPT } from "./condense";
 import { MASTER_PROMPT_MARKER } from "./prompts";
-import { ofType, startTestTurn, tempWorkspace } from "@/test/support/agent/harness";
+import { ofType, startTestTurn, tempWorkspace, processOfRun } from "@/test/support/agent/harness";
 import { scriptedModel, systemOf, toolResults } from "@/test/support/agent/scripted-model";
 
 let ws: Awaited<ReturnType<typeof tempWorkspace>>;
@@ -89,7 +89,7 @@ describe("token budget", () => {
     expect(complete.response).toContain("Condensation: Level 2 (LLM summary)");
     expect(complete.response).toContain("Summary: Condensed finding.");
     expect(complete.response).not.toContain("finding finding finding");
-    expect(complete.subagent.response).toBe("finding ".repeat(300));
+    expect((await processOfRun(run, complete.runId)).response).toBe("finding ".repeat(300));
     expect(result.stats.system).toEqual({ inputTokens: 300, outputTokens: 7 });
     expect(result.stats.chat).toEqual({ inputTokens: 40, outputTokens: 602 });
   });

@@ -10,6 +10,7 @@ import { createWorkspaceTools } from "@/lib/tools";
 import { BUILTIN_DEFINITIONS } from "./definitions";
 import { MASTER_PROMPT_MARKER } from "./prompts";
 import { createAgentRuntime } from "./runtime";
+import { processInTurn } from "@/lib/turn/paths";
 
 /**
  * What the clean-context principle buys, measured: a 20-turn session on a copy of the
@@ -73,7 +74,8 @@ describe("context budget of a 20-turn session (demo model)", () => {
     expect(byRun.size).toBe(10);
     const transcripts = completes.map((c) => {
       const last = byRun.get(c.runId)!;
-      return estimateRequestTokens(last.messages, last.tools) + estimateTokens(c.subagent.response);
+      const process = history.map((t) => processInTurn(t, c.runId)).find((p) => p !== undefined)!;
+      return estimateRequestTokens(last.messages, last.tools) + estimateTokens(process.response);
     });
     const transcriptTotal = transcripts.reduce((a, b) => a + b, 0);
     const cleanResults = completes.reduce((n, c) => n + estimateTokens(c.response), 0);

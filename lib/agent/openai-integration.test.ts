@@ -8,7 +8,8 @@ import {
   type ScriptedRequest,
 } from "@/test/support/model/scripted-openai-server";
 import { MASTER_PROMPT_MARKER } from "./prompts";
-import { masterText, ofType, startTestTurn, tempWorkspace } from "@/test/support/agent/harness";
+import { masterText, ofType, startTestTurn, tempWorkspace, processOfRun } from "@/test/support/agent/harness";
+import { dataOf } from "@/test/support/turn/agent-data";
 
 /**
  * The runtime through the real OpenAI adapter, against a real local OpenAI-compatible HTTP
@@ -69,8 +70,9 @@ describe("runtime over the OpenAI adapter and a local HTTP server", () => {
     expect(result.stats.chat).toEqual({ inputTokens: 1650, outputTokens: 49 });
 
     const complete = ofType(first.events, "agent:complete")[0]!;
-    expect(complete.subagent.steps[0]!.thinking).toBe(`${MARK}_REASONING about files`);
-    expect(complete.subagent.steps[0]!.toolCalls[0]).toMatchObject({ callId: `${MARK}_CALL`, name: "read_note", status: "success" });
+    const process = await processOfRun(first, complete.runId);
+    expect(process.steps[0]!.thinking).toBe(`${MARK}_REASONING about files`);
+    expect(process.steps[0]!.toolCalls[0]).toMatchObject({ callId: `${MARK}_CALL`, name: "read_note", status: "success" });
 
     const second = startTestTurn({ model: model(server.url), workspaceDir: ws.dir }, "follow up", [result.turn]);
     expect((await second.result).status).toBe("completed");
@@ -100,7 +102,7 @@ describe("runtime over the OpenAI adapter and a local HTTP server", () => {
     const childError = ofType(run.events, "subagent_error")[0]!;
     expect(childError.endReason).toBe("failed");
     expect(childError.error).toMatch(/refused the credentials \(HTTP 401\)/);
-    const toolResult = ofType(run.events, "tool:result")[0]!;
+    const toolResult = dataOf(run.events, "tool_result", "master")[0]!;
     expect(toolResult).toMatchObject({ status: "error" });
     expect(toolResult.response).toContain("Status: Failed\nError: The model server");
     expect(result.status).toBe("failed");

@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ModelError, type ModelRequest } from "@/lib/model/types";
 import { MASTER_PROMPT_MARKER } from "./prompts";
-import { masterText, ofType, startTestTurn, tempWorkspace } from "@/test/support/agent/harness";
+import { masterText, ofType, startTestTurn, tempWorkspace, processOfRun } from "@/test/support/agent/harness";
 import { lastUser, scriptedModel, systemOf, toolResults, type ScriptedReply } from "@/test/support/agent/scripted-model";
+import { dataOf, isData } from "@/test/support/turn/agent-data";
 
 let ws: Awaited<ReturnType<typeof tempWorkspace>>;
 beforeEach(async () => {
@@ -24,7 +25,7 @@ describe("agent runtime: master turn", () => {
     // The step's times frame its model request: it starts no later than it ends.
     expect(Date.parse(step!.startedAt!)).toBeLessThanOrEqual(Date.parse(step!.endedAt!));
     expect(run.events[0]).toMatchObject({ type: "turn:started", prompt: "hello" });
-    const tokens = ofType(run.events, "turn:token");
+    const tokens = dataOf(run.events, "token", "master");
     expect(tokens.length).toBeGreaterThan(1);
     let offset = 0;
     for (const t of tokens) {
@@ -46,12 +47,12 @@ describe("agent runtime: master turn", () => {
     const run = startTestTurn({ model, workspaceDir: ws.dir }, "what is the plan?");
     const result = await run.result;
     expect(masterText(result.turn)).toBe("Let me check. The plan: Release 2.0 ships on May 3.");
-    expect(ofType(run.events, "tool:call")[0]).toMatchObject({ callId: "c1", name: "read_note", step: 0 });
+    expect(dataOf(run.events, "tool_call", "master")[0]).toMatchObject({ callId: "c1", name: "read_note", step: 0 });
     expect(result.turn.steps.map((s) => [s.text, s.toolCalls.map((c) => c.callId)])).toEqual([
       ["Let me check. ", ["c1"]],
       ["The plan: Release 2.0 ships on May 3.", []],
     ]);
-    expect(ofType(run.events, "tool:result")[0]).toMatchObject({ callId: "c1", status: "success", response: "Release 2.0 ships on May 3." });
+    expect(dataOf(run.events, "tool_result", "master")[0]).toMatchObject({ callId: "c1", status: "success", response: "Release 2.0 ships on May 3." });
     const second = model.requests[1]!.messages;
     const assistant = second.find((m) => m.role === "assistant");
     expect(assistant).toMatchObject({ toolCalls: [{ id: "c1", name: "read_note" }] });
@@ -80,7 +81,7 @@ describe("agent runtime: master turn", () => {
     expect(masterText(result.turn)).toContain("Error [invalid_arguments]: Invalid arguments for \"read_note\"");
     expect(masterText(result.turn)).toContain('Error [unknown_subagent]: Unknown subagent "nope". Available subagents: explore, general');
     expect(masterText(result.turn)).toMatch(/Error \[invalid_arguments\]: Invalid arguments for "subagent": task/);
-    expect(ofType(run.events, "tool:result").every((e) => e.status === "error")).toBe(true);
+    expect(dataOf(run.events, "tool_result", "master").every((e) => e.status === "error")).toBe(true);
     expect(ofType(run.events, "subagent_started")).toHaveLength(0);
   });
 
@@ -132,12 +133,12 @@ describe("agent runtime: master turn", () => {
     const result = await run.result;
     expect(result).toMatchObject({ status: "failed", error: "The agent used all 3 steps without reaching a final answer." });
     expect(model.requests).toHaveLength(3);
-    expect(ofType(run.events, "tool:result")).toHaveLength(3);
+    expect(dataOf(run.events, "tool_result", "master")).toHaveLength(3);
   });
 
   it("cancels a hanging model: one turn:ended with status cancelled", async () => {
     const model = scriptedModel(() => ({ text: "Thinking about it", hang: true }));
-    const run = startTestTurn({ model, workspaceDir: ws.dir, onEvent: (e, r) => e.type === "turn:token" && r.handle.cancel() }, "hi");
+    const run = startTestTurn({ model, workspaceDir: ws.dir, onEvent: (e, r) => isData(e, "token") && r.handle.cancel() }, "hi");
     const result = await run.result;
     expect(result.status).toBe("cancelled");
     expect(ofType(run.events, "turn:ended")).toEqual([expect.objectContaining({ status: "cancelled" })]);
@@ -167,10 +168,10 @@ describe("agent runtime: subagents", () => {
     const result = await run.result;
     expect(result.status).toBe("completed");
 
-    const types = run.events.map((e) => (e.type === "subagent_data" ? `data:${e.data.kind}` : e.type));
-    expect(types.filter((t) => !["turn:token", "turn:usage", "data:token"].includes(t))).toEqual([
+    const types = run.events.map((e) => (e.type === "subagent_data" ? `data:${e.data.kind}` : e.type === "turn:data" ? `master:${e.data.kind}` : e.type));
+    expect(types.filter((t) => !["master:token", "master:usage", "data:token"].includes(t))).toEqual([
       "turn:started",
-      "tool:call",
+      "master:tool_call",
       "subagent_started",
       "data:thinking",
       "data:tool_call",
@@ -179,7 +180,7 @@ describe("agent runtime: subagents", () => {
       "data:usage",
       "subagent_completed",
       "agent:complete",
-      "tool:result",
+      "master:tool_result",
       "turn:ended",
     ]);
     // The child's answer streams between its tool result and its completion.
@@ -194,7 +195,8 @@ describe("agent runtime: subagents", () => {
     expect(complete.response).toMatch(/^\[Subagent Result: explore-run1\]\nStatus: Completed\nCondensation: Level 1 \(passthrough\)/);
     expect(complete.response).toContain("The plan says: Release 2.0 ships on May 3.");
     expect(complete.response).toMatch(/Runtime: \d+\.\ds \| Steps: 2 \| Tokens: 330 \| Cost: \$0\.0000/);
-    expect(complete.subagent).toMatchObject({
+    const process = await processOfRun(run, complete.runId);
+    expect(process).toMatchObject({
       status: "success",
       endReason: "completed",
       response: "The plan says: Release 2.0 ships on May 3.",
@@ -203,9 +205,10 @@ describe("agent runtime: subagents", () => {
         { text: "The plan says: Release 2.0 ships on May 3.", thinking: "" },
       ],
     });
-    // The process agent:complete carries is the one the turn reducer folded from the events.
-    expect(result.turn.steps[0]!.toolCalls[0]!.subagent).toStrictEqual(complete.subagent);
-    expect(ofType(run.events, "tool:result")[0]).toMatchObject({ callId: "m1", status: "success", response: complete.response });
+    // The process lives in the turn, folded from the run's own events; agent:complete adds only the clean result.
+    expect(result.turn.steps[0]!.toolCalls[0]!.subagent).toStrictEqual(process);
+    expect(complete).not.toHaveProperty("subagent");
+    expect(dataOf(run.events, "tool_result", "master")[0]).toMatchObject({ callId: "m1", status: "success", response: complete.response });
 
     const finalMaster = model.requests.filter(isMaster).at(-1)!;
     const toolMessage = finalMaster.messages.find((m) => m.role === "tool")!;
@@ -218,9 +221,7 @@ describe("agent runtime: subagents", () => {
     expect(result.stats.chat.inputTokens).toBeGreaterThan(300);
     expect(ofType(run.events, "subagent_data").filter((e) => e.data.kind === "usage").at(-1)!.data).toEqual({
       kind: "usage",
-      chat: { inputTokens: 300, outputTokens: 30 },
-      system: { inputTokens: 0, outputTokens: 0 },
-      steps: 2,
+      stats: { chat: { inputTokens: 300, outputTokens: 30 }, system: { inputTokens: 0, outputTokens: 0 }, steps: 2, runtimeMs: expect.any(Number), cost: 0 },
       stepTiming: { step: 1, startedAt: expect.any(String), endedAt: expect.any(String) },
     });
   });

@@ -2,8 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ModelRequest } from "@/lib/model/types";
 import { BUILTIN_DEFINITIONS, type SubagentDefinition } from "./definitions";
 import { MASTER_PROMPT_MARKER } from "./prompts";
-import { masterText, ofType, startTestTurn, tempWorkspace } from "@/test/support/agent/harness";
+import { masterText, ofType, startTestTurn, tempWorkspace, processOfRun } from "@/test/support/agent/harness";
 import { lastUser, scriptedModel, systemOf, toolResults, type ScriptedReply } from "@/test/support/agent/scripted-model";
+import { dataOf } from "@/test/support/turn/agent-data";
 
 let ws: Awaited<ReturnType<typeof tempWorkspace>>;
 beforeEach(async () => {
@@ -49,7 +50,7 @@ describe("subagent tree", () => {
       ["run2", "run1"],
       ["run1", null],
     ]);
-    const nested = completes[1]!.subagent.steps[0]!.toolCalls[0]!;
+    const nested = (await processOfRun(run, completes[1]!.runId)).steps[0]!.toolCalls[0]!;
     expect(nested.subagent).toMatchObject({ runId: "run2", depth: 2, response: "Grandchild found: May 3" });
     expect(nested.subagent!.steps.map((s) => s.thinking)).toContain("GRANDCHILD_THINKING");
     expect(nested.response).toBe(completes[0]!.response);
@@ -81,7 +82,7 @@ describe("subagent tree", () => {
     const run = startTestTurn({ model, workspaceDir: ws.dir }, "many");
     const result = await run.result;
     expect(ofType(run.events, "subagent_started")).toHaveLength(5);
-    const errors = ofType(run.events, "tool:result").filter((r) => r.status === "error");
+    const errors = dataOf(run.events, "tool_result", "master").filter((r) => r.status === "error");
     expect(errors.map((e) => e.callId)).toEqual(["m5", "m6"]);
     expect(errors[0]!.response).toContain("Error [children_limit]: Spawn refused: this agent already has 5 active subagents (limit 5)");
     expect(masterText(result.turn)).toContain("answer for aspect 4");
@@ -116,10 +117,10 @@ describe("subagent lifecycle controls", () => {
     expect(result.status).toBe("completed");
     expect(ofType(run.events, "subagent_error")[0]).toMatchObject({ endReason: "watchdog_timeout", error: "Stopped by the watchdog after 100 ms." });
     // What it wrote before the watchdog stays in its step for audit; it gave no answer.
-    const process = ofType(run.events, "agent:complete")[0]!.subagent;
+    const process = await processOfRun(run, ofType(run.events, "agent:complete")[0]!.runId);
     expect(process).toMatchObject({ status: "error", endReason: "watchdog_timeout", response: "" });
     expect(process.steps.map((s) => s.text)).toEqual(["working…"]);
-    expect(ofType(run.events, "tool:result")[0]).toMatchObject({ status: "error" });
+    expect(dataOf(run.events, "tool_result", "master")[0]).toMatchObject({ status: "error" });
     expect(masterText(result.turn)).toContain("Status: Timed out (watchdog)");
   });
 
@@ -171,7 +172,7 @@ describe("subagent lifecycle controls", () => {
     // Recorded where it was injected: before the child's second step, in the process the UI and storage keep.
     const recorded = ofType(run.events, "subagent_data").filter((e) => e.data.kind === "steer");
     expect(recorded.map((e) => e.data)).toEqual([{ kind: "steer", step: 1, index: 0, message: "Focus on the date only", at: expect.any(String) }]);
-    const process = ofType(run.events, "agent:complete")[0]!.subagent;
+    const process = await processOfRun(run, ofType(run.events, "agent:complete")[0]!.runId);
     expect(process.steering).toEqual([{ step: 1, message: "Focus on the date only", at: (recorded[0]!.data as { at: string }).at }]);
     expect(run.handle.steer("run1", "too late")).toEqual({
       ok: false,
@@ -195,7 +196,7 @@ describe("subagent lifecycle controls", () => {
       ["run3", "killed"],
     ]);
     expect(ofType(run.events, "agent:complete")).toHaveLength(3);
-    expect(ofType(run.events, "tool:result").map((e) => e.status)).toEqual(["error", "error"]);
+    expect(dataOf(run.events, "tool_result", "master").map((e) => e.status)).toEqual(["error", "error"]);
     expect(ofType(run.events, "turn:ended")).toHaveLength(1);
     expect(run.events.at(-1)).toMatchObject({ type: "turn:ended", status: "cancelled" });
   });
@@ -226,7 +227,7 @@ describe("steering an idle child", () => {
     const completed = ofType(run.events, "subagent_completed")[0]!;
     expect(completed.response).toBe(" / follow-up to: [Steering message]\nalso mention risks");
     expect(completed.stats.steps).toBe(2);
-    const process = ofType(run.events, "agent:complete")[0]!.subagent;
+    const process = await processOfRun(run, ofType(run.events, "agent:complete")[0]!.runId);
     expect(process.steps.map((s) => s.text)).toEqual(["first answer", completed.response]);
   });
 });

@@ -11,6 +11,7 @@ import { COMPACT_SYSTEM_PROMPT } from "@/lib/context/compact";
 import { createWorkspaceTools } from "@/lib/tools";
 import { chunks, createDemoModel, firstTokenDelay } from "./demo-model";
 import type { ChatModel, ModelRequest, ModelStreamEvent } from "./types";
+import { dataOf, isData } from "@/test/support/turn/agent-data";
 
 let workspace: string;
 const TRIAGE_ROW = "| 41 | MLLW predictions too high by MSL (offset applied twice) | critical | 0.5.0 | [Mara] | fix in progress |";
@@ -87,7 +88,7 @@ describe("offline demo model", () => {
     const { events, done } = runTurn("investigate the open bugs and the release plan");
     const result = await done;
     expect(result.status).toBe("completed");
-    const calls = events.filter((e) => e.type === "tool:call");
+    const calls = dataOf(events, "tool_call", "master");
     expect(calls).toHaveLength(2);
     expect(calls.map((c) => JSON.parse(c.parameters))).toEqual([
       expect.objectContaining({ agent: "explore", task: "the open bugs" }),
@@ -155,7 +156,7 @@ describe("offline demo model", () => {
     const { done } = runTurn("hello", {
       chunkDelayMs: 40,
       onEvent: (e, cancel) => {
-        if (e.type === "turn:token" && ++tokens === 2) cancel();
+        if (isData(e, "token") && e.type === "turn:data" && ++tokens === 2) cancel();
       },
     });
     const result = await done;

@@ -6,6 +6,7 @@ import { recordedStream } from "@/test/support/turn/recorded-stream";
 import { recordedStreamOptions } from "@/test/support/turn/stream-options";
 import { coalesceText } from "./coalesce";
 import { applyEvent, newTurn } from "./reduce";
+import { isData } from "@/test/support/turn/agent-data";
 
 const start = (turnId = "t1"): ChatTurn => newTurn({ sessionId: "s1", turnId, prompt: "hi", createdAt: "2026-01-01T00:00:00.000Z" });
 const fold = (events: readonly AgentEvent[], turn = start()) => events.reduce(applyEvent, turn);
@@ -76,8 +77,8 @@ describe("folding coalesced events gives the turn folding them one by one gives"
 
   it("merges a streamed answer into few events", () => {
     const stream = recordedStream({ seed: 11, subagents: 2, tokensPerSubagent: 40, parallel: false });
-    const texts = stream.events.filter((e) => e.type === "turn:token" || (e.type === "subagent_data" && e.data.kind === "token"));
-    const merged = coalesceText(stream.events).filter((e) => e.type === "turn:token" || (e.type === "subagent_data" && e.data.kind === "token"));
+    const texts = stream.events.filter((e) => isData(e, "token"));
+    const merged = coalesceText(stream.events).filter((e) => isData(e, "token"));
     expect(merged.length).toBeLessThan(texts.length / 4);
   });
 });

@@ -86,12 +86,12 @@ describe("applyEvent", () => {
     expect(r1(killed)).toMatchObject({ status: "error", error: "Killed by parent", endReason: "killed", response: "" });
   });
 
-  it("agent:complete stores the clean response on the call and replaces the process", () => {
-    const process = finishedProcess("r1", "The answer");
-    const t = fold([ev.complete("c1", process, "[Result] The answer")], base);
+  it("agent:complete stores the clean response on the call and leaves the process as its own events folded it", () => {
+    const done = fold([ev.subToken("r1", 0, "The answer"), ev.completed("r1", "The answer")], base);
+    const t = fold([ev.complete("c1", { runId: "r1", parentRunId: null }, "[Result] The answer")], done);
     expect(t.steps[0]!.toolCalls[0]).toMatchObject({ response: "[Result] The answer", responseSize: 19 });
-    expect(t.steps[0]!.toolCalls[0]!.subagent).toEqual(process);
-    expect(applyEvent(t, ev.complete("c1", process, "[Result] The answer"))).toBe(t);
+    expect(t.steps[0]!.toolCalls[0]!.subagent).toBe(r1(done));
+    expect(applyEvent(t, ev.complete("c1", { runId: "r1", parentRunId: null }, "[Result] The answer"))).toBe(t);
   });
 
   it("turn:ended settles status, stats and error once, and closes what still runs", () => {
@@ -119,7 +119,7 @@ describe("applyEvent", () => {
   });
 
   it("keeps only the preview of a tool output: the whole text never enters the turn", () => {
-    const t = fold([ev.call("c7", 0, "grep"), { ...ev.result("c7", "abc"), responseSize: 10, fullResponse: "abcdefghij" }]);
+    const t = fold([ev.call("c7", 0, "grep"), ev.master({ kind: "tool_result", callId: "c7", response: "abc", responseSize: 10, status: "success", fullResponse: "abcdefghij" })]);
     expect(t.steps[0]!.toolCalls[0]).toStrictEqual({ callId: "c7", name: "grep", parameters: "{}", response: "abc", responseSize: 10, status: "success" });
   });
 });

@@ -5,6 +5,7 @@ import { recordedStream } from "@/test/support/turn/recorded-stream";
 import { recordedStreamOptions } from "@/test/support/turn/stream-options";
 import { applyEvent, newTurn } from "./reduce";
 import { eventsOfTurn } from "./turn-events";
+import { dataOf } from "@/test/support/turn/agent-data";
 
 /** Import replays a finished turn as events: their fold must give back that very turn. */
 
@@ -36,7 +37,7 @@ describe("eventsOfTurn", () => {
     const turn = finishedTurn({ seed: 3, subagents: 1, nestedToolCalls: 2, masterToolCalls: 1 });
     const master = turn.steps.flatMap((s) => s.toolCalls).find((c) => !c.subagent)!;
     const events = eventsOfTurn(turn, (runId, callId) => (runId === null && callId === master.callId ? `${master.response} and much more` : master.response));
-    const results = events.filter((e) => e.type === "tool:result");
+    const results = dataOf(events, "tool_result", "master");
     expect(results.find((e) => e.callId === master.callId)).toMatchObject({ fullResponse: `${master.response} and much more` });
     expect(results.filter((e) => e.callId !== master.callId).every((e) => !("fullResponse" in e))).toBe(true);
   });

@@ -4,6 +4,7 @@ import { createLoginThrottle } from "@/server/auth/login-throttle";
 import { scriptedModel } from "@/test/support/agent/scripted-model";
 import { recordEvents, request, runtimeWith, startHarness, waitFor, type Harness, type TestClient } from "@/test/support/server/app-harness";
 import { CookieJar } from "@/test/support/server/cookie-jar";
+import { dataOf } from "@/test/support/turn/agent-data";
 import { SIGN_IN_FAILED } from "./account-service";
 
 /**
@@ -337,7 +338,7 @@ describe("admin", () => {
     await request(socket, "session:join", { sessionId });
     const sent = await request(socket, "turn:send", { sessionId, text: "be slow" });
     if (!sent.ok) throw new Error(sent.message);
-    await waitFor(() => events.some((e) => e.type === "turn:token"), 10_000, "the turn's first token");
+    await waitFor(() => dataOf(events, "token", "master").length > 0, 10_000, "the turn's first token");
     const cut = disconnected(socket);
     const id = (await state(member)).account!.id;
 

@@ -5,6 +5,7 @@ import { scriptedModel, systemOf } from "@/test/support/agent/scripted-model";
 import { tempWorkspace } from "@/test/support/agent/harness";
 import { request, runtimeWith, waitFor } from "@/test/support/server/app-harness";
 import { liveView, startClusterApps, type ClusterApps } from "@/test/support/server/cluster-apps";
+import { dataOf } from "@/test/support/turn/agent-data";
 
 /**
  * What happens to a turn when its process dies or Redis goes away (issue 15), with three
@@ -74,11 +75,11 @@ describe("an approval waiting in a turn on another process", () => {
     const onB = liveView(await b!.client(cookie), sessionId);
     await onB.join();
     await request(socket, "turn:send", { sessionId, text: "EDIT the typo in notes.md" });
-    await waitFor(() => onB.events.some((e) => e.type === "tool:approval"), 10_000, "the pending approval on B");
+    await waitFor(() => dataOf(onB.events, "approval").length > 0, 10_000, "the pending approval on B");
     const socketB = await b!.client(cookie);
     expect(await request(socketB, "tool:decide", { sessionId, callId: "e1", runId: null, decision: "deny", reason: "Keep it" })).toEqual({ ok: true, data: { callId: "e1" } });
     await waitFor(() => ended(onA.events) && ended(onB.events), 10_000, "the end on both");
-    const states = (events: SessionEvent[]) => events.flatMap((e) => (e.type === "tool:approval" ? [e.approval.state] : []));
+    const states = (events: SessionEvent[]) => dataOf(events, "approval").map((d) => d.approval.state);
     expect(states(onB.events)).toEqual(["pending", "denied"]);
     expect(states(onA.events)).toEqual(["pending", "denied"]);
     expect(onB.sync().turns).toStrictEqual(await cluster.storedTurns(sessionId));

@@ -11,11 +11,11 @@ describe("a dead owner's turn, rebuilt from its chat's event stream", () => {
     ev(1, { type: "turn:started", turnId: "t0", prompt: "old", createdAt: at }),
     ev(2, { type: "turn:ended", turnId: "t0", status: "completed", stats: { inputTokens: 0, outputTokens: 0, durationMs: 1, toolCalls: 0, subagents: 0 }, endedAt: at }),
     ev(3, { type: "turn:started", turnId: "t1", prompt: "find the bug", createdAt: at }),
-    ev(4, { type: "turn:token", turnId: "t1", step: 0, offset: 0, text: "Looking" }),
-    ev(5, { type: "turn:token", turnId: "t1", step: 0, offset: 7, text: " at it" }),
+    ev(4, { type: "turn:data", turnId: "t1", runId: null, data: { kind: "token", step: 0, offset: 0, text: "Looking" } }),
+    ev(5, { type: "turn:data", turnId: "t1", runId: null, data: { kind: "token", step: 0, offset: 7, text: " at it" } }),
     // Read twice (a resync re-read the stream): folded once.
-    ev(5, { type: "turn:token", turnId: "t1", step: 0, offset: 7, text: " at it" }),
-    ev(6, { type: "turn:token", turnId: "t1", step: 0, offset: 13, text: "…" }),
+    ev(5, { type: "turn:data", turnId: "t1", runId: null, data: { kind: "token", step: 0, offset: 7, text: " at it" } }),
+    ev(6, { type: "turn:data", turnId: "t1", runId: null, data: { kind: "token", step: 0, offset: 13, text: "…" } }),
   ];
 
   it("holds every token the owner relayed, once, and the chat's last number", () => {

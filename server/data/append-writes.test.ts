@@ -47,8 +47,8 @@ function longAnswerRunner(chars: number): TurnRunner {
     await stream((offset) => ({ type: "subagent_data", ...ref, data: { kind: "token", step: 0, offset, text: TOKEN } }));
     const answer = processText(turn(), ref.runId);
     publish({ type: "subagent_completed", ...ref, response: answer, stats, endReason: "completed", endedAt: at });
-    publish({ type: "tool:result", turnId, callId: "c1", response: "clean result", responseSize: 12, status: "success" });
-    await stream((offset) => ({ type: "turn:token", turnId, step: 1, offset, text: TOKEN }));
+    publish({ type: "turn:data", turnId, runId: null, data: { kind: "tool_result", callId: "c1", response: "clean result", responseSize: 12, status: "success" } });
+    await stream((offset) => ({ type: "turn:data", turnId, runId: null, data: { kind: "token", step: 1, offset, text: TOKEN } }));
   });
 }
 
@@ -104,15 +104,15 @@ describe("an append whose reply is lost", () => {
       writer.record(event);
     };
     publish({ type: "turn:started", turnId, prompt: "p", createdAt: new Date().toISOString() });
-    publish({ type: "turn:token", turnId, step: 0, offset: 0, text: "first piece. " });
+    publish({ type: "turn:data", turnId, runId: null, data: { kind: "token", step: 0, offset: 0, text: "first piece. " } });
     await writer.drain();
 
     const lost = proxy.dropNextReply("update", "turns");
     const second = "second piece, whose reply the network loses. ";
-    publish({ type: "turn:token", turnId, step: 0, offset: 13, text: second });
+    publish({ type: "turn:data", turnId, runId: null, data: { kind: "token", step: 0, offset: 13, text: second } });
     await writer.drain();
     await lost;
-    publish({ type: "turn:token", turnId, step: 0, offset: 13 + second.length, text: "third." });
+    publish({ type: "turn:data", turnId, runId: null, data: { kind: "token", step: 0, offset: 13 + second.length, text: "third." } });
     publish({ type: "turn:ended", turnId, status: "completed", stats: emptyStats(), endedAt: new Date().toISOString() } satisfies AgentEventOf<"turn:ended">);
     await writer.drain();
 

@@ -23,10 +23,10 @@ beforeAll(async () => {
       if (delegated) {
         const ref = turn.startSubagent("look it up");
         turn.publish({ type: "subagent_completed", ...ref, response: delegated, stats: turn.stats, endReason: "completed", endedAt: turn.at });
-        turn.publish({ type: "tool:result", turnId: turn.turnId, callId: "c1", response: "done", responseSize: 4, status: "success" });
+        turn.publish({ type: "turn:data", turnId: turn.turnId, runId: null, data: { kind: "tool_result", callId: "c1", response: "done", responseSize: 4, status: "success" } });
       }
       const answer = script?.answer ?? "OK.";
-      turn.publish({ type: "turn:token", turnId: turn.turnId, step: delegated ? 1 : 0, offset: 0, text: answer });
+      turn.publish({ type: "turn:data", turnId: turn.turnId, runId: null, data: { kind: "token", step: delegated ? 1 : 0, offset: 0, text: answer } });
     }),
   });
 });

@@ -7,6 +7,7 @@ import { openSession, recordEvents, request, startHarness, waitFor, type Harness
 import { CookieJar } from "@/test/support/server/cookie-jar";
 import { fakeRunner } from "@/test/support/turn/fake-runner";
 import { initialChat, PAGE_VIEWER_HEADER, pageViewer } from "./page-viewer";
+import { dataOf } from "@/test/support/turn/agent-data";
 
 /**
  * The chat page's first page of turns, read in-process for whoever server/app.ts admitted
@@ -56,11 +57,11 @@ describe("single mode (a browser is a person)", () => {
     harness = await startHarness("page-viewer", {
       pageHandler: rendered.handler,
       runner: fakeRunner(async (turn) => {
-        turn.publish({ type: "turn:token", turnId: turn.turnId, step: 0, offset: 0, text: "Hello" });
+        turn.publish({ type: "turn:data", turnId: turn.turnId, runId: null, data: { kind: "token", step: 0, offset: 0, text: "Hello" } });
         await new Promise<void>((resolve) => {
           release = resolve;
         });
-        turn.publish({ type: "turn:token", turnId: turn.turnId, step: 0, offset: 5, text: " again" });
+        turn.publish({ type: "turn:data", turnId: turn.turnId, runId: null, data: { kind: "token", step: 0, offset: 5, text: " again" } });
       }),
     });
   });
@@ -74,7 +75,7 @@ describe("single mode (a browser is a person)", () => {
     const live = recordEvents(socket);
     expect((await request(socket, "session:join", { sessionId })).ok).toBe(true);
     expect((await request(socket, "turn:send", { sessionId, text: "first" })).ok).toBe(true);
-    await waitFor(() => live.some((e) => e.type === "turn:token"));
+    await waitFor(() => dataOf(live, "token", "master").length > 0);
     const fromPage = snapshotOf((await page(harness, `/c/${sessionId}`, { cookie })).initial);
     const joined = await request(socket, "session:join", { sessionId });
     expect(joined.ok && joined.data).toEqual(fromPage);
@@ -89,7 +90,7 @@ describe("single mode (a browser is a person)", () => {
     const live = recordEvents(socket);
     expect((await request(socket, "session:join", { sessionId })).ok).toBe(true);
     expect((await request(socket, "turn:send", { sessionId, text: "streaming" })).ok).toBe(true);
-    await waitFor(() => live.some((e) => e.type === "turn:token"));
+    await waitFor(() => dataOf(live, "token", "master").length > 0);
     // The HTML is rendered mid-turn; the turn goes on before the reloaded page's socket joins.
     const fromPage = snapshotOf((await page(harness, `/c/${sessionId}`, { cookie })).initial);
     release();

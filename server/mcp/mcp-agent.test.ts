@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { SubagentDefinition } from "@/lib/agent/definitions";
 import { MASTER_PROMPT_MARKER } from "@/lib/agent/prompts";
 import { createOpenAIModel } from "@/lib/model/openai-adapter";
+import { processInTurn } from "@/lib/turn/paths";
 import { fileReadTool } from "@/lib/tools";
 import { masterText, ofType, startTestTurn, tempWorkspace } from "@/test/support/agent/harness";
 import { EVERYTHING, HOSTILE, stdioServer } from "@/test/support/mcp/servers";
@@ -71,7 +72,7 @@ describe("MCP tools in the agent runtime", () => {
     expect(result.status).toBe("completed");
     expect(masterText(result.turn)).toBe("Done.");
 
-    const process = ofType(run.events, "agent:complete")[0]!.subagent;
+    const process = processInTurn(result.turn, ofType(run.events, "agent:complete")[0]!.runId)!;
     expect(process.steps[0]!.toolCalls[0]).toMatchObject({
       callId: "s1",
       name: "everything.echo",
@@ -100,7 +101,7 @@ describe("MCP tools in the agent runtime", () => {
     const result = await run.result;
     expect(result.status).toBe("completed");
     expect(Date.now() - started).toBeLessThan(5_000);
-    const call = ofType(run.events, "agent:complete")[0]!.subagent.steps[0]!.toolCalls[0]!;
+    const call = processInTurn(result.turn, ofType(run.events, "agent:complete")[0]!.runId)!.steps[0]!.toolCalls[0]!;
     expect(call).toMatchObject({ name: "hostile.never", status: "error" });
     expect(call.response).toBe('Error [tool_failed]: MCP server "hostile" did not answer the call to "never" within 500 ms.');
   });

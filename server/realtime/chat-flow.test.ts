@@ -3,6 +3,7 @@ import type { JoinResult } from "@/lib/contracts";
 import { createOpenAIModel } from "@/lib/model/openai-adapter";
 import { scriptedError, scriptedReply, startScriptedOpenAIServer, type ScriptedOpenAIServer, type ScriptedRequest } from "@/test/support/model/scripted-openai-server";
 import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness } from "@/test/support/server/app-harness";
+import { dataOf } from "@/test/support/turn/agent-data";
 
 /**
  * The chat slice end to end below the browser: the real server on port 0, two
@@ -49,7 +50,7 @@ describe("chat over Socket.IO", () => {
     await waitFor(() => eventsB.some((e) => e.type === "turn:ended"), 10_000, "turn end on client B");
 
     for (const events of [eventsA, eventsB]) {
-      const tokens = events.filter((e) => e.type === "turn:token").map((e) => (e.type === "turn:token" ? e.text : ""));
+      const tokens = dataOf(events, "token", "master").map((d) => d.text);
       expect(tokens.join("")).toBe("Hello from the model.");
       const seqs = events.map((e) => e.seq);
       expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
@@ -100,7 +101,7 @@ describe("chat over Socket.IO", () => {
     await request(socket, "session:join", { sessionId: sessionId });
     const sent = await request(socket, "turn:send", { sessionId: sessionId, text: "be slow" });
     if (!sent.ok) throw new Error(sent.message);
-    await waitFor(() => events.some((e) => e.type === "turn:token"), 10_000, "first token");
+    await waitFor(() => dataOf(events, "token", "master").length > 0, 10_000, "first token");
     const busy = await request(socket, "turn:send", { sessionId: sessionId, text: "another" });
     expect(busy).toMatchObject({ ok: false, code: "busy" });
 

@@ -1,12 +1,13 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AgentEventOf, SessionEvent, ToolCall } from "@/lib/contracts";
+import type { SessionEvent, ToolCall } from "@/lib/contracts";
 import { createWorkspaceTools } from "@/lib/tools";
 import { GHOST_APPROVAL_NOTE } from "@/server/data/store";
 import { tempWorkspace } from "@/test/support/agent/harness";
 import { scriptedModel, toolResults } from "@/test/support/agent/scripted-model";
 import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness } from "@/test/support/server/app-harness";
+import { dataOf } from "@/test/support/turn/agent-data";
 
 /**
  * Approval through the real server, sockets and database: every tab of the owner sees a
@@ -32,7 +33,7 @@ afterAll(async () => {
   await ws?.cleanup();
 });
 
-const approvalsIn = (events: SessionEvent[]) => events.filter((e): e is AgentEventOf<"tool:approval"> & SessionEvent => e.type === "tool:approval");
+const approvalsIn = (events: SessionEvent[]) => dataOf(events, "approval");
 const masterCall = (turns: { steps: { toolCalls: ToolCall[] }[] }[]) => turns[0]!.steps[0]!.toolCalls[0]!;
 
 describe("approval through the server", () => {

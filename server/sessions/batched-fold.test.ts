@@ -36,14 +36,14 @@ async function streamWithChecks(tokens: number, every: number, check: (drone: Dr
       const text = `w${i} `;
       turn.publish({ type: "subagent_data", ...ref, data: { kind, step, offset: offsets[slot]!, text } });
       offsets[slot]! += text.length;
-      if (i % 10 === 9) turn.publish({ type: "turn:token", turnId: turn.turnId, step: 0, offset: (i - 9) / 10, text: "." });
+      if (i % 10 === 9) turn.publish({ type: "turn:data", turnId: turn.turnId, runId: null, data: { kind: "token", step: 0, offset: (i - 9) / 10, text: "." } });
       if ((i + 1) % every === 0) {
         await check(drone!, turn.turn(), relayed);
         checks++;
       }
     }
     turn.publish({ type: "subagent_completed", ...ref, response: "done", stats: turn.stats, endReason: "completed", endedAt: turn.at });
-    turn.publish({ type: "tool:result", turnId: turn.turnId, callId: "c1", response: "done", responseSize: 4, status: "success" });
+    turn.publish({ type: "turn:data", turnId: turn.turnId, runId: null, data: { kind: "tool_result", callId: "c1", response: "done", responseSize: 4, status: "success" } });
   });
   drone = await DroneSession.open({ store, sessionId, title: "t", runner, relay: (event) => relayed.push(event), flushMs: 5 });
   const turnId = await drone.startTurn("go");

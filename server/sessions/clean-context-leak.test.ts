@@ -6,8 +6,10 @@ import { BUILTIN_DEFINITIONS } from "@/lib/agent/definitions";
 import { MASTER_PROMPT_MARKER } from "@/lib/agent/prompts";
 import type { SessionEvent } from "@/lib/contracts";
 import { createOpenAIModel } from "@/lib/model/openai-adapter";
+import { processInTurn } from "@/lib/turn/paths";
 import { scriptedReply, startScriptedOpenAIServer, type ScriptedOpenAIServer, type ScriptedRequest } from "@/test/support/model/scripted-openai-server";
 import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness } from "@/test/support/server/app-harness";
+import { dataOf } from "@/test/support/turn/agent-data";
 
 /**
  * DESIGN invariant 1 through everything real: the OpenAI adapter over HTTP to a scripted
@@ -17,11 +19,14 @@ import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor,
  * that runs out of steps while still writing interim lines. Every request the master's
  * model receives — live, on a later turn of the same process, and after a restart when
  * the context is rebuilt from MongoDB alone — is checked on the wire: none of it, and a
- * subagent result holds only the fields listed in ALLOWED_RESULT_LINES.
+ * subagent result holds only the fields listed in ALLOWED_RESULT_LINES. The master's own
+ * reasoning, streamed and stored with its steps, is held to the same rule.
  */
 
 const MARK = "ZZLEAK";
 const ANSWER_A = "Release 2.0 ships on May 3.";
+/** Marks the master's own reasoning, which its later requests must not hold either. */
+const THINK = "ZZTHINK";
 
 type WireMessage = { role: string; content: string | null; tool_call_id?: string };
 const messagesOf = (r: ScriptedRequest): WireMessage[] => r.body.messages;
@@ -32,7 +37,15 @@ function handler(r: ScriptedRequest) {
   const messages = messagesOf(r);
   const last = messages.at(-1)!;
   if (isMaster(r)) {
+    if (last.role === "tool" && last.tool_call_id === "m_notes") return scriptedReply({ reasoning: [`${THINK}_STEP_1`], text: ["The notes say nothing."] });
     if (last.role === "tool") return scriptedReply({ text: ["Both helpers reported."] });
+    if (String(last.content).startsWith("Ponder")) {
+      return scriptedReply({
+        reasoning: [`${THINK}_STEP_0 `, "which notes?"],
+        text: ["Reading the notes. "],
+        toolCalls: [{ id: "m_notes", name: "file_read", argumentChunks: argumentChunks({ path: "notes.md" }) }],
+      });
+    }
     if (String(last.content).startsWith("Investigate")) {
       return scriptedReply({
         text: ["Asking two helpers. "],
@@ -95,6 +108,7 @@ let workspace: string;
 beforeAll(async () => {
   workspace = mkdtempSync(path.join(tmpdir(), "delegate-leak-"));
   writeFileSync(path.join(workspace, "plan.md"), `# Plan\n${ANSWER_A}\n${MARK}_FILE_CONTENTS\n`);
+  writeFileSync(path.join(workspace, "notes.md"), "Nothing here yet.\n");
   server = await startScriptedOpenAIServer(handler);
   const model = createOpenAIModel({ baseURL: server.url, model: "scripted", timeoutMs: 10_000, maxRetries: 0 });
   const definitions = BUILTIN_DEFINITIONS.map((d) => (d.name === "explore" ? { ...d, maxSteps: 3 } : d));
@@ -125,10 +139,13 @@ describe("clean context through the HTTP adapter, the server, MongoDB and a rest
 
     // The internals were produced, streamed and stored for audit…
     const completes = live.filter((e): e is Extract<SessionEvent, { type: "agent:complete" }> => e.type === "agent:complete");
-    expect(completes.map((c) => c.subagent.status).sort()).toEqual(["error", "success"]);
-    expect(JSON.stringify(completes)).toContain(`${MARK}_INTERIM_A`);
-    expect(JSON.stringify(completes)).toContain(`${MARK}_REASONING_B_2`);
-    const failed = completes.find((c) => c.subagent.status === "error")!.subagent;
+    await (await harness.app.registry.peek(sessionId))?.drain();
+    const [stored] = await harness.store.loadHistory(sessionId);
+    const processes = completes.map((c) => processInTurn(stored!, c.runId)!);
+    expect(processes.map((p) => p.status).sort()).toEqual(["error", "success"]);
+    expect(JSON.stringify(processes)).toContain(`${MARK}_INTERIM_A`);
+    expect(JSON.stringify(processes)).toContain(`${MARK}_REASONING_B_2`);
+    const failed = processes.find((p) => p.status === "error")!;
     expect(failed).toMatchObject({ endReason: "failed", response: "", error: "Reached its limit of 3 steps without a final answer." });
     expect(failed.steps).toHaveLength(3);
 
@@ -154,5 +171,29 @@ describe("clean context through the HTTP adapter, the server, MongoDB and a rest
     expect(a).toContain(`\n\n${ANSWER_A}\n\n---\n`);
     expect(resultFields(b!)).toEqual(["tag", "status", "error", "condensation", "blank", "answer", "blank", "footerRule", "footer"]);
     expect(b).toContain("Status: Failed\nError: Reached its limit of 3 steps without a final answer.\nCondensation: Level 1 (passthrough)\n\n(no answer)\n");
+  });
+
+  it("no master request ever holds the master's own reasoning, though it is streamed and stored", async () => {
+    const { cookie, sessionId } = await openSession(harness);
+    const before = server.requests.length;
+    const live = await runTurn(harness, cookie, sessionId, "Ponder the notes");
+
+    // The master's reasoning was streamed and stored with its steps…
+    expect(dataOf(live, "thinking", "master").map((d) => d.text).join("")).toBe(`${THINK}_STEP_0 which notes?${THINK}_STEP_1`);
+    await (await harness.app.registry.peek(sessionId))?.drain();
+    const [stored] = await harness.store.loadHistory(sessionId);
+    expect(stored!.steps.map((s) => s.thinking)).toEqual([`${THINK}_STEP_0 which notes?`, `${THINK}_STEP_1`]);
+
+    // …and never sent back: not in the turn's next step, a later turn, nor after a restart.
+    await runTurn(harness, cookie, sessionId, "follow up: anything else?");
+    harness = await harness.restart();
+    await runTurn(harness, cookie, sessionId, "follow up after the restart");
+
+    const masters = server.requests.slice(before).filter(isMaster);
+    expect(masters).toHaveLength(4); // the read, its answer, follow-up, follow-up after the restart
+    for (const request of masters) expect(JSON.stringify(request.body)).not.toContain(THINK);
+    // The rebuilt context did hold the master's steps: their text, the read and its answer.
+    const rebuilt = JSON.stringify(masters[3]!.body);
+    for (const seen of ["Reading the notes.", "Nothing here yet.", "The notes say nothing."]) expect(rebuilt).toContain(seen);
   });
 });

@@ -43,8 +43,8 @@ describe("database outage during a turn", () => {
     await waitFor(() => events.some((e) => e.type === "subagent_started"), 10_000, "subagents to start");
 
     await mongo.stop();
-    const tokensBefore = events.filter((e) => e.type === "turn:token" || e.type === "subagent_data").length;
-    await waitFor(() => events.filter((e) => e.type === "turn:token" || e.type === "subagent_data").length > tokensBefore + 5, 20_000, "streaming to go on without the database");
+    const tokensBefore = events.filter((e) => (e.type === "turn:data" && e.data.kind === "token") || e.type === "subagent_data").length;
+    await waitFor(() => events.filter((e) => (e.type === "turn:data" && e.data.kind === "token") || e.type === "subagent_data").length > tokensBefore + 5, 20_000, "streaming to go on without the database");
 
     await waitFor(() => events.some((e) => e.type === "turn:ended"), 60_000, "the turn to end without the database");
     const ended = events.find((e) => e.type === "turn:ended");

@@ -38,7 +38,7 @@ function hugeTurnRunner(): TurnRunner {
         const ref = { turnId, runId: `${turnId}-r1`, parentRunId: null, depth: 1 };
         const events: AgentEvent[] = [
           { type: "turn:started", turnId, prompt: input.prompt, createdAt: at },
-          { type: "tool:call", turnId, step: 0, callId: "c1", name: "subagent", parameters: "{}" },
+          { type: "turn:data", turnId, runId: null, data: { kind: "tool_call", step: 0, callId: "c1", name: "subagent", parameters: "{}" } },
           { type: "subagent_started", ...ref, callId: "c1", name: "explore", task: "t", prompt: "p", startedAt: at },
         ];
         let turn = turnFromStart(events[0] as Extract<AgentEvent, { type: "turn:started" }>, input.sessionId);
@@ -50,13 +50,13 @@ function hugeTurnRunner(): TurnRunner {
         for (let offset = 0; offset < ANSWER_CHARS; offset += PIECE.length) {
           publish({ type: "subagent_data", ...ref, data: { kind: "thinking", step: 0, offset, text: PIECE } });
           publish({ type: "subagent_data", ...ref, data: { kind: "token", step: 0, offset, text: PIECE } });
-          publish({ type: "turn:token", turnId, step: 1, offset, text: PIECE });
+          publish({ type: "turn:data", turnId, runId: null, data: { kind: "token", step: 1, offset, text: PIECE } });
           // Let the writer flush while the text grows, as it does while a model streams.
           if (offset % 2_000_000 === 0) await new Promise((r) => setTimeout(r, 10));
         }
         const stats = emptyStats();
         publish({ type: "subagent_completed", ...ref, response: PIECE.repeat(ANSWER_CHARS / PIECE.length), stats, endReason: "completed", endedAt: at });
-        publish({ type: "tool:result", turnId, callId: "c1", response: "clean", responseSize: 5, status: "success" });
+        publish({ type: "turn:data", turnId, runId: null, data: { kind: "tool_result", callId: "c1", response: "clean", responseSize: 5, status: "success" } });
         publish({ type: "turn:ended", turnId, status: "completed", stats, endedAt: at });
         return { status: "completed", stats, turn };
       })();

@@ -37,8 +37,8 @@ function scriptedRunner(): TurnRunner {
     await resume;
     await stream(after);
     publish({ type: "subagent_completed", ...ref, response: "tok ".repeat(sent), stats, endReason: "completed", endedAt: at });
-    publish({ type: "tool:result", turnId, callId: "c1", response: "watched", responseSize: 7, status: "success" });
-    publish({ type: "turn:token", turnId, step: 1, offset: 0, text: "Done." });
+    publish({ type: "turn:data", turnId, runId: null, data: { kind: "tool_result", callId: "c1", response: "watched", responseSize: 7, status: "success" } });
+    publish({ type: "turn:data", turnId, runId: null, data: { kind: "token", step: 1, offset: 0, text: "Done." } });
   });
 }
 

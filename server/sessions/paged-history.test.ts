@@ -4,6 +4,7 @@ import { TURN_PAGE_SIZE, type ChatTurn, type JoinResult, type SessionEvent, type
 import { generateHistory, insertHistory } from "@/bench/seed-session";
 import { openSession, recordEvents, request, startHarness, waitFor, type Harness, type TestClient } from "@/test/support/server/app-harness";
 import { fakeRunner } from "@/test/support/turn/fake-runner";
+import { dataOf } from "@/test/support/turn/agent-data";
 
 /**
  * A long chat opens with its newest page of turns, and every older turn is reachable
@@ -19,11 +20,11 @@ let release: () => void = () => undefined;
 beforeAll(async () => {
   harness = await startHarness("paged", {
     runner: fakeRunner(async (turn) => {
-      turn.publish({ type: "turn:token", turnId: turn.turnId, step: 0, offset: 0, text: "Hello" });
+      turn.publish({ type: "turn:data", turnId: turn.turnId, runId: null, data: { kind: "token", step: 0, offset: 0, text: "Hello" } });
       await new Promise<void>((resolve) => {
         release = resolve;
       });
-      turn.publish({ type: "turn:token", turnId: turn.turnId, step: 0, offset: 5, text: " again" });
+      turn.publish({ type: "turn:data", turnId: turn.turnId, runId: null, data: { kind: "token", step: 0, offset: 5, text: " again" } });
     }),
   });
 });
@@ -111,7 +112,7 @@ describe("a paged history over the socket", () => {
     const events = recordEvents(socket);
     const sent = await request(socket, "turn:send", { sessionId, text: "Still going" });
     if (!sent.ok) throw new Error(sent.message);
-    await waitFor(() => events.some((e) => e.type === "turn:token"), 5_000, "the turn streaming");
+    await waitFor(() => dataOf(events, "token", "master").length > 0, 5_000, "the turn streaming");
     // Another tab of the same person opens the chat while the turn streams.
     const tab = await harness.client(cookie);
     const joined = snapshotOf(await join(tab, sessionId));
@@ -132,7 +133,7 @@ describe("a paged history over the socket", () => {
     const live: SessionEvent[] = recordEvents(socket);
     const sent = await request(socket, "turn:send", { sessionId, text: "Across a disconnect" });
     if (!sent.ok) throw new Error(sent.message);
-    await waitFor(() => live.some((e) => e.type === "turn:token"), 5_000, "first token");
+    await waitFor(() => dataOf(live, "token", "master").length > 0, 5_000, "first token");
     for (const event of live) state = sessionReducer(state, { type: "event", event });
     socket.disconnect();
 

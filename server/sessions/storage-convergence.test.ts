@@ -95,6 +95,8 @@ describe("server fold, browser state, replay and the rebuild from MongoDB (prope
 
         const final = drone.liveTurn(turnId)!;
         expect(final.status).toBe("completed");
+        // The master's reasoning, step by step, is the recorded one (and below, the same after the rebuild and the replay).
+        expect(final.steps.map((s) => s.thinking)).toStrictEqual(stream.expected.steps.map((s) => s.thinking));
         expect(parseTurnMarkup(serializeTurn(final))).toStrictEqual(final);
 
         // A viewer that saw the first events, then missed a stretch, rejoins by sequence number.

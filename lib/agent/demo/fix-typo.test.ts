@@ -1,11 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { AgentEventOf } from "@/lib/contracts";
 import { createDemoModel } from "@/lib/model/demo-model";
 import { createWorkspaceTools } from "@/lib/tools";
 import { BUILTIN_DEFINITIONS } from "../definitions";
 import { masterText, ofType, startTestTurn, tempWorkspace, type TurnRun } from "@/test/support/agent/harness";
+import { dataOf, type DataOf } from "@/test/support/turn/agent-data";
 
 /** The demo's "fix the typo" playbook: a depth-2 `file_edit` that waits for a person. */
 let ws: Awaited<ReturnType<typeof tempWorkspace>>;
@@ -17,9 +17,9 @@ afterEach(() => ws.cleanup());
 function start(prompt: string): TurnRun {
   return startTestTurn({ model: createDemoModel({ chunkDelayMs: 0 }), workspaceDir: ws.dir, tools: createWorkspaceTools(), definitions: [...BUILTIN_DEFINITIONS] }, prompt);
 }
-async function pending(run: TurnRun): Promise<AgentEventOf<"tool:approval">> {
+async function pending(run: TurnRun): Promise<DataOf<"approval">> {
   for (let i = 0; i < 500; i++) {
-    const found = ofType(run.events, "tool:approval").find((e) => e.approval.state === "pending");
+    const found = dataOf(run.events, "approval").find((e) => e.approval.state === "pending");
     if (found) return found;
     await new Promise((r) => setTimeout(r, 10));
   }

@@ -9,6 +9,7 @@ import { BUILTIN_DEFINITIONS } from "../definitions";
 import { masterText, ofType, startTestTurn, type TurnRun } from "@/test/support/agent/harness";
 import { DEMO_PROMPTS } from "./prompts";
 import { chatAnswer } from "./system-replies";
+import { dataOf, type DataOf } from "@/test/support/turn/agent-data";
 
 /**
  * The prompts offered to newcomers (home page, the demo's help, the README) are one list,
@@ -28,7 +29,7 @@ function start(prompt: string, pace: { chunkDelayMs: number; replyDelayMs?: numb
 /** Approves the first approval asked for (only the typo fix asks). */
 async function approveWhenAsked(run: TurnRun): Promise<void> {
   for (let i = 0; i < 500; i++) {
-    const asked = ofType(run.events, "tool:approval").find((e) => e.approval.state === "pending");
+    const asked = dataOf(run.events, "approval").find((e) => e.approval.state === "pending");
     if (asked) {
       run.handle.decide!(asked.callId, asked.runId, { approve: true, by: "u1" });
       return;

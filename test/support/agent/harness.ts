@@ -2,7 +2,8 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
-import type { AgentEvent, AgentEventOf, AgentEventType, ChatTurn } from "@/lib/contracts";
+import type { AgentEvent, AgentEventOf, AgentEventType, ChatTurn, SubagentProcess } from "@/lib/contracts";
+import { processInTurn } from "@/lib/turn/paths";
 import { agentEventSchema } from "@/lib/contracts";
 import type { ChatModel } from "@/lib/model/types";
 import { ToolError, type Tool } from "@/lib/tools/types";
@@ -108,4 +109,11 @@ export function masterText(turn: ChatTurn): string {
 
 export function ofType<K extends AgentEventType>(events: readonly AgentEvent[], type: K): AgentEventOf<K>[] {
   return events.filter((e): e is AgentEventOf<K> => e.type === type);
+}
+
+/** A finished run's whole process, as the turn's fold holds it (what the panels and storage get). */
+export async function processOfRun(run: TurnRun, runId: string): Promise<SubagentProcess> {
+  const process = processInTurn((await run.result).turn, runId);
+  if (!process) throw new Error(`run ${runId} is not in the turn`);
+  return process;
 }

@@ -16,3 +16,13 @@ export function dataOf<K extends AgentDataKind>(events: readonly AgentEvent[], k
   }
   return out;
 }
+
+/** A data event as a test reads it (see `dataOf`); `undefined` for any other event. */
+export function flatData(event: AgentEvent): DataOf<AgentDataKind> | undefined {
+  return isDataEvent(event) ? { ...event.data, turnId: event.turnId, runId: event.runId } : undefined;
+}
+
+/** Whether `event` is what some agent did of kind `kind`. */
+export function isData<K extends AgentDataKind>(event: AgentEvent, kind: K): boolean {
+  return isDataEvent(event) && event.data.kind === kind;
+}
