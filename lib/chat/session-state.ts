@@ -1,5 +1,6 @@
 import type { ChatTurn, JoinResult, SessionEvent, TurnPage } from "@/lib/contracts";
 import { applyEvent, turnFromStart } from "@/lib/turn/reduce";
+import { sequenceStep } from "@/lib/turn/sequence";
 
 /**
  * The browser's pure state for one open session: `(state, action) → state`. A snapshot
@@ -126,8 +127,10 @@ function applyJoin(state: SessionState, result: JoinResult): SessionState {
 }
 
 function applySessionEvent(state: SessionState, event: SessionEvent): SessionState {
-  if (event.sessionId !== state.sessionId || event.seq <= state.seq || state.needsResync) return state;
-  if (event.seq > state.seq + 1) return { ...state, needsResync: true };
+  if (event.sessionId !== state.sessionId || state.needsResync) return state;
+  const step = sequenceStep(state.seq, event.seq);
+  if (step === "duplicate") return state;
+  if (step === "gap") return { ...state, needsResync: true };
   const seq = event.seq;
   if (event.type === "turn:started") return startTurn({ ...state, seq }, event);
   const index = lastIndexOf(state.turns, event.turnId);

@@ -135,6 +135,16 @@ export const agentCompleteSchema = z.object({
   ...toolOutput,
 });
 
+/** How the runs, calls and approvals a turn left running end with it (see `endRunning` in lib/turn/reduce.ts). */
+export const runsEndSchema = z.object({
+  endReason: endReasonSchema.exclude(["completed"]),
+  /** A run's error. */
+  error: z.string(),
+  /** A pending approval's note. */
+  note: z.string(),
+});
+export type RunsEnd = z.infer<typeof runsEndSchema>;
+
 export const turnEndedSchema = z.object({
   type: z.literal("turn:ended"),
   ...base,
@@ -142,6 +152,8 @@ export const turnEndedSchema = z.object({
   stats: turnStatsSchema,
   error: z.string().optional(),
   endedAt: z.string(),
+  /** Absent: as the status says (a cancel stops them, a failure fails them). */
+  runsEnd: runsEndSchema.optional(),
 });
 
 export const agentEventSchema = z.discriminatedUnion("type", [

@@ -1,10 +1,10 @@
 import type {
+  RunsEnd,
   AgentData,
   AgentEvent,
   Approval,
   AgentEventOf,
   ChatTurn,
-  EndReason,
   Step,
   SubagentProcess,
   ToolCall,
@@ -205,50 +205,44 @@ function completeAgent(turn: ChatTurn, event: AgentEventOf<"agent:complete">): C
  */
 function endTurn(turn: ChatTurn, event: AgentEventOf<"turn:ended">): ChatTurn {
   if (turn.status !== "running") return turn;
-  const ended: ChatTurn = { ...sweepAgent(turn, sweepOf(event.status, event.endedAt)), status: event.status, stats: event.stats, endedAt: event.endedAt };
+  const ended: ChatTurn = { ...endRunning(turn, event.runsEnd ?? runsEndOf(event.status), event.endedAt), status: event.status, stats: event.stats, endedAt: event.endedAt };
   if (event.error !== undefined) ended.error = event.error;
   return ended;
 }
 
-interface Sweep {
-  endReason: EndReason;
-  error: string;
-  endedAt: string;
-}
-
 /** How runs a turn left running are closed when it ends with `status`. */
-function sweepOf(status: Exclude<TurnStatus, "running">, endedAt: string): Sweep {
+export function runsEndOf(status: Exclude<TurnStatus, "running">): RunsEnd {
   const how = status === "completed" ? "ended" : status === "cancelled" ? "was cancelled" : "failed";
-  return { endReason: status === "cancelled" ? "killed" : "failed", error: `The turn ${how} before this subagent finished.`, endedAt };
+  return { endReason: status === "cancelled" ? "killed" : "failed", error: `The turn ${how} before this subagent finished.`, note: "The turn ended before anyone answered." };
 }
 
-function sweepAgent<A extends Agent>(agent: A, sweep: Sweep): A {
+/**
+ * The one rule for "end everything still running" under `agent`: each run still running
+ * ends with `how`, each call still running fails, each pending approval ends unanswered
+ * with `how.note`. The database's restart sweep (server/data/store.ts) writes the same.
+ */
+export function endRunning<A extends Agent>(agent: A, how: RunsEnd, endedAt: string): A {
   const steps = mapShared(agent.steps, (step) => {
-    const toolCalls = mapShared(step.toolCalls, (call) => sweepCall(call, sweep));
+    const toolCalls = mapShared(step.toolCalls, (call) => endCall(call, how, endedAt));
     return toolCalls === step.toolCalls ? step : { ...step, toolCalls };
   });
   return steps === agent.steps ? agent : { ...agent, steps };
 }
 
-function sweepCall(call: ToolCall, sweep: Sweep): ToolCall {
-  const process = call.subagent && sweepProcess(call.subagent, sweep);
+function endCall(call: ToolCall, how: RunsEnd, endedAt: string): ToolCall {
+  const process = call.subagent && endProcessRunning(call.subagent, how, endedAt);
   const waiting = call.approval?.state === "pending";
   if (call.status !== "running" && process === call.subagent && !waiting) return call;
   const next: ToolCall = { ...call, status: call.status === "running" ? "error" : call.status };
-  if (waiting) next.approval = unanswered(call.approval!, sweep);
+  if (waiting) next.approval = { ...call.approval!, state: "cancelled", decidedAt: endedAt, note: how.note };
   if (process) next.subagent = process;
   return next;
 }
 
-/** A pending approval its turn left behind ends unanswered, saying so. */
-function unanswered(approval: Approval, sweep: Sweep): Approval {
-  return { ...approval, state: "cancelled", decidedAt: sweep.endedAt, note: "The turn ended before anyone answered." };
-}
-
-function sweepProcess(process: SubagentProcess, sweep: Sweep): SubagentProcess {
-  const swept = sweepAgent(process, sweep);
-  if (swept.status !== "running") return swept;
-  return { ...swept, status: "error", endReason: sweep.endReason, error: sweep.error, endedAt: sweep.endedAt };
+function endProcessRunning(process: SubagentProcess, how: RunsEnd, endedAt: string): SubagentProcess {
+  const ended = endRunning(process, how, endedAt);
+  if (ended.status !== "running") return ended;
+  return { ...ended, status: "error", endReason: how.endReason, error: how.error, endedAt };
 }
 
 const emptyStep = (): Step => ({ text: "", thinking: "", toolCalls: [] });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ChatTurn, SubagentProcess } from "@/lib/contracts";
 import { applyEvent } from "@/lib/turn/reduce";
-import { GHOST_TURN_ERROR } from "@/server/data/store";
+import { GHOST_TURN_ERROR } from "@/lib/turn/ghost-sweep";
 import { ghostEndEvents } from "./ghost-events";
 
 const stats = { inputTokens: 0, outputTokens: 0, costUsd: 0, steps: 0, durationMs: 0 } as unknown as ChatTurn["stats"];
@@ -35,14 +35,10 @@ function turnWith(runs: SubagentProcess[]): ChatTurn {
 }
 
 describe("ending a dead process's turn", () => {
-  it("ends every running subagent, children before parents, with ghost_sweep, then the turn", () => {
+  it("ends the turn, and with it every running subagent at any depth, with ghost_sweep", () => {
     const turn = turnWith([run("a", null, 1, "running", [run("a1", "a", 2, "running")]), run("b", null, 1, "success")]);
     const events = ghostEndEvents(turn, "2026-12-01T12:01:00.000Z");
-    expect(events.map((e) => (e.type === "subagent_error" ? `${e.type}:${e.runId}:${e.endReason}` : e.type))).toEqual([
-      "subagent_error:a1:ghost_sweep",
-      "subagent_error:a:ghost_sweep",
-      "turn:ended",
-    ]);
+    expect(events.map((e) => (e.type === "turn:ended" ? `${e.type}:${e.runsEnd?.endReason}` : e.type))).toEqual(["turn:ended:ghost_sweep"]);
     const ended = events.reduce(applyEvent, turn);
     expect(ended.status).toBe("failed");
     expect(ended.error).toBe(GHOST_TURN_ERROR);

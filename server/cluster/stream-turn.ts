@@ -2,6 +2,7 @@ import type { ChatTurn, SessionEvent } from "@/lib/contracts";
 import { applyEvent, turnFromStart } from "@/lib/turn/reduce";
 import { parseEntry, streamKey } from "./event-stream";
 import type { RedisClient } from "./redis";
+import { sequenceStep } from "@/lib/turn/sequence";
 
 /**
  * One turn as its chat's event stream holds it: every event the owner relayed, folded
@@ -22,7 +23,7 @@ export function foldTurnFromEvents(events: readonly SessionEvent[], sessionId: s
   let chatSeq = 0;
   for (const event of events) {
     chatSeq = Math.max(chatSeq, event.seq);
-    if (event.turnId !== turnId || event.seq <= lastSeq) continue;
+    if (event.turnId !== turnId || sequenceStep(lastSeq, event.seq) === "duplicate") continue;
     lastSeq = event.seq;
     if (event.type === "turn:started") turn = turnFromStart(event, sessionId);
     else if (turn) turn = applyEvent(turn, event);

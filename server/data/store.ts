@@ -8,6 +8,7 @@ import { newId } from "./ids";
 import { SESSION_SUMMARY_FIELDS as SUMMARY_FIELDS, toSummary, type SessionRow } from "./session-row";
 import { backfillSearch, indexTurns, listSessionPage, searchSessions } from "./search-index";
 import { listModelCalls, loadModelCall, loadTurnModelCalls, ModelCallLog, type ModelCallLogOptions } from "./model-call-log";
+import { GHOST_RUNS_END, GHOST_TURN_ERROR } from "@/lib/turn/ghost-sweep";
 
 /**
  * The data access the app needs, behind one small interface (the repository the server
@@ -71,9 +72,8 @@ export interface ChatStore {
 export type GhostSweepScope = { sessionId: string; turnId: string } | { exceptSessions: string[] };
 
 export const DEFAULT_TITLE = "New chat";
-export const GHOST_TURN_ERROR = "The server restarted while this turn was running; it was stopped.";
-export const GHOST_RUN_ERROR = "The server restarted while this subagent was running (ghost sweep).";
-export const GHOST_APPROVAL_NOTE = "The server restarted before anyone answered (ghost sweep).";
+export { GHOST_TURN_ERROR } from "@/lib/turn/ghost-sweep";
+export const GHOST_APPROVAL_NOTE = GHOST_RUNS_END.note;
 
 function notFound(): AppError {
   return new AppError("not_found", "That chat does not exist.");
@@ -169,9 +169,10 @@ export function mongoStore(models: Models): ChatStore {
     async ghostSweep(now = new Date(), scope) {
       const where: Record<string, unknown> = !scope ? {} : "turnId" in scope ? { sessionId: scope.sessionId, turnId: scope.turnId } : { sessionId: { $nin: scope.exceptSessions } };
       const turnWhere: Record<string, unknown> = scope && "turnId" in scope ? { _id: scope.turnId, sessionId: scope.sessionId } : where;
-      const runs = await SubagentRun.updateMany({ ...where, status: "running" }, { $set: { status: "error", endReason: "ghost_sweep", error: GHOST_RUN_ERROR, endedAt: now } });
+      // endRunning (lib/turn/reduce.ts) with GHOST_RUNS_END, as bulk updates: after a restart no fold holds these turns.
+      const runs = await SubagentRun.updateMany({ ...where, status: "running" }, { $set: { status: "error", endReason: GHOST_RUNS_END.endReason, error: GHOST_RUNS_END.error, endedAt: now } });
       // Before the calls: a waiting approval ends unanswered and says why.
-      await ToolCall.updateMany({ ...where, "approval.state": "pending" }, { $set: { "approval.state": "cancelled", "approval.decidedAt": now.toISOString(), "approval.note": GHOST_APPROVAL_NOTE } });
+      await ToolCall.updateMany({ ...where, "approval.state": "pending" }, { $set: { "approval.state": "cancelled", "approval.decidedAt": now.toISOString(), "approval.note": GHOST_RUNS_END.note } });
       const calls = await ToolCall.updateMany({ ...where, status: "running" }, { $set: { status: "error" } });
       const turns = await Turn.updateMany({ ...turnWhere, status: "running" }, { $set: { status: "failed", error: GHOST_TURN_ERROR, endedAt: now } });
       return { turns: turns.modifiedCount, runs: runs.modifiedCount, calls: calls.modifiedCount };
