@@ -73,3 +73,16 @@ export type SubagentSteer = z.infer<typeof subagentSteerSchema>;
 export type SubagentKill = z.infer<typeof subagentKillSchema>;
 export type ToolDecide = z.infer<typeof toolDecideSchema>;
 export type SubagentRetry = z.infer<typeof subagentRetrySchema>;
+
+/**
+ * What a person does to a running turn, as it travels from the socket handler through
+ * the session service (and, in a cluster, to the process that runs the turn) to the chat
+ * session that acts on it: one union, dispatched once (DroneSession.command).
+ */
+export type RunCommand =
+  | { kind: "cancel"; turnId: string }
+  | { kind: "steer"; runId: string; message: string }
+  | { kind: "kill"; runId: string }
+  /** `runId` null: the master's call; absent: whichever run's call has that id. `by`: who decided. */
+  | { kind: "decide"; callId: string; runId?: string | null; approve: boolean; reason?: string; by: string }
+  | { kind: "retry"; runId: string; task?: string };

@@ -254,22 +254,8 @@ export class Cluster {
     const session = this.registry?.peekReady(sessionId);
     if (!session?.runningTurnId) return { handled: false };
     try {
-      switch (command.kind) {
-        case "cancel":
-          session.cancel(command.turnId);
-          return { handled: true, ok: true };
-        case "steer":
-          session.steer(command.runId, command.message);
-          return { handled: true, ok: true };
-        case "kill":
-          session.kill(command.runId);
-          return { handled: true, ok: true };
-        case "decide":
-          session.decide(command.callId, command.runId, { approve: command.approve, reason: command.reason, by: command.by });
-          return { handled: true, ok: true };
-        case "retry":
-          return { handled: true, ok: true, result: await session.retry(command.runId, command.task) };
-      }
+      const result = await session.command(command);
+      return result ? { handled: true, ok: true, result } : { handled: true, ok: true };
     } catch (error) {
       const known = toAppError(error);
       if (known) return { handled: true, ok: false, code: known.code, message: known.message };

@@ -1,4 +1,4 @@
-import type { ErrorCode, RetryStarted } from "@/lib/contracts";
+import type { ErrorCode, RetryStarted, RunCommand } from "@/lib/contracts";
 import type { MirrorSnapshot } from "@/server/sessions/drone-session";
 
 /**
@@ -6,12 +6,7 @@ import type { MirrorSnapshot } from "@/server/sessions/drone-session";
  * adapter, every process answers). Ownership was checked by the process the person is
  * connected to; the owner of the running turn only acts on it.
  */
-export type RoutedCommand =
-  | { kind: "cancel"; turnId: string }
-  | { kind: "steer"; runId: string; message: string }
-  | { kind: "kill"; runId: string }
-  | { kind: "decide"; callId: string; runId?: string | null; approve: boolean; reason?: string; by: string }
-  | { kind: "retry"; runId: string; task?: string };
+export type RoutedCommand = RunCommand;
 
 export type RoutedAnswer =
   | { handled: false }

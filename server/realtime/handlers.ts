@@ -76,23 +76,27 @@ export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
     });
     onCommand(socket, "turn:send", guard, ({ sessionId, text }) => sessions.send(userId, sessionId, text));
     onCommand(socket, "turn:cancel", guard, async ({ sessionId, turnId }) => {
-      await sessions.cancel(userId, sessionId, turnId);
+      await sessions.command(userId, sessionId, { kind: "cancel", turnId });
       return { turnId };
     });
     onCommand(socket, "subagent:steer", guard, async ({ sessionId, runId, message }) => {
-      await sessions.steer(userId, sessionId, runId, message);
+      await sessions.command(userId, sessionId, { kind: "steer", runId, message });
       return { runId };
     });
     onCommand(socket, "subagent:kill", guard, async ({ sessionId, runId }) => {
-      await sessions.kill(userId, sessionId, runId);
+      await sessions.command(userId, sessionId, { kind: "kill", runId });
       return { runId };
     });
     onCommand(socket, "tool:decide", guard, async ({ sessionId, callId, runId, decision, reason }) => {
-      await sessions.decide(userId, sessionId, { callId, runId, approve: decision === "approve", reason });
+      await sessions.command(userId, sessionId, { kind: "decide", callId, runId, approve: decision === "approve", by: userId, ...(reason !== undefined ? { reason } : {}) });
       return { callId };
     });
     onCommand(socket, "session:page", guard, ({ before, limit }) => sessions.page(userId, before, limit));
     onCommand(socket, "session:search", guard, ({ query, subagents }) => sessions.search(userId, query, subagents));
-    onCommand(socket, "subagent:retry", guard, ({ sessionId, runId, task }) => sessions.retry(userId, sessionId, runId, task));
+    onCommand(socket, "subagent:retry", guard, async ({ sessionId, runId, task }) => {
+      const started = await sessions.command(userId, sessionId, { kind: "retry", runId, ...(task !== undefined ? { task } : {}) });
+      if (!started) throw new Error("a retry always answers how it started");
+      return started;
+    });
   });
 }

@@ -1,5 +1,4 @@
-import type { ApprovalDecision } from "@/lib/agent/approval-gate";
-import { AppError, TURN_PAGE_SIZE, isDataEvent, type AgentEvent, type ChatTurn, type JoinResult, type RetryStarted, type SessionEvent } from "@/lib/contracts";
+import { AppError, TURN_PAGE_SIZE, isDataEvent, type AgentEvent, type ChatTurn, type RunCommand, type JoinResult, type RetryStarted, type SessionEvent } from "@/lib/contracts";
 import type { TurnRetry } from "@/lib/agent/retry";
 import { planRetry } from "@/lib/agent/retry-plan";
 import { findRun } from "@/lib/turn/retries";
@@ -174,26 +173,40 @@ export class DroneSession {
     return turnId;
   }
 
+  /**
+   * A person's command for the running turn (or, for a retry, the chat): the one place a
+   * command meets the runtime. `claim` and `ownerId` are the caller's, for a retry that
+   * starts a new turn.
+   */
+  async command(command: RunCommand, claim?: () => void, ownerId?: string): Promise<RetryStarted | undefined> {
+    switch (command.kind) {
+      case "cancel":
+        this.cancel(command.turnId);
+        return undefined;
+      case "steer":
+        return this.control(this.active?.handle?.steer(command.runId, command.message), `Run ${command.runId} is not running.`);
+      case "kill":
+        return this.control(this.active?.handle?.kill(command.runId), `Run ${command.runId} is not running.`);
+      case "decide": {
+        const decision = { approve: command.approve, by: command.by, ...(command.reason !== undefined ? { reason: command.reason } : {}) };
+        return this.control(this.active?.handle?.decide?.(command.callId, command.runId, decision), `No approval is waiting for call ${command.callId}.`);
+      }
+      case "retry":
+        return this.retry(command.runId, command.task, claim, ownerId);
+    }
+  }
+
+  /** The runtime's answer to a control, or `missing` when no turn runs to answer. */
+  private control(result: { ok: true } | { ok: false; message: string } | undefined, missing: string): undefined {
+    const answer = result ?? { ok: false as const, message: missing };
+    if (!answer.ok) throw new AppError("not_found", answer.message);
+    return undefined;
+  }
+
   cancel(turnId: string): void {
     if (!this.active || this.active.turnId !== turnId) throw new AppError("not_found", "That turn is not running.");
     this.active.cancelled = true;
     this.active.handle?.cancel();
-  }
-
-  steer(runId: string, message: string): void {
-    const result = this.active?.handle?.steer(runId, message) ?? { ok: false as const, message: `Run ${runId} is not running.` };
-    if (!result.ok) throw new AppError("not_found", result.message);
-  }
-
-  kill(runId: string): void {
-    const result = this.active?.handle?.kill(runId) ?? { ok: false as const, message: `Run ${runId} is not running.` };
-    if (!result.ok) throw new AppError("not_found", result.message);
-  }
-
-  /** The decision is published by the runtime as a `tool:approval` event: every tab sees it, storage keeps it. */
-  decide(callId: string, runId: string | null | undefined, decision: ApprovalDecision): void {
-    const result = this.active?.handle?.decide?.(callId, runId, decision) ?? { ok: false as const, message: `No approval is waiting for call ${callId}.` };
-    if (!result.ok) throw new AppError("not_found", result.message);
   }
 
   /**

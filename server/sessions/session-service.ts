@@ -1,4 +1,4 @@
-import { AppError, SESSION_PAGE_SIZE, TURN_PAGE_SIZE, type SearchResults, type SessionCursor, type SessionPage, type JoinResult, type ModelCallRecord, type ModelCallSummary, type RetryStarted, type SessionEvent, type SessionSummary, type TurnPage } from "@/lib/contracts";
+import { AppError, SESSION_PAGE_SIZE, TURN_PAGE_SIZE, type SearchResults, type SessionCursor, type SessionPage, type JoinResult, type ModelCallRecord, type ModelCallSummary, type RetryStarted, type RunCommand, type SessionEvent, type SessionSummary, type TurnPage } from "@/lib/contracts";
 import type { ChatStore } from "@/server/data/store";
 import { exportSession, type ExportFormat, type SessionExport } from "@/server/export/session-export";
 import { importSessionFile, parseSessionFile } from "@/server/export/session-import";
@@ -7,7 +7,7 @@ import { createKeyedQueue } from "./keyed-queue";
 import type { SessionRegistry } from "./registry";
 import type { RoutedAnswer, RoutedCommand } from "@/server/cluster/protocol";
 
-/** Scale-out (issue 15): what the service asks of the other processes (server/cluster/cluster.ts). */
+/** Scale-out: what the service asks of the other processes (server/cluster/cluster.ts). */
 export interface ServiceCluster {
   /** A command for a turn another process runs, answered by that process. */
   route(sessionId: string, command: RoutedCommand): Promise<RoutedAnswer>;
@@ -119,14 +119,20 @@ export class SessionService {
     return { turnId };
   }
 
-  /** Retry a failed run: inside its running turn, or as a new turn (with the same caps as a send). */
-  async retry(userId: string, sessionId: string, runId: string, task?: string): Promise<RetryStarted> {
+  /**
+   * A person's command on a chat's running turn (cancel, steer, kill, decide) or on a run
+   * (retry). Ownership first; in a cluster, a turn another process runs gets it there (the
+   * lease names the process) and its answer is ours; otherwise the local session acts. A
+   * retry that starts a new turn has the same caps as a send.
+   */
+  async command(userId: string, sessionId: string, command: RunCommand): Promise<RetryStarted | undefined> {
     const session = await this.open(userId, sessionId);
-    const routed = await this.routed(session, { kind: "retry", runId, ...(task !== undefined ? { task } : {}) });
-    if (routed) return routed.result!;
+    const routed = await this.routed(session, command);
+    if (routed) return routed.result;
+    if (command.kind !== "retry") return session.command(command);
     await this.checkClusterCaps(userId);
-    const started = await session.retry(runId, task, () => this.checkRunningTurns(userId), userId);
-    if (started.mode === "new_turn") this.deps.onSessionsChanged(userId);
+    const started = await session.command(command, () => this.checkRunningTurns(userId), userId);
+    if (started?.mode === "new_turn") this.deps.onSessionsChanged(userId);
     return started;
   }
 
@@ -135,28 +141,6 @@ export class SessionService {
     if (this.deps.registry.runningTurns(userId) >= this.limits.runningTurns) {
       throw new AppError("limit_reached", `You have ${this.limits.runningTurns} turns running in other chats; wait for one to finish or stop it.`);
     }
-  }
-
-  async cancel(userId: string, sessionId: string, turnId: string): Promise<void> {
-    const session = await this.open(userId, sessionId);
-    if (!(await this.routed(session, { kind: "cancel", turnId }))) session.cancel(turnId);
-  }
-
-  async steer(userId: string, sessionId: string, runId: string, message: string): Promise<void> {
-    const session = await this.open(userId, sessionId);
-    if (!(await this.routed(session, { kind: "steer", runId, message }))) session.steer(runId, message);
-  }
-
-  async kill(userId: string, sessionId: string, runId: string): Promise<void> {
-    const session = await this.open(userId, sessionId);
-    if (!(await this.routed(session, { kind: "kill", runId }))) session.kill(runId);
-  }
-
-  /** A person's decision on a call waiting for approval; recorded with their identity. */
-  async decide(userId: string, sessionId: string, input: { callId: string; runId?: string | null; approve: boolean; reason?: string }): Promise<void> {
-    const session = await this.open(userId, sessionId);
-    const command = { kind: "decide" as const, callId: input.callId, runId: input.runId, approve: input.approve, reason: input.reason, by: userId };
-    if (!(await this.routed(session, command))) session.decide(input.callId, input.runId, { approve: input.approve, reason: input.reason, by: userId });
   }
 
   /**
