@@ -1,4 +1,4 @@
-import type { AgentEvent, ChatTurn, ModelCallSink, Publish, TurnStats } from "@/lib/contracts";
+import type { ChatTurn, ModelCallSink, Publish, TurnStats } from "@/lib/contracts";
 import { buildSessionContext } from "@/lib/context/build-session-context";
 import { cleanSubagentContent } from "@/lib/context/clean-result";
 import type { ChatModel } from "@/lib/model/types";
@@ -123,7 +123,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
       const controller = new AbortController();
       const registry = new RunRegistry();
       const retries = new RetryBook();
-      const record = turnRecord(input, safePublisher(input.publish, deps.log));
+      const record = turnRecord(input, deps.log);
       // Subagents have their own watchdogs; this one bounds the whole turn, master included
       // (time spent waiting for a person's approval does not count; see Watchdog).
       const watchdog = new Watchdog(deps.limits.turnTimeoutMs, () => controller.abort(WATCHDOG), now);
@@ -154,7 +154,15 @@ interface TurnRecord {
   turn(): ChatTurn;
 }
 
-function turnRecord(input: TurnInput, publish: Publish): TurnRecord {
+function turnRecord(input: TurnInput, log: AgentRuntimeDeps["log"]): TurnRecord {
+  // A publisher that throws must not take the turn down with it (nor skip `turn:ended`).
+  const publish: Publish = (event) => {
+    try {
+      input.publish(event);
+    } catch (error) {
+      log?.warn("publishing an agent event failed", { type: event.type, error: describeError(error) });
+    }
+  };
   const read = input.turn;
   if (!read) return foldingPublisher(input.sessionId, publish);
   const empty = newTurn({ sessionId: input.sessionId, turnId: input.turnId, prompt: input.prompt, createdAt: "" });
@@ -236,14 +244,4 @@ async function runTurn(
   return { ...result, stats, turn: record.turn() };
 }
 
-/** A publisher that throws must not take the turn down with it (nor skip `turn:ended`). */
-function safePublisher(publish: Publish, log: AgentRuntimeDeps["log"]): Publish {
-  return (event: AgentEvent) => {
-    try {
-      publish(event);
-    } catch (error) {
-      log?.warn("publishing an agent event failed", { type: event.type, error: describeError(error) });
-    }
-  };
-}
 
