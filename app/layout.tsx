@@ -8,6 +8,16 @@ import "./globals.css";
 export const metadata: Metadata = {
   title: "Delegate",
   description: "Chat with an agent that delegates to subagents you can watch and audit.",
+  // public/ holds these; app/icon.svg is served as /icon.svg by Next's file convention.
+  manifest: "/manifest.webmanifest",
+  icons: {
+    icon: [
+      { url: "/icon.svg", type: "image/svg+xml" },
+      { url: "/favicon.ico", sizes: "48x48" },
+      { url: "/icon-192.png", type: "image/png", sizes: "192x192" },
+    ],
+    apple: { url: "/apple-touch-icon.png", sizes: "180x180" },
+  },
 };
 
 /**

@@ -14,7 +14,7 @@ import { generateHistory, insertHistory } from "./seed-session";
 import { round } from "./stats";
 
 /**
- * Issue 14's audit figures. (a) What the model-call records cost: real turns of the demo
+ * The audit features' figures. (a) What the model-call records cost: real turns of the demo
  * model through a DroneSession (five subagents, then a deep dive, then a follow-up, so the
  * master's transcript grows), each request's size as sent against the BSON the session's
  * records take, messages kept once. (b) Exporting a large chat: a seeded session of about

@@ -6,11 +6,12 @@ import type { ChatStore } from "@/server/data/store";
 import { median, nowMs, round } from "./stats";
 
 /**
- * Benchmark 4: rebuilding the master's context from a stored session (seed 000's
- * historical replay) — how long `buildSessionContext` takes on the turns `loadHistory`
- * assembles, and how many tokens it sends compared with a context without the
- * clean-context filter, where each subagent's tool message would be its full process as
- * JSON (the seed's `{ success, data: { prompt, thinking, response, toolCalls, stats } }`).
+ * Benchmark 4: rebuilding the master's context from a stored session (the historical
+ * path of the clean-context rule, docs/architecture.md) — how long `buildSessionContext`
+ * takes on the turns `loadHistory` assembles, and how many tokens it sends compared with
+ * a context without the clean-context filter, where each subagent's tool message would be
+ * its full process as a JSON envelope
+ * (`{ success, data: { prompt, thinking, response, toolCalls, stats } }`).
  */
 
 export interface ContextResult {

@@ -15,7 +15,7 @@ import { CHROMIUM_PATH } from "./browser-bench";
 import { round, summarize } from "./stats";
 
 /**
- * Issue 14: search and the sidebar with many chats. One person with `chats` chats, each
+ * Search and the sidebar with many chats. One person with `chats` chats, each
  * of `turnsPerChat` turns of realistic length (prompt, answer, two subagent results;
  * words drawn Zipf-like from a vocabulary of pseudo-words, so common words match
  * thousands of turns and rare ones a few), written as the rows the app writes.

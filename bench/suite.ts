@@ -32,14 +32,14 @@ export interface BenchReport {
   storage: StorageResult;
   reload: ReloadResult[];
   context: ContextResult;
-  /** Model-call records per turn; a large chat exported and imported (issue 14). */
+  /** Model-call records per turn; a large chat exported and imported. */
   audit?: AuditResult;
-  /** Search and the sidebar with 10,000 chats (issue 14). */
+  /** Search and the sidebar with 10,000 chats. */
   search?: SearchBenchResult;
   browser: BrowserResult | { skipped: string };
   /** Chromium while five subagents stream markdown; absent only with --no-browser. */
   stream: StreamFigures[] | { skipped: string };
-  /** The trace timeline and the context inspector in Chromium (issue 14); absent in reports from before it. */
+  /** The trace timeline and the context inspector in Chromium; absent in reports from before they existed. */
   timeline?: TimelineBenchResult | { skipped: string };
 }
 

@@ -14,7 +14,7 @@ import { cpuLongTasks, type TraceEvent } from "./trace-attribution";
 import { median, round } from "./stats";
 
 /**
- * The audit views in Chromium (issue 14), on the production build:
+ * The audit views in Chromium (trace timeline, context inspector), on the production build:
  *
  * 1. Stored: the 500-turn / 5,000-call session the reload benchmark seeded. Open the
  *    trace timeline of several turns, and the context inspector of the newest turn's

@@ -7,7 +7,7 @@ import { lastAssistant, send, shot, waitForTurnEnd } from "./fixtures";
 import { lowContrast } from "./support/contrast";
 
 /**
- * Accounts in a real browser against the real app (issue 13): each part starts an app of
+ * Accounts in a real browser against the real app: each part starts an app of
  * its own in an account mode (the global setup's app runs in single mode) on a database
  * of its own on the test database server.
  */

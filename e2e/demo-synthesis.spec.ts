@@ -2,7 +2,7 @@ import { expect, test, type Page } from "@playwright/test";
 import { lastAssistant, shot, startChat, waitForTurnEnd } from "./fixtures";
 
 /**
- * The offline demo model's answers (issue 12, item 3): a short synthesis that cites each
+ * The offline demo model's answers: a short synthesis that cites each
  * subagent by name and task, never a run id, a code block or a re-pasted response (the
  * panels hold those), and five subagents at once for the five modules.
  */

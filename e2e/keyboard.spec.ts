@@ -3,7 +3,7 @@ import { lowContrast } from "./support/contrast";
 import { lastAssistant, send, shot, startChat, waitForTurnEnd } from "./fixtures";
 
 /**
- * The keyboard flow and contrast (issue 12): the message box has focus on load and after
+ * The keyboard flow and contrast: the message box has focus on load and after
  * the first send, a skip link reaches it from the top, Escape stops a running turn, and
  * every piece of text meets WCAG AA contrast on the colours actually rendered.
  */

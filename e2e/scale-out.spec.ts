@@ -5,7 +5,7 @@ import { openStoredView, runsOf } from "../test/support/cluster/viewer";
 import { lastAssistant, panelStates, send, shot, waitForTurnEnd } from "./fixtures";
 
 /**
- * Issue 15 in a browser: two real app processes of their own (beside the one the global
+ * Scale-out (docs/scale-out.md) in a browser: two real app processes of their own (beside the one the global
  * setup starts) on one Debian redis-server and the e2e database server. The person's chat
  * runs its turn on a; a tab of the same browser (same cookie: all processes share the
  * secret) opens it on b and watches it live. Without the scale-out mechanism b sees no

@@ -2,7 +2,7 @@ import { expect, test, type Page } from "@playwright/test";
 import { lastAssistant, send, shot, startChat, waitForTurnEnd } from "./fixtures";
 
 /**
- * Following the stream (issue 12): the list follows a streaming answer to its end until
+ * Following the stream: the list follows a streaming answer to its end until
  * the reader scrolls up; scrolling up is never undone by the stream; a new prompt is always
  * brought into view; "Jump to latest" never covers the end of the chat, and the page
  * itself never scrolls (only the list does).

@@ -6,7 +6,7 @@ import { indexTurns } from "../server/data/search-index";
 import { shot, startChat, waitForTurnEnd } from "./fixtures";
 
 /**
- * Search over one's chats from the sidebar (issue 14): typed, debounced, results with the
+ * Search over one's chats from the sidebar: typed, debounced, results with the
  * match highlighted; opening one opens the chat at the matching turn, even when that turn
  * is in an older page than the join sends. And the sidebar pages through many chats.
  */

@@ -8,7 +8,7 @@ import { freePort, startAppProcess, type AppProcess } from "./app-process";
 import { shot } from "./fixtures";
 
 /**
- * Single sign-on in Chromium (issue 13): the app in sso mode, a real OpenID provider
+ * Single sign-on in Chromium: the app in sso mode, a real OpenID provider
  * (oidc-provider) on loopback, the browser going through both. A tampered state and an ID
  * token with the wrong nonce are refused: the browser lands back on the sign-in page with
  * the reason in plain words, and nothing is signed in.

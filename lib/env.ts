@@ -115,14 +115,14 @@ export const envSchema = z.object({
   /** The master's step limit (model requests per turn). `MAX_TURNS`, its old name, is still read. */
   MAX_STEPS: withDefault(int(1, 200), 25),
   /**
-   * Seed 003's metadata footer (runtime, steps, tokens, cost) under each subagent result the
-   * parent's model reads. On by default, as the seed has it; off keeps the parent's context
-   * to the result alone (seed 000).
+   * The metadata footer (runtime, steps, tokens, cost) under each subagent result the
+   * parent's model reads, so it can weigh what a result cost. On by default; off keeps the
+   * parent's context to the result alone.
    */
   RESULT_FOOTER: withDefault(bool, "true"),
 
   /**
-   * Scale-out (issue 15): several app processes share this Redis (Socket.IO's adapter, the
+   * Scale-out (docs/scale-out.md): several app processes share this Redis (Socket.IO's adapter, the
    * per-chat event streams, command routing) and the MongoDB. Unset: one process, as before,
    * and no Redis connection is ever attempted.
    */

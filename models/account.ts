@@ -1,7 +1,7 @@
 import { Schema, type Connection, type InferSchemaType } from "mongoose";
 
 /**
- * The accounts' collections (issue 13): accounts, sign-in sessions and one-time links
+ * The accounts' collections: accounts, sign-in sessions and one-time links
  * (invitations, password resets). Secrets are never stored: a sign-in session and
  * a one-time link are kept under the SHA-256 of their token, and looked up by it.
  */

@@ -28,13 +28,13 @@ export function createModels(connection: Connection) {
     ModelCall: defineModelCallModel(connection),
     ModelBlob: defineModelBlobModel(connection),
     SearchEntry: defineSearchEntryModel(connection),
-    // Accounts (issue 13): unused in the default single mode.
+    // Accounts: unused in the default single mode.
     Account: defineAccountModel(connection),
     SignInSession: defineSignInSessionModel(connection),
     OneTimeLink: defineOneTimeLinkModel(connection),
-    // Read-only share links (issue 14).
+    // Read-only share links.
     ShareLink: defineShareLinkModel(connection),
-    // Scale-out (issue 15): unused without REDIS_URL.
+    // Scale-out: unused without REDIS_URL.
     TurnLease: defineTurnLeaseModel(connection),
   };
 }

@@ -1,7 +1,7 @@
 import { Schema, type Connection, type InferSchemaType } from "mongoose";
 
 /**
- * Read-only share links (issue 14). The token is never stored: a link is kept under the
+ * Read-only share links. The token is never stored: a link is kept under the
  * SHA-256 of its token and looked up by it; `linkId` is what the owner sees and revokes.
  */
 const shareLinkSchema = new Schema(

@@ -1,8 +1,8 @@
 import { Schema, type Connection, type InferSchemaType } from "mongoose";
 
 /**
- * Scale-out (issue 15): which process runs a chat's turn, one document per chat. Taken
- * atomically before a turn starts, renewed by heartbeat, released when the turn ends; a
+ * Scale-out (docs/architecture.md, "The cluster"): which process runs a chat's turn, one
+ * document per chat. Taken atomically before a turn starts, renewed by heartbeat, released when the turn ends; a
  * lease past `expiresAt` belongs to a process that died and is swept by another.
  * `seq` is the last sequence number the holder relayed, so the next holder continues
  * the chat's numbering instead of making every viewer resynchronise.

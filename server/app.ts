@@ -66,10 +66,10 @@ export interface AppOptions {
   /** Largest session file an import accepts; defaults to IMPORT_MAX_MB. */
   importMaxBytes?: number;
   log?: Logger;
-  /** The share links' collection (issue 14); absent: no share links (their routes answer not_found). */
+  /** The share links' collection; absent: no share links (their routes answer not_found). */
   shareLinks?: Models["ShareLink"];
   /**
-   * Scale-out (issue 15, REDIS_URL): this process's part of the cluster (Cluster.connect).
+   * Scale-out (REDIS_URL): this process's part of the cluster (Cluster.connect).
    * Absent: one process, as before, with no Redis code path taken.
    */
   cluster?: Cluster;

@@ -189,7 +189,7 @@ export function MessageList({ turns, pending, footer, older }: MessageListProps)
     setSeeking(null);
   }, [seeking, turns, hidden, older]);
 
-  // A search result's turn (issue 14): the same walk as above, by turn id, then scrolled to.
+  // A search result's turn: the same walk as above, by turn id, then scrolled to.
   const sessionId = turns[0]?.sessionId;
   const [seekingTurn, setSeekingTurn] = useState<string | null>(null);
   useEffect(() => {

@@ -27,7 +27,7 @@ export interface SessionsApi {
 const SessionsContext = createContext<SessionsApi | null>(null);
 
 /**
- * The person's sessions, a page at a time (issue 14: 10,000 chats must not all travel at
+ * The person's sessions, a page at a time (10,000 chats must not all travel at
  * once): the first page per connection, more as the sidebar scrolls, kept current by the
  * server's `sessions:changed` push of the first page (other tabs, renames, new titles),
  * with local acks applied at once.

@@ -9,7 +9,7 @@ import { SteerIcon, StopCircleIcon } from "./status-icon";
 /**
  * Steer and Kill for a running subagent, on its panel's header. Each opens a strip right
  * under the header: steer a one-line form, kill an in-place confirm (it discards the run's
- * unfinished work; steering only redirects, so it asks nothing — seed 003's asymmetry).
+ * unfinished work; steering only redirects, so it asks nothing: the asymmetry is deliberate).
  * The strip belongs to the panel, not to the running state: when the run ends first it
  * stays and says so, and keeps the keyboard focus it had.
  */

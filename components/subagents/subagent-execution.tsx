@@ -28,7 +28,7 @@ export interface SubagentExecutionProps {
 }
 
 /**
- * Seed 001's `<SubagentExecution>` panel: one subagent run, collapsed to a single line,
+ * The `<SubagentExecution>` panel: one subagent run, collapsed to a single line,
  * expanded to everything it did, step by step. Memoized on the process: the reducer
  * copies only the path to a change, so finished panels are skipped while a sibling streams.
  */

@@ -58,7 +58,7 @@ export interface LoopOptions {
   invoker: ToolInvoker;
   maxSteps: number;
   contextTokens: number;
-  /** Re-stated after every compaction (seed 003 objective reinforcement). */
+  /** Re-stated after every compaction (objective reinforcement), so a long run does not drift from its task. */
   objective?: string;
   signal: AbortSignal;
   /** Steering messages waiting for the next step boundary. */
@@ -145,7 +145,7 @@ async function runCalls(calls: ModelToolCall[], options: LoopOptions, state: Loo
     } catch (error) {
       outcome = { content: toolErrorText("tool_failed", `Tool "${call.name}" failed: ${describeError(error)}`), status: "error" };
     }
-    // Seed 000, live path: only the clean result of a subagent may enter the context.
+    // The clean-context rule, live path (docs/architecture.md): only a subagent's clean result may enter the context.
     const content = call.name === SUBAGENT_TOOL_NAME ? cleanSubagentContent(outcome.content, options.log) : outcome.content;
     contents[index] = content;
     options.hooks.onToolResult?.(call.id, content, outcome.status);

@@ -5,7 +5,7 @@ import type { ChatModel } from "@/lib/model/types";
 import { runModelStep } from "./model-step";
 
 /**
- * Seed 003's three-level result condensation, so a subagent's answer fits back into its
+ * Three-level result condensation, so a subagent's answer fits back into its
  * parent's context:
  *   1 passthrough — under `maxResultTokens`, unchanged;
  *   2 LLM condensation — the system model rewrites it as structured JSON (rendered here);

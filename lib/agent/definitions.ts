@@ -1,8 +1,8 @@
 import { z } from "zod";
 
 /**
- * Subagent definitions (seed 001's `SubagentDefinition`, with `model` in place of
- * `useSystemModel`). Built-ins ship here; an operator's config file may add definitions or
+ * Subagent definitions (a name, a description, a system prompt, allowed tools and the
+ * model to run on). Built-ins ship here; an operator's config file may add definitions or
  * override a built-in by name — the server reads the file, `parseSubagentDefinitions`
  * validates it.
  */

@@ -46,7 +46,7 @@ describe("model call records", () => {
     expect(sent.at(-1)).toMatchObject({ role: "tool", toolCallId: "s1", toolName: "subagent" });
     expect(sent.at(-1)!.content).toContain("Found it: May 3.");
     expect(sent).toEqual(model.requests.find((r) => r.messages.at(-1)?.role === "tool" && r.messages.at(-1)?.content.includes("Found it"))!.messages.map((m) => ({ ...m })));
-    // Seed 000, checked on the record of what the master's model really saw.
+    // The clean-context rule, checked on the record of what the master's model really saw.
     for (const record of master) expect(JSON.stringify(record.request)).not.toContain("secret-interim");
     expect(child[1]!.request.messages.at(-1)).toMatchObject({ role: "tool", toolName: "read_note", content: "Release 2.0 ships on May 3." });
     expect(child[0]!.request.tools.map((t) => t.name)).toContain("read_note");

@@ -2,7 +2,7 @@ import type { EndReason, TurnStats } from "@/lib/contracts";
 import type { CondensationLevel } from "./condense";
 
 /**
- * Seed 003's narrative casting: a tagged header and a metadata footer around a subagent's
+ * Narrative casting: a tagged header and a metadata footer around a subagent's
  * (condensed) result, so the parent can tell sub-agent output from its own conversation and
  * reference one of several concurrent results by label. This text is all the parent sees:
  * the tag line, status, error, condensation level, the (condensed) final answer, and —
@@ -34,7 +34,7 @@ export interface NarrativeInput {
   originalTokens: number;
   bodyTokens: number;
   error?: string;
-  /** Seed 003's metadata footer (runtime, steps, tokens, cost, condensation ratio). */
+  /** The metadata footer (runtime, steps, tokens, cost, condensation ratio). */
   footer: boolean;
 }
 

@@ -2,7 +2,7 @@ import type { EndReason } from "@/lib/contracts";
 
 /**
  * The live subagent runs of one turn, addressable by run id for steer and kill. A run
- * keeps its final status after it ends so that a late steer gets seed 003's precise
+ * keeps its final status after it ends so that a late steer gets a precise
  * "is not running" refusal rather than "not found".
  */
 

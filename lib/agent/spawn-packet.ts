@@ -3,8 +3,8 @@ import type { ChatMessage } from "@/lib/model/types";
 import type { SubagentDefinition } from "./definitions";
 
 /**
- * Seed 003's spawn packet: everything a subagent gets, in labelled sections so it can tell
- * its task from its reference material and its constraints. Seed 001's limited context —
+ * The spawn packet: everything a subagent gets, in labelled sections so it can tell
+ * its task from its reference material and its constraints. The limited context —
  * the last 5 messages of the parent conversation — travels as rendered text rather than
  * raw messages: a slice of raw messages could cut an assistant tool call from its results,
  * which providers reject, and the child must not take the parent's turns for its own.

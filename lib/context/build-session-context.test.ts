@@ -43,7 +43,7 @@ const process = (response: string): SubagentProcess => ({
   startedAt: "2026-01-01T00:00:00.000Z",
 });
 
-describe("buildSessionContext (seed 000 tests)", () => {
+describe("buildSessionContext (the historical path of the clean-context rule)", () => {
   it("replays historical tool results as role:tool messages with unaltered content", () => {
     const messages = buildSessionContext([
       turn({

@@ -3,9 +3,9 @@ import type { ChatMessage, ModelToolCall } from "@/lib/model/types";
 import { UNREADABLE_RESULT, parseEnvelope, type WarnLog } from "./clean-result";
 
 /**
- * Rebuilds the master's context from stored turns (seed 000, "historical context"):
- * user → assistant (its step's text and tool calls) → tool messages carrying the same ids
- * → … Each stored step is one model request, so the rebuilt messages are the ones the
+ * Rebuilds the master's context from stored turns (the historical path of the
+ * clean-context rule, docs/architecture.md): user → assistant (its step's text and tool
+ * calls) → tool messages carrying the same ids → … Each stored step is one model request, so the rebuilt messages are the ones the
  * live loop sent: same text, same calls, same ids, same order.
  */
 export function buildSessionContext(turns: readonly ChatTurn[], log?: WarnLog): ChatMessage[] {
@@ -57,9 +57,9 @@ function withoutInStepRetries(step: Step): Step {
  *
  * Non-subagent tools: the stored response, unaltered.
  *
- * Subagent calls — our choice, documented because it differs from the seed's letter:
- * the seed prefers `toolCall.subagent.response` because its `toolCall.response` could be
- * the pre-fix JSON envelope. Here `toolCall.response` is the clean narrative-cast result the
+ * Subagent calls — our choice, documented because the obvious one is wrong: preferring
+ * `toolCall.subagent.response` would be natural if `toolCall.response` could be a raw JSON
+ * envelope. Here `toolCall.response` is the clean narrative-cast result the
  * parent model actually read (condensed, labelled, with status), while `subagent.response`
  * is the subagent's raw, uncondensed final answer — possibly far larger. Replaying the stored
  * clean result keeps live and rebuilt contexts identical, so we:

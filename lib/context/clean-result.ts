@@ -2,11 +2,12 @@ import { z } from "zod";
 import type { Logger } from "@/lib/log";
 
 /**
- * Seed 000's clean-context filter, shared by the live path and the historical replay.
+ * The clean-context filter (docs/architecture.md, "The clean-context rule"), shared by
+ * the live path and the historical replay.
  *
  * A subagent's internals (thinking, nested tool calls, stats) must never reach a model
  * request. The runtime hands the parent a plain narrative text, but older records, other
- * producers or a future internal format may still carry the seed's JSON envelope
+ * producers or a future internal format may still carry a JSON envelope
  * `{ success, data: { prompt, thinking, response, toolCalls, stats } }`. Whatever arrives,
  * only `data.response` may pass.
  */
@@ -63,8 +64,8 @@ export const UNREADABLE_RESULT =
 /**
  * The text a parent model may read for a subagent result (live path). Plain text passes
  * unchanged; an envelope yields `data.response`; an envelope that does not parse would leak
- * internals if passed raw, so it is replaced (and a warning logged) — the seed's "fall back
- * to raw text" is kept for text that is not an envelope at all.
+ * internals if passed raw, so it is replaced (and a warning logged); "fall back to the raw
+ * text" holds only for text that is not an envelope at all.
  */
 export function cleanSubagentContent(raw: string, log?: WarnLog): string {
   const parsed = parseEnvelope(raw);

@@ -121,8 +121,9 @@ export function renderTranscript(messages: readonly ChatMessage[], maxCharsPerMe
 }
 
 /**
- * Seed 003's objective reinforcement: after a compaction the objective is re-stated right
- * after the summary (or after the system messages), replacing any earlier reinforcement.
+ * Objective reinforcement, so a run does not drift from its task once its history is
+ * summarised: after a compaction the objective is re-stated right after the summary (or
+ * after the system messages), replacing any earlier reinforcement.
  */
 export function reinforceObjective(messages: readonly ChatMessage[], objective: string): ChatMessage[] {
   const rest = messages.filter((m) => !(m.role === "user" && m.content.startsWith(OBJECTIVE_TAG)));

@@ -4,7 +4,7 @@ import type { SessionEvent } from "./events";
 import type { JoinResult, TurnPage } from "./socket";
 
 /**
- * Read-only share links (issue 14 item 4). The owner manages them over HTTP (owner only,
+ * Read-only share links. The owner manages them over HTTP (owner only,
  * like export); a viewer opens `/s/<token>` and reads the chat through the share socket
  * namespace, which answers two reads and refuses every other command. The token is shown
  * once, at creation: only its SHA-256 is stored.

@@ -81,9 +81,9 @@ export interface ClientToServerEvents {
   "subagent:kill": (input: SubagentKill, ack: AckCallback<{ runId: string }>) => void;
   "tool:decide": (input: ToolDecide, ack: AckCallback<{ callId: string }>) => void;
   "subagent:retry": (input: SubagentRetry, ack: AckCallback<RetryStarted>) => void;
-  /** The sidebar's chats a page at a time, newest activity first (issue 14). */
+  /** The sidebar's chats a page at a time, newest activity first. */
   "session:page": (input: SessionPageInput, ack: AckCallback<SessionPage>) => void;
-  /** Full-text search over one's own chats (issue 14). */
+  /** Full-text search over one's own chats. */
   "session:search": (input: SessionSearch, ack: AckCallback<SearchResults>) => void;
 }
 
@@ -118,8 +118,8 @@ export const commandSchemas = {
 } satisfies Record<keyof ClientToServerEvents, ZodType>;
 
 /**
- * Every agent event travels on one channel as the typed union; seed 001's names
- * (`subagent_started`, `subagent_data`, …) are its `type` field.
+ * Every agent event travels on one channel as the typed union; the subagent event
+ * names (`subagent_started`, `subagent_data`, …) are its `type` field.
  */
 export interface ServerToClientEvents {
   "agent:event": (event: SessionEvent) => void;

@@ -8,8 +8,8 @@ import { z } from "zod";
  *
  * Every agent — the master and each subagent — is a list of steps, one per model request:
  * the text it wrote, its reasoning, and the tool calls it asked for, in that order. A call
- * that spawned a subagent holds that subagent's process, recursively (seed 000's stored
- * shape, with steps where the seed had one flat text).
+ * that spawned a subagent holds that subagent's process, recursively (docs/architecture.md,
+ * "The turn").
  */
 
 export const usageSchema = z.object({

@@ -6,7 +6,7 @@ import { serializeTurn } from "@/lib/markup/serialize";
  * A chat as a readable Markdown transcript: each prompt and answer as written, each
  * subagent in a collapsible `<details>` (GitHub, GitLab and most viewers fold them) with
  * its task, its steps, every tool call with its parameters and output, and its answer.
- * With `markup`, each turn also carries seed 001's `<SubagentExecution>` markup (exact,
+ * With `markup`, each turn also carries its `<SubagentExecution>` markup (exact,
  * machine-readable) in a fenced block.
  *
  * Model text is untrusted: it goes into fences long enough never to be closed by what

@@ -1,7 +1,7 @@
 /**
  * Markup escaping. Every text run and attribute value goes through `escapeMarkup`, so no
  * model text or tool output can open, close or alter a `<SubagentExecution>` or
- * `<ToolCall>` element (DESIGN invariant 4): after escaping, `<` only ever starts a tag
+ * `<ToolCall>` element (model text and tool output are data, never markup): after escaping, `<` only ever starts a tag
  * the serializer wrote, and `"` only ever ends an attribute value.
  */
 const NEEDS_ESCAPE = /[&<>"']/;

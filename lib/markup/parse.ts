@@ -17,7 +17,7 @@ import { unescapeMarkup } from "./escape";
  * Reads the markup of `serializeTurn` back into the turn. Text runs up to the next `<`,
  * which after escaping can only start an element the serialiser wrote; a `<` that starts
  * anything else, a missing attribute or an invalid value is an error, never silently shown
- * as a panel (DESIGN invariant 4).
+ * as a panel (model text and tool output are data, never markup).
  */
 export class MarkupParseError extends Error {
   constructor(

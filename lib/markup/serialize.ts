@@ -2,8 +2,8 @@ import type { Approval, ChatTurn, Steer, Step, SubagentProcess, ToolCall, TurnSt
 import { escapeMarkup } from "./escape";
 
 /**
- * Seed 001's markup as a serialisation of the turn tree, for export and for readers of
- * the seed — never a second state: `<Turn>` holds `<Step>`s; a step holds its text
+ * The `<SubagentExecution>` markup as a serialisation of the turn tree, for export and for
+ * readers of that format — never a second state: `<Turn>` holds `<Step>`s; a step holds its text
  * (escaped verbatim) and then its `<ToolCall>`s; a call that spawned a subagent holds its
  * `<SubagentExecution>` panel, whose own steps nest the same way. Attributes come in a
  * fixed order, optional ones only when present, with no whitespace between elements, so

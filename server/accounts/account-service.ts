@@ -28,7 +28,7 @@ import type { VerifiedIdentity } from "@/server/auth/oidc";
 export { SESSION_TTL_MS, type Authenticated } from "./sign-in-sessions";
 
 /**
- * Everything accounts do (issue 13), behind one door like the session service: sign-up,
+ * Everything accounts do, behind one door like the session service: sign-up,
  * sign-in (password and SSO), sign-in sessions, password change and reset, claiming a
  * browser's chats from before accounts, invitations and the admin's work. It knows
  * nothing of HTTP: the routes (server/http/account-routes.ts) parse and answer; the app
@@ -270,7 +270,7 @@ export class AccountService {
     const marked = await this.deps.models.Account.updateOne({ _id: account._id, claimedFrom: { $ne: cookieIdentity } }, { $push: { claimedFrom: cookieIdentity } });
     if (marked.modifiedCount === 0 || !accept) return { claimed: 0 };
     const moved = await this.deps.models.Session.updateMany({ ownerId: cookieIdentity }, { ownerId: account._id });
-    // Search entries carry their chat's owner (issue 14).
+    // Search entries carry their chat's owner, so they move with it.
     await this.deps.models.SearchEntry?.updateMany({ ownerId: cookieIdentity }, { ownerId: account._id });
     this.deps.onSessionsChanged(account._id);
     this.deps.onSessionsChanged(cookieIdentity);

@@ -5,7 +5,7 @@ import { openSession, request, startHarness, waitFor, type Harness, type TestCli
 import { fakeRunner } from "@/test/support/turn/fake-runner";
 
 /**
- * Search over one's own chats and the sidebar's pages (issue 14), through the socket
+ * Search over one's own chats and the sidebar's pages, through the socket
  * commands of the real server on the real database server. Turns are run by a fake
  * runner (no model needed) that answers each prompt as `scripts` says, first running a
  * subagent when the script has a result for one.

@@ -47,7 +47,7 @@ export interface ChatStore {
   loadModelCall(sessionId: string, callId: string): Promise<ModelCallRecord>;
   /** Every model call of one turn whole, messages included (export). */
   loadTurnModelCalls(sessionId: string, turnId: string): Promise<ModelCallRecord[]>;
-  /** One page of the sidebar: `ownerId`'s chats after `before`, newest activity first (issue 14). */
+  /** One page of the sidebar: `ownerId`'s chats after `before`, newest activity first. */
   listSessionPage(ownerId: string, limit: number, before?: SessionCursor): Promise<SessionPage>;
   /** Full-text search over `ownerId`'s chats: titles, prompts, answers, and subagents' results when asked. */
   searchSessions(ownerId: string, query: string, subagents?: boolean): Promise<SearchResults>;
@@ -63,7 +63,7 @@ export interface ChatStore {
   rewriteTurn(sessionId: string, turn: ChatTurn): Promise<void>;
   /**
    * At start, nothing can still be running: marks what a dead process left running as ended.
-   * Scale-out (issue 15): `scope` narrows it to one turn whose lease expired, or leaves out
+   * Scale-out: `scope` narrows it to one turn whose lease expired, or leaves out
    * the chats whose turns live processes still hold.
    */
   ghostSweep(now?: Date, scope?: GhostSweepScope): Promise<{ turns: number; runs: number; calls: number }>;

@@ -39,10 +39,10 @@ const MAX_BODY_BYTES = 10_000;
 const STATUS: Record<string, number> = { bad_request: 400, unauthorized: 401, not_found: 404, too_large: 413, rate_limited: 429, busy: 409, limit_reached: 429, unavailable: 503, internal: 500 };
 
 /** Reachable without signing in: the sign-in pages, what they load, the auth API and the health check. */
-const PUBLIC_PATH = /^\/(login|signup|reset)\/?$|^\/(api\/auth\/.*|api\/health|_next\/static\/.*|theme-init\.js|icon\.svg|favicon\.ico)$/;
+const PUBLIC_PATH = /^\/(login|signup|reset)\/?$|^\/(api\/auth\/.*|api\/health|_next\/static\/.*|theme-init\.js|icon\.svg|favicon\.ico|icon-(?:192|512)\.png|apple-touch-icon\.png|manifest\.webmanifest)$/;
 
 /** Static files: served without looking up a sign-in (no database read per asset). */
-const STATIC_PATH = /^\/(_next\/static\/.*|theme-init\.js|icon\.svg|favicon\.ico)$/;
+const STATIC_PATH = /^\/(_next\/static\/.*|theme-init\.js|icon\.svg|favicon\.ico|icon-(?:192|512)\.png|apple-touch-icon\.png|manifest\.webmanifest)$/;
 export function isStaticPath(pathname: string): boolean {
   return STATIC_PATH.test(pathname);
 }

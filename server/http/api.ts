@@ -34,7 +34,7 @@ export interface ApiDeps {
   allowedOrigins: readonly string[];
   dbUp: () => Promise<boolean> | boolean;
   log?: Pick<Logger, "error">;
-  /** Which process answered and its Redis (issue 15: a load balancer's processes told apart); absent: not reported. */
+  /** Which process answered and its Redis (so a load balancer's processes can be told apart); absent: not reported. */
   instance?: () => { instance: string; redis: "up" | "down" | "off" };
 }
 

@@ -76,7 +76,7 @@ describe("the login page under APP_PASSWORD", () => {
     await gated?.close();
   });
 
-  it.each(["/login", "/theme-init.js", "/icon.svg", "/favicon.ico", "/_next/static/chunks/main.js"])("%s and what it loads are outside the gate", async (path) => {
+  it.each(["/login", "/theme-init.js", "/icon.svg", "/favicon.ico", "/icon-192.png", "/icon-512.png", "/apple-touch-icon.png", "/manifest.webmanifest", "/_next/static/chunks/main.js"])("%s and what it loads are outside the gate", async (path) => {
     const res = await rawRequest(gated.baseUrl, path);
     expect(res.status).toBe(200);
   });

@@ -12,7 +12,7 @@ import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor,
 import { dataOf } from "@/test/support/turn/agent-data";
 
 /**
- * DESIGN invariant 1 through everything real: the OpenAI adapter over HTTP to a scripted
+ * The clean-context rule (docs/architecture.md) through everything real: the OpenAI adapter over HTTP to a scripted
  * local model server, the server's DroneSession, MongoDB and a restarted app process.
  * Two children do internal work a parent must never see — reasoning, interim step text
  * ("Let me read the file."), a nested file read whose contents are marked, and one child
@@ -78,8 +78,8 @@ function handler(r: ScriptedRequest) {
 }
 
 /**
- * The lines a subagent result may hold, and nothing else: seed 003's tag and status
- * lines, an error for a run that did not complete, the condensation level, the final
+ * The lines a subagent result may hold, and nothing else: the narrative cast's tag and
+ * status lines, an error for a run that did not complete, the condensation level, the final
  * answer alone, and (RESULT_FOOTER, on by default) the stats footer.
  */
 const ALLOWED_RESULT_LINES: Record<string, RegExp> = {

@@ -10,7 +10,7 @@ import { scriptedReply, startScriptedOpenAIServer, type ScriptedOpenAIServer, ty
 import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness } from "@/test/support/server/app-harness";
 
 /**
- * DESIGN: no MongoDB document may approach the 16 MB BSON limit. Five subagents each read
+ * No MongoDB document may approach the 16 MB BSON limit. Five subagents each read
  * forty 256 KB files (50 MB in all) in one turn; the turn must store, and reload whole.
  */
 

@@ -17,7 +17,7 @@ export interface SessionRegistryDeps {
   onTitleChanged: (ownerId: string) => void;
   log?: Logger;
   flushMs?: number;
-  /** Scale-out (issue 15): leases, the shared event streams; absent on one process. */
+  /** Scale-out: leases, the shared event streams; absent on one process. */
   cluster?: Cluster;
 }
 

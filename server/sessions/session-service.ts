@@ -59,12 +59,12 @@ export class SessionService {
     return this.deps.store.listSessions(userId);
   }
 
-  /** The sidebar's chats a page at a time (issue 14). */
+  /** The sidebar's chats a page at a time. */
   page(userId: string, before?: SessionCursor, limit: number = SESSION_PAGE_SIZE): Promise<SessionPage> {
     return this.deps.store.listSessionPage(userId, limit, before);
   }
 
-  /** Search over one's own chats only (issue 14). */
+  /** Search over one's own chats only. */
   search(userId: string, query: string, subagents = false): Promise<SearchResults> {
     return this.deps.store.searchSessions(userId, query, subagents);
   }

@@ -14,12 +14,12 @@ import { DroneSession } from "./drone-session";
 import type { TurnHandle, TurnRunner } from "./turn-runner";
 
 /**
- * DESIGN invariants 2 and 3 over random turns (nested subagents, failures, kills,
- * hostile text), through the real DroneSession and MongoDB: after every event the
+ * Nothing is lost, and live and replay converge, over random turns (nested subagents,
+ * failures, kills, hostile text), through the real DroneSession and MongoDB: after every event the
  * server's fold equals the browser's state built from the relayed events; at random
  * pauses, and at the end, the turn rebuilt from MongoDB alone equals both; a viewer
  * that missed a stretch and rejoins by sequence number converges on it too; and the
- * seed's markup of every one of them round-trips. One reducer folds all of them.
+ * `<SubagentExecution>` markup of every one of them round-trips. One reducer folds all of them.
  */
 
 /**

@@ -5,7 +5,7 @@ import { startCluster, type Cluster, type ClusterNode } from "@/test/support/clu
 import { createChat, lastTurnEnded, newIdentity, openStoredView, openViewer, publishedSeqs, runsOf, seqIntegrity, type StoredView, type Viewer } from "@/test/support/cluster/viewer";
 
 /**
- * Issue 15 at the process level: three real app processes (`tsx server/index.ts`, the
+ * Scale-out at the process level: three real app processes (`tsx server/index.ts`, the
  * production build, the offline demo model) on one Debian redis-server and one database,
  * socket clients on different processes. The tests run in order on one cluster: the last
  * two end processes (SIGTERM of c, then SIGKILL of a).

@@ -11,7 +11,7 @@ import { startAccountsHostileServer, type AccountsHostileServer } from "./accoun
  */
 const corpus = loadCorpus<HttpCase>("http-requests.json");
 const cases = corpus.cases.filter((c) => c.server !== "accounts");
-/** Account cases (issue 13) run against a server in open account mode. */
+/** Account cases run against a server in open account mode. */
 const accountCases = corpus.cases.filter((c) => c.server === "accounts");
 const BATCH = 15;
 const batches = Array.from({ length: Math.ceil(cases.length / BATCH) }, (_, i) => cases.slice(i * BATCH, (i + 1) * BATCH));

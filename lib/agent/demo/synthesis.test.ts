@@ -7,7 +7,7 @@ type ToolMessage = Extract<ChatMessage, { role: "tool" }>;
 
 const STATS = { chat: { inputTokens: 900, outputTokens: 120 }, system: { inputTokens: 0, outputTokens: 0 }, steps: 3, runtimeMs: 2400, cost: 0 };
 
-/** A subagent's result exactly as its parent's model reads it (seed 003's narrative cast). */
+/** A subagent's result exactly as its parent's model reads it (its narrative cast). */
 function result(callId: string, name: string, runId: string, endReason: "completed" | "killed" | "failed", body: string, error?: string): ToolMessage {
   const content = castNarrative({ label: runLabel(name, runId), endReason, level: 1, body, stats: STATS, originalTokens: 100, bodyTokens: 100, footer: true, ...(error ? { error } : {}) });
   return { role: "tool", toolCallId: callId, toolName: "subagent", content };

@@ -46,7 +46,7 @@ export function runtimeWith(model: ChatModel, overrides: Partial<AgentRuntimeDep
 
 export async function startHarness(
   label: string,
-  options: { runner: TurnRunner; mongoUri?: string; /** Accounts on (issue 13): the app gets this mode and the test database's account collections. */ authMode?: AuthMode; /** The sign-in and sign-up throttle in the account modes (tests all come from one address). */ accountThrottle?: LoginThrottle; /** Single sign-on in the account modes (server/auth/oidc.ts). */ sso?: { label: string; oidc: OidcClient }; /** Issue 15: this app joins a cluster (a real Redis) with leases on this harness's database; see also cluster-apps.ts. */ clusterWith?: ClusterOptions } & Partial<AppOptions>,
+  options: { runner: TurnRunner; mongoUri?: string; /** Accounts on: the app gets this mode and the test database's account collections. */ authMode?: AuthMode; /** The sign-in and sign-up throttle in the account modes (tests all come from one address). */ accountThrottle?: LoginThrottle; /** Single sign-on in the account modes (server/auth/oidc.ts). */ sso?: { label: string; oidc: OidcClient }; /** Scale-out: this app joins a cluster (a real Redis) with leases on this harness's database; see also cluster-apps.ts. */ clusterWith?: ClusterOptions } & Partial<AppOptions>,
 ): Promise<Harness> {
   const db = await openTestDatabase(label, options.mongoUri);
   const { connection, models, store } = db;

@@ -10,7 +10,7 @@ import { request, startLiveApp, type LiveApp, type LiveClient } from "./live-app
 import type { AppOptions } from "@/server/app";
 
 /**
- * Several app processes' worth of apps in one test process (issue 15): each its own
+ * Several app processes' worth of apps in one test process: each its own
  * HTTP + Socket.IO server, registry and Cluster member, all on one test database and one
  * real redis-server, as separate processes would be. Sockets connect to whichever the
  * test picks. (The process-level tests run real processes; this is the in-process kind.)
