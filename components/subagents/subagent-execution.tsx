@@ -2,6 +2,7 @@
 
 import { memo, useDeferredValue, useId, useMemo, useRef, type ReactNode } from "react";
 import type { Step, SubagentProcess, ToolCall } from "@/lib/contracts";
+import { endReasonLabel, endReasonShort, formatTokens, parseTime, totalTokens, truncate } from "@/lib/format/display";
 import { Markdown } from "@/components/markdown/markdown";
 import { ChevronRightIcon } from "@/components/ui/icons";
 import { useDisclosure } from "@/components/ui/disclosure";
@@ -10,7 +11,6 @@ import { FoldedSection } from "@/components/ui/folded-section";
 import { waitsForApproval } from "@/lib/turn/approvals";
 import { liveStatus, outcomeLine, panelSequence, runCounts, runOutcome, type RunOutcome } from "@/lib/turn/run-summary";
 import { Elapsed } from "./elapsed";
-import { endReasonLabel, endReasonShort, formatTokens, parseTime, totalTokens, truncate } from "./format";
 import { AgentNameProvider } from "./panel-actions";
 import { PanelStats } from "./panel-stats";
 import { ContextLedger } from "@/components/inspector/inspect-context";

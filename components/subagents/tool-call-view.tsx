@@ -2,11 +2,11 @@
 
 import { memo, useId } from "react";
 import type { ToolCall } from "@/lib/contracts";
+import { argumentHint, prettyJson } from "@/lib/format/display";
 import { ChevronRightIcon, WrenchIcon } from "@/components/ui/icons";
 import { useDisclosure } from "@/components/ui/disclosure";
 import { callCancelled } from "@/lib/turn/run-summary";
 import { ApprovalAudit, ApprovalCard, ApprovalOutcome } from "./approval-card";
-import { argumentHint, prettyJson } from "./format";
 import { useAgentName, useTurnId } from "./panel-actions";
 import { StatusIcon } from "./status-icon";
 import { SubagentExecution } from "./subagent-execution";
