@@ -5,7 +5,7 @@ import { stepsText, type ChatTurn } from "@/lib/contracts";
 import { formatCost, formatDuration, formatTokens, totalTokens } from "@/lib/format/display";
 import { Markdown } from "@/components/markdown/markdown";
 import { TurnIdProvider } from "@/components/subagents/panel-actions";
-import { ToolCallView } from "@/components/subagents/tool-call-view";
+import { ToolCallView } from "@/components/subagents/subagent-execution";
 import { CopyButton } from "@/components/ui/copy-button";
 import { AlertIcon } from "@/components/ui/icons";
 import { TurnContextButton } from "@/components/inspector/inspect-context";

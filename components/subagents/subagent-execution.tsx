@@ -19,13 +19,24 @@ import { ControlStrip, HeaderActions, useRunControls } from "./run-controls";
 import { StatusIcon, SteerIcon } from "./status-icon";
 import { RetryControls, canRetry } from "./retry-controls";
 import { RetryLineage, panelAnchor } from "./retry-links";
-import { ToolCallView } from "./tool-call-view";
+import { ToolChip, type ToolCallViewProps } from "./tool-chip";
 
 export interface SubagentExecutionProps {
   panel: SubagentProcess;
   /** The parent's tool call that spawned this run: its result is what the parent model saw. */
   call?: ToolCall;
 }
+
+/**
+ * One tool call as a compact chip that opens to its arguments and result. A call that
+ * spawned a subagent is shown as that subagent's panel instead: the panel is the call.
+ * It lives here, next to the panel, because the two nest: a panel lists its calls, and a
+ * call may be a panel.
+ */
+export const ToolCallView = memo(function ToolCallView({ call, ownerRunId }: ToolCallViewProps) {
+  if (call.subagent) return <SubagentExecution panel={call.subagent} call={call} />;
+  return <ToolChip call={call} ownerRunId={ownerRunId} />;
+});
 
 /**
  * Seed 001's `<SubagentExecution>` panel: one subagent run, collapsed to a single line,
