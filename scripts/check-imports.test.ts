@@ -102,8 +102,9 @@ describe("applyAllowList", () => {
   ];
 
   it("passes a cycle whose files all belong to one group and reports the others", () => {
-    const { reported, stale } = applyAllowList(cycles, [{ files: ["lib/a.ts", "lib/b.ts"] }]);
+    const { reported, allowed, stale } = applyAllowList(cycles, [{ files: ["lib/a.ts", "lib/b.ts"] }]);
     expect(reported).toEqual([["lib/a.ts", "lib/c.ts", "lib/a.ts"]]);
+    expect(allowed).toEqual([["lib/a.ts", "lib/b.ts", "lib/a.ts"]]);
     expect(stale).toEqual([]);
   });
 
