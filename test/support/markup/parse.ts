@@ -11,13 +11,14 @@ import {
   type SubagentProcess,
   type ToolCall,
 } from "@/lib/contracts";
-import { unescapeMarkup } from "./escape";
+import { unescapeMarkup } from "@/lib/markup/escape";
 
 /**
- * Reads the markup of `serializeTurn` back into the turn. Text runs up to the next `<`,
- * which after escaping can only start an element the serialiser wrote; a `<` that starts
- * anything else, a missing attribute or an invalid value is an error, never silently shown
- * as a panel (DESIGN invariant 4).
+ * Reads the markup of `serializeTurn` back into the turn: the inverse the round-trip tests
+ * and the benchmark's naive baseline need (the app itself never parses markup). Text runs
+ * up to the next `<`, which after escaping can only start an element the serialiser wrote;
+ * a `<` that starts anything else, a missing attribute or an invalid value is an error,
+ * never silently read as a panel.
  */
 export class MarkupParseError extends Error {
   constructor(
