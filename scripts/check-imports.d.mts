@@ -4,7 +4,8 @@ export interface AllowedCycle {
 }
 export interface LayerRule {
   from: string[];
-  to: string[];
+  to?: string[];
+  onlyTo?: string[];
   why: string;
   productionOnly?: boolean;
 }

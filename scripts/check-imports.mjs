@@ -6,6 +6,7 @@
 //     must not depend on React or on routes);
 //   - lib/ imports from server/ or models/ (lib/ is the pure core: no sockets, no mongoose);
 //   - components/ imports from server/ or models/ (React only; data comes over the wire);
+//   - lib/contracts/ imports any other file of ours (the one module both sides share);
 //   - anything here imports from test/, e2e/ or bench/ (test code stays out of production).
 // Every import counts: `import type`, `export … from`, `import("…")` and type queries,
 // since a cycle of types still ties the modules together for a reader. Specifiers are read
@@ -29,21 +30,23 @@ const SOURCE_EXTENSIONS = [".ts", ".tsx"];
  */
 export const ALLOWED_CYCLES = [
   {
-    // The child run, its retry policy and the subagent executor call each other; the fix
-    // (splitting the shared types out) is under way on the main branch.
+    // The child run, its retry policy and the subagent executor import each other; a change
+    // to lib/agent that breaks this cycle is under way.
     files: ["lib/agent/child-run.ts", "lib/agent/retry.ts", "lib/agent/subagent-executor.ts"],
   },
 ];
 
 /**
- * Layer rules: a file under `from` must not import a file under any of `to`. They apply to
- * tests as well as production files (a test importing across a layer usually means the
- * module it needs sits in the wrong place), except where `productionOnly` says otherwise.
+ * Layer rules: a file under `from` must not import a file under any of `to` (or, with
+ * `onlyTo`, any file outside those folders). They apply to tests as well as production
+ * files (a test importing across a layer usually means the module it needs sits in the
+ * wrong place), except where `productionOnly` says otherwise.
  */
 export const LAYER_RULES = [
   { from: ["lib/", "server/", "models/"], to: ["components/", "app/"], why: "the core and the server must not depend on React or routes" },
   { from: ["lib/"], to: ["server/", "models/"], why: "lib/ is the pure core: no sockets, no mongoose" },
   { from: ["components/"], to: ["server/", "models/"], why: "components/ is React only" },
+  { from: ["lib/contracts/"], onlyTo: ["lib/contracts/"], why: "the contract both sides share depends on nothing of ours", productionOnly: true },
   { from: SOURCE_DIRS.map((d) => `${d}/`), to: ["test/", "e2e/", "bench/"], why: "test and bench code stays out of the app", productionOnly: true },
 ];
 
@@ -224,7 +227,9 @@ export function checkRepository(root, allowList = ALLOWED_CYCLES) {
       }
       for (const rule of LAYER_RULES) {
         if (rule.productionOnly && isTestFile(file)) continue;
-        if (rule.from.some((p) => file.startsWith(p)) && rule.to.some((p) => target.startsWith(p))) {
+        if (!rule.from.some((p) => file.startsWith(p))) continue;
+        const crosses = rule.onlyTo ? !rule.onlyTo.some((p) => target.startsWith(p)) : rule.to.some((p) => target.startsWith(p));
+        if (crosses) {
           problems.push(`${file} imports ${target} (${rule.why})`);
         }
       }

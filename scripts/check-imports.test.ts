@@ -1,5 +1,8 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { applyAllowList, findCycles, importSpecifiers, resolveSpecifier } from "./check-imports.mjs";
+import { applyAllowList, checkRepository, findCycles, importSpecifiers, resolveSpecifier } from "./check-imports.mjs";
 
 /** The import graph of a set of in-memory files, resolved the way the checker resolves the repository. */
 function graphOf(files: Record<string, string>): Map<string, string[]> {
@@ -124,5 +127,43 @@ describe("resolveSpecifier", () => {
     expect(resolveSpecifier("lib/b.ts", "zod", exists)).toBeUndefined();
     expect(resolveSpecifier("lib/b.ts", "@/lib/a", exists)).toBe("lib/a.ts");
     expect(resolveSpecifier("lib/b.ts", "./missing", exists)).toBeNull();
+  });
+});
+
+describe("checkRepository", () => {
+  it("names each import across a layer, each cycle and each stale allow-list entry, and lets tests use test support", () => {
+    const root = mkdtempSync(path.join(tmpdir(), "check-imports-"));
+    const files: Record<string, string> = {
+      "lib/export/md.ts": `import { f } from "@/components/ui/format";`,
+      "components/ui/format.ts": `export const f = 1;`,
+      "components/ui/panel.tsx": `import type { Row } from "@/server/data/rows";`,
+      "server/data/rows.ts": `import { a } from "./a";`,
+      "server/data/a.ts": `import type { Row } from "./rows";`,
+      "server/data/rows.test.ts": `import { db } from "@/test/support/db"; import "@/components/ui/format";`,
+      "lib/contracts/events.ts": `import { z } from "zod"; import "./ack";`,
+      "lib/contracts/ack.ts": `import { z } from "zod";`,
+      "lib/turn/reduce.ts": `import "./missing";`,
+      "test/support/db.ts": `export const db = 1;`,
+    };
+    try {
+      for (const [file, source] of Object.entries(files)) {
+        mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+        writeFileSync(path.join(root, file), source);
+      }
+      const { problems, allowed } = checkRepository(root, [{ files: ["lib/x.ts", "lib/y.ts"] }]);
+      expect(allowed).toEqual([]);
+      expect(problems.sort()).toEqual(
+        [
+          "lib/export/md.ts imports components/ui/format.ts (the core and the server must not depend on React or routes)",
+          "components/ui/panel.tsx imports server/data/rows.ts (components/ is React only)",
+          "server/data/rows.test.ts imports components/ui/format.ts (the core and the server must not depend on React or routes)",
+          'lib/turn/reduce.ts: "./missing" matches no file',
+          "import cycle: server/data/a.ts → server/data/rows.ts → server/data/a.ts",
+          "ALLOWED_CYCLES in scripts/check-imports.mjs lists lib/x.ts, lib/y.ts, which no longer import each other in a cycle: remove the entry",
+        ].sort(),
+      );
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
