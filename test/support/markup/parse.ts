@@ -11,7 +11,6 @@ import {
   type SubagentProcess,
   type ToolCall,
 } from "@/lib/contracts";
-import { unescapeMarkup } from "@/lib/markup/escape";
 
 /**
  * Reads the markup of `serializeTurn` back into the turn: the inverse the round-trip tests
@@ -28,6 +27,14 @@ export class MarkupParseError extends Error {
     super(`${message} at ${position}`);
     this.name = "MarkupParseError";
   }
+}
+
+const ENTITY = /&(amp|lt|gt|quot|#39);/g;
+const UNESCAPES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'" };
+
+/** Inverse of `escapeMarkup` (lib/markup/escape.ts), in one pass: `&amp;lt;` becomes `&lt;`, never `<`. */
+export function unescapeMarkup(text: string): string {
+  return text.includes("&") ? text.replace(ENTITY, (_, name: string) => UNESCAPES[name]!) : text;
 }
 
 type Element = "Turn" | "Step" | "ToolCall" | "SubagentExecution";
