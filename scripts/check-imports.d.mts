@@ -16,5 +16,8 @@ export function isTestFile(relativePath: string): boolean;
 export function resolveSpecifier(fromFile: string, specifier: string, exists: (path: string) => boolean): string | null | undefined;
 export function findCycles(graph: Map<string, string[]>, limit?: number): string[][];
 export function stronglyConnectedComponents(graph: Map<string, string[]>): string[][];
-export function applyAllowList(cycles: string[][], allowList: AllowedCycle[]): { reported: string[][]; allowed: string[][]; stale: AllowedCycle[] };
+export function applyAllowList(
+  cycles: string[][],
+  allowList: AllowedCycle[],
+): { reported: string[][]; allowed: string[][]; stale: AllowedCycle[] };
 export function checkRepository(root: string, allowList?: AllowedCycle[]): { problems: string[]; allowed: string[][] };

@@ -46,8 +46,18 @@ export const LAYER_RULES = [
   { from: ["lib/", "server/", "models/"], to: ["components/", "app/"], why: "the core and the server must not depend on React or routes" },
   { from: ["lib/"], to: ["server/", "models/"], why: "lib/ is the pure core: no sockets, no mongoose" },
   { from: ["components/"], to: ["server/", "models/"], why: "components/ is React only" },
-  { from: ["lib/contracts/"], onlyTo: ["lib/contracts/"], why: "the contract both sides share depends on nothing of ours", productionOnly: true },
-  { from: SOURCE_DIRS.map((d) => `${d}/`), to: ["test/", "e2e/", "bench/"], why: "test and bench code stays out of the app", productionOnly: true },
+  {
+    from: ["lib/contracts/"],
+    onlyTo: ["lib/contracts/"],
+    why: "the contract both sides share depends on nothing of ours",
+    productionOnly: true,
+  },
+  {
+    from: SOURCE_DIRS.map((d) => `${d}/`),
+    to: ["test/", "e2e/", "bench/"],
+    why: "test and bench code stays out of the app",
+    productionOnly: true,
+  },
 ];
 
 /** The module specifiers a source text imports or re-exports, in order of appearance. */
@@ -235,12 +245,18 @@ export function checkRepository(root, allowList = ALLOWED_CYCLES) {
       }
       targets.push(target);
     }
-    if (!isTestFile(file)) graph.set(file, targets.filter((t) => SOURCE_DIRS.some((d) => t.startsWith(`${d}/`)) && !isTestFile(t)));
+    if (!isTestFile(file))
+      graph.set(
+        file,
+        targets.filter((t) => SOURCE_DIRS.some((d) => t.startsWith(`${d}/`)) && !isTestFile(t)),
+      );
   }
   const { reported, allowed, stale } = applyAllowList(findCycles(graph), allowList);
   for (const cycle of reported) problems.push(`import cycle: ${cycle.join(" → ")}`);
   for (const entry of stale) {
-    problems.push(`ALLOWED_CYCLES in scripts/check-imports.mjs lists ${entry.files.join(", ")}, which no longer import each other in a cycle: remove the entry`);
+    problems.push(
+      `ALLOWED_CYCLES in scripts/check-imports.mjs lists ${entry.files.join(", ")}, which no longer import each other in a cycle: remove the entry`,
+    );
   }
   return { problems, allowed };
 }

@@ -10,7 +10,10 @@ function graphOf(files: Record<string, string>): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const [file, source] of Object.entries(files)) {
     const targets = importSpecifiers(source).map((s) => resolveSpecifier(file, s, exists));
-    graph.set(file, targets.filter((t): t is string => typeof t === "string"));
+    graph.set(
+      file,
+      targets.filter((t): t is string => typeof t === "string"),
+    );
   }
   return graph;
 }
