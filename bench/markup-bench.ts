@@ -1,8 +1,8 @@
 import type { AgentEvent, ChatTurn } from "@/lib/contracts";
-import { applyEventNaive } from "@/lib/markup/naive-baseline";
-import { parseTurnMarkup } from "@/lib/markup/parse";
 import { serializeTurn } from "@/lib/markup/serialize";
 import { applyEvent, newTurn } from "@/lib/turn/reduce";
+import { applyEventNaive } from "@/test/support/markup/naive-baseline";
+import { parseTurnMarkup } from "@/test/support/markup/parse";
 import { recordedStream } from "@/test/support/turn/recorded-stream";
 import { median, round, summarize } from "./stats";
 

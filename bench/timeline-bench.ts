@@ -194,7 +194,7 @@ async function measureStored(browser: Browser, options: TimelineBenchOptions): P
 }
 
 async function measureLive(browser: Browser, options: TimelineBenchOptions): Promise<TimelineBenchResult["live"]> {
-  const { subagents, callsPerSubagent, replyDelayMs } = options.live;
+  const { subagents, callsPerSubagent } = options.live;
   const model = await startScriptedOpenAIServer((request) => liveReply(request, options.live));
   const dataDir = mkdtempSync(path.join(tmpdir(), "delegate-timeline-live-"));
   const workspace = mkdtempSync(path.join(tmpdir(), "delegate-timeline-ws-"));

@@ -1,4 +1,4 @@
-import { expect, test, type BrowserContext, type Page, type TestInfo } from "@playwright/test";
+import { expect, test, type Page, type TestInfo } from "@playwright/test";
 import { generateHistory, insertHistory } from "../bench/seed-session";
 import { termsOf } from "../lib/search/terms";
 import { browserOwnerId, withModels } from "./support/app-database";

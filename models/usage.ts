@@ -1,4 +1,4 @@
-import mongoose, { Schema } from "mongoose";
+import { Schema } from "mongoose";
 
 /** Sub-schemas shared by turns and subagent runs (stored shapes of `TurnStats` and a step's text). */
 const usage = new Schema({ inputTokens: { type: Number, default: 0 }, outputTokens: { type: Number, default: 0 } }, { _id: false });

@@ -11,6 +11,13 @@ status=0
 echo "==> type-check"
 npx tsc --noEmit -p . || status=1
 
+echo "==> structure"
+node scripts/check-imports.mjs || status=1
+
+echo "==> lint and format"
+npx eslint . || status=1
+npx prettier --check . || status=1
+
 echo "==> docker-compose.yml and docker-compose.scaled.yml (compose-go, the loader Docker Compose uses; no engine needed)"
 if command -v go >/dev/null; then
   (cd tools/compose-check && go run . ../../docker-compose.yml) || status=1

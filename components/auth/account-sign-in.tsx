@@ -2,10 +2,10 @@
 
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
+import { safeNextPath } from "@/lib/accounts/safe-next";
 import { ACCOUNT_PAGES, ACCOUNT_ROUTES, type AuthState } from "@/lib/contracts/account";
 import { post } from "./account-api";
 import { AuthCard, Field, FormError, LINK_CLASS, PRIMARY_BUTTON } from "./fields";
-import { safeNextPath } from "./safe-next";
 import { ssoErrorText } from "./sso-error";
 
 /** Sign-in in the account modes: email and password (not in sso mode), the SSO button, sign-up. */

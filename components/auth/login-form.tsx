@@ -2,7 +2,7 @@
 
 import { useState, type FormEvent } from "react";
 import { z } from "zod";
-import { safeNextPath } from "./safe-next";
+import { safeNextPath } from "@/lib/accounts/safe-next";
 
 const errorBodySchema = z.object({ error: z.object({ message: z.string() }) });
 

@@ -26,6 +26,8 @@ export function ResetPage() {
   if (done) {
     return (
       <AuthCard title="Your password is set" intro="You are signed in here; every other browser that was signed in to this account was signed out.">
+        {/* A full page load, not a client navigation: the chats page renders anew for the session the reset just signed in. */}
+        {/* eslint-disable-next-line @next/next/no-html-link-for-pages */}
         <a href="/" data-testid="reset-continue" className={`block w-full text-center ${PRIMARY_BUTTON}`}>
           Continue to your chats
         </a>

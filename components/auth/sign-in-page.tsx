@@ -1,11 +1,11 @@
 "use client";
 
 import { useEffect, useState } from "react";
+import { safeNextPath } from "@/lib/accounts/safe-next";
 import type { AuthState } from "@/lib/contracts/account";
 import { fetchAuthState } from "./account-api";
 import { AccountSignIn } from "./account-sign-in";
 import { LoginForm } from "./login-form";
-import { safeNextPath } from "./safe-next";
 
 /**
  * /login serves both gates: in single mode the APP_PASSWORD form exactly as before, in the

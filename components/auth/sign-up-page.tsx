@@ -2,10 +2,10 @@
 
 import Link from "next/link";
 import { useEffect, useState, type FormEvent } from "react";
+import { safeNextPath } from "@/lib/accounts/safe-next";
 import { ACCOUNT_PAGES, ACCOUNT_ROUTES, type AuthState } from "@/lib/contracts/account";
 import { fetchAuthState, post } from "./account-api";
 import { AuthCard, Field, FormError, LINK_CLASS, PASSWORD_RULE, passwordProblem, PRIMARY_BUTTON } from "./fields";
-import { safeNextPath } from "./safe-next";
 
 /**
  * /signup, and /signup?invite=… from an admin's invitation link. The server decides

@@ -2,10 +2,10 @@
 
 import { memo, useMemo } from "react";
 import { stepsText, type ChatTurn } from "@/lib/contracts";
+import { formatCost, formatDuration, formatTokens, totalTokens } from "@/lib/format/display";
 import { Markdown } from "@/components/markdown/markdown";
-import { formatCost, formatDuration, formatTokens, totalTokens } from "@/components/subagents/format";
 import { TurnIdProvider } from "@/components/subagents/panel-actions";
-import { ToolCallView } from "@/components/subagents/tool-call-view";
+import { ToolCallView } from "@/components/subagents/subagent-execution";
 import { CopyButton } from "@/components/ui/copy-button";
 import { AlertIcon } from "@/components/ui/icons";
 import { TurnContextButton } from "@/components/inspector/inspect-context";

@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import { formatTokens } from "@/components/subagents/format";
+import { formatTokens } from "@/lib/format/display";
 import { fetchModelCalls } from "@/components/inspector/model-calls-api";
 import type { LastTurn } from "./last-turn";
 

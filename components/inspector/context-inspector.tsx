@@ -3,7 +3,7 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
 import type { ModelCallRecord, ModelCallSummary } from "@/lib/contracts";
 import { classifyMessages, MESSAGE_KIND_LABELS, tokensByKind, type MessageEntry } from "@/lib/context/message-kinds";
-import { formatDuration, formatTokens, parseTime } from "@/components/subagents/format";
+import { formatDuration, formatTokens, parseTime } from "@/lib/format/display";
 import { XIcon } from "@/components/ui/icons";
 import { fetchModelCall, fetchModelCalls } from "./model-calls-api";
 

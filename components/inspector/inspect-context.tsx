@@ -3,8 +3,8 @@
 import { lazy, Suspense, useState } from "react";
 import type { ChatTurn, SubagentProcess, ToolCall } from "@/lib/contracts";
 import { CHARS_PER_TOKEN } from "@/lib/context/tokens";
+import { formatTokens, totalTokens } from "@/lib/format/display";
 import { usePanelActions, useTurnId } from "@/components/subagents/panel-actions";
-import { formatTokens, totalTokens } from "@/components/subagents/format";
 
 // The inspector is code-split: most people never open it, and the chat should not pay for it.
 const ContextInspector = lazy(() => import("./context-inspector").then((m) => ({ default: m.ContextInspector })));

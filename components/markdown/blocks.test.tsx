@@ -130,7 +130,7 @@ describe("Markdown block by block", () => {
     expect(splitBlocks(text).length).toBeGreaterThan(10);
     // Same structure as the reference (the component adds a code header and a table wrapper).
     const stripped = html
-      .replace(/^<div class="markdown  ">|<\/div>$/g, "")
+      .replace(/^<div class="markdown {2}">|<\/div>$/g, "")
       .replace(/<div class="code-block[^"]*"><div class="[^"]*"><span class="font-mono">[^<]*<\/span><button[\s\S]*?<\/button><\/div><pre class="!rounded-none !border-0">([\s\S]*?)<\/pre><\/div>/g, "<pre>$1</pre>")
       .replace(/<div class="table-wrap">(<table>[\s\S]*?<\/table>)<\/div>/g, "$1")
       .replace(/ target="_blank" rel="noopener noreferrer"/g, "");

@@ -2,10 +2,10 @@
 
 import { useId, useState, type FormEvent } from "react";
 import { MAX_DENY_REASON_CHARS, type Approval, type ToolCall } from "@/lib/contracts";
+import { prettyJson } from "@/lib/format/display";
 import { AlertIcon } from "@/components/ui/icons";
 import { useHydrated } from "@/components/ui/use-hydrated";
 import { DiffView } from "./diff-view";
-import { prettyJson } from "./format";
 import { usePanelActions } from "./panel-actions";
 
 export interface ApprovalCardProps {

@@ -1,7 +1,7 @@
 "use client";
 
+import { formatDuration, parseTime } from "@/lib/format/display";
 import { useNow } from "@/components/ui/use-now";
-import { formatDuration, parseTime } from "./format";
 
 export interface ElapsedProps {
   startedAt: string;

@@ -3,8 +3,7 @@ import { describe, expect, it } from "vitest";
 import { emptyStats, type SubagentProcess, type ToolCall } from "@/lib/contracts";
 import { castNarrative } from "@/lib/agent/narrative";
 import { finishedProcess } from "@/test/support/turn/event-builders";
-import { SubagentExecution } from "./subagent-execution";
-import { ToolCallView } from "./tool-call-view";
+import { SubagentExecution, ToolCallView } from "./subagent-execution";
 
 const ANSWER = "## Found\n\n**Three** open bugs in `tide.py`.";
 const spawnCall = (panel: SubagentProcess, response: string): ToolCall => ({

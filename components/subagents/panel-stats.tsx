@@ -1,6 +1,6 @@
 import type { TurnStats } from "@/lib/contracts";
+import { formatCost } from "@/lib/format/display";
 import { Elapsed } from "./elapsed";
-import { formatCost } from "./format";
 
 export interface PanelStatsProps {
   stats?: TurnStats;

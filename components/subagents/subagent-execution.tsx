@@ -2,6 +2,7 @@
 
 import { memo, useDeferredValue, useId, useMemo, useRef, type ReactNode } from "react";
 import type { Step, SubagentProcess, ToolCall } from "@/lib/contracts";
+import { endReasonLabel, endReasonShort, formatTokens, parseTime, totalTokens, truncate } from "@/lib/format/display";
 import { Markdown } from "@/components/markdown/markdown";
 import { ChevronRightIcon } from "@/components/ui/icons";
 import { useDisclosure } from "@/components/ui/disclosure";
@@ -10,7 +11,6 @@ import { FoldedSection } from "@/components/ui/folded-section";
 import { waitsForApproval } from "@/lib/turn/approvals";
 import { liveStatus, outcomeLine, panelSequence, runCounts, runOutcome, type RunOutcome } from "@/lib/turn/run-summary";
 import { Elapsed } from "./elapsed";
-import { endReasonLabel, endReasonShort, formatTokens, parseTime, totalTokens, truncate } from "./format";
 import { AgentNameProvider } from "./panel-actions";
 import { PanelStats } from "./panel-stats";
 import { ContextLedger } from "@/components/inspector/inspect-context";
@@ -19,13 +19,24 @@ import { ControlStrip, HeaderActions, useRunControls } from "./run-controls";
 import { StatusIcon, SteerIcon } from "./status-icon";
 import { RetryControls, canRetry } from "./retry-controls";
 import { RetryLineage, panelAnchor } from "./retry-links";
-import { ToolCallView } from "./tool-call-view";
+import { ToolChip, type ToolCallViewProps } from "./tool-chip";
 
 export interface SubagentExecutionProps {
   panel: SubagentProcess;
   /** The parent's tool call that spawned this run: its result is what the parent model saw. */
   call?: ToolCall;
 }
+
+/**
+ * One tool call as a compact chip that opens to its arguments and result. A call that
+ * spawned a subagent is shown as that subagent's panel instead: the panel is the call.
+ * It lives here, next to the panel, because the two nest: a panel lists its calls, and a
+ * call may be a panel.
+ */
+export const ToolCallView = memo(function ToolCallView({ call, ownerRunId }: ToolCallViewProps) {
+  if (call.subagent) return <SubagentExecution panel={call.subagent} call={call} />;
+  return <ToolChip call={call} ownerRunId={ownerRunId} />;
+});
 
 /**
  * The `<SubagentExecution>` panel: one subagent run, collapsed to a single line,

@@ -2,9 +2,9 @@
 
 import { memo, useCallback, useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import type { ChatTurn } from "@/lib/contracts";
+import { formatDuration, formatTokens } from "@/lib/format/display";
 import { axisSpan, barSpan, timelineLayout, type TimelineRow, type TimelineStatus } from "@/lib/turn/timeline";
 import { useDisclosure } from "@/components/ui/disclosure";
-import { formatDuration, formatTokens } from "@/components/subagents/format";
 import { revealRow } from "./reveal";
 
 /**

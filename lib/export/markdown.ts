@@ -1,5 +1,5 @@
 import type { ChatTurn, Step, SubagentProcess, ToolCall } from "@/lib/contracts";
-import { endReasonLabel, formatCost, formatDuration, formatTokens, prettyJson, totalTokens } from "@/components/subagents/format";
+import { endReasonLabel, formatCost, formatDuration, formatTokens, prettyJson, totalTokens } from "@/lib/format/display";
 import { serializeTurn } from "@/lib/markup/serialize";
 
 /**

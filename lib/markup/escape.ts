@@ -1,21 +1,14 @@
 /**
  * Markup escaping. Every text run and attribute value goes through `escapeMarkup`, so no
  * model text or tool output can open, close or alter a `<SubagentExecution>` or
- * `<ToolCall>` element (model text and tool output are data, never markup): after escaping, `<` only ever starts a tag
- * the serializer wrote, and `"` only ever ends an attribute value.
+ * `<ToolCall>` element (model text and tool output are data, never markup): after escaping, `<` only ever starts a tag the serializer wrote,
+ * and `"` only ever ends an attribute value.
  */
 const NEEDS_ESCAPE = /[&<>"']/;
 const ESCAPABLE = /[&<>"']/g;
-const ENTITY = /&(amp|lt|gt|quot|#39);/g;
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-const UNESCAPES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'" };
 
 export function escapeMarkup(text: string): string {
   return NEEDS_ESCAPE.test(text) ? text.replace(ESCAPABLE, (c) => ESCAPES[c]!) : text;
-}
-
-/** Inverse of `escapeMarkup`, in one pass: `&amp;lt;` becomes `&lt;`, never `<`. */
-export function unescapeMarkup(text: string): string {
-  return text.includes("&") ? text.replace(ENTITY, (_, name: string) => UNESCAPES[name]!) : text;
 }

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { END_REASONS, type ChatTurn, type Step, type SubagentProcess, type ToolCall } from "@/lib/contracts";
-import { escapeMarkup, unescapeMarkup } from "./escape";
-import { MarkupParseError, parseTurnMarkup } from "./parse";
+import { MarkupParseError, parseTurnMarkup, unescapeMarkup } from "@/test/support/markup/parse";
+import { escapeMarkup } from "./escape";
 import { serializeTurn } from "./serialize";
 
 const HOSTILE = [

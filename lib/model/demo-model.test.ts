@@ -180,7 +180,10 @@ describe("offline demo model", () => {
       expect(waited).toBeGreaterThanOrEqual(firstTokenDelay(hello, 200) - 5);
       expect(firstTokenDelay(hello, 200)).toBe(firstTokenDelay(hello, 200));
       expect(firstTokenDelay(hello, 200)).not.toBe(firstTokenDelay(other, 200));
-      for (const r of [hello, other]) expect(firstTokenDelay(r, 200)).toBeGreaterThanOrEqual(100), expect(firstTokenDelay(r, 200)).toBeLessThanOrEqual(300);
+      for (const r of [hello, other]) {
+        expect(firstTokenDelay(r, 200)).toBeGreaterThanOrEqual(100);
+        expect(firstTokenDelay(r, 200)).toBeLessThanOrEqual(300);
+      }
       expect(await timeToFirst(createDemoModel({ chunkDelayMs: 0 }), hello)).toBeLessThan(50);
     });
 

@@ -1,6 +1,6 @@
 import * as client from "openid-client";
 import { z } from "zod";
-import { safeNextPath } from "@/components/auth/safe-next";
+import { safeNextPath } from "@/lib/accounts/safe-next";
 import { ACCOUNT_ROUTES, type SsoFailureReason } from "@/lib/contracts/account";
 import { isLoopbackIssuer, type Env } from "@/lib/env";
 import type { Signer } from "./signer";

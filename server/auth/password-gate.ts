@@ -56,6 +56,3 @@ export function createPasswordGate(options: { password: string; secret: string; 
     },
   };
 }
-
-/** The login form and the server's redirect to it judge `?next=` the same way. */
-export { safeNextPath } from "@/components/auth/safe-next";

@@ -1,4 +1,4 @@
-import { MAX_SEARCH_RESULTS, type ChatTurn, type SearchResults, type SessionCursor, type SessionPage, type SessionSummary } from "@/lib/contracts";
+import { MAX_SEARCH_RESULTS, type ChatTurn, type SearchResults, type SessionCursor, type SessionPage } from "@/lib/contracts";
 import { rankHits, type MatchedTurn } from "@/lib/search/rank";
 import { escapeRegex, isEmptyQuery, parseQuery, termsOf, type ParsedQuery } from "@/lib/search/terms";
 import { turnSearchText } from "@/lib/search/turn-text";

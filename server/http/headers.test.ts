@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createDemoModel } from "@/lib/model/demo-model";
 import { runtimeWith, startHarness, type Harness } from "@/test/support/server/app-harness";
-import { rawRequest } from "./raw-request";
+import { rawRequest } from "@/test/support/server/raw-request";
 
 /** Security headers on every response, and no shared caching of a response that sets a cookie. */
 let harness: Harness;

@@ -3,8 +3,8 @@ import { io as connect } from "socket.io-client";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createDemoModel } from "@/lib/model/demo-model";
 import { runtimeWith, startHarness, type Harness } from "@/test/support/server/app-harness";
+import { rawRequest } from "@/test/support/server/raw-request";
 import { hostAllowed, hostRules, type HostSettings } from "./hosts";
-import { rawRequest } from "./raw-request";
 
 /**
  * The Host allow-list every instance has, with or without APP_PASSWORD: a page on an

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDemoModel } from "@/lib/model/demo-model";
 import { runtimeWith, startHarness, type Harness } from "@/test/support/server/app-harness";
-import { rawRequest } from "./raw-request";
+import { rawRequest } from "@/test/support/server/raw-request";
 
 /** The APP_PASSWORD login throttle under concurrent guessing, from one address. */
 let harness: Harness;

@@ -1,8 +1,9 @@
 import { stringifySetCookie, type Cookies } from "cookie";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { safeNextPath } from "@/lib/accounts/safe-next";
 import { DEVICE_COOKIE, deviceCookieHeader, type KnownDevices } from "@/server/auth/known-device";
 import type { LoginThrottle } from "@/server/auth/login-throttle";
-import { AUTH_COOKIE, safeNextPath, type PasswordGate } from "@/server/auth/password-gate";
+import { AUTH_COOKIE, type PasswordGate } from "@/server/auth/password-gate";
 import { readBody } from "./body";
 import { originAllowed } from "./origin";
 

@@ -1,9 +1,20 @@
 import { AppError, type SessionEvent } from "@/lib/contracts";
 import type { ChatStore } from "@/server/data/store";
 import type { Logger } from "@/lib/log";
-import { DroneSession } from "./drone-session";
+import { DroneSession, type DroneCluster } from "./drone-session";
 import type { TurnRunner } from "./turn-runner";
-import type { Cluster } from "@/server/cluster/cluster";
+
+/**
+ * What the registry asks of the cluster (server/cluster/cluster.ts implements it). Declared
+ * here rather than imported, since the cluster in turn reads the registry's sessions: an
+ * import each way would make the two modules a cycle.
+ */
+export interface RegistryCluster {
+  drone: DroneCluster;
+  /** Follows the chat's stream from the owner's snapshot; the session is ready once done. */
+  attach(session: DroneSession): Promise<void>;
+  detach(sessionId: string): void;
+}
 
 /**
  * The open DroneSessions of this process, one per chat, loaded on first use and
@@ -18,7 +29,7 @@ export interface SessionRegistryDeps {
   log?: Logger;
   flushMs?: number;
   /** Scale-out: leases, the shared event streams; absent on one process. */
-  cluster?: Cluster;
+  cluster?: RegistryCluster;
 }
 
 const IDLE_EVICT_MS = 15 * 60_000;

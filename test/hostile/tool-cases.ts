@@ -20,7 +20,7 @@ export interface ToolCase {
   expect: { error?: string; contains?: string[]; excludes?: string[]; maxChars?: number; withinMs?: number; maxEventLoopLagMs?: number };
 }
 
-export const FILE_TOOLS: Record<string, Tool<any>> = { file_read: fileReadTool, list_files: listFilesTool, grep: grepTool };
+export const FILE_TOOLS: Record<string, Tool> = { file_read: fileReadTool, list_files: listFilesTool, grep: grepTool };
 
 /** `lagMs`: the longest the caller's event loop stalled during the call. */
 export type ToolOutcome = ({ ok: true; text: string } | { ok: false; message: string }) & { ms: number; lagMs: number };
@@ -32,7 +32,7 @@ const LAG_TICK_MS = 10;
  * a ticking timer measures how long the event loop stalls: a tool that blocks it would
  * freeze every chat on the server.
  */
-export async function runTool(tool: Tool<any>, args: unknown, workspaceDir: string): Promise<ToolOutcome> {
+export async function runTool(tool: Tool, args: unknown, workspaceDir: string): Promise<ToolOutcome> {
   const started = Date.now();
   let last = started;
   let lagMs = 0;

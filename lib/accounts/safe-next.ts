@@ -9,6 +9,7 @@ const HERE = "http://here.invalid";
  * start after dot segments are normalised ("/..//host").
  */
 export function safeNextPath(next: string | null): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what this refuses
   if (!next || !next.startsWith("/") || /[\u0000-\u001f\u007f\\]/.test(next)) return "/";
   let url: URL;
   try {

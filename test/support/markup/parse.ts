@@ -11,13 +11,13 @@ import {
   type SubagentProcess,
   type ToolCall,
 } from "@/lib/contracts";
-import { unescapeMarkup } from "./escape";
 
 /**
- * Reads the markup of `serializeTurn` back into the turn. Text runs up to the next `<`,
- * which after escaping can only start an element the serialiser wrote; a `<` that starts
- * anything else, a missing attribute or an invalid value is an error, never silently shown
- * as a panel (model text and tool output are data, never markup).
+ * Reads the markup of `serializeTurn` back into the turn: the inverse the round-trip tests
+ * and the benchmark's naive baseline need (the app itself never parses markup). Text runs
+ * up to the next `<`, which after escaping can only start an element the serialiser wrote;
+ * a `<` that starts anything else, a missing attribute or an invalid value is an error,
+ * never silently read as a panel.
  */
 export class MarkupParseError extends Error {
   constructor(
@@ -27,6 +27,14 @@ export class MarkupParseError extends Error {
     super(`${message} at ${position}`);
     this.name = "MarkupParseError";
   }
+}
+
+const ENTITY = /&(amp|lt|gt|quot|#39);/g;
+const UNESCAPES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'" };
+
+/** Inverse of `escapeMarkup` (lib/markup/escape.ts), in one pass: `&amp;lt;` becomes `&lt;`, never `<`. */
+export function unescapeMarkup(text: string): string {
+  return text.includes("&") ? text.replace(ENTITY, (_, name: string) => UNESCAPES[name]!) : text;
 }
 
 type Element = "Turn" | "Step" | "ToolCall" | "SubagentExecution";

@@ -1,7 +1,7 @@
 import type { AgentEvent } from "@/lib/contracts";
 import { applyEvent } from "@/lib/turn/reduce";
 import { parseTurnMarkup } from "./parse";
-import { serializeTurn } from "./serialize";
+import { serializeTurn } from "@/lib/markup/serialize";
 
 /**
  * The naive baseline for the benchmark: keep only the markup string, and for every event

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { applyEvent, newTurn } from "@/lib/turn/reduce";
+import { serializeTurn } from "@/lib/markup/serialize";
 import { ev } from "@/test/support/turn/event-builders";
 import { recordedStream } from "@/test/support/turn/recorded-stream";
 import { applyEventNaive } from "./naive-baseline";
 import { parseTurnMarkup } from "./parse";
-import { serializeTurn } from "./serialize";
 
 const start = () => newTurn({ sessionId: "s1", turnId: "t1", prompt: "hi", createdAt: "2026-01-01T00:00:00.000Z" });
 

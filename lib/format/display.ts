@@ -1,3 +1,5 @@
+// How the panels and the Markdown export show durations, token counts, costs, end reasons
+// and tool arguments: pure functions, shared by components/ and lib/export/.
 import type { EndReason, TurnStats } from "@/lib/contracts";
 
 /** "850ms", "12.3s", "4m 05s", "1h 02m": short enough for a panel header. */

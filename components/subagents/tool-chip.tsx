@@ -1,15 +1,14 @@
 "use client";
 
-import { memo, useId } from "react";
+import { useId } from "react";
 import type { ToolCall } from "@/lib/contracts";
+import { argumentHint, prettyJson } from "@/lib/format/display";
 import { ChevronRightIcon, WrenchIcon } from "@/components/ui/icons";
 import { useDisclosure } from "@/components/ui/disclosure";
 import { callCancelled } from "@/lib/turn/run-summary";
 import { ApprovalAudit, ApprovalCard, ApprovalOutcome } from "./approval-card";
-import { argumentHint, prettyJson } from "./format";
 import { useAgentName, useTurnId } from "./panel-actions";
 import { StatusIcon } from "./status-icon";
-import { SubagentExecution } from "./subagent-execution";
 import { ToolResult } from "./tool-result";
 
 export interface ToolCallViewProps {
@@ -18,16 +17,8 @@ export interface ToolCallViewProps {
   ownerRunId: string | null;
 }
 
-/**
- * One tool call as a compact chip that opens to its arguments and result. A call that
- * spawned a subagent is shown as that subagent's panel instead: the panel is the call.
- */
-export const ToolCallView = memo(function ToolCallView({ call, ownerRunId }: ToolCallViewProps) {
-  if (call.subagent) return <SubagentExecution panel={call.subagent} call={call} />;
-  return <ToolChip call={call} ownerRunId={ownerRunId} />;
-});
-
-function ToolChip({ call, ownerRunId }: ToolCallViewProps) {
+/** One tool call (not a subagent's) as a compact chip that opens to its arguments and result. */
+export function ToolChip({ call, ownerRunId }: ToolCallViewProps) {
   // Call ids repeat across runs and turns ("call_0"): the turn and owning run make it unique.
   const turnId = useTurnId();
   const [open, setOpen] = useDisclosure(`tool:${turnId ?? ""}:${ownerRunId ?? "m"}:${call.callId}`);
