@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Tool } from "@/lib/tools/types";
-import { ofType, startTestTurn, tempWorkspace } from "@/test/support/agent/harness";
+import { startTestTurn, tempWorkspace } from "@/test/support/agent/harness";
 import { scriptedModel, toolResults } from "@/test/support/agent/scripted-model";
 import { dataOf } from "@/test/support/turn/agent-data";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AgentEvent, ChatTurn } from "@/lib/contracts";
-import { NESTED_EVENTS, STATS, ev, finishedProcess } from "@/test/support/turn/event-builders";
+import { NESTED_EVENTS, STATS, ev } from "@/test/support/turn/event-builders";
 import { applyEvent, newTurn } from "./reduce";
 
 const start = newTurn({ sessionId: "s1", turnId: "t1", prompt: "hi", createdAt: "2026-01-01T00:00:00.000Z" });

@@ -50,7 +50,7 @@ function expectContinuous(events: SessionEvent[]) {
 
 describe("a turn owned by one process, watched from the others", () => {
   it("a viewer on B gets every event of A's turn in order, and a joiner on C converges; both equal the stored turn", async () => {
-    const [a, b, c] = cluster.members;
+    const [, b, c] = cluster.members;
     const { cookie, socket, sessionId } = await newChat(0);
     const onA = liveView(socket, sessionId);
     await onA.join();

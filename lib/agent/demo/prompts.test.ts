@@ -9,7 +9,7 @@ import { BUILTIN_DEFINITIONS } from "../definitions";
 import { masterText, ofType, startTestTurn, type TurnRun } from "@/test/support/agent/harness";
 import { DEMO_PROMPTS } from "./prompts";
 import { chatAnswer } from "./system-replies";
-import { dataOf, type DataOf } from "@/test/support/turn/agent-data";
+import { dataOf } from "@/test/support/turn/agent-data";
 
 /**
  * The prompts offered to newcomers (home page, the demo's help, the README) are one list,

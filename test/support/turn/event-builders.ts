@@ -74,7 +74,7 @@ export const NESTED_EVENTS: readonly AgentEvent[] = [
   ev.spawn("r2", "c3", "r1"),
 ];
 
-/** A finished process as `agent:complete` would carry it: one step that answered. */
+/** A finished process as its events fold it: one step that answered. */
 export function finishedProcess(runId: string, response: string, overrides: Partial<SubagentProcess> = {}): SubagentProcess {
   return {
     runId, parentRunId: null, depth: 1, name: "researcher", task: "look", prompt: "Task: look", response,
