@@ -1,9 +1,8 @@
-import type { AgentData, AgentEvent, ChatTurn, Publish } from "@/lib/contracts";
+import type { AgentData, AgentEvent, EndReason, Publish } from "@/lib/contracts";
 import type { WarnLog } from "@/lib/context/clean-result";
 import type { ChatModel, ModelToolCall } from "@/lib/model/types";
 import type { Tool } from "@/lib/tools/types";
 import type { RunRef } from "@/lib/turn/data-event";
-import type { EndReason } from "@/lib/contracts";
 import type { LoopState, ToolInvoker, ToolOutcome } from "./agent-loop";
 import type { ApprovalGate } from "./approval-gate";
 import type { SubagentDefinition } from "./definitions";
@@ -46,8 +45,6 @@ export interface ExecutorDeps {
 export interface TurnScope {
   turnId: string;
   publish: Publish;
-  /** The turn as its holder folded it from the events published so far. */
-  turn(): ChatTurn;
   registry: RunRegistry;
   /** The person the turn runs for (see ToolContext.ownerId). */
   ownerId?: string;
@@ -72,8 +69,6 @@ export interface AgentNode {
   /** Stops the watchdogs of this run and every run above it (while a person decides); returns the release. */
   holdWatchdogs?: () => () => void;
 }
-
-export const runIdOf = (node: AgentNode): string | null => node.run?.runId ?? null;
 
 export interface ChildSpec {
   parent: AgentNode;

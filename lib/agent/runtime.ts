@@ -193,7 +193,7 @@ async function runTurn(
     ]);
     const sink = input.recordModelCall;
     const trace: ModelTracer = sink ? (model, runId, purpose) => traceModel(model, { turnId, runId, purpose }, sink, deps) : (model) => model;
-    const scope: TurnScope = { turnId, publish, turn: record.turn, registry, ownerId: input.ownerId, approvals: waits.approvals, retries, trace };
+    const scope: TurnScope = { turnId, publish, registry, ownerId: input.ownerId, approvals: waits.approvals, retries, trace };
     const executor = new SubagentExecutor(deps, scope);
     const master: AgentNode = {
       run: null,
