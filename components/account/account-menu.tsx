@@ -1,7 +1,6 @@
 "use client";
 
-import { useId, useRef, useState } from "react";
-import { useMenu } from "@/components/ui/use-menu";
+import { PopoverMenu } from "@/components/ui/popover-menu";
 import { ACCOUNT_PAGES, ACCOUNT_ROUTES } from "@/lib/contracts/account";
 import { post } from "@/components/auth/account-api";
 import { useAuthState } from "@/components/auth/use-auth-state";
@@ -16,13 +15,6 @@ const ITEM =
  */
 export function AccountMenu() {
   const { state } = useAuthState();
-  const [open, setOpen] = useState(false);
-  const button = useRef<HTMLButtonElement>(null);
-  const menu = useRef<HTMLDivElement>(null);
-  const menuId = useId();
-
-  const onMenuKey = useMenu(open, setOpen, menu, button);
-
   const account = state?.account;
   if (!account) return null;
   const name = account.displayName || account.email;
@@ -33,57 +25,39 @@ export function AccountMenu() {
   };
 
   return (
-    <div className="relative">
-      <button
-        ref={button}
-        type="button"
-        data-testid="account-menu-button"
-        aria-haspopup="menu"
-        aria-expanded={open}
-        aria-controls={open ? menuId : undefined}
-        aria-label={`Account: ${name}`}
-        onClick={() => setOpen((o) => !o)}
-        onKeyDown={(e) => {
-          if (e.key === "ArrowDown" && !open) {
-            e.preventDefault();
-            setOpen(true);
-          }
-        }}
-        className="flex max-w-40 items-center gap-1.5 rounded-md px-1.5 py-1 text-xs font-medium text-zinc-700 hover:bg-zinc-100 dark:text-zinc-200 dark:hover:bg-zinc-800"
-      >
-        <span aria-hidden="true" className="flex size-6 shrink-0 items-center justify-center rounded-full bg-sky-700 text-[11px] font-semibold text-white uppercase">
-          {Array.from(name)[0] ?? "?"}
-        </span>
-        <span className="hidden truncate sm:inline">{name}</span>
-      </button>
-      {open ? (
-        <div
-          ref={menu}
-          id={menuId}
-          role="menu"
-          aria-label="Account"
-          data-testid="account-menu"
-          onKeyDown={onMenuKey}
-          className="absolute right-0 z-30 mt-1 w-[min(16rem,calc(100vw-1rem))] rounded-lg border border-zinc-200 bg-white p-1 shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
-        >
-          <div className="px-3 py-2" role="presentation">
-            <p className="truncate text-sm font-medium text-zinc-900 dark:text-zinc-100">{account.displayName || "Signed in"}</p>
-            <p className="truncate text-xs text-zinc-600 dark:text-zinc-400">{account.email}</p>
-          </div>
-          <div className="my-1 h-px bg-zinc-200 dark:bg-zinc-800" role="separator" />
-          <a role="menuitem" tabIndex={-1} href={ACCOUNT_PAGES.account} data-testid="account-menu-account" className={ITEM}>
-            Account
-          </a>
-          {account.role === "admin" ? (
-            <a role="menuitem" tabIndex={-1} href={ACCOUNT_PAGES.admin} data-testid="account-menu-admin" className={ITEM}>
-              Admin
-            </a>
-          ) : null}
-          <button role="menuitem" tabIndex={-1} type="button" data-testid="account-menu-sign-out" onClick={() => void signOut()} className={ITEM}>
-            Sign out
-          </button>
-        </div>
+    <PopoverMenu
+      kind="menu"
+      button={
+        <>
+          <span aria-hidden="true" className="flex size-6 shrink-0 items-center justify-center rounded-full bg-sky-700 text-[11px] font-semibold text-white uppercase">
+            {Array.from(name)[0] ?? "?"}
+          </span>
+          <span className="hidden truncate sm:inline">{name}</span>
+        </>
+      }
+      buttonLabel={`Account: ${name}`}
+      buttonTestId="account-menu-button"
+      buttonClassName="flex max-w-40 items-center gap-1.5 rounded-md px-1.5 py-1 text-xs font-medium text-zinc-700 hover:bg-zinc-100 dark:text-zinc-200 dark:hover:bg-zinc-800"
+      label="Account"
+      panelTestId="account-menu"
+      panelClassName="absolute right-0 z-30 mt-1 w-[min(16rem,calc(100vw-1rem))] rounded-lg border border-zinc-200 bg-white p-1 shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
+    >
+      <div className="px-3 py-2" role="presentation">
+        <p className="truncate text-sm font-medium text-zinc-900 dark:text-zinc-100">{account.displayName || "Signed in"}</p>
+        <p className="truncate text-xs text-zinc-600 dark:text-zinc-400">{account.email}</p>
+      </div>
+      <div className="my-1 h-px bg-zinc-200 dark:bg-zinc-800" role="separator" />
+      <a role="menuitem" tabIndex={-1} href={ACCOUNT_PAGES.account} data-testid="account-menu-account" className={ITEM}>
+        Account
+      </a>
+      {account.role === "admin" ? (
+        <a role="menuitem" tabIndex={-1} href={ACCOUNT_PAGES.admin} data-testid="account-menu-admin" className={ITEM}>
+          Admin
+        </a>
       ) : null}
-    </div>
+      <button role="menuitem" tabIndex={-1} type="button" data-testid="account-menu-sign-out" onClick={() => void signOut()} className={ITEM}>
+        Sign out
+      </button>
+    </PopoverMenu>
   );
 }

@@ -1,10 +1,11 @@
 "use client";
 
-import { useCallback, useEffect, useState, type FormEvent } from "react";
+import { useCallback, useEffect, useState } from "react";
 import { ACCOUNT_PAGES, ACCOUNT_ROUTES, type AccountView, type SignInSessionView } from "@/lib/contracts/account";
 import { fetchList, post } from "@/components/auth/account-api";
 import { DANGER_BUTTON, Field, FormError, Notice, PASSWORD_RULE, passwordProblem, PRIMARY_BUTTON, SECONDARY_BUTTON } from "@/components/auth/fields";
 import { useAuthState } from "@/components/auth/use-auth-state";
+import { useFormSubmit } from "@/components/auth/use-form-submit";
 import { PageFrame, Section, When } from "./page-frame";
 import { describeUserAgent } from "./user-agent";
 
@@ -61,31 +62,14 @@ function Profile({ account }: { account: AccountView }) {
 function ChangePassword() {
   const [current, setCurrent] = useState("");
   const [next, setNext] = useState("");
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [done, setDone] = useState(false);
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    if (pending) return;
-    const problem = passwordProblem(next);
-    if (problem) {
-      setError(problem);
-      return;
-    }
-    setPending(true);
-    setError(null);
-    setDone(false);
-    const result = await post(ACCOUNT_ROUTES.password, { current, next });
-    setPending(false);
-    if (!result.ok) {
-      setError(result.message);
-      return;
-    }
-    setCurrent("");
-    setNext("");
-    setDone(true);
-  };
+  const { pending, error, done, submit } = useFormSubmit({
+    check: () => passwordProblem(next),
+    send: () => post(ACCOUNT_ROUTES.password, { current, next }),
+    onDone: () => {
+      setCurrent("");
+      setNext("");
+    },
+  });
 
   return (
     <Section title="Password" description="Changing it signs out every other browser signed in to this account; this one stays signed in.">

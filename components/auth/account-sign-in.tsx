@@ -1,36 +1,26 @@
 "use client";
 
 import Link from "next/link";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { safeNextPath } from "@/lib/accounts/safe-next";
 import { ACCOUNT_PAGES, ACCOUNT_ROUTES, type AuthState } from "@/lib/contracts/account";
 import { post } from "./account-api";
 import { AuthCard, Field, FormError, LINK_CLASS, PRIMARY_BUTTON } from "./fields";
 import { ssoErrorText } from "./sso-error";
+import { useFormSubmit } from "./use-form-submit";
 
 /** Sign-in in the account modes: email and password (not in sso mode), the SSO button, sign-up. */
 export function AccountSignIn({ state, params }: { state: AuthState; params: URLSearchParams }) {
   const next = safeNextPath(params.get("next"));
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<string | null>(() => ssoErrorText(params.get("error"), params.get("reason")));
+  const { pending, error, submit } = useFormSubmit({
+    send: () => post(ACCOUNT_ROUTES.signIn, { email, password }),
+    ready: email !== "" && password !== "",
+    leaveTo: () => next,
+    initialError: ssoErrorText(params.get("error"), params.get("reason")),
+  });
   const passwords = state.mode !== "sso";
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    if (pending || !email || !password) return;
-    setPending(true);
-    setError(null);
-    const result = await post(ACCOUNT_ROUTES.signIn, { email, password });
-    if (result.ok) {
-      // A full load, so the socket connects with the new cookie.
-      window.location.assign(next);
-      return;
-    }
-    setError(result.message);
-    setPending(false);
-  };
 
   const ssoHref = `${ACCOUNT_ROUTES.ssoStart}?next=${encodeURIComponent(next)}`;
   return (

@@ -1,40 +1,18 @@
 "use client";
 
-import { useState, type FormEvent } from "react";
-import { z } from "zod";
+import { useState } from "react";
+import { post } from "./account-api";
+import { FormError } from "./fields";
 import { safeNextPath } from "@/lib/accounts/safe-next";
-
-const errorBodySchema = z.object({ error: z.object({ message: z.string() }) });
+import { useFormSubmit } from "./use-form-submit";
 
 export function LoginForm() {
   const [password, setPassword] = useState("");
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    if (!password || pending) return;
-    setPending(true);
-    setError(null);
-    try {
-      const res = await fetch("/api/login", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        credentials: "same-origin",
-        body: JSON.stringify({ password }),
-      });
-      if (res.ok) {
-        // A full load, so the socket connects with the new cookie.
-        window.location.assign(safeNextPath(new URLSearchParams(window.location.search).get("next")));
-        return;
-      }
-      const body = errorBodySchema.safeParse(await res.json().catch(() => null));
-      setError(body.success ? body.data.error.message : `Login failed (${res.status}).`);
-    } catch {
-      setError("Could not reach the server.");
-    }
-    setPending(false);
-  };
+  const { pending, error, submit } = useFormSubmit({
+    send: () => post("/api/login", { password }),
+    ready: password !== "",
+    leaveTo: () => safeNextPath(new URLSearchParams(window.location.search).get("next")),
+  });
 
   return (
     <form onSubmit={submit} className="w-full max-w-sm space-y-4 rounded-xl border border-zinc-200 p-6 shadow-sm dark:border-zinc-800">
@@ -57,11 +35,7 @@ export function LoginForm() {
           className="w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm focus:border-sky-500 focus:outline-none dark:border-zinc-700 dark:bg-zinc-900"
         />
       </div>
-      {error ? (
-        <p role="alert" className="text-sm text-red-700 dark:text-red-400">
-          {error}
-        </p>
-      ) : null}
+      <FormError message={error} />
       <button
         type="submit"
         data-testid="login-submit"

@@ -1,18 +1,20 @@
 "use client";
 
 import Link from "next/link";
-import { useEffect, useState, type FormEvent } from "react";
+import { useEffect, useState } from "react";
 import { ACCOUNT_PAGES, ACCOUNT_ROUTES } from "@/lib/contracts/account";
 import { post } from "./account-api";
 import { AuthCard, Field, FormError, LINK_CLASS, PASSWORD_RULE, passwordProblem, PRIMARY_BUTTON } from "./fields";
+import { useFormSubmit } from "./use-form-submit";
 
 /** /reset?token=…: a new password from an admin's one-time link; the server signs this browser in with it. */
 export function ResetPage() {
   const [token, setToken] = useState<string | null | undefined>(undefined);
   const [password, setPassword] = useState("");
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [done, setDone] = useState(false);
+  const { pending, error, done, submit } = useFormSubmit({
+    check: () => passwordProblem(password),
+    send: () => post(ACCOUNT_ROUTES.reset, { token, password }),
+  });
   useEffect(() => setToken(new URLSearchParams(window.location.search).get("token")), []);
 
   if (token === undefined) return <main className="h-full" aria-busy="true" />;
@@ -34,22 +36,6 @@ export function ResetPage() {
       </AuthCard>
     );
   }
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    if (pending) return;
-    const problem = passwordProblem(password);
-    if (problem) {
-      setError(problem);
-      return;
-    }
-    setPending(true);
-    setError(null);
-    const result = await post(ACCOUNT_ROUTES.reset, { token, password });
-    setPending(false);
-    if (result.ok) setDone(true);
-    else setError(result.message);
-  };
 
   return (
     <AuthCard title="Choose a new password" intro="This link works once. Setting a password signs the account out everywhere.">

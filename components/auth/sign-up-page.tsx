@@ -1,11 +1,12 @@
 "use client";
 
 import Link from "next/link";
-import { useEffect, useState, type FormEvent } from "react";
+import { useEffect, useState } from "react";
 import { safeNextPath } from "@/lib/accounts/safe-next";
 import { ACCOUNT_PAGES, ACCOUNT_ROUTES, type AuthState } from "@/lib/contracts/account";
 import { fetchAuthState, post } from "./account-api";
 import { AuthCard, Field, FormError, LINK_CLASS, PASSWORD_RULE, passwordProblem, PRIMARY_BUTTON } from "./fields";
+import { useFormSubmit } from "./use-form-submit";
 
 /**
  * /signup, and /signup?invite=… from an admin's invitation link. The server decides
@@ -46,32 +47,17 @@ function SignUpForm({ invite, next }: { invite: string | null; next: string }) {
   const [email, setEmail] = useState("");
   const [displayName, setDisplayName] = useState("");
   const [password, setPassword] = useState("");
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    if (pending) return;
-    const problem = passwordProblem(password);
-    if (problem) {
-      setError(problem);
-      return;
-    }
-    setPending(true);
-    setError(null);
-    const result = await post(ACCOUNT_ROUTES.signUp, {
-      email,
-      password,
-      ...(displayName.trim() ? { displayName: displayName.trim() } : {}),
-      ...(invite ? { invite } : {}),
-    });
-    if (result.ok) {
-      window.location.assign(next);
-      return;
-    }
-    setError(result.message);
-    setPending(false);
-  };
+  const { pending, error, submit } = useFormSubmit({
+    check: () => passwordProblem(password),
+    send: () =>
+      post(ACCOUNT_ROUTES.signUp, {
+        email,
+        password,
+        ...(displayName.trim() ? { displayName: displayName.trim() } : {}),
+        ...(invite ? { invite } : {}),
+      }),
+    leaveTo: () => next,
+  });
 
   return (
     <AuthCard title="Create your account" intro={invite ? "You were invited to this Delegate instance." : "Your chats, on every device you sign in from."}>

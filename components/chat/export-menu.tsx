@@ -1,8 +1,7 @@
 "use client";
 
-import { useId, useRef, useState } from "react";
 import { DownloadIcon } from "@/components/ui/icons";
-import { useMenu } from "@/components/ui/use-menu";
+import { PopoverMenu } from "@/components/ui/popover-menu";
 
 const FORMATS = [
   { query: "format=json", label: "Session file (.json)", hint: "Everything, to import again or archive" },
@@ -15,52 +14,34 @@ const FORMATS = [
  * a large chat never passes through this page's memory.
  */
 export function ExportMenu({ sessionId }: { sessionId: string }) {
-  const [open, setOpen] = useState(false);
-  const button = useRef<HTMLButtonElement>(null);
-  const panel = useRef<HTMLDivElement>(null);
-  const panelId = useId();
-  const onKeyDown = useMenu(open, setOpen, panel, button);
-  const close = () => setOpen(false);
   return (
-    <div className="relative">
-      <button
-        ref={button}
-        type="button"
-        onClick={() => setOpen((o) => !o)}
-        aria-expanded={open}
-        aria-controls={panelId}
-        aria-label="Export this chat"
-        title="Export this chat"
-        data-testid="export-button"
-        className="rounded-md p-2 text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
-      >
-        <DownloadIcon />
-      </button>
-      {open ? (
-        <div
-          ref={panel}
-          id={panelId}
-          role="menu"
-          aria-label="Export this chat"
-          onKeyDown={onKeyDown}
-          className="absolute right-0 z-30 mt-1 w-[min(18rem,calc(100vw-1rem))] rounded-lg border border-zinc-200 bg-white p-1 text-sm shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
-        >
-          {FORMATS.map((f) => (
-            <a
-              key={f.query}
-              role="menuitem"
-              href={`/api/sessions/${encodeURIComponent(sessionId)}/export?${f.query}`}
-              download
-              onClick={close}
-              data-testid={`export-${f.query.replace(/\W+/g, "-")}`}
-              className="block rounded-md px-3 py-2 text-zinc-800 hover:bg-zinc-100 focus:bg-zinc-100 focus:outline-none dark:text-zinc-100 dark:hover:bg-zinc-800 dark:focus:bg-zinc-800"
-            >
-              <span className="block font-medium">{f.label}</span>
-              <span className="block text-xs text-zinc-600 dark:text-zinc-400">{f.hint}</span>
-            </a>
-          ))}
-        </div>
-      ) : null}
-    </div>
+    <PopoverMenu
+      kind="menu"
+      button={<DownloadIcon />}
+      buttonLabel="Export this chat"
+      title="Export this chat"
+      buttonTestId="export-button"
+      buttonClassName="rounded-md p-2 text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
+      label="Export this chat"
+      panelClassName="absolute right-0 z-30 mt-1 w-[min(18rem,calc(100vw-1rem))] rounded-lg border border-zinc-200 bg-white p-1 text-sm shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
+    >
+      {(close) =>
+        FORMATS.map((f) => (
+          <a
+            key={f.query}
+            role="menuitem"
+            tabIndex={-1}
+            href={`/api/sessions/${encodeURIComponent(sessionId)}/export?${f.query}`}
+            download
+            onClick={close}
+            data-testid={`export-${f.query.replace(/\W+/g, "-")}`}
+            className="block rounded-md px-3 py-2 text-zinc-800 hover:bg-zinc-100 focus:bg-zinc-100 focus:outline-none dark:text-zinc-100 dark:hover:bg-zinc-800 dark:focus:bg-zinc-800"
+          >
+            <span className="block font-medium">{f.label}</span>
+            <span className="block text-xs text-zinc-600 dark:text-zinc-400">{f.hint}</span>
+          </a>
+        ))
+      }
+    </PopoverMenu>
   );
 }

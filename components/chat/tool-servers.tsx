@@ -1,10 +1,10 @@
 "use client";
 
-import { useCallback, useEffect, useId, useRef, useState } from "react";
+import { useEffect, useState } from "react";
 import type { McpServerInfo } from "@/lib/contracts";
 import { getSocket, request } from "@/components/realtime/socket";
 import { WrenchIcon } from "@/components/ui/icons";
-import { useDismiss } from "@/components/ui/use-dismiss";
+import { PopoverMenu } from "@/components/ui/popover-menu";
 
 const STATUS_TEXT: Record<McpServerInfo["status"], string> = {
   connecting: "connecting…",
@@ -32,9 +32,6 @@ const DOT: Record<McpServerInfo["status"], string> = {
 export function ToolServers({ servers: initial }: { servers: McpServerInfo[] }) {
   const [open, setOpen] = useState(false);
   const [servers, setServers] = useState(initial);
-  const button = useRef<HTMLButtonElement>(null);
-  const panel = useRef<HTMLDivElement>(null);
-  const panelId = useId();
 
   useEffect(() => setServers(initial), [initial]);
 
@@ -54,70 +51,54 @@ export function ToolServers({ servers: initial }: { servers: McpServerInfo[] }) 
     };
   }, [unsettled, open]);
 
-  const close = useCallback(() => setOpen(false), []);
-  useDismiss(open, close, panel, button);
-  useEffect(() => {
-    if (open) panel.current?.focus();
-  }, [open]);
-
   const connected = servers.filter((s) => s.status === "connected").length;
   const active = servers.filter((s) => s.status !== "disabled").length;
   const troubled = servers.some((s) => s.status === "failed" || s.status === "restarting");
   return (
-    <div className="relative">
-      <button
-        ref={button}
-        type="button"
-        onClick={() => setOpen((o) => !o)}
-        aria-expanded={open}
-        aria-controls={panelId}
-        aria-label={`Tool servers: ${connected} of ${active} connected`}
-        title="Tool servers (MCP)"
-        data-testid="tool-servers-button"
-        className="flex items-center gap-1.5 rounded-md px-2 py-1.5 text-xs text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
-      >
-        <WrenchIcon />
-        <span className="tabular-nums">
-          {connected}/{active}
-        </span>
-        {troubled ? <span className="size-1.5 rounded-full bg-red-500" aria-hidden="true" /> : null}
-      </button>
-      {open ? (
-        <div
-          ref={panel}
-          id={panelId}
-          role="dialog"
-          aria-label="Tool servers"
-          tabIndex={-1}
-          data-testid="tool-servers-panel"
-          className="absolute right-0 z-30 mt-1 max-h-[70vh] w-[min(24rem,calc(100vw-1rem))] overflow-y-auto rounded-lg border border-zinc-200 bg-white p-3 text-sm shadow-lg outline-none dark:border-zinc-700 dark:bg-zinc-900"
-        >
-          <h2 className="mb-2 text-xs font-medium tracking-wide text-zinc-500 uppercase dark:text-zinc-400">Tool servers (MCP)</h2>
-          <ul className="space-y-3">
-            {servers.map((server) => (
-              <li key={server.name} data-testid="tool-server">
-                <div className="flex items-center gap-2">
-                  <span className={`size-2 shrink-0 rounded-full ${DOT[server.status]}`} aria-hidden="true" />
-                  <span className="font-mono text-zinc-900 dark:text-zinc-100">{server.name}</span>
-                  <span className="text-xs text-zinc-500 dark:text-zinc-400">{STATUS_TEXT[server.status]}</span>
-                </div>
-                {server.error ? <p className="mt-1 text-xs break-words text-red-700 dark:text-red-400">{server.error}</p> : null}
-                {server.tools.length ? (
-                  <ul className="mt-1 ml-4 space-y-0.5">
-                    {server.tools.map((tool) => (
-                      <li key={tool.name} title={tool.description} className="truncate font-mono text-xs text-zinc-600 dark:text-zinc-300">
-                        {tool.name}
-                      </li>
-                    ))}
-                  </ul>
-                ) : server.status === "connected" ? (
-                  <p className="mt-1 ml-4 text-xs text-zinc-500 dark:text-zinc-400">No tools.</p>
-                ) : null}
-              </li>
-            ))}
-          </ul>
-        </div>
-      ) : null}
-    </div>
+    <PopoverMenu
+      open={open}
+      onOpenChange={setOpen}
+      button={
+        <>
+          <WrenchIcon />
+          <span className="tabular-nums">
+            {connected}/{active}
+          </span>
+          {troubled ? <span className="size-1.5 rounded-full bg-red-500" aria-hidden="true" /> : null}
+        </>
+      }
+      buttonLabel={`Tool servers: ${connected} of ${active} connected`}
+      title="Tool servers (MCP)"
+      buttonTestId="tool-servers-button"
+      buttonClassName="flex items-center gap-1.5 rounded-md px-2 py-1.5 text-xs text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
+      label="Tool servers"
+      panelTestId="tool-servers-panel"
+      panelClassName="absolute right-0 z-30 mt-1 max-h-[70vh] w-[min(24rem,calc(100vw-1rem))] overflow-y-auto rounded-lg border border-zinc-200 bg-white p-3 text-sm shadow-lg outline-none dark:border-zinc-700 dark:bg-zinc-900"
+    >
+      <h2 className="mb-2 text-xs font-medium tracking-wide text-zinc-500 uppercase dark:text-zinc-400">Tool servers (MCP)</h2>
+      <ul className="space-y-3">
+        {servers.map((server) => (
+          <li key={server.name} data-testid="tool-server">
+            <div className="flex items-center gap-2">
+              <span className={`size-2 shrink-0 rounded-full ${DOT[server.status]}`} aria-hidden="true" />
+              <span className="font-mono text-zinc-900 dark:text-zinc-100">{server.name}</span>
+              <span className="text-xs text-zinc-500 dark:text-zinc-400">{STATUS_TEXT[server.status]}</span>
+            </div>
+            {server.error ? <p className="mt-1 text-xs break-words text-red-700 dark:text-red-400">{server.error}</p> : null}
+            {server.tools.length ? (
+              <ul className="mt-1 ml-4 space-y-0.5">
+                {server.tools.map((tool) => (
+                  <li key={tool.name} title={tool.description} className="truncate font-mono text-xs text-zinc-600 dark:text-zinc-300">
+                    {tool.name}
+                  </li>
+                ))}
+              </ul>
+            ) : server.status === "connected" ? (
+              <p className="mt-1 ml-4 text-xs text-zinc-500 dark:text-zinc-400">No tools.</p>
+            ) : null}
+          </li>
+        ))}
+      </ul>
+    </PopoverMenu>
   );
 }

@@ -1,25 +1,13 @@
 "use client";
 
-import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
-import type { Ack, ErrorCode, RetryStarted, SessionEvent } from "@/lib/contracts";
-import { initialSessionState, isBusy, sessionReducer, type JoinSnapshot, type SessionState } from "@/lib/chat/session-state";
+import { useCallback, useMemo, useState } from "react";
+import type { Ack, RetryStarted } from "@/lib/contracts";
+import { isBusy, type JoinSnapshot, type SessionState } from "@/lib/chat/session-state";
 import { getSocket, request } from "@/components/realtime/socket";
 import { newClientId } from "./client-id";
-import { frameBatch } from "./frame-batch";
+import { useSessionFeed, type FeedChannel, type OlderTurns, type SessionProblem } from "./use-session-feed";
 
-export interface SessionProblem {
-  code: ErrorCode;
-  message: string;
-}
-
-/** The turns before the loaded ones: whether there are any, and the state of asking for them. */
-export interface OlderTurns {
-  hasMore: boolean;
-  loading: boolean;
-  /** Why the last page did not load; `load` tries again. */
-  error: string | null;
-  load: () => void;
-}
+export type { OlderTurns, SessionProblem } from "./use-session-feed";
 
 export interface UseSession {
   state: SessionState;
@@ -39,91 +27,38 @@ export interface UseSession {
 }
 
 /**
- * One open session over the shared socket. Every agent event arrives on the one
- * `agent:event` channel and feeds the pure reducer. A fresh load
- * asks for a snapshot; a reconnect rejoins with `lastSeq` so the server can replay only
- * what was missed; a gap the reducer detects (`needsResync`) asks for a snapshot again.
- *
- * `initial`: the join the page's HTML was rendered from. The session starts loaded with
- * it, and the first join is already a rejoin: `lastSeq` is the snapshot's, so the server
- * sends only what happened since (or a snapshot, if that is no longer in its window).
+ * One open session over the shared socket: the live feed (see useSessionFeed) on the
+ * `session:*` commands, and the owner's commands (send, cancel, steer, kill, decide, retry).
+ * `initial`: the join the page's HTML was rendered from (the feed resumes from it).
  */
 export function useSession(sessionId: string, initial?: JoinSnapshot | null): UseSession {
-  const [state, dispatch] = useReducer(sessionReducer, initial ?? null, (snapshot) => initialSessionState(sessionId, snapshot));
-  const [loaded, setLoaded] = useState(Boolean(initial));
   const [joinError, setJoinError] = useState<SessionProblem | null>(null);
-  const stateRef = useRef(state);
-  const loadedRef = useRef(Boolean(initial));
-  const joining = useRef(false);
-  /** Applies the events queued for the next frame now. */
-  const flushEvents = useRef<() => void>(() => undefined);
-  const [olderLoading, setOlderLoading] = useState(false);
-  const [olderError, setOlderError] = useState<string | null>(null);
-  const loadingOlder = useRef(false);
-  /** Bumped after every join, so a resync still pending after a replay-mode join retries. */
-  const [joins, setJoins] = useState(0);
-
-  useEffect(() => {
-    stateRef.current = state;
-  }, [state]);
-
-  const join = useCallback(
-    async (resume: boolean) => {
-      joining.current = true;
-      const socket = getSocket();
-      const lastSeq = resume && loadedRef.current ? stateRef.current.seq : undefined;
-      const ack = await request(socket, "session:join", lastSeq === undefined ? { sessionId } : { sessionId, lastSeq });
-      joining.current = false;
-      setJoins((n) => n + 1);
-      if (ack.ok) {
-        flushEvents.current();
-        dispatch({ type: "joined", result: ack.data });
-        loadedRef.current = true;
-        setLoaded(true);
-        setJoinError(null);
-      } else if (ack.code !== "unavailable" || !loadedRef.current) {
+  const channel = useMemo<FeedChannel>(
+    () => ({
+      open: (on) => {
+        const socket = getSocket();
+        socket.on("agent:event", on.event);
+        socket.on("replay:complete", on.replayComplete);
+        socket.on("connect", on.connect);
+        return () => {
+          socket.off("agent:event", on.event);
+          socket.off("replay:complete", on.replayComplete);
+          socket.off("connect", on.connect);
+          if (socket.connected) void request(socket, "session:leave", { sessionId });
+        };
+      },
+      connected: () => getSocket().connected,
+      join: (lastSeq) => request(getSocket(), "session:join", lastSeq === undefined ? { sessionId } : { sessionId, lastSeq }),
+      older: (before) => request(getSocket(), "session:older", { sessionId, before }),
+      joined: () => setJoinError(null),
+      joinFailed: (problem, loaded) => {
         // A timeout while already showing the session is retried by the next reconnect.
-        setJoinError({ code: ack.code, message: ack.message });
-      }
-    },
+        if (problem.code !== "unavailable" || !loaded) setJoinError(problem);
+      },
+    }),
     [sessionId],
   );
-
-  useEffect(() => {
-    const socket = getSocket();
-    // Streamed events are applied once per frame (see frameBatch); anything ordered after
-    // them (a replay's end) flushes them first.
-    const events = frameBatch<SessionEvent>((batch) => {
-      for (const event of batch) dispatch({ type: "event", event });
-    });
-    flushEvents.current = events.flush;
-    const onEvent = (event: SessionEvent) => events.push(event);
-    const onReplayComplete = (info: { sessionId: string; seq: number }) => {
-      events.flush();
-      dispatch({ type: "replay:complete", sessionId: info.sessionId, seq: info.seq });
-    };
-    const onConnect = () => void join(true);
-
-    socket.on("agent:event", onEvent);
-    socket.on("replay:complete", onReplayComplete);
-    socket.on("connect", onConnect);
-    // Resumes from the page's snapshot when there is one; a snapshot otherwise.
-    if (socket.connected) void join(true);
-
-    return () => {
-      events.dispose();
-      flushEvents.current = () => undefined;
-      socket.off("agent:event", onEvent);
-      socket.off("replay:complete", onReplayComplete);
-      socket.off("connect", onConnect);
-      if (socket.connected) void request(socket, "session:leave", { sessionId });
-    };
-  }, [sessionId, join]);
-
-  useEffect(() => {
-    // Without lastSeq the server answers with a snapshot, which clears needsResync.
-    if (state.needsResync && !joining.current) void join(false);
-  }, [state.needsResync, joins, join]);
+  const { state, dispatch, older, loaded } = useSessionFeed(channel, sessionId, initial);
 
   const send = useCallback(
     async (text: string) => {
@@ -134,26 +69,7 @@ export function useSession(sessionId: string, initial?: JoinSnapshot | null): Us
       else dispatch({ type: "send:failed", clientId, error: `Not sent: ${ack.message}` });
       return ack.ok;
     },
-    [sessionId],
-  );
-
-  // One page at a time; the reducer drops a page that no longer fits (a snapshot came between).
-  const loadOlder = useCallback(async () => {
-    const before = stateRef.current.older;
-    if (before === null || loadingOlder.current) return;
-    loadingOlder.current = true;
-    setOlderLoading(true);
-    setOlderError(null);
-    const ack = await request(getSocket(), "session:older", { sessionId, before });
-    loadingOlder.current = false;
-    setOlderLoading(false);
-    if (ack.ok) dispatch({ type: "older", page: ack.data, before });
-    else setOlderError(ack.message);
-  }, [sessionId]);
-
-  const older = useMemo<OlderTurns>(
-    () => ({ hasMore: state.older !== null, loading: olderLoading, error: olderError, load: () => void loadOlder() }),
-    [state.older, olderLoading, olderError, loadOlder],
+    [sessionId, dispatch],
   );
 
   const runningTurnId = useMemo(() => {

@@ -2,8 +2,10 @@
 
 import { useId, useState, type FormEvent } from "react";
 import { MAX_DENY_REASON_CHARS, type Approval, type ToolCall } from "@/lib/contracts";
+import { ActionError } from "@/components/ui/action-error";
 import { prettyJson } from "@/lib/format/display";
 import { AlertIcon } from "@/components/ui/icons";
+import { useAction } from "@/components/ui/use-action";
 import { useHydrated } from "@/components/ui/use-hydrated";
 import { DiffView } from "./diff-view";
 import { usePanelActions } from "./panel-actions";
@@ -53,27 +55,22 @@ export function approvalOutcome(approval: Approval, clock: (iso: string | undefi
  */
 export function ApprovalCard({ call, ownerRunId, agent }: ApprovalCardProps) {
   const actions = usePanelActions();
-  const [sending, setSending] = useState(false);
+  const { pending: sending, error, run } = useAction();
   const [withReason, setWithReason] = useState(false);
   const [reason, setReason] = useState("");
-  const [error, setError] = useState<string | null>(null);
   const titleId = useId();
   const reasonId = useId();
   const { approval } = call;
   const who = agent ?? "The agent";
 
-  const decide = async (decision: "approve" | "deny", text?: string) => {
-    if (!actions?.decide || sending) return;
-    setSending(true);
-    setError(null);
-    const ack = await actions.decide(call.callId, ownerRunId, decision, text);
-    setSending(false);
-    if (!ack.ok) setError(`Could not ${decision}: ${ack.message}`);
+  const decide = (decision: "approve" | "deny", text?: string) => {
+    const send = actions?.decide;
+    if (send) void run(() => send(call.callId, ownerRunId, decision, text), { verb: decision });
   };
   const sendDenial = (e: FormEvent) => {
     e.preventDefault();
     const text = reason.trim();
-    void decide("deny", text || undefined);
+    decide("deny", text || undefined);
   };
 
   return (
@@ -144,10 +141,10 @@ export function ApprovalCard({ call, ownerRunId, agent }: ApprovalCardProps) {
           </form>
         ) : (
           <div className="flex flex-wrap gap-2">
-            <button type="button" data-testid="approval-approve" disabled={sending} onClick={() => void decide("approve")} className={APPROVE}>
+            <button type="button" data-testid="approval-approve" disabled={sending} onClick={() => decide("approve")} className={APPROVE}>
               Approve
             </button>
-            <button type="button" data-testid="approval-deny" disabled={sending} onClick={() => void decide("deny")} className={DENY}>
+            <button type="button" data-testid="approval-deny" disabled={sending} onClick={() => decide("deny")} className={DENY}>
               Deny
             </button>
             <button type="button" data-testid="approval-deny-with-reason" disabled={sending} onClick={() => setWithReason(true)} className={QUIET}>
@@ -156,11 +153,7 @@ export function ApprovalCard({ call, ownerRunId, agent }: ApprovalCardProps) {
           </div>
         )
       ) : null}
-      {error ? (
-        <p role="alert" className="text-red-700 dark:text-red-400">
-          {error}
-        </p>
-      ) : null}
+      <ActionError error={error} />
     </section>
   );
 }

@@ -2,6 +2,8 @@
 
 import { useId, useState, type FormEvent, type KeyboardEvent } from "react";
 import { MAX_PROMPT_CHARS, type EndReason } from "@/lib/contracts";
+import { ActionError } from "@/components/ui/action-error";
+import { useAction } from "@/components/ui/use-action";
 import { usePanelActions } from "./panel-actions";
 import { useRetriedAs } from "./retry-links";
 
@@ -30,28 +32,26 @@ export function RetryControls({ runId, name, task }: RetryControlsProps) {
   const fieldId = useId();
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(task);
-  const [pending, setPending] = useState(false);
-  const [notice, setNotice] = useState<{ tone: "ok" | "error"; text: string } | null>(null);
+  const action = useAction();
+  const { pending } = action;
+  const [started, setStarted] = useState<string | null>(null);
   if (!actions?.retry || retriedAs) return null;
   const retry = actions.retry;
 
-  const run = async (edited?: string) => {
-    if (pending) return;
-    setPending(true);
-    setNotice(null);
-    const ack = await retry(runId, edited !== undefined && edited.trim() !== task.trim() ? edited.trim() : undefined);
-    setPending(false);
-    if (ack.ok) {
-      setEditing(false);
-      setNotice({ tone: "ok", text: ack.data.mode === "in_turn" ? "Retrying: its result will replace this one." : "Retrying in a new turn." });
-    } else {
-      setNotice({ tone: "error", text: `Could not retry: ${ack.message}` });
-    }
+  const run = (edited?: string) => {
+    setStarted(null);
+    void action.run(() => retry(runId, edited !== undefined && edited.trim() !== task.trim() ? edited.trim() : undefined), {
+      verb: "retry",
+      onOk: (data) => {
+        setEditing(false);
+        setStarted(data.mode === "in_turn" ? "Retrying: its result will replace this one." : "Retrying in a new turn.");
+      },
+    });
   };
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (draft.trim()) void run(draft);
+    if (draft.trim()) run(draft);
   };
 
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
@@ -110,7 +110,7 @@ export function RetryControls({ runId, name, task }: RetryControlsProps) {
           <button
             type="button"
             data-testid="retry"
-            onClick={() => void run()}
+            onClick={() => run()}
             disabled={pending}
             className={`${button} bg-zinc-900 text-white hover:bg-zinc-700 dark:bg-zinc-100 dark:text-zinc-900 dark:hover:bg-zinc-300`}
           >
@@ -127,11 +127,12 @@ export function RetryControls({ runId, name, task }: RetryControlsProps) {
           </button>
         </div>
       )}
-      {notice ? (
-        <p role="status" className={`text-sm ${notice.tone === "ok" ? "text-emerald-700 dark:text-emerald-400" : "text-red-700 dark:text-red-400"}`}>
-          {notice.text}
+      {started ? (
+        <p role="status" className="text-sm text-emerald-700 dark:text-emerald-400">
+          {started}
         </p>
       ) : null}
+      <ActionError error={action.error} className="text-sm" />
     </div>
   );
 }

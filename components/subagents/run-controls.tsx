@@ -3,6 +3,8 @@
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { MAX_STEER_CHARS, type SubagentProcess } from "@/lib/contracts";
 import { runOutcome } from "@/lib/turn/run-summary";
+import { ActionError } from "@/components/ui/action-error";
+import { useAction, type Action } from "@/components/ui/use-action";
 import { usePanelActions, type PanelActions } from "./panel-actions";
 import { SteerIcon, StopCircleIcon } from "./status-icon";
 
@@ -28,9 +30,8 @@ export interface RunControls {
   /** Steers the run had when the last one was sent: the panel shows it once the run reads it. */
   sentAt: number | null;
   setSentAt: (n: number | null) => void;
-  /** A kill request is on its way: the run ending meanwhile is its answer, not news. */
-  killing: boolean;
-  setKilling: (busy: boolean) => void;
+  /** The kill request; while it is pending, the run ending is its answer, not news. */
+  kill: Action;
   steerButton: React.RefObject<HTMLButtonElement | null>;
   killButton: React.RefObject<HTMLButtonElement | null>;
 }
@@ -42,7 +43,7 @@ export function useRunControls(panel: SubagentProcess): RunControls {
   const [mode, setMode] = useState<Mode>(null);
   const [notice, setNotice] = useState<Notice>(null);
   const [sentAt, setSentAt] = useState<number | null>(null);
-  const [killing, setKilling] = useState(false);
+  const kill = useAction();
   const steerButton = useRef<HTMLButtonElement>(null);
   const killButton = useRef<HTMLButtonElement>(null);
   return {
@@ -51,6 +52,7 @@ export function useRunControls(panel: SubagentProcess): RunControls {
     mode,
     open: (next) => {
       setNotice(null);
+      kill.clear();
       setMode(next);
     },
     close: () => setMode(null),
@@ -58,8 +60,7 @@ export function useRunControls(panel: SubagentProcess): RunControls {
     setNotice,
     sentAt,
     setSentAt,
-    killing,
-    setKilling,
+    kill,
     steerButton,
     killButton,
   };
@@ -124,7 +125,7 @@ export function ControlStrip({ controls, onEndedFocus }: { controls: RunControls
     }
   }, [sentAt, steers, running, panel.name, setSentAt, setNotice]);
 
-  const ended = mode !== null && !running && !controls.killing;
+  const ended = mode !== null && !running && !controls.kill.pending;
   // Whether the person was in the strip: its focused button may be gone by the time we look.
   const hadFocus = useRef(false);
   // The run ended under an open form or confirm: keep the focus in the strip, on its one button.
@@ -183,24 +184,20 @@ export function ControlStrip({ controls, onEndedFocus }: { controls: RunControls
 function SteerForm({ controls, actions, onCancel }: { controls: RunControls; actions: PanelActions; onCancel: () => void }) {
   const { panel } = controls;
   const [message, setMessage] = useState("");
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const submit = async (e: FormEvent) => {
+  const { pending, error, run } = useAction();
+  const submit = (e: FormEvent) => {
     e.preventDefault();
     const text = message.trim();
-    if (!text || pending) return;
-    setPending(true);
-    setError(null);
+    if (!text) return;
     const steersBefore = panel.steering?.length ?? 0;
-    const ack = await actions.steer(panel.runId, text);
-    setPending(false);
-    if (!ack.ok) {
-      setError(`Could not steer: ${ack.message}`);
-      return;
-    }
-    controls.close();
-    controls.setSentAt(steersBefore);
-    controls.setNotice({ tone: "ok", text: `Sent. ${panel.name} reads it at its next step.` });
+    void run(() => actions.steer(panel.runId, text), {
+      verb: "steer",
+      onOk: () => {
+        controls.close();
+        controls.setSentAt(steersBefore);
+        controls.setNotice({ tone: "ok", text: `Sent. ${panel.name} reads it at its next step.` });
+      },
+    });
   };
   return (
     <form onSubmit={submit} className="flex flex-wrap items-center gap-2">
@@ -231,30 +228,23 @@ function SteerForm({ controls, actions, onCancel }: { controls: RunControls; act
           Cancel
         </button>
       </div>
-      {error ? (
-        <p role="alert" className="w-full text-red-700 dark:text-red-400">
-          {error}
-        </p>
-      ) : null}
+      <ActionError error={error} className="w-full" />
     </form>
   );
 }
 
 function KillConfirm({ controls, actions, onCancel }: { controls: RunControls; actions: PanelActions; onCancel: () => void }) {
   const { panel } = controls;
-  const pending = controls.killing;
-  const [error, setError] = useState<string | null>(null);
+  const { pending, error, run } = controls.kill;
   const confirm = useRef<HTMLButtonElement>(null);
   useEffect(() => confirm.current?.focus(), []);
-  const kill = async () => {
-    controls.setKilling(true);
-    setError(null);
-    const ack = await actions.kill(panel.runId);
-    // Refused because it just ended: the strip then says how (see EndedNotice).
-    if (ack.ok) controls.close();
-    else if (!/not running/.test(ack.message)) setError(`Could not kill: ${ack.message}`);
-    controls.setKilling(false);
-  };
+  const kill = () =>
+    void run(() => actions.kill(panel.runId), {
+      verb: "kill",
+      // Refused because it just ended: the strip then says how (see EndedNotice).
+      quiet: (message) => NOT_RUNNING.test(message),
+      onOk: controls.close,
+    });
   return (
     <div role="group" aria-label={`Kill ${panel.name}?`} className="flex flex-wrap items-center gap-2">
       <span className="text-zinc-700 dark:text-zinc-300">Kill {panel.name}? Its unfinished work is discarded.</span>
@@ -273,14 +263,12 @@ function KillConfirm({ controls, actions, onCancel }: { controls: RunControls; a
           Cancel
         </button>
       </div>
-      {error ? (
-        <p role="alert" className="w-full text-red-700 dark:text-red-400">
-          {error}
-        </p>
-      ) : null}
+      <ActionError error={error} className="w-full" />
     </div>
   );
 }
+
+const NOT_RUNNING = /not running/;
 
 function EndedNotice({ panel, mode, dismissRef, onDismiss }: { panel: SubagentProcess; mode: Mode; dismissRef: React.RefObject<HTMLButtonElement | null>; onDismiss: () => void }) {
   const outcome = runOutcome(panel);
