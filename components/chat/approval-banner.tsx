@@ -5,6 +5,7 @@ import type { ChatTurn } from "@/lib/contracts";
 import { pendingApprovals, type PendingApproval } from "@/lib/turn/approvals";
 import { AlertIcon } from "@/components/ui/icons";
 import { setDisclosure } from "@/components/ui/disclosure";
+import { revealInWindows } from "@/components/steps/reveal-window";
 
 const BASE_TITLE_MARK = "(approval needed) ";
 
@@ -66,6 +67,7 @@ function reveal(approval: PendingApproval): void {
   let tries = 0;
   const find = () => {
     const card = document.querySelector<HTMLElement>(selector);
+    if (!card) revealInWindows({ turnId: approval.turnId, runPath: approval.runPath, runId: approval.runId, callId: approval.callId });
     if (card) {
       card.scrollIntoView({ block: "center", behavior: "smooth" });
       card.focus({ preventScroll: true });
