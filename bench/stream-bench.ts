@@ -63,6 +63,13 @@ export interface StreamFigures {
    */
   panelNodesMax: number;
   panelNodesEnd: number;
+  /**
+   * Main-thread time while streaming (Chromium's TaskDuration and ScriptDuration), per
+   * frame: the stream is handed to React once per frame, so this is the cost of one batch
+   * of tokens (rendering and painting it included), whatever the frame rate.
+   */
+  taskMsPerFrame: number;
+  scriptMsPerFrame: number;
   heapStartMb: number;
   heapEndMb: number;
   /** Heap growth after GC per 1,000 streamed tokens (the streamed text itself is ~5 KB of it). */
@@ -258,6 +265,8 @@ async function measure(
   if (panels === "expanded") for (let i = 0; i < STREAM_SUBAGENTS; i++) await toggles.nth(i).click();
 
   const heapStart = await heapAfterGc(cdp);
+  await cdp.send("Performance.enable");
+  const metricsStart = await mainThreadSeconds(cdp);
   if (trace) await trace.browser.startTracing(page, { path: trace.path, categories: TRACE_CATEGORIES });
   const start = await page.evaluate(() => performance.now());
   await composer.click();
@@ -272,6 +281,7 @@ async function measure(
     await page.waitForTimeout(200);
   }
   const end = await page.evaluate(() => performance.now());
+  const metricsEnd = await mainThreadSeconds(cdp);
   if (trace) await trace.browser.stopTracing();
   if (end - start < 1_000) throw new Error("the stream ended before the measurement began (the machine is too busy to expand the panels in time)");
   await page.waitForTimeout(300);
@@ -302,10 +312,18 @@ async function measure(
     domNodes: nodes,
     panelNodesMax: Math.max(raw.panelNodesMax, panelNodesEnd),
     panelNodesEnd,
+    taskMsPerFrame: round(((metricsEnd.task - metricsStart.task) * 1000) / Math.max(1, frames.length), 2),
+    scriptMsPerFrame: round(((metricsEnd.script - metricsStart.script) * 1000) / Math.max(1, frames.length), 2),
     heapStartMb: round(heapStart / 2 ** 20, 1),
     heapEndMb: round(heapEnd / 2 ** 20, 1),
     heapKbPer1kTokens: round((heapEnd - heapStart) / 1024 / (expectedTokens / 1000), 0),
   };
+}
+
+async function mainThreadSeconds(cdp: CDPSession): Promise<{ task: number; script: number }> {
+  const { metrics } = (await cdp.send("Performance.getMetrics")) as { metrics: Array<{ name: string; value: number }> };
+  const value = (name: string) => metrics.find((m) => m.name === name)?.value ?? 0;
+  return { task: value("TaskDuration"), script: value("ScriptDuration") };
 }
 
 async function heapAfterGc(cdp: CDPSession): Promise<number> {
