@@ -15,6 +15,17 @@ export interface RevealTarget {
   callId: string | null;
 }
 
+/**
+ * Said on the document when something is about to be shown at the reader's request: the
+ * chat then stops following the stream's end, which would otherwise scroll back down as
+ * the opened panels grow the page.
+ */
+export const REVEAL_EVENT = "delegate:reveal";
+
+export function announceReveal(): void {
+  document.dispatchEvent(new Event(REVEAL_EVENT));
+}
+
 type Revealer = (target: RevealTarget) => void;
 const windows = new Set<Revealer>();
 

@@ -2,7 +2,7 @@
 
 import { setDisclosure } from "@/components/ui/disclosure";
 import { panelAnchor } from "@/components/subagents/retry-links";
-import { revealInWindows } from "@/components/steps/reveal-window";
+import { announceReveal, revealInWindows } from "@/components/steps/reveal-window";
 import type { TimelineRow } from "@/lib/turn/timeline";
 
 /**
@@ -13,6 +13,7 @@ import type { TimelineRow } from "@/lib/turn/timeline";
  * banner does), each time asking the windowed lists on the way to bring it into theirs.
  */
 export function revealRow(row: TimelineRow, turnId: string): void {
+  announceReveal();
   for (const runId of row.runPath) setDisclosure(`run:${runId}`, true);
   if (row.kind === "run" && row.runId) setDisclosure(`run:${row.runId}`, true);
   if (row.kind === "call" && row.callId) setDisclosure(`tool:${turnId}:${row.runId ?? "m"}:${row.callId}`, true);
