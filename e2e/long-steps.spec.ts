@@ -118,6 +118,7 @@ test("the timeline reaches a call far outside the window, by click and by keyboa
   await expect(panel.locator(`[data-testid=tool-call][data-call-id="call_${middle}"]`)).toHaveCount(0);
   const scrollerOf = timeline.getByTestId("timeline-scroller");
   const row = timeline.locator(`[data-testid=timeline-row][data-call-id="call_${middle}"]`);
+  await scrollerOf.evaluate((el) => el.scrollTo(0, 0));
   for (let i = 0; i < 40 && (await row.count()) === 0; i++) await scrollerOf.evaluate((el) => el.scrollBy(0, 200));
   await row.click();
   const chip = panel.locator(`[data-testid=tool-call][data-call-id="call_${middle}"]`);

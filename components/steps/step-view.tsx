@@ -7,7 +7,7 @@ import { FoldedSection } from "@/components/ui/folded-section";
 import { useTurnId } from "@/components/subagents/panel-actions";
 import { ToolCallView } from "@/components/subagents/tool-call-view";
 import { callLeadsTo } from "./reveal-window";
-import { WindowedList } from "./windowed-list";
+import { useInWindow, WindowedList } from "./windowed-list";
 
 /**
  * Who wrote the steps: the master, whose steps are the answer itself (large text, no
@@ -42,9 +42,10 @@ export const StepView = memo(function StepView({ step, index, variant, ownerRunI
 });
 
 function StepText({ text, variant, streaming }: { text: string; variant: StepVariant; streaming: boolean }) {
+  const inWindow = useInWindow();
   if (variant === "master") return <Markdown text={text} streaming={streaming} className="text-[15px]" />;
   return (
-    <div className="offscreen-skip text-sm text-zinc-700 dark:text-zinc-300" data-testid="subagent-step-text">
+    <div className={`${inWindow ? "" : "offscreen-skip "}text-sm text-zinc-700 dark:text-zinc-300`} data-testid="subagent-step-text">
       <Markdown text={text} streaming={streaming} />
     </div>
   );

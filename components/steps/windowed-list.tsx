@@ -1,7 +1,7 @@
 "use client";
 
-import { Fragment, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from "react";
-import { useVirtualizer } from "@tanstack/react-virtual";
+import { createContext, Fragment, useContext, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from "react";
+import { elementScroll, useVirtualizer } from "@tanstack/react-virtual";
 import { registerWindow, type RevealTarget } from "./reveal-window";
 
 /**
@@ -12,8 +12,21 @@ import { registerWindow, type RevealTarget } from "./reveal-window";
 export const WINDOW_FROM = 40;
 /** Items rendered beyond the visible ones, so a fast scroll or a keystroke finds them there. */
 const OVERSCAN = 4;
+/** How long after a reveal the window may move the scroll area to settle on the revealed item. */
+const REVEAL_SCROLL_MS = 1_500;
 /** The view the server renders for (and the first client render, so hydration matches). */
 const INITIAL_RECT = { width: 768, height: 900 };
+
+const InWindow = createContext(false);
+
+/**
+ * True inside a windowed list's items. They are near the view by construction, so they
+ * must not skip their rendering offscreen (`content-visibility: auto`): a skipped item
+ * measures as its placeholder size, and the window would lay out the list from that.
+ */
+export function useInWindow(): boolean {
+  return useContext(InWindow);
+}
 
 /** What an item spreads on its own root element so the window can measure it. */
 export interface MeasureProps {
@@ -47,6 +60,11 @@ export interface WindowedListProps<T> {
  * in for the items out of view, so Chromium's scroll anchoring keeps the reader's place
  * as items are measured. The list's own place in the scroll area moves as the content
  * above it streams; it is read on every scroll and resize.
+ *
+ * The window moves the scroll area only to bring a revealed item in. Its own corrections
+ * are written for a list that is the whole scroll area: here, with the chat's content
+ * after the list and the chat following the stream, they scrolled the reader thousands
+ * of pixels away when the list shrank as its items were measured.
  */
 export function WindowedList<T>(props: WindowedListProps<T>) {
   if (props.items.length < WINDOW_FROM) return <PlainList {...props} />;
@@ -68,6 +86,7 @@ function Windowed<T>({ items, itemKey, estimateSize, gap, as, windowedAs, classN
   const list = useRef<HTMLElement | null>(null);
   const [scroller, setScroller] = useState<HTMLElement | null>(null);
   const [margin, setMargin] = useState(0);
+  const revealUntil = useRef(0);
 
   useLayoutEffect(() => {
     const el = list.current;
@@ -97,6 +116,9 @@ function Windowed<T>({ items, itemKey, estimateSize, gap, as, windowedAs, classN
     gap,
     scrollMargin: margin,
     initialRect: INITIAL_RECT,
+    scrollToFn: (offset, options, instance) => {
+      if (performance.now() < revealUntil.current) elementScroll(offset, options, instance);
+    },
   });
   // Items keep their place in the flow: the browser's scroll anchoring already keeps the
   // reader's place when one above the view changes size; a second correction would jump.
@@ -112,6 +134,7 @@ function Windowed<T>({ items, itemKey, estimateSize, gap, as, windowedAs, classN
         const index = now.findIndex((item) => leads(item, target));
         if (index < 0) return;
         if (v.getVirtualItems().some((item) => item.index === index)) return;
+        revealUntil.current = performance.now() + REVEAL_SCROLL_MS;
         v.scrollToIndex(index, { align: "center" });
       }),
     [],
@@ -141,9 +164,11 @@ function Windowed<T>({ items, itemKey, estimateSize, gap, as, windowedAs, classN
       data-windowed={items.length}
       style={{ paddingTop: before, paddingBottom: after }}
     >
-      {virtual.map((v) => (
-        <Fragment key={v.key}>{children(items[v.index]!, v.index, measureOf(v.index))}</Fragment>
-      ))}
+      <InWindow.Provider value>
+        {virtual.map((v) => (
+          <Fragment key={v.key}>{children(items[v.index]!, v.index, measureOf(v.index))}</Fragment>
+        ))}
+      </InWindow.Provider>
     </List>
   );
 }
