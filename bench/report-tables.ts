@@ -90,7 +90,7 @@ function streamTable({ stream }: BenchReport): Table {
   const runs = "skipped" in stream ? [] : stream;
   return {
     title: "5. Streaming in Chromium: five subagents, markdown, 1440×900",
-    headers: ["panels", "tokens", "s", "long tasks", "total ms", "longest ms", "fps mean", "fps worst s", "key→paint p50", "p95", "DOM nodes", "heap MB start → end"],
+    headers: ["panels", "tokens", "s", "long tasks", "total ms", "longest ms", "fps mean", "fps worst s", "key→paint p50", "p95", "DOM nodes", "panel nodes max", "heap MB start → end"],
     rows: runs.map((r) => [
       r.panels,
       fmt(r.tokens),
@@ -103,6 +103,7 @@ function streamTable({ stream }: BenchReport): Table {
       fmt(r.keyPaintP50Ms),
       fmt(r.keyPaintP95Ms),
       fmt(r.domNodes),
+      fmt(r.panelNodesMax),
       `${fmt(r.heapStartMb, 1)} → ${fmt(r.heapEndMb, 1)}`,
     ]),
     note:

@@ -50,10 +50,26 @@ export interface StreamFigures {
   fpsMean: number;
   /** Frames in the worst whole second of the stream. */
   fpsWorstSecond: number;
+  /** Frames in each whole second of the stream, in order. */
+  fpsPerSecond: number[];
   keystrokes: number;
   keyPaintP50Ms: number;
   keyPaintP95Ms: number;
   domNodes: number;
+  /**
+   * Elements inside the subagent panels: the most seen while they streamed, and at the end:
+   * what the open panels put in the DOM (domNodes counts the whole document, detached
+   * nodes not yet collected included).
+   */
+  panelNodesMax: number;
+  panelNodesEnd: number;
+  /**
+   * Main-thread time while streaming (Chromium's TaskDuration and ScriptDuration), per
+   * frame: the stream is handed to React once per frame, so this is the cost of one batch
+   * of tokens (rendering and painting it included), whatever the frame rate.
+   */
+  taskMsPerFrame: number;
+  scriptMsPerFrame: number;
   heapStartMb: number;
   heapEndMb: number;
   /** Heap growth after GC per 1,000 streamed tokens (the streamed text itself is ~5 KB of it). */
@@ -178,7 +194,7 @@ export function markdownTokens(count: number): string[] {
 
 declare global {
   interface Window {
-    __streamBench?: { longTasks: Array<{ start: number; duration: number }>; frames: number[]; keys: number[] };
+    __streamBench?: { longTasks: Array<{ start: number; duration: number }>; frames: number[]; keys: number[]; panelNodesMax: number };
   }
 }
 
@@ -189,7 +205,7 @@ declare global {
  * animation frame runs once that frame's paint is done.
  */
 const INSTRUMENT = `(() => {
-  const state = { longTasks: [], frames: [], keys: [] };
+  const state = { longTasks: [], frames: [], keys: [], panelNodesMax: 0 };
   window.__streamBench = state;
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) state.longTasks.push({ start: entry.startTime, duration: entry.duration });
@@ -208,6 +224,14 @@ const INSTRUMENT = `(() => {
     });
   }, true);
 })();`;
+
+/** Counts the elements inside the top-level subagent panels, keeps the largest count seen, returns this one. */
+const PANEL_NODES_SAMPLE = `(() => {
+  let n = 0;
+  for (const panel of document.querySelectorAll('[data-testid="subagent-panel"][data-depth="1"]')) n += panel.getElementsByTagName("*").length;
+  window.__streamBench.panelNodesMax = Math.max(window.__streamBench.panelNodesMax, n);
+  return n;
+})()`;
 
 /** What a trace records: tasks, JavaScript samples with their stacks, GC, style, layout and paint. */
 export const TRACE_CATEGORIES = [
@@ -241,23 +265,29 @@ async function measure(
   if (panels === "expanded") for (let i = 0; i < STREAM_SUBAGENTS; i++) await toggles.nth(i).click();
 
   const heapStart = await heapAfterGc(cdp);
+  await cdp.send("Performance.enable");
+  const metricsStart = await mainThreadSeconds(cdp);
   if (trace) await trace.browser.startTracing(page, { path: trace.path, categories: TRACE_CATEGORIES });
   const start = await page.evaluate(() => performance.now());
   await composer.click();
   const running = page.locator('[data-testid="subagent-panel"][data-status="running"]');
   let keystrokes = 0;
-  // A keystroke every 200 ms while any panel streams, as a person typing a follow-up.
+  // A keystroke every 200 ms while any panel streams, as a person typing a follow-up; the
+  // panels' elements are counted every second (a count of a few thousand takes ~1 ms).
   while ((await running.count()) > 0) {
     await page.keyboard.press(keystrokes % 10 === 9 ? "Backspace" : "a");
     keystrokes++;
+    if (keystrokes % 5 === 0) await page.evaluate(PANEL_NODES_SAMPLE);
     await page.waitForTimeout(200);
   }
   const end = await page.evaluate(() => performance.now());
+  const metricsEnd = await mainThreadSeconds(cdp);
   if (trace) await trace.browser.stopTracing();
   if (end - start < 1_000) throw new Error("the stream ended before the measurement began (the machine is too busy to expand the panels in time)");
   await page.waitForTimeout(300);
   const heapEnd = await heapAfterGc(cdp);
   const { nodes } = (await cdp.send("Memory.getDOMCounters")) as { nodes: number };
+  const panelNodesEnd = await page.evaluate<number>(PANEL_NODES_SAMPLE);
   const raw = await page.evaluate(() => window.__streamBench!);
 
   const tasks = raw.longTasks.filter((t) => t.start >= start && t.start < end);
@@ -275,14 +305,25 @@ async function measure(
     longestTaskMs: round(Math.max(0, ...tasks.map((t) => t.duration)), 0),
     fpsMean: round(frames.length / seconds, 0),
     fpsWorstSecond: Math.min(...perSecond),
+    fpsPerSecond: perSecond,
     keystrokes: keys.length,
     keyPaintP50Ms: round(median(keys), 0),
     keyPaintP95Ms: round(percentile(keys, 95), 0),
     domNodes: nodes,
+    panelNodesMax: Math.max(raw.panelNodesMax, panelNodesEnd),
+    panelNodesEnd,
+    taskMsPerFrame: round(((metricsEnd.task - metricsStart.task) * 1000) / Math.max(1, frames.length), 2),
+    scriptMsPerFrame: round(((metricsEnd.script - metricsStart.script) * 1000) / Math.max(1, frames.length), 2),
     heapStartMb: round(heapStart / 2 ** 20, 1),
     heapEndMb: round(heapEnd / 2 ** 20, 1),
     heapKbPer1kTokens: round((heapEnd - heapStart) / 1024 / (expectedTokens / 1000), 0),
   };
+}
+
+async function mainThreadSeconds(cdp: CDPSession): Promise<{ task: number; script: number }> {
+  const { metrics } = (await cdp.send("Performance.getMetrics")) as { metrics: Array<{ name: string; value: number }> };
+  const value = (name: string) => metrics.find((m) => m.name === name)?.value ?? 0;
+  return { task: value("TaskDuration"), script: value("ScriptDuration") };
 }
 
 async function heapAfterGc(cdp: CDPSession): Promise<number> {

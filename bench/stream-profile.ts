@@ -37,8 +37,8 @@ async function main(): Promise<void> {
 function line(f: StreamFigures): string {
   return (
     `${f.panels}: long tasks ${f.longTasks} (longest ${f.longestTaskMs} ms, ${f.longTaskTotalMs} ms in all), ` +
-    `fps ${f.fpsMean} avg / ${f.fpsWorstSecond} worst second, keystroke p50 ${f.keyPaintP50Ms} / p95 ${f.keyPaintP95Ms} ms, ` +
-    `heap ${f.heapStartMb}→${f.heapEndMb} MB, ${f.domNodes} DOM nodes, ${f.seconds} s`
+    `fps ${f.fpsMean} avg / ${f.fpsWorstSecond} worst second [${f.fpsPerSecond.join(" ")}], keystroke p50 ${f.keyPaintP50Ms} / p95 ${f.keyPaintP95Ms} ms, main thread ${f.taskMsPerFrame} ms per frame (script ${f.scriptMsPerFrame}), ` +
+    `heap ${f.heapStartMb}→${f.heapEndMb} MB, ${f.domNodes} DOM nodes (panels ${f.panelNodesMax} at most, ${f.panelNodesEnd} at the end), ${f.seconds} s`
   );
 }
 

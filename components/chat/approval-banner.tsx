@@ -5,6 +5,7 @@ import type { ChatTurn } from "@/lib/contracts";
 import { pendingApprovals, type PendingApproval } from "@/lib/turn/approvals";
 import { AlertIcon } from "@/components/ui/icons";
 import { setDisclosure } from "@/components/ui/disclosure";
+import { announceReveal, revealInWindows } from "@/components/steps/reveal-window";
 
 const BASE_TITLE_MARK = "(approval needed) ";
 
@@ -60,12 +61,14 @@ export function ApprovalBanner({ turns }: { turns: readonly ChatTurn[] }) {
 
 /** Opens the panels that lead to the card, then scrolls to it and focuses it (not its Approve button: a stray Enter must not approve). */
 function reveal(approval: PendingApproval): void {
+  announceReveal();
   for (const runId of approval.runPath) setDisclosure(`run:${runId}`, true);
   const selector = `[data-testid="approval-card"][data-approval-call="${CSS.escape(approval.callId)}"][data-approval-run="${CSS.escape(approval.runId ?? "")}"]`;
   // The panels render on the next frames; look for the card until it is there (briefly).
   let tries = 0;
   const find = () => {
     const card = document.querySelector<HTMLElement>(selector);
+    if (!card) revealInWindows({ turnId: approval.turnId, runPath: approval.runPath, runId: approval.runId, callId: approval.callId });
     if (card) {
       card.scrollIntoView({ block: "center", behavior: "smooth" });
       card.focus({ preventScroll: true });

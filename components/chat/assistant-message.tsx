@@ -3,8 +3,8 @@
 import { memo, useMemo } from "react";
 import { stepsText, type ChatTurn } from "@/lib/contracts";
 import { formatCost, formatDuration, formatTokens, totalTokens } from "@/lib/format/display";
-import { Markdown } from "@/components/markdown/markdown";
 import { TurnIdProvider } from "@/components/subagents/panel-actions";
+import { MasterSteps } from "@/components/steps/step-list";
 import { ToolCallView } from "@/components/subagents/subagent-execution";
 import { CopyButton } from "@/components/ui/copy-button";
 import { AlertIcon } from "@/components/ui/icons";
@@ -16,8 +16,9 @@ export interface AssistantMessageProps {
 }
 
 /**
- * The agent's answer, rendered from the turn: each step's text as markdown, then its
- * tool calls as chips and subagent calls as panels, in the order they happened.
+ * The agent's answer, rendered from the turn: each step (its reasoning folded, its text
+ * as markdown, its tool calls as chips and subagent calls as panels) through the same
+ * step view as a subagent's, in the order they happened.
  * Memoized on the turn object, which the reducer replaces only when one of its events
  * arrives.
  */
@@ -37,9 +38,7 @@ export const AssistantMessage = memo(function AssistantMessage({ turn }: Assista
         aria-busy={live}
         className="group min-w-0 space-y-3"
       >
-        {steps.map((step, i) => (
-          <StepView key={i} text={step.text} calls={step.toolCalls} streaming={live && i === steps.length - 1 && step.toolCalls.length === 0} />
-        ))}
+        <MasterSteps steps={steps} live={live} CallView={ToolCallView} />
         {waiting ? <Working label={steps.length === 0 ? "Thinking…" : "Working…"} /> : null}
         {turn.status === "failed" ? (
           <div
@@ -66,20 +65,6 @@ export const AssistantMessage = memo(function AssistantMessage({ turn }: Assista
         <TurnTimeline turn={turn} />
       </article>
     </TurnIdProvider>
-  );
-});
-
-/** One step of the master: its words, then the calls it made. Memoized: finished steps skip re-rendering. */
-const StepView = memo(function StepView({ text, calls, streaming }: { text: string; calls: ChatTurn["steps"][number]["toolCalls"]; streaming: boolean }) {
-  return (
-    <>
-      {text ? <Markdown text={text} streaming={streaming} className="text-[15px]" /> : null}
-      {calls.map((call) => (
-        <div key={call.callId} className="min-w-0">
-          <ToolCallView call={call} ownerRunId={null} />
-        </div>
-      ))}
-    </>
   );
 });
 

@@ -11,6 +11,7 @@ import type { OlderTurns } from "./use-session";
 import { UserMessage } from "./user-message";
 import { TURNS_PER_PAGE } from "./turn-window";
 import { onTurnRequest, showTurn, takeTurnRequest } from "./turn-seek";
+import { REVEAL_EVENT } from "@/components/steps/reveal-window";
 
 /** Within this many pixels of the bottom, the list follows new content. */
 const STICK_THRESHOLD_PX = 80;
@@ -97,7 +98,13 @@ export function MessageList({ turns, pending, footer, older }: MessageListProps)
       if (stick.current) el.scrollTop = el.scrollHeight;
       else onScroll();
     });
+    // Something shown at the reader's request (a timeline row, an approval) is where they
+    // want to be: opening its panels grows the page, and following would scroll it away.
+    const onReveal = () => {
+      stick.current = false;
+    };
     observer.observe(inner);
+    document.addEventListener(REVEAL_EVENT, onReveal);
     el.addEventListener("scroll", onScroll, { passive: true });
     el.addEventListener("wheel", onWheel, { passive: true });
     el.addEventListener("touchmove", onInput, { passive: true });
@@ -106,6 +113,7 @@ export function MessageList({ turns, pending, footer, older }: MessageListProps)
     inner.addEventListener("click", onClick, { capture: true });
     return () => {
       observer.disconnect();
+      document.removeEventListener(REVEAL_EVENT, onReveal);
       el.removeEventListener("scroll", onScroll);
       el.removeEventListener("wheel", onWheel);
       el.removeEventListener("touchmove", onInput);

@@ -1,22 +1,22 @@
 "use client";
 
 import { memo, useDeferredValue, useId, useMemo, useRef, type ReactNode } from "react";
-import type { Step, SubagentProcess, ToolCall } from "@/lib/contracts";
-import { endReasonLabel, endReasonShort, formatTokens, parseTime, totalTokens, truncate } from "@/lib/format/display";
+import type { SubagentProcess, ToolCall } from "@/lib/contracts";
+import { endReasonLabel, endReasonShort, formatTokens, totalTokens, truncate } from "@/lib/format/display";
 import { Markdown } from "@/components/markdown/markdown";
 import { ChevronRightIcon } from "@/components/ui/icons";
 import { useDisclosure } from "@/components/ui/disclosure";
-import { useHydrated } from "@/components/ui/use-hydrated";
 import { FoldedSection } from "@/components/ui/folded-section";
 import { waitsForApproval } from "@/lib/turn/approvals";
-import { liveStatus, outcomeLine, panelSequence, runCounts, runOutcome, type RunOutcome } from "@/lib/turn/run-summary";
+import { liveStatus, outcomeLine, runCounts, runOutcome, type RunOutcome } from "@/lib/turn/run-summary";
+import { RunSteps } from "@/components/steps/step-list";
 import { Elapsed } from "./elapsed";
 import { AgentNameProvider } from "./panel-actions";
 import { PanelStats } from "./panel-stats";
 import { ContextLedger } from "@/components/inspector/inspect-context";
 import { ReturnedToParent } from "./returned-to-parent";
 import { ControlStrip, HeaderActions, useRunControls } from "./run-controls";
-import { StatusIcon, SteerIcon } from "./status-icon";
+import { StatusIcon } from "./status-icon";
 import { RetryControls, canRetry } from "./retry-controls";
 import { RetryLineage, panelAnchor } from "./retry-links";
 import { ToolChip, type ToolCallViewProps } from "./tool-chip";
@@ -197,8 +197,7 @@ function PanelBody({ panel, call }: SubagentExecutionProps) {
   const answered = useDeferredValue(panel.status === "success");
   const outcome = runOutcome(panel);
   const returned = call && call.status !== "running" ? call : null;
-  const lastIndex = panel.steps.length - 1;
-  const sequence = useMemo(() => panelSequence(panel), [panel]);
+  const hasSteps = panel.steps.length + (panel.steering?.length ?? 0) > 0;
 
   return (
     <div className="space-y-3 border-t border-zinc-200 px-3 pt-3 pb-3 dark:border-zinc-800">
@@ -206,25 +205,9 @@ function PanelBody({ panel, call }: SubagentExecutionProps) {
         <p className="text-sm break-words whitespace-pre-wrap text-zinc-800 dark:text-zinc-200">{panel.task}</p>
       </Block>
 
-      {sequence.length > 0 ? (
+      {hasSteps ? (
         <Block title={`Steps (${panel.steps.length})`}>
-          <ol className="space-y-2" data-testid="subagent-steps">
-            {sequence.map((entry) =>
-              entry.kind === "steer" ? (
-                <SteerItem key={`steer-${entry.index}`} message={entry.steer.message} at={entry.steer.at} />
-              ) : (
-                <StepItem
-                  key={entry.index}
-                  runId={panel.runId}
-                  index={entry.index}
-                  step={panel.steps[entry.index]!}
-                  // The answering step's words are the response below; not shown twice.
-                  hideText={answered && entry.index === lastIndex && panel.steps[entry.index]!.text === panel.response}
-                  streaming={running && entry.index === lastIndex}
-                />
-              ),
-            )}
-          </ol>
+          <RunSteps panel={panel} answered={answered} CallView={ToolCallView} />
         </Block>
       ) : running ? (
         <p className="text-xs text-zinc-500 italic dark:text-zinc-400">Waiting for its first step…</p>
@@ -254,28 +237,6 @@ function PanelBody({ panel, call }: SubagentExecutionProps) {
   );
 }
 
-/** A person's steering message, where the run read it. */
-function SteerItem({ message, at }: { message: string; at: string }) {
-  // The reader's clock, once hydrated: the server's time zone is not theirs.
-  const time = useHydrated() ? parseTime(at) : null;
-  return (
-    <li className="min-w-0 rounded-md border border-sky-200 bg-sky-50/70 px-2.5 py-1.5 dark:border-sky-900/70 dark:bg-sky-950/30" data-testid="subagent-steer">
-      <div className="flex items-center gap-1.5 text-[11px] font-medium text-sky-800 dark:text-sky-300">
-        <SteerIcon size={12} />
-        <span>You steered</span>
-        {time !== null ? (
-          <time dateTime={at} className="font-normal text-sky-800 tabular-nums dark:text-sky-300">
-            {new Date(time).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" })}
-          </time>
-        ) : null}
-      </div>
-      <p className="mt-0.5 text-sm break-words whitespace-pre-wrap text-zinc-800 dark:text-zinc-200" data-testid="subagent-steer-text">
-        {message}
-      </p>
-    </li>
-  );
-}
-
 /** The final answer alone: what was condensed and returned to the parent. */
 function Response({ panel }: { panel: SubagentProcess }) {
   return (
@@ -287,56 +248,6 @@ function Response({ panel }: { panel: SubagentProcess }) {
       ) : (
         <p className="text-xs text-zinc-500 italic dark:text-zinc-400">No response.</p>
       )}
-    </FoldedSection>
-  );
-}
-
-/** One step of a run: its reasoning (folded), its words, then the calls it made. */
-const StepItem = memo(function StepItem({
-  runId,
-  index,
-  step,
-  hideText,
-  streaming,
-}: {
-  runId: string;
-  index: number;
-  step: Step;
-  hideText: boolean;
-  streaming: boolean;
-}) {
-  return (
-    <li className="min-w-0 space-y-1.5 border-l-2 border-zinc-200 pl-2.5 dark:border-zinc-800" data-testid="subagent-step">
-      <div className="text-[11px] text-zinc-500 tabular-nums dark:text-zinc-400">
-        Step {index + 1}
-        {hideText && !step.thinking && step.toolCalls.length === 0 ? " · answered: the response is below" : ""}
-      </div>
-      {step.thinking ? <Thinking runId={runId} step={index} text={step.thinking} /> : null}
-      {step.text && !hideText ? (
-        <div className="offscreen-skip text-sm text-zinc-700 dark:text-zinc-300" data-testid="subagent-step-text">
-          <Markdown text={step.text} streaming={streaming && step.toolCalls.length === 0} />
-        </div>
-      ) : null}
-      {step.toolCalls.length > 0 ? (
-        <ol className="space-y-1.5">
-          {step.toolCalls.map((c) => (
-            <li key={c.callId} className="min-w-0">
-              <ToolCallView call={c} ownerRunId={runId} />
-            </li>
-          ))}
-        </ol>
-      ) : null}
-    </li>
-  );
-});
-
-/** The run's reasoning, for audit only; folded by default because it is long and noisy. */
-function Thinking({ runId, step, text }: { runId: string; step: number; text: string }) {
-  return (
-    <FoldedSection disclosureKey={`run-thinking:${runId}:${step}`} title="Thinking">
-      <p className="max-h-72 overflow-auto rounded-md border border-zinc-200 bg-zinc-50/60 px-3 py-2 text-sm break-words whitespace-pre-wrap text-zinc-600 italic dark:border-zinc-800 dark:bg-zinc-950/40 dark:text-zinc-400">
-        {text}
-      </p>
     </FoldedSection>
   );
 }

@@ -2,21 +2,26 @@
 
 import { setDisclosure } from "@/components/ui/disclosure";
 import { panelAnchor } from "@/components/subagents/retry-links";
+import { announceReveal, revealInWindows } from "@/components/steps/reveal-window";
 import type { TimelineRow } from "@/lib/turn/timeline";
 
 /**
  * Opens what a timeline row stands for and scrolls to it: the panels that hold it, then
  * the run's own panel or the call's chip (opened too), focused so the keyboard carries on
- * from there. Panels render their bodies once open, so the target is looked for over the
- * next frames (as the approval banner does).
+ * from there. Panels render their bodies once open, and a long list renders only the
+ * items in view, so the target is looked for over the next frames (as the approval
+ * banner does), each time asking the windowed lists on the way to bring it into theirs.
  */
 export function revealRow(row: TimelineRow, turnId: string): void {
+  announceReveal();
   for (const runId of row.runPath) setDisclosure(`run:${runId}`, true);
   if (row.kind === "run" && row.runId) setDisclosure(`run:${row.runId}`, true);
   if (row.kind === "call" && row.callId) setDisclosure(`tool:${turnId}:${row.runId ?? "m"}:${row.callId}`, true);
+  const path = { turnId, runPath: row.runPath, runId: row.runId, callId: row.kind === "call" ? row.callId : null };
   let tries = 0;
   const find = () => {
     const target = targetOf(row, turnId);
+    if (!target) revealInWindows(path);
     if (target) {
       target.scrollIntoView({ block: "center", behavior: "smooth" });
       const focusable = row.kind === "run" ? target.querySelector<HTMLElement>("[data-testid=subagent-toggle]") : target.querySelector<HTMLElement>("button");

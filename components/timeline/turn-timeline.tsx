@@ -1,6 +1,7 @@
 "use client";
 
 import { memo, useCallback, useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from "react";
+import { useVirtualizer } from "@tanstack/react-virtual";
 import type { ChatTurn } from "@/lib/contracts";
 import { formatDuration, formatTokens } from "@/lib/format/display";
 import { axisSpan, barSpan, timelineLayout, type TimelineRow, type TimelineStatus } from "@/lib/turn/timeline";
@@ -11,7 +12,8 @@ import { revealRow } from "./reveal";
  * The trace timeline of one turn: a waterfall of the master's steps, every subagent run
  * and every tool call on one time axis. Opened from the turn ("Timeline"), live while the
  * turn runs, the same after a reload (the times are stored). Only the rows in view are
- * rendered, so a turn of 5,000 calls costs what twenty rows cost; the layout is a memoised
+ * rendered (@tanstack/react-virtual over the timeline's own scroller, rows of one fixed
+ * height), so a turn of 5,000 calls costs what twenty rows cost; the layout is a memoised
  * pure function of the turn (lib/turn/timeline.ts) that reuses the rows of untouched runs.
  */
 
@@ -64,31 +66,35 @@ function TimelineView({ turn }: { turn: ChatTurn }) {
   const span = axisSpan(layout, now);
   const { rows } = layout;
   const scroller = useRef<HTMLDivElement>(null);
-  const [scrollTop, setScrollTop] = useState(0);
   const [focusIndex, setFocusIndex] = useState(0);
   const wantFocus = useRef(false);
   const titleId = useId();
-
-  const first = Math.max(0, Math.floor(scrollTop / ROW_HEIGHT) - OVERSCAN);
-  const last = Math.min(rows.length, Math.ceil((scrollTop + VIEW_HEIGHT) / ROW_HEIGHT) + OVERSCAN);
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ROW_HEIGHT,
+    getItemKey: (i) => rows[i]!.key,
+    overscan: OVERSCAN,
+    // The rows start under the sticky axis, which also covers the top of the view.
+    paddingStart: AXIS_HEIGHT,
+    scrollPaddingStart: AXIS_HEIGHT,
+    initialRect: { width: 640, height: VIEW_HEIGHT + AXIS_HEIGHT },
+  });
+  const visible = virtualizer.getVirtualItems();
+  const first = visible[0]?.index ?? 0;
   const focus = Math.min(focusIndex, Math.max(0, rows.length - 1));
 
   useEffect(() => {
     if (!wantFocus.current) return;
+    const row = scroller.current?.querySelector<HTMLElement>(`[data-row-index="${focus}"]`);
+    if (!row) return;
     wantFocus.current = false;
-    scroller.current?.querySelector<HTMLElement>(`[data-row-index="${focus}"]`)?.focus({ preventScroll: true });
+    row.focus({ preventScroll: true });
   }, [focus, first]);
 
   const moveTo = (index: number) => {
-    const el = scroller.current;
     const next = Math.max(0, Math.min(rows.length - 1, index));
-    if (el) {
-      const top = next * ROW_HEIGHT;
-      const visible = el.clientHeight - AXIS_HEIGHT;
-      if (top < el.scrollTop) el.scrollTop = top;
-      else if (top + ROW_HEIGHT > el.scrollTop + visible) el.scrollTop = top + ROW_HEIGHT - visible;
-      setScrollTop(el.scrollTop);
-    }
+    virtualizer.scrollToIndex(next, { align: "auto" });
     wantFocus.current = true;
     setFocusIndex(next);
   };
@@ -138,26 +144,17 @@ function TimelineView({ turn }: { turn: ChatTurn }) {
         <div
           ref={scroller}
           data-testid="timeline-scroller"
-          onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}
           onKeyDown={onKeyDown}
           style={{ maxHeight: VIEW_HEIGHT + AXIS_HEIGHT }}
           className="overflow-auto overscroll-contain"
         >
-          <div className="relative min-w-[640px]" style={{ height: AXIS_HEIGHT + rows.length * ROW_HEIGHT }}>
+          <div className="relative min-w-[640px]" style={{ height: virtualizer.getTotalSize() }}>
             <Axis span={span} />
             <ul aria-label="Steps, subagents and tool calls">
-              {rows.slice(first, last).map((row, i) => (
-                <Row
-                  key={row.key}
-                  row={row}
-                  index={first + i}
-                  origin={layout.origin}
-                  now={row.open ? now : 0}
-                  span={span}
-                  focused={first + i === focus}
-                  onOpen={open}
-                />
-              ))}
+              {visible.map(({ index, key, start }) => {
+                const row = rows[index]!;
+                return <Row key={key} row={row} index={index} top={start} origin={layout.origin} now={row.open ? now : 0} span={span} focused={index === focus} onOpen={open} />;
+              })}
             </ul>
           </div>
         </div>
@@ -211,6 +208,7 @@ const DONE_BARS: Record<TimelineRow["kind"], string> = {
 const Row = memo(function Row({
   row,
   index,
+  top,
   origin,
   now,
   span,
@@ -219,6 +217,7 @@ const Row = memo(function Row({
 }: {
   row: TimelineRow;
   index: number;
+  top: number;
   origin: number;
   now: number;
   span: number;
@@ -230,7 +229,7 @@ const Row = memo(function Row({
   const tone = row.status === "done" ? DONE_BARS[row.kind] : BARS[row.status];
   const what = row.kind === "step" ? row.label : row.kind === "run" ? `Subagent ${row.label}` : `Tool call ${row.label}`;
   return (
-    <li className="absolute inset-x-0" style={{ top: AXIS_HEIGHT + index * ROW_HEIGHT, height: ROW_HEIGHT }}>
+    <li className="absolute inset-x-0" style={{ top, height: ROW_HEIGHT }}>
       <button
         type="button"
         data-testid="timeline-row"
