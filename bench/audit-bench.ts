@@ -64,7 +64,16 @@ async function modelCallCost(db: BenchDatabase, turns: number): Promise<AuditRes
     tools: createWorkspaceTools(),
     definitions: [...BUILTIN_DEFINITIONS],
     workspaceDir: `${process.cwd()}/workspace`,
-    limits: { maxSpawnDepth: 3, maxChildrenPerAgent: 5, maxResultTokens: 4000, subagentTimeoutMs: 300_000, maxSteps: 10, contextTokens: 100_000, resultFooter: true, turnTimeoutMs: 600_000 },
+    limits: {
+      maxSpawnDepth: 3,
+      maxChildrenPerAgent: 5,
+      maxResultTokens: 4000,
+      subagentTimeoutMs: 300_000,
+      maxSteps: 10,
+      contextTokens: 100_000,
+      resultFooter: true,
+      turnTimeoutMs: 600_000,
+    },
   });
   const { sessionId } = await db.store.createSession("bench-audit", "Audit bench");
   const drone = await DroneSession.open({ store: db.store, sessionId, title: "Audit bench", runner: runtime, relay: () => undefined });
@@ -85,7 +94,10 @@ async function modelCallCost(db: BenchDatabase, turns: number): Promise<AuditRes
     }
   }
   const storedBytes = await bytesOf([db.models.ModelCall, db.models.ModelBlob], sessionId);
-  const chatBytes = await bytesOf([db.models.Turn, db.models.SubagentRun, db.models.ToolCall, db.models.ToolOutput, db.models.TextChunk], sessionId);
+  const chatBytes = await bytesOf(
+    [db.models.Turn, db.models.SubagentRun, db.models.ToolCall, db.models.ToolOutput, db.models.TextChunk],
+    sessionId,
+  );
   return { turns, calls, sentBytes, storedBytes, storedPerTurnKiB: round(storedBytes / turns / 1024, 1), chatBytes };
 }
 
@@ -98,7 +110,10 @@ async function bytesOf(models: Findable[], sessionId: string): Promise<number> {
 }
 
 /** A turn without its ids (an import gives new ones): what a person sees of it. */
-const withoutIds = (turn: ChatTurn) => JSON.stringify(turn, (key, value: unknown) => (["turnId", "sessionId", "runId", "parentRunId", "retryOf"].includes(key) ? undefined : value));
+const withoutIds = (turn: ChatTurn) =>
+  JSON.stringify(turn, (key, value: unknown) =>
+    ["turnId", "sessionId", "runId", "parentRunId", "retryOf"].includes(key) ? undefined : value,
+  );
 
 /** Long tool outputs, each kept whole in chunks beside its preview, as the event store keeps them. */
 const OUTPUT_CHARS = 200_000;
@@ -153,9 +168,18 @@ async function exportLarge(db: BenchDatabase, megabytes: number): Promise<AuditR
   pieces.length = 0;
 
   const importStarted = performance.now();
-  const copy = await importSessionFile(db.store, "bench-export", parseSessionFile(file), (title) => db.store.createSession("bench-export", title));
+  const copy = await importSessionFile(db.store, "bench-export", parseSessionFile(file), (title) =>
+    db.store.createSession("bench-export", title),
+  );
   const importSeconds = (performance.now() - importStarted) / 1000;
   const again = await db.store.loadHistory(copy.sessionId);
   const importExact = again.length === stored.length && again.every((t, i) => withoutIds(t) === withoutIds(stored[i]!));
-  return { fileMb: round(bytes / 2 ** 20, 1), turns, seconds: round(seconds, 1), peakHeapMb: round(peakHeapMb, 0), importSeconds: round(importSeconds, 1), importExact };
+  return {
+    fileMb: round(bytes / 2 ** 20, 1),
+    turns,
+    seconds: round(seconds, 1),
+    peakHeapMb: round(peakHeapMb, 0),
+    importSeconds: round(importSeconds, 1),
+    importExact,
+  };
 }

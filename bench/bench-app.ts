@@ -28,7 +28,11 @@ export async function startBenchApp(runner: TurnRunner, store: ChatStore): Promi
     // One identity stands for a hundred viewers and fifty chats here.
     personLimits: { chats: 10_000, runningTurns: 1_000, sockets: 1_000 },
     // Warnings are the server's business; errors would make the figures meaningless.
-    log: { info: () => undefined, warn: () => undefined, error: (msg, meta) => process.stderr.write(`server error: ${msg} ${JSON.stringify(meta ?? {})}\n`) },
+    log: {
+      info: () => undefined,
+      warn: () => undefined,
+      error: (msg, meta) => process.stderr.write(`server error: ${msg} ${JSON.stringify(meta ?? {})}\n`),
+    },
   });
   return {
     ...live,

@@ -140,7 +140,11 @@ describe("benchmarks (smoke mode)", () => {
     expect(tables).toHaveLength(10);
     for (const table of tables) {
       expect(renderText(table)).toContain(table.headers[0]);
-      expect(renderMarkdown(table).split("\n").filter((l) => l.startsWith("|"))).toHaveLength(table.rows.length + 2);
+      expect(
+        renderMarkdown(table)
+          .split("\n")
+          .filter((l) => l.startsWith("|")),
+      ).toHaveLength(table.rows.length + 2);
     }
   });
 });

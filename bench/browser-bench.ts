@@ -68,7 +68,8 @@ export async function runBrowserBench(options: BrowserBenchOptions): Promise<Bro
     const eq = options.cookie.indexOf("=");
     await context.addCookies([{ name: IDENTITY_COOKIE, value: options.cookie.slice(eq + 1), url: app.baseUrl }]);
     const loads: LoadFigures[] = [];
-    for (let i = 0; i < options.loads; i++) loads.push(await loadOnce(context, `${app.baseUrl}/c/${options.sessionId}`, options.lastTurnId));
+    for (let i = 0; i < options.loads; i++)
+      loads.push(await loadOnce(context, `${app.baseUrl}/c/${options.sessionId}`, options.lastTurnId));
     const rest = loads.length > 1 ? loads.slice(1) : loads;
     return {
       turns: options.turns,
@@ -122,7 +123,13 @@ async function loadOnce(context: Context, url: string, lastTurnId: string): Prom
       const entry = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming | undefined;
       return { ttfb: entry?.responseStart ?? Number.NaN, dcl: entry?.domContentLoadedEventEnd ?? Number.NaN };
     });
-    return { renderedMs: figures.at, ttfbMs: nav.ttfb, domContentLoadedMs: nav.dcl, renderedTurns: figures.turns, scrollable: figures.scrollable };
+    return {
+      renderedMs: figures.at,
+      ttfbMs: nav.ttfb,
+      domContentLoadedMs: nav.dcl,
+      renderedTurns: figures.turns,
+      scrollable: figures.scrollable,
+    };
   } finally {
     await page.close();
   }

@@ -64,7 +64,8 @@ export async function runContextBench(store: ChatStore, sessionId: string, reps:
  */
 export function withoutCleanContext(messages: readonly ChatMessage[], turns: readonly ChatTurn[]): ChatMessage[] {
   const spawns = new Map<string, ToolCall>();
-  for (const turn of turns) for (const step of turn.steps) for (const call of step.toolCalls) if (call.subagent) spawns.set(call.callId, call);
+  for (const turn of turns)
+    for (const step of turn.steps) for (const call of step.toolCalls) if (call.subagent) spawns.set(call.callId, call);
   return messages.map((message) => {
     if (message.role !== "tool") return message;
     const process = spawns.get(message.toolCallId)?.subagent;

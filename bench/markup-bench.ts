@@ -171,7 +171,10 @@ export function runMarkupBench(options: MarkupBenchOptions): MarkupResult {
         actualChars: lengthBefore[w.start]!,
         fastMedianUs: round(fastMedian, 2),
         naiveMedianUs: round(naiveMedian, 2),
-        serializeUs: round(timeUs(() => serializeTurn(at), 20), 2),
+        serializeUs: round(
+          timeUs(() => serializeTurn(at), 20),
+          2,
+        ),
         ratio: round(naiveMedian / fastMedian, 1),
       };
     });
@@ -190,8 +193,14 @@ export function runMarkupBench(options: MarkupBenchOptions): MarkupResult {
       late: round(naive.late.medianUs / fast.late.medianUs, 1),
     },
     atSize,
-    serializeFinalUs: round(timeUs(() => serializeTurn(doc), 10), 1),
-    parseFinalUs: round(timeUs(() => parseTurnMarkup(markup), 10), 1),
+    serializeFinalUs: round(
+      timeUs(() => serializeTurn(doc), 10),
+      1,
+    ),
+    parseFinalUs: round(
+      timeUs(() => parseTurnMarkup(markup), 10),
+      1,
+    ),
     identical,
   };
 }

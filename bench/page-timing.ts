@@ -21,14 +21,21 @@ async function main(): Promise<void> {
   try {
     const reloaded = await runReloadBench(db, [RELOAD_FULL.at(-1)!]);
     const size = reloaded.sizes[0]!;
-    const app = await startAppProcess({ mongoUri: db.uri, dataDir, env: { SESSION_SECRET: BENCH_SECRET, NODE_OPTIONS: process.env.APP_NODE_OPTIONS ?? "" }, quiet: true });
+    const app = await startAppProcess({
+      mongoUri: db.uri,
+      dataDir,
+      env: { SESSION_SECRET: BENCH_SECRET, NODE_OPTIONS: process.env.APP_NODE_OPTIONS ?? "" },
+      quiet: true,
+    });
     try {
       const first: number[] = [];
       const total: number[] = [];
       let bytes = 0;
       for (let i = 0; i < requests; i++) {
         const start = performance.now();
-        const res = await fetch(`${app.baseUrl}/c/${size.sessionId}`, { headers: { cookie: reloaded.cookie, "accept-encoding": process.env.ENCODING ?? "identity" } });
+        const res = await fetch(`${app.baseUrl}/c/${size.sessionId}`, {
+          headers: { cookie: reloaded.cookie, "accept-encoding": process.env.ENCODING ?? "identity" },
+        });
         const reader = res.body!.getReader();
         let got = 0;
         let firstAt = 0;
@@ -46,8 +53,12 @@ async function main(): Promise<void> {
         bytes = got;
       }
       const asset = await fetch(`${app.baseUrl}/theme-init.js`);
-      process.stdout.write(`theme-init.js: ${asset.status} cache-control ${asset.headers.get("cache-control")} etag ${asset.headers.get("etag")}\n`);
-      process.stdout.write(`load ${os.loadavg()[0]!.toFixed(2)}; first ${Math.round(total[0]!)} ms; warm median: first byte ${Math.round(median(first.slice(1)))} ms, whole ${Math.round(median(total.slice(1)))} ms; ${Math.round(bytes / 1024)} KiB\n`);
+      process.stdout.write(
+        `theme-init.js: ${asset.status} cache-control ${asset.headers.get("cache-control")} etag ${asset.headers.get("etag")}\n`,
+      );
+      process.stdout.write(
+        `load ${os.loadavg()[0]!.toFixed(2)}; first ${Math.round(total[0]!)} ms; warm median: first byte ${Math.round(median(first.slice(1)))} ms, whole ${Math.round(median(total.slice(1)))} ms; ${Math.round(bytes / 1024)} KiB\n`,
+      );
     } finally {
       await app.stop();
     }

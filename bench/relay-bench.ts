@@ -93,7 +93,13 @@ async function runCase(bench: BenchApp, cookie: string, plans: Map<string, TurnP
   await new Promise((r) => setTimeout(r, 1_000));
   const paced = await runTurn(bench, rooms, plans, c.pacedEvents, c.pacedRate);
   for (const room of rooms) for (const socket of room.clients) socket.disconnect();
-  return { label: c.label, sessions: c.sessions, clients: c.sessions * c.clientsPerSession, burst, paced: { ...paced, ratePerSession: c.pacedRate } };
+  return {
+    label: c.label,
+    sessions: c.sessions,
+    clients: c.sessions * c.clientsPerSession,
+    burst,
+    paced: { ...paced, ratePerSession: c.pacedRate },
+  };
 }
 
 async function runTurn(
@@ -129,7 +135,9 @@ async function runTurn(
     }
   }
 
-  await Promise.all(rooms.map(({ sessionId, clients }) => command(clients[0]!, "turn:send", { sessionId, text: "Stream the benchmark turn." })));
+  await Promise.all(
+    rooms.map(({ sessionId, clients }) => command(clients[0]!, "turn:send", { sessionId, text: "Stream the benchmark turn." })),
+  );
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`relay turn did not end within ${TURN_TIMEOUT_MS / 1000} s`)), TURN_TIMEOUT_MS);

@@ -56,7 +56,12 @@ async function open(request: Extract<ClientsRequest, { type: "open" }>): Promise
   let ended = 0;
   sockets = await Promise.all(
     Array.from({ length: request.clients }, async () => {
-      const socket = connect(request.url, { transports: ["websocket"], reconnection: false, forceNew: true, ...(request.cookie ? { extraHeaders: { cookie: request.cookie } } : {}) });
+      const socket = connect(request.url, {
+        transports: ["websocket"],
+        reconnection: false,
+        forceNew: true,
+        ...(request.cookie ? { extraHeaders: { cookie: request.cookie } } : {}),
+      });
       await new Promise<void>((resolve, reject) => {
         socket.once("connect", () => resolve());
         socket.once("connect_error", reject);
@@ -64,10 +69,13 @@ async function open(request: Extract<ClientsRequest, { type: "open" }>): Promise
       const stamps = new Float64Array(request.events).fill(Number.NaN);
       received.push(stamps);
       socket.on("agent:event", (event: SessionEvent) => {
-        if (event.type === "subagent_data" && event.data.kind === "token") stamps[event.data.offset / TOKEN_TEXT.length] = performance.now();
+        if (event.type === "subagent_data" && event.data.kind === "token")
+          stamps[event.data.offset / TOKEN_TEXT.length] = performance.now();
         else if (event.type === "turn:ended" && ++ended === request.clients) send({ type: "ended" });
       });
-      const joined = await new Promise<Ack<unknown>>((resolve) => socket.emit(request.mode === "relay" ? "session:join" : "join", { sessionId: request.sessionId }, resolve));
+      const joined = await new Promise<Ack<unknown>>((resolve) =>
+        socket.emit(request.mode === "relay" ? "session:join" : "join", { sessionId: request.sessionId }, resolve),
+      );
       if (!joined.ok) throw new Error(`join refused: ${joined.message}`);
       return socket;
     }),

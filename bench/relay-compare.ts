@@ -64,16 +64,24 @@ const BURST_CHUNK = 50;
 /** 5 million deliveries (the burst) take minutes when the two cores are shared. */
 const TURN_TIMEOUT_MS = 900_000;
 
-export async function runRelayCompare(store: ChatStore, cases: readonly RelayCompareCase[], progress: (line: string) => void = () => undefined): Promise<RelayCompareResult[]> {
+export async function runRelayCompare(
+  store: ChatStore,
+  cases: readonly RelayCompareCase[],
+  progress: (line: string) => void = () => undefined,
+): Promise<RelayCompareResult[]> {
   const clients = await startClients();
   const raw = await startRawServer();
   const plans = new Map<string, TurnPlan>();
-  const bench = await startBenchApp(createScriptedRunner((sessionId) => plans.get(sessionId)!), store);
+  const bench = await startBenchApp(
+    createScriptedRunner((sessionId) => plans.get(sessionId)!),
+    store,
+  );
   try {
     const cookie = await bench.newCookie();
     const control = await bench.client(cookie);
     const results: RelayCompareResult[] = [];
-    const runRaw = (c: RelayCompareCase) => runPhase(clients, c, { url: raw.url, sessionId: "raw", mode: "raw" }, (plan) => raw.publish("raw", plan));
+    const runRaw = (c: RelayCompareCase) =>
+      runPhase(clients, c, { url: raw.url, sessionId: "raw", mode: "raw" }, (plan) => raw.publish("raw", plan));
     const runRelay = async (c: RelayCompareCase) => {
       const { sessionId } = await bench.createSession(cookie, `Relay ${c.label}`);
       return runPhase(clients, c, { url: bench.baseUrl, sessionId, mode: "relay", cookie }, async (plan) => {
@@ -94,7 +102,14 @@ export async function runRelayCompare(store: ChatStore, cases: readonly RelayCom
         relayRounds.push(await runRelay(c));
         if (round % 2 === 1) rawRounds.push(await runRaw(c));
       }
-      results.push({ label: c.label, clients: c.clients, events: c.events, ...(c.ratePerSecond ? { ratePerSecond: c.ratePerSecond } : {}), raw: medianPhase(rawRounds), relay: medianPhase(relayRounds) });
+      results.push({
+        label: c.label,
+        clients: c.clients,
+        events: c.events,
+        ...(c.ratePerSecond ? { ratePerSecond: c.ratePerSecond } : {}),
+        raw: medianPhase(rawRounds),
+        relay: medianPhase(relayRounds),
+      });
     }
     control.disconnect();
     return results;
@@ -162,13 +177,26 @@ async function startRawServer() {
       const turnId = "raw-turn";
       const base = { turnId, runId: "raw-run", parentRunId: null, depth: 1, sessionId: room };
       let seq = 0;
-      const token = (i: number): SessionEvent => ({ type: "subagent_data", ...base, seq: ++seq, data: { kind: "token", step: 0, offset: i * TOKEN_TEXT.length, text: TOKEN_TEXT } });
+      const token = (i: number): SessionEvent => ({
+        type: "subagent_data",
+        ...base,
+        seq: ++seq,
+        data: { kind: "token", step: 0, offset: i * TOKEN_TEXT.length, text: TOKEN_TEXT },
+      });
       const emit = (i: number) => {
         plan.sentAt[i] = performance.now();
         io.to(room).emit("agent:event", token(i));
       };
       await pace(plan, emit);
-      io.to(room).emit("agent:event", { type: "turn:ended", turnId, sessionId: room, seq: ++seq, status: "completed", stats: { chat: { inputTokens: 0, outputTokens: 0 }, system: { inputTokens: 0, outputTokens: 0 }, steps: 1, runtimeMs: 0, cost: 0 }, endedAt: new Date().toISOString() });
+      io.to(room).emit("agent:event", {
+        type: "turn:ended",
+        turnId,
+        sessionId: room,
+        seq: ++seq,
+        status: "completed",
+        stats: { chat: { inputTokens: 0, outputTokens: 0 }, system: { inputTokens: 0, outputTokens: 0 }, steps: 1, runtimeMs: 0, cost: 0 },
+        endedAt: new Date().toISOString(),
+      });
       return async () => undefined;
     },
     close: () => new Promise<void>((resolve) => io.close(() => resolve())),
@@ -201,7 +229,10 @@ interface Clients {
 }
 
 async function startClients(): Promise<Clients> {
-  const child: ChildProcess = fork(path.resolve("bench/relay-clients.ts"), [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const child: ChildProcess = fork(path.resolve("bench/relay-clients.ts"), [], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
   const next = <T extends ClientsReply["type"]>(type: T, timeoutMs = 60_000) =>
     new Promise<Extract<ClientsReply, { type: T }>>((resolve, reject) => {
       const timer = setTimeout(() => {

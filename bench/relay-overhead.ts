@@ -25,7 +25,13 @@ async function main(): Promise<void> {
     for (let t = 0; t < turns; t++) {
       const { sessionId } = await db.store.createSession("bench-owner");
       const plan: TurnPlan = { events, ...(rate ? { ratePerSecond: rate } : {}), sentAt: new Float64Array(events) };
-      const session = await DroneSession.open({ store: db.store, sessionId, title: "Bench", runner: createScriptedRunner(() => plan), relay: () => undefined });
+      const session = await DroneSession.open({
+        store: db.store,
+        sessionId,
+        title: "Bench",
+        runner: createScriptedRunner(() => plan),
+        relay: () => undefined,
+      });
       gc.length = 0;
       const before = process.cpuUsage();
       await session.startTurn("Stream the benchmark turn.");
@@ -37,7 +43,9 @@ async function main(): Promise<void> {
   } finally {
     await db.close();
   }
-  process.stdout.write(`${JSON.stringify({ events, turns, rate: rate ?? "burst", cpuMsPer1000: round(median(cpu), 2), gcMsPerTurn: round(median(gcMs), 1), allCpu: cpu.map((c) => round(c, 1)) })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ events, turns, rate: rate ?? "burst", cpuMsPer1000: round(median(cpu), 2), gcMsPerTurn: round(median(gcMs), 1), allCpu: cpu.map((c) => round(c, 1)) })}\n`,
+  );
 }
 
 main().then(

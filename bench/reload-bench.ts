@@ -119,7 +119,7 @@ async function walkPages(bench: BenchApp, cookie: string, sessionId: string): Pr
     if (joined.mode !== "snapshot") throw new Error("session:join did not answer with a snapshot");
     const pages = [joined.turns];
     const start = nowMs();
-    for (let cursor = joined.older; cursor !== null; ) {
+    for (let cursor = joined.older; cursor !== null;) {
       const page = await command(socket, "session:older", { sessionId, before: cursor });
       pages.unshift(page.turns);
       cursor = page.older;
@@ -137,7 +137,8 @@ async function timedJoin(bench: BenchApp, cookie: string, sessionId: string, tur
     const start = nowMs();
     const result = await command(socket, "session:join", { sessionId });
     const ms = nowMs() - start;
-    if (result.mode !== "snapshot" || result.turns.length !== Math.min(turns, TURN_PAGE_SIZE)) throw new Error("session:join did not return the newest page of turns");
+    if (result.mode !== "snapshot" || result.turns.length !== Math.min(turns, TURN_PAGE_SIZE))
+      throw new Error("session:join did not return the newest page of turns");
     return { ms, bytes: Buffer.byteLength(JSON.stringify(result)) };
   } finally {
     socket.disconnect();

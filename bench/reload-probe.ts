@@ -40,22 +40,47 @@ async function main(): Promise<void> {
       const url = `${app.baseUrl}/c/${size.sessionId}`;
       const rows: Figures[] = [];
       for (let i = 0; i < loads; i++) rows.push(await probe(context, url, size.lastTurnId));
-      process.stdout.write(`load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}\n`);
+      process.stdout.write(
+        `load average ${os
+          .loadavg()
+          .map((l) => l.toFixed(2))
+          .join(" ")}\n`,
+      );
       for (const [i, r] of rows.entries()) process.stdout.write(`${i === 0 ? "first" : `warm ${i}`}: ${line(r)}\n`);
       const warm = rows.slice(1);
       const keys = Object.keys(rows[0]!) as (keyof Figures)[];
-      process.stdout.write(`median warm: ${line(Object.fromEntries(keys.map((k) => [k, Math.round(median(warm.map((r) => r[k])))])) as unknown as Figures)}\n`);
+      process.stdout.write(
+        `median warm: ${line(Object.fromEntries(keys.map((k) => [k, Math.round(median(warm.map((r) => r[k])))])) as unknown as Figures)}\n`,
+      );
       if (traceFile) {
         const page = await context.newPage();
-        await browser.startTracing(page, { path: traceFile, screenshots: false, categories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8.execute", "disabled-by-default-v8.cpu_profiler", "blink.user_timing", "loading"] });
+        await browser.startTracing(page, {
+          path: traceFile,
+          screenshots: false,
+          categories: [
+            "devtools.timeline",
+            "disabled-by-default-devtools.timeline",
+            "v8.execute",
+            "disabled-by-default-v8.cpu_profiler",
+            "blink.user_timing",
+            "loading",
+          ],
+        });
         await page.goto(url, { waitUntil: "commit" });
-        await page.waitForFunction(() => (window as unknown as { __probe: { joined?: number } }).__probe.joined !== undefined, undefined, { timeout: 60_000 });
+        await page.waitForFunction(() => (window as unknown as { __probe: { joined?: number } }).__probe.joined !== undefined, undefined, {
+          timeout: 60_000,
+        });
         await page.waitForTimeout(300);
         await browser.stopTracing();
         await page.close();
         const trace = JSON.parse(readFileSync(traceFile, "utf8")) as { traceEvents: TraceEvent[] };
         for (const task of attributeLongTasks(trace.traceEvents, 30)) {
-          process.stdout.write(`long task at ${task.startMs} ms: ${task.durationMs} ms (${task.cpuMs} on the CPU)\n  events: ${task.events.map((e) => `${e.name} ${e.selfMs}`).join(", ")}\n  under: ${task.underFunctions.slice(0, 8).map((f) => `${f.fn} ${f.ms}`).join(" | ")}\n`);
+          process.stdout.write(
+            `long task at ${task.startMs} ms: ${task.durationMs} ms (${task.cpuMs} on the CPU)\n  events: ${task.events.map((e) => `${e.name} ${e.selfMs}`).join(", ")}\n  under: ${task.underFunctions
+              .slice(0, 8)
+              .map((f) => `${f.fn} ${f.ms}`)
+              .join(" | ")}\n`,
+          );
         }
         writeFileSync(traceFile, JSON.stringify(trace));
       }

@@ -35,12 +35,22 @@ async function main(): Promise<void> {
         const load = os.loadavg()[0]!.toFixed(2);
         let browser: BrowserResult;
         try {
-          browser = await runBrowserBench({ mongoUri: db.uri, cookie: reloaded.cookie, sessionId: size.sessionId, lastTurnId: size.lastTurnId, turns: size.turns, loads, buildIfMissing: false });
+          browser = await runBrowserBench({
+            mongoUri: db.uri,
+            cookie: reloaded.cookie,
+            sessionId: size.sessionId,
+            lastTurnId: size.lastTurnId,
+            turns: size.turns,
+            loads,
+            buildIfMissing: false,
+          });
         } finally {
           process.chdir(here);
         }
         warm.get(dir)!.push(...browser.allRenderedMs!.slice(1));
-        process.stdout.write(`${JSON.stringify({ round, dir, loadAverageAtStart: load, loadAverageAtEnd: os.loadavg()[0]!.toFixed(2), ...browser })}\n`);
+        process.stdout.write(
+          `${JSON.stringify({ round, dir, loadAverageAtStart: load, loadAverageAtEnd: os.loadavg()[0]!.toFixed(2), ...browser })}\n`,
+        );
       }
     }
     for (const [dir, values] of warm) process.stdout.write(`${dir}: median of ${values.length} warm loads ${median(values)} ms\n`);

@@ -5,14 +5,33 @@ import type { SearchBenchResult } from "./search-bench";
 
 /** The report as its tables (browser reload figures join the reload table; the timeline table when it ran). */
 export function reportTables(report: BenchReport): Table[] {
-  return [markupTable(report), relayTable(report), relayCompareTable(report), storageTable(report), reloadTable(report), contextTable(report), ...(report.audit ? [auditTable(report.audit)] : []), ...(report.search ? [searchTable(report.search)] : []), streamTable(report), ...(report.timeline ? [timelineTable(report.timeline)] : [])];
+  return [
+    markupTable(report),
+    relayTable(report),
+    relayCompareTable(report),
+    storageTable(report),
+    reloadTable(report),
+    contextTable(report),
+    ...(report.audit ? [auditTable(report.audit)] : []),
+    ...(report.search ? [searchTable(report.search)] : []),
+    streamTable(report),
+    ...(report.timeline ? [timelineTable(report.timeline)] : []),
+  ];
 }
 
 function relayCompareTable({ relayCompare }: BenchReport): Table {
   const rows = (relayCompare ?? []).flatMap((r) =>
     (["raw", "relay"] as const).map((side) => {
       const p = r[side];
-      return [side === "raw" ? r.label : "", side === "raw" ? "raw Socket.IO" : "relay (DroneSession)", fmt(p.eventsPerSecond), fmt(p.deliveriesPerSecond), fmt(p.latencyP50Ms, 2), fmt(p.latencyP99Ms, 2), fmt(p.cpuMsPer1000, 0)];
+      return [
+        side === "raw" ? r.label : "",
+        side === "raw" ? "raw Socket.IO" : "relay (DroneSession)",
+        fmt(p.eventsPerSecond),
+        fmt(p.deliveriesPerSecond),
+        fmt(p.latencyP50Ms, 2),
+        fmt(p.latencyP99Ms, 2),
+        fmt(p.cpuMsPer1000, 0),
+      ];
     }),
   );
   return {
@@ -30,8 +49,14 @@ function auditTable(a: AuditResult): Table {
     title: "4b. Audit: model-call records, export and import",
     headers: ["what", "figure"],
     rows: [
-      [`Model-call records, ${m.turns} demo turns (${m.calls} requests)`, `${fmt(m.storedPerTurnKiB, 1)} KiB per turn stored; ${fmt(m.storedBytes / 1024, 0)} KiB for ${fmt(m.sentBytes / 1024, 0)} KiB sent (${fmt(m.storedBytes / m.sentBytes, 2)}×); the chat itself ${fmt(m.chatBytes / 1024, 0)} KiB`],
-      [`Export, ${fmt(e.fileMb, 1)} MB session file (${fmt(e.turns)} turns)`, `${fmt(e.seconds, 1)} s; heap +${fmt(e.peakHeapMb, 0)} MB at the peak over the loaded chat`],
+      [
+        `Model-call records, ${m.turns} demo turns (${m.calls} requests)`,
+        `${fmt(m.storedPerTurnKiB, 1)} KiB per turn stored; ${fmt(m.storedBytes / 1024, 0)} KiB for ${fmt(m.sentBytes / 1024, 0)} KiB sent (${fmt(m.storedBytes / m.sentBytes, 2)}×); the chat itself ${fmt(m.chatBytes / 1024, 0)} KiB`,
+      ],
+      [
+        `Export, ${fmt(e.fileMb, 1)} MB session file (${fmt(e.turns)} turns)`,
+        `${fmt(e.seconds, 1)} s; heap +${fmt(e.peakHeapMb, 0)} MB at the peak over the loaded chat`,
+      ],
       [`Import of that file`, `${fmt(e.importSeconds, 1)} s; reads back as exported: ${e.importExact ? "yes" : "NO"}`],
     ],
     note: "Stored: BSON of the session's ModelCall and ModelBlob documents (each message once per chat). Sent: every request and reply as JSON, as if each were kept whole.",
@@ -44,11 +69,18 @@ function searchTable(s: SearchBenchResult): Table {
     title: "4c. Search and the sidebar with many chats",
     headers: ["what", "figure"],
     rows: [
-      [`session:search, ${fmt(s.queries)} queries over ${fmt(s.chats)} chats / ${fmt(s.turns)} turns (~${fmt(s.wordsPerTurn)} words each)`, `p50 ${fmt(s.searchP50Ms, 1)} ms, p99 ${fmt(s.searchP99Ms, 1)} ms, max ${fmt(s.searchMaxMs, 0)} ms; ${fmt(s.hitsMean, 1)} results per query`],
+      [
+        `session:search, ${fmt(s.queries)} queries over ${fmt(s.chats)} chats / ${fmt(s.turns)} turns (~${fmt(s.wordsPerTurn)} words each)`,
+        `p50 ${fmt(s.searchP50Ms, 1)} ms, p99 ${fmt(s.searchP99Ms, 1)} ms, max ${fmt(s.searchMaxMs, 0)} ms; ${fmt(s.hitsMean, 1)} results per query`,
+      ],
       [`session:page (${fmt(50)} chats), p50 over 40 pages`, `${fmt(s.pageP50Ms, 1)} ms`],
       [
         `Sidebar in Chromium: first page / scrolled to the bottom`,
-        !b ? "not run" : "skipped" in b ? `skipped (${b.skipped})` : `${fmt(b.firstPageMs)} ms / ${fmt(b.scrollToBottomMs)} ms (${fmt(b.chatsRendered)} chats; longest task ${fmt(b.longestTaskMs)} ms)`,
+        !b
+          ? "not run"
+          : "skipped" in b
+            ? `skipped (${b.skipped})`
+            : `${fmt(b.firstPageMs)} ms / ${fmt(b.scrollToBottomMs)} ms (${fmt(b.chatsRendered)} chats; longest task ${fmt(b.longestTaskMs)} ms)`,
       ],
     ],
     note: `Seeded in ${fmt(s.seedS, 1)} s. Queries mix a word being typed, a whole word and a prefix, and two whole words; half with subagents' results. First page: navigation start until ${fmt(50)} chats are in the DOM. The test database server (mongo-java-server) keeps unique indexes only, so there every search scans the owner's collection; MongoDB answers the same queries from the {ownerId, terms} multikey index.`,
@@ -59,16 +91,38 @@ function storageTable({ storage: s }: BenchReport): Table {
   return {
     title: "2c. Bytes written to MongoDB for one streamed turn",
     headers: ["turn", "seconds", "written", "stored", "written ÷ stored"],
-    rows: s ? [[`${s.subagents} subagents × ${fmt(s.tokensEach)} tokens thought + answered, ${fmt(s.tokensPerSecond)} tokens/s`, fmt(s.seconds, 1), `${fmt(s.writtenBytes / 1024, 0)} KiB`, `${fmt(s.storedBytes / 1024, 0)} KiB`, `${fmt(s.ratio, 2)}×`]] : [],
+    rows: s
+      ? [
+          [
+            `${s.subagents} subagents × ${fmt(s.tokensEach)} tokens thought + answered, ${fmt(s.tokensPerSecond)} tokens/s`,
+            fmt(s.seconds, 1),
+            `${fmt(s.writtenBytes / 1024, 0)} KiB`,
+            `${fmt(s.storedBytes / 1024, 0)} KiB`,
+            `${fmt(s.ratio, 2)}×`,
+          ],
+        ]
+      : [],
     note: `The real runtime and OpenAI adapter over HTTP to a scripted model server streaming at a set rate. Written: BSON of every inserted document and every update's filter and update (command monitoring). Reads back exactly: ${s?.readBackExact ? "yes" : "NO"}.`,
   };
 }
 
-
 function timelineTable(timeline: NonNullable<BenchReport["timeline"]>): Table {
-  if ("skipped" in timeline) return { title: "6. Trace timeline and context inspector in Chromium", headers: ["view"], rows: [], note: `Skipped (${timeline.skipped}).` };
+  if ("skipped" in timeline)
+    return {
+      title: "6. Trace timeline and context inspector in Chromium",
+      headers: ["view"],
+      rows: [],
+      note: `Skipped (${timeline.skipped}).`,
+    };
   const { stored, live } = timeline;
-  const open = (what: string, f: typeof stored.timeline) => [what, fmt(f.opens), fmt(f.openMsMedian), fmt(f.openMsMax), fmt(f.longTasks), fmt(f.longestTaskMs)];
+  const open = (what: string, f: typeof stored.timeline) => [
+    what,
+    fmt(f.opens),
+    fmt(f.openMsMedian),
+    fmt(f.openMsMax),
+    fmt(f.longTasks),
+    fmt(f.longestTaskMs),
+  ];
   return {
     title: "6. Trace timeline and context inspector in Chromium (1280×800 stored, 1440×900 live)",
     headers: ["view", "opens", "open ms p50", "max", "long tasks", "longest ms"],
@@ -77,8 +131,22 @@ function timelineTable(timeline: NonNullable<BenchReport["timeline"]>): Table {
       open("inspector (master), stored session", stored.inspector),
       open(`timeline, finished ${fmt(live.subagents)}-subagent turn`, live.reopen),
       open(`inspector (master), that turn`, live.inspector),
-      [`live: ${fmt(live.subagents)} subagents / ${fmt(live.toolCalls)} calls, timeline open`, `${fmt(live.open.seconds, 1)} s`, "", "", `${fmt(live.open.longTasks)}${live.open.cpuLongTasks !== undefined ? ` (${fmt(live.open.cpuLongTasks)} by CPU)` : ""}`, fmt(live.open.longestTaskMs)],
-      [`live: the same turn, timeline closed`, `${fmt(live.closed.seconds, 1)} s`, "", "", `${fmt(live.closed.longTasks)}${live.closed.cpuLongTasks !== undefined ? ` (${fmt(live.closed.cpuLongTasks)} by CPU)` : ""}`, fmt(live.closed.longestTaskMs)],
+      [
+        `live: ${fmt(live.subagents)} subagents / ${fmt(live.toolCalls)} calls, timeline open`,
+        `${fmt(live.open.seconds, 1)} s`,
+        "",
+        "",
+        `${fmt(live.open.longTasks)}${live.open.cpuLongTasks !== undefined ? ` (${fmt(live.open.cpuLongTasks)} by CPU)` : ""}`,
+        fmt(live.open.longestTaskMs),
+      ],
+      [
+        `live: the same turn, timeline closed`,
+        `${fmt(live.closed.seconds, 1)} s`,
+        "",
+        "",
+        `${fmt(live.closed.longTasks)}${live.closed.cpuLongTasks !== undefined ? ` (${fmt(live.closed.cpuLongTasks)} by CPU)` : ""}`,
+        fmt(live.closed.longestTaskMs),
+      ],
     ],
     note:
       `Open = click → the view drawn (the frame after it painted), page clock. Long tasks (> 50 ms, PerformanceObserver) in that span; live: from the timeline opened at the turn's start to its end ` +
@@ -90,7 +158,21 @@ function streamTable({ stream }: BenchReport): Table {
   const runs = "skipped" in stream ? [] : stream;
   return {
     title: "5. Streaming in Chromium: five subagents, markdown, 1440×900",
-    headers: ["panels", "tokens", "s", "long tasks", "total ms", "longest ms", "fps mean", "fps worst s", "key→paint p50", "p95", "DOM nodes", "panel nodes max", "heap MB start → end"],
+    headers: [
+      "panels",
+      "tokens",
+      "s",
+      "long tasks",
+      "total ms",
+      "longest ms",
+      "fps mean",
+      "fps worst s",
+      "key→paint p50",
+      "p95",
+      "DOM nodes",
+      "panel nodes max",
+      "heap MB start → end",
+    ],
     rows: runs.map((r) => [
       r.panels,
       fmt(r.tokens),
@@ -116,15 +198,40 @@ function streamTable({ stream }: BenchReport): Table {
 
 function markupTable({ markup: m }: BenchReport): Table {
   const sizes = m.atSize.map((s) => s.chars);
-  const at = (pick: (s: (typeof m.atSize)[number]) => number, digits: number) => sizes.map((chars) => fmt(pick(m.atSize.find((s) => s.chars === chars)!), digits));
+  const at = (pick: (s: (typeof m.atSize)[number]) => number, digits: number) =>
+    sizes.map((chars) => fmt(pick(m.atSize.find((s) => s.chars === chars)!), digits));
   const sizeHeader = (chars: number) => `µs/event @${chars >= 1000 ? `${chars / 1000}K` : chars} chars`;
   return {
     title: "1. Folding one event into a turn (µs per event)",
     headers: ["path", "early p50", "early p99", "late p50", "late p99", "total ms", ...sizes.map(sizeHeader)],
     rows: [
-      ["turn reducer (applyEvent)", fmt(m.fast.early.medianUs, 2), fmt(m.fast.early.p99Us, 2), fmt(m.fast.late.medianUs, 2), fmt(m.fast.late.p99Us, 2), fmt(m.fast.totalMs, 1), ...at((s) => s.fastMedianUs, 2)],
-      ["naive: parse + serialise all", fmt(m.naive.early.medianUs, 1), fmt(m.naive.early.p99Us, 1), fmt(m.naive.late.medianUs, 1), fmt(m.naive.late.p99Us, 1), fmt(m.naive.totalMs, 1), ...at((s) => s.naiveMedianUs, 1)],
-      ["naive ÷ reducer", `${fmt(m.ratio.early, 0)}×`, "", `${fmt(m.ratio.late, 0)}×`, "", `${fmt(m.ratio.total, 0)}×`, ...at((s) => s.ratio, 0).map((r) => `${r}×`)],
+      [
+        "turn reducer (applyEvent)",
+        fmt(m.fast.early.medianUs, 2),
+        fmt(m.fast.early.p99Us, 2),
+        fmt(m.fast.late.medianUs, 2),
+        fmt(m.fast.late.p99Us, 2),
+        fmt(m.fast.totalMs, 1),
+        ...at((s) => s.fastMedianUs, 2),
+      ],
+      [
+        "naive: parse + serialise all",
+        fmt(m.naive.early.medianUs, 1),
+        fmt(m.naive.early.p99Us, 1),
+        fmt(m.naive.late.medianUs, 1),
+        fmt(m.naive.late.p99Us, 1),
+        fmt(m.naive.totalMs, 1),
+        ...at((s) => s.naiveMedianUs, 1),
+      ],
+      [
+        "naive ÷ reducer",
+        `${fmt(m.ratio.early, 0)}×`,
+        "",
+        `${fmt(m.ratio.late, 0)}×`,
+        "",
+        `${fmt(m.ratio.total, 0)}×`,
+        ...at((s) => s.ratio, 0).map((r) => `${r}×`),
+      ],
       ["serializeTurn once (µs)", "", "", "", "", "", ...at((s) => s.serializeUs, 1)],
     ],
     note:
@@ -182,7 +289,17 @@ function contextTable({ context: c }: BenchReport): Table {
   return {
     title: "4. Context building (historical replay)",
     headers: ["turns", "messages", "loadHistory ms", "buildSessionContext ms", "tokens (clean)", "tokens (full process JSON)", "saved"],
-    rows: [[fmt(c.turns), fmt(c.messages), fmt(c.loadHistoryMs, 0), fmt(c.buildMs, 2), fmt(c.cleanTokens), fmt(c.naiveTokens), `${fmt(c.ratio, 1)}× fewer`]],
+    rows: [
+      [
+        fmt(c.turns),
+        fmt(c.messages),
+        fmt(c.loadHistoryMs, 0),
+        fmt(c.buildMs, 2),
+        fmt(c.cleanTokens),
+        fmt(c.naiveTokens),
+        `${fmt(c.ratio, 1)}× fewer`,
+      ],
+    ],
     note: `Tokens by estimateMessagesTokens; the comparison puts each subagent's whole process JSON in its tool message. Clean context carries no internals: ${c.clean ? "yes" : "NO"}.`,
   };
 }
@@ -203,7 +320,10 @@ export function summaryTable(report: BenchReport): Table {
       `Fold, µs/event p50 at 1K / 100K chars of content`,
       `reducer ${fmt(small?.fastMedianUs, 2)} / ${fmt(large?.fastMedianUs, 2)}; naive ${fmt(small?.naiveMedianUs, 0)} / ${fmt(large?.naiveMedianUs, 0)}`,
     ],
-    [`Fold, whole stream (${fmt(m.events)} events)`, `reducer ${fmt(m.fast.totalMs, 0)} ms; naive ${fmt(m.naive.totalMs, 0)} ms (${fmt(m.ratio.total, 0)}×)`],
+    [
+      `Fold, whole stream (${fmt(m.events)} events)`,
+      `reducer ${fmt(m.fast.totalMs, 0)} ms; naive ${fmt(m.naive.totalMs, 0)} ms (${fmt(m.ratio.total, 0)}×)`,
+    ],
     ...relay.map((r) => [
       `Relay, ${r.label}`,
       `${fmt(r.burst.deliveriesPerSecond)} deliveries/s; p50 ${fmt(r.paced.latencyP50Ms, 1)} ms, p99 ${fmt(r.paced.latencyP99Ms, 0)} ms at ${fmt(r.paced.ratePerSession)} events/s`,
@@ -212,12 +332,22 @@ export function summaryTable(report: BenchReport): Table {
       `Relay vs raw Socket.IO, ${r.label}`,
       `p99 ${fmt(r.relay.latencyP99Ms, 2)} vs ${fmt(r.raw.latencyP99Ms, 2)} ms; ${fmt(r.relay.eventsPerSecond)} vs ${fmt(r.raw.eventsPerSecond)} events/s`,
     ]),
-    ...(report.storage ? [[`MongoDB bytes written ÷ stored, one streamed turn`, `${fmt(report.storage.ratio, 2)}× (${fmt(report.storage.writtenBytes / 1024, 0)} / ${fmt(report.storage.storedBytes / 1024, 0)} KiB)`]] : []),
+    ...(report.storage
+      ? [
+          [
+            `MongoDB bytes written ÷ stored, one streamed turn`,
+            `${fmt(report.storage.ratio, 2)}× (${fmt(report.storage.writtenBytes / 1024, 0)} / ${fmt(report.storage.storedBytes / 1024, 0)} KiB)`,
+          ],
+        ]
+      : []),
     [
       `Reload ${fmt(big.turns)} turns (${fmt(big.bytes / 2 ** 20, 1)} MiB): session:join cold / warm`,
       `${fmt(big.coldJoinMs, 0)} / ${fmt(big.warmJoinMs, 0)} ms`,
     ],
-    [`Reload, DB round trips per join (${reload.map((r) => fmt(r.turns)).join(" vs ")} turns)`, reload.map((r) => String(r.roundTrips)).join(" vs ")],
+    [
+      `Reload, DB round trips per join (${reload.map((r) => fmt(r.turns)).join(" vs ")} turns)`,
+      reload.map((r) => String(r.roundTrips)).join(" vs "),
+    ],
     [
       `Reload in Chromium: rendered and scrollable (first / warm)`,
       "skipped" in browser ? `skipped (${browser.skipped})` : `${fmt(browser.firstRenderedMs)} / ${fmt(browser.renderedMs)} ms`,

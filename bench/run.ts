@@ -46,7 +46,9 @@ async function main(): Promise<void> {
   const file = path.join(dir, `${stamp}${mode === "smoke" ? "-smoke" : ""}.json`);
   writeFileSync(file, json);
   if (mode === "full") writeFileSync(path.join(dir, "latest.json"), json);
-  process.stdout.write(`\nFigures written to ${path.relative(process.cwd(), file)}${mode === "full" ? " and bench/results/latest.json" : ""}\n`);
+  process.stdout.write(
+    `\nFigures written to ${path.relative(process.cwd(), file)}${mode === "full" ? " and bench/results/latest.json" : ""}\n`,
+  );
 }
 
 function print(report: BenchReport, render: (table: Table) => string): void {

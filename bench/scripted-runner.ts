@@ -53,10 +53,27 @@ async function play(input: TurnInput, plan: TurnPlan, cancelled: () => boolean):
   const runId = `${turnId}-run`;
   const ref = { turnId, runId, parentRunId: null, depth: 1 };
   publish({ type: "turn:started", turnId, prompt: input.prompt, createdAt: at() });
-  publish({ type: "turn:data", turnId, runId: null, data: { kind: "tool_call", step: 0, callId: "call-1", name: "subagent", parameters: '{"task":"bench"}' } });
-  publish({ type: "subagent_started", ...ref, callId: "call-1", name: "researcher", task: "bench", prompt: "Task: bench", startedAt: at() });
+  publish({
+    type: "turn:data",
+    turnId,
+    runId: null,
+    data: { kind: "tool_call", step: 0, callId: "call-1", name: "subagent", parameters: '{"task":"bench"}' },
+  });
+  publish({
+    type: "subagent_started",
+    ...ref,
+    callId: "call-1",
+    name: "researcher",
+    task: "bench",
+    prompt: "Task: bench",
+    startedAt: at(),
+  });
 
-  const token = (i: number): AgentEvent => ({ type: "subagent_data", ...ref, data: { kind: "token", step: 0, offset: i * TOKEN_TEXT.length, text: TOKEN_TEXT } });
+  const token = (i: number): AgentEvent => ({
+    type: "subagent_data",
+    ...ref,
+    data: { kind: "token", step: 0, offset: i * TOKEN_TEXT.length, text: TOKEN_TEXT },
+  });
   let sent = 0;
   const emit = (upTo: number) => {
     for (; sent < upTo; sent++) {
@@ -81,7 +98,12 @@ async function play(input: TurnInput, plan: TurnPlan, cancelled: () => boolean):
   return finish(input, ref, sent, cancelled());
 }
 
-function finish(input: TurnInput, ref: { turnId: string; runId: string; parentRunId: null; depth: number }, tokens: number, cancelled: boolean): TurnResult {
+function finish(
+  input: TurnInput,
+  ref: { turnId: string; runId: string; parentRunId: null; depth: number },
+  tokens: number,
+  cancelled: boolean,
+): TurnResult {
   const { turnId, runId } = ref;
   const { publish } = input;
   const response = TOKEN_TEXT.repeat(tokens);
@@ -89,8 +111,21 @@ function finish(input: TurnInput, ref: { turnId: string; runId: string; parentRu
   const endedAt = new Date().toISOString();
   publish({ type: "subagent_completed", ...ref, response, stats, endReason: "completed", endedAt });
   const condensed = `[Subagent Result: researcher]\nStatus: success\n${response.slice(0, 200)}`;
-  publish({ type: "agent:complete", turnId, callId: "call-1", runId, parentRunId: null, response: condensed, responseSize: condensed.length });
-  publish({ type: "turn:data", turnId, runId: null, data: { kind: "tool_result", callId: "call-1", response: condensed, responseSize: condensed.length, status: "success" } });
+  publish({
+    type: "agent:complete",
+    turnId,
+    callId: "call-1",
+    runId,
+    parentRunId: null,
+    response: condensed,
+    responseSize: condensed.length,
+  });
+  publish({
+    type: "turn:data",
+    turnId,
+    runId: null,
+    data: { kind: "tool_result", callId: "call-1", response: condensed, responseSize: condensed.length, status: "success" },
+  });
   const status = cancelled ? "cancelled" : "completed";
   publish({ type: "turn:ended", turnId, status, stats, endedAt });
   // The holder's fold (the server's session), as the real runtime reads it.

@@ -51,7 +51,28 @@ export interface SearchBenchResult {
 const VOCABULARY = 4_000;
 
 function words(random: () => number): string[] {
-  const syllables = ["ka", "lo", "mi", "ren", "tor", "sa", "vi", "dun", "el", "qua", "bri", "op", "zen", "ta", "mor", "li", "ux", "gra", "pe", "no"];
+  const syllables = [
+    "ka",
+    "lo",
+    "mi",
+    "ren",
+    "tor",
+    "sa",
+    "vi",
+    "dun",
+    "el",
+    "qua",
+    "bri",
+    "op",
+    "zen",
+    "ta",
+    "mor",
+    "li",
+    "ux",
+    "gra",
+    "pe",
+    "no",
+  ];
   const out = new Set<string>();
   while (out.size < VOCABULARY) {
     const n = 2 + Math.floor(random() * 3);
@@ -70,10 +91,21 @@ function sentence(random: () => number, vocabulary: readonly string[], n: number
   return Array.from({ length: n }, () => zipf(random, vocabulary)).join(" ");
 }
 
-export async function runSearchBench(db: BenchDatabase, size: SearchBenchSize, say: (line: string) => void = () => undefined): Promise<SearchBenchResult> {
+export async function runSearchBench(
+  db: BenchDatabase,
+  size: SearchBenchSize,
+  say: (line: string) => void = () => undefined,
+): Promise<SearchBenchResult> {
   const random = mulberry32(14);
   const vocabulary = words(random);
-  const bench = await startBenchApp({ startTurn: () => { throw new Error("no turns in the search benchmark"); } }, db.store);
+  const bench = await startBenchApp(
+    {
+      startTurn: () => {
+        throw new Error("no turns in the search benchmark");
+      },
+    },
+    db.store,
+  );
   try {
     const cookie = await bench.newCookie();
     const ownerId = cookie.slice(cookie.indexOf("=") + 1, cookie.lastIndexOf("."));
@@ -87,7 +119,16 @@ export async function runSearchBench(db: BenchDatabase, size: SearchBenchSize, s
         const sessionId = `sb${String(i).padStart(6, "0")}`;
         const at = new Date(base + i * 60_000);
         const title = sentence(random, vocabulary, 4);
-        sessions.push({ _id: sessionId, ownerId, title, titleTerms: termsOf(title), searchIndexed: true, seqReserved: 0, createdAt: at, updatedAt: at });
+        sessions.push({
+          _id: sessionId,
+          ownerId,
+          title,
+          titleTerms: termsOf(title),
+          searchIndexed: true,
+          seqReserved: 0,
+          createdAt: at,
+          updatedAt: at,
+        });
         for (let t = 0; t < size.turnsPerChat; t++) {
           const prompt = sentence(random, vocabulary, 20);
           const answer = sentence(random, vocabulary, 120);
@@ -97,7 +138,34 @@ export async function runSearchBench(db: BenchDatabase, size: SearchBenchSize, s
             turnId: `${sessionId}t${t}`,
             sessionId,
             prompt,
-            steps: [{ text: "", thinking: "", toolCalls: results.map((response, k) => ({ callId: `c${k}`, name: "subagent", parameters: "{}", response, responseSize: response.length, status: "success" as const, subagent: { runId: `r${k}`, parentRunId: null, depth: 1, name: "explore", task: "t", prompt: "t", steps: [], response, stats: emptyStats(), status: "success" as const, startedAt: at.toISOString() } })) }, { text: answer, thinking: "", toolCalls: [] }],
+            steps: [
+              {
+                text: "",
+                thinking: "",
+                toolCalls: results.map((response, k) => ({
+                  callId: `c${k}`,
+                  name: "subagent",
+                  parameters: "{}",
+                  response,
+                  responseSize: response.length,
+                  status: "success" as const,
+                  subagent: {
+                    runId: `r${k}`,
+                    parentRunId: null,
+                    depth: 1,
+                    name: "explore",
+                    task: "t",
+                    prompt: "t",
+                    steps: [],
+                    response,
+                    stats: emptyStats(),
+                    status: "success" as const,
+                    startedAt: at.toISOString(),
+                  },
+                })),
+              },
+              { text: answer, thinking: "", toolCalls: [] },
+            ],
             stats: emptyStats(),
             status: "completed",
             createdAt: new Date(at.getTime() + t).toISOString(),
@@ -131,7 +199,11 @@ export async function runSearchBench(db: BenchDatabase, size: SearchBenchSize, s
       let next: { updatedAt: string; sessionId: string } | null = null;
       for (let p = 0; p < 40; p++) {
         const started = performance.now();
-        const page: SessionPage = await command(socket, "session:page", next ? { before: next, limit: SESSION_PAGE_SIZE } : { limit: SESSION_PAGE_SIZE });
+        const page: SessionPage = await command(
+          socket,
+          "session:page",
+          next ? { before: next, limit: SESSION_PAGE_SIZE } : { limit: SESSION_PAGE_SIZE },
+        );
         pages.push(performance.now() - started);
         next = page.next;
       }
@@ -150,7 +222,9 @@ export async function runSearchBench(db: BenchDatabase, size: SearchBenchSize, s
       };
       if (size.browser) {
         say(`search: Chromium opening the sidebar of ${size.chats} chats and scrolling to its bottom…`);
-        result.browser = existsSync(path.resolve(".next/BUILD_ID")) ? await sidebarInChromium(db.uri, cookie, size.chats) : { skipped: "no production build (.next/BUILD_ID)" };
+        result.browser = existsSync(path.resolve(".next/BUILD_ID"))
+          ? await sidebarInChromium(db.uri, cookie, size.chats)
+          : { skipped: "no production build (.next/BUILD_ID)" };
       }
       return result;
     } finally {
@@ -162,7 +236,11 @@ export async function runSearchBench(db: BenchDatabase, size: SearchBenchSize, s
 }
 
 /** The sidebar in Chromium: first page after navigation start, then scrolled until every chat is loaded and rendered. */
-async function sidebarInChromium(mongoUri: string, cookie: string, chats: number): Promise<{ firstPageMs: number; scrollToBottomMs: number; chatsRendered: number; longestTaskMs: number }> {
+async function sidebarInChromium(
+  mongoUri: string,
+  cookie: string,
+  chats: number,
+): Promise<{ firstPageMs: number; scrollToBottomMs: number; chatsRendered: number; longestTaskMs: number }> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "delegate-bench-"));
   const app = await startAppProcess({ mongoUri, dataDir, env: { SESSION_SECRET: BENCH_SECRET } });
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
@@ -196,22 +274,34 @@ async function sidebarInChromium(mongoUri: string, cookie: string, chats: number
             nav.scrollTop = nav.scrollHeight;
             const rendered = document.querySelectorAll('[data-testid="session-item"]').length;
             const end = document.querySelector('[data-testid="sessions-end"]');
-            if (rendered >= total && end?.getAttribute("data-has-more") !== "true" && nav.scrollTop + nav.clientHeight >= nav.scrollHeight - 2) {
-              return resolve({ ms: performance.now() - started, rendered, longest: (window as unknown as { __longest?: number }).__longest ?? 0 });
+            if (
+              rendered >= total &&
+              end?.getAttribute("data-has-more") !== "true" &&
+              nav.scrollTop + nav.clientHeight >= nav.scrollHeight - 2
+            ) {
+              return resolve({
+                ms: performance.now() - started,
+                rendered,
+                longest: (window as unknown as { __longest?: number }).__longest ?? 0,
+              });
             }
-            if (performance.now() - started > timeoutMs) return reject(new Error(`only ${rendered} of ${total} chats after ${timeoutMs} ms`));
+            if (performance.now() - started > timeoutMs)
+              return reject(new Error(`only ${rendered} of ${total} chats after ${timeoutMs} ms`));
             requestAnimationFrame(step);
           };
           step();
         }),
       { total: chats, timeoutMs: 300_000 },
     );
-    return { firstPageMs: round(firstPageMs, 0), scrollToBottomMs: round(scrolled.ms, 0), chatsRendered: scrolled.rendered, longestTaskMs: round(scrolled.longest, 0) };
+    return {
+      firstPageMs: round(firstPageMs, 0),
+      scrollToBottomMs: round(scrolled.ms, 0),
+      chatsRendered: scrolled.rendered,
+      longestTaskMs: round(scrolled.longest, 0),
+    };
   } finally {
     await browser.close();
     await app.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
-
-

@@ -31,9 +31,44 @@ export interface SeedShape {
 }
 
 const WORDS = [
-  "the", "result", "shows", "that", "files", "under", "src", "are", "listed", "here", "and", "each", "module",
-  "exports", "one", "function", "which", "reads", "config", "from", "disk", "then", "validates", "it", "before",
-  "use;", "tests", "cover", "edge", "cases", "like", "empty", "input,", "unicode", "names", "or", "long", "paths.",
+  "the",
+  "result",
+  "shows",
+  "that",
+  "files",
+  "under",
+  "src",
+  "are",
+  "listed",
+  "here",
+  "and",
+  "each",
+  "module",
+  "exports",
+  "one",
+  "function",
+  "which",
+  "reads",
+  "config",
+  "from",
+  "disk",
+  "then",
+  "validates",
+  "it",
+  "before",
+  "use;",
+  "tests",
+  "cover",
+  "edge",
+  "cases",
+  "like",
+  "empty",
+  "input,",
+  "unicode",
+  "names",
+  "or",
+  "long",
+  "paths.",
 ];
 
 export function generateHistory(options: SeedOptions): ChatTurn[] {
@@ -86,22 +121,44 @@ export function generateHistory(options: SeedOptions): ChatTurn[] {
       if (spawnChild && i === Math.floor(perRun / 2)) {
         const child = makeRun(turnId, runId, depth + 1, at + 1_000, false);
         const condensed = `[Subagent Result: researcher]\nStatus: success\n${child.response.slice(0, 800)}`;
-        step.toolCalls.push({ callId, name: "subagent", parameters: JSON.stringify({ task: child.task }), response: condensed, responseSize: condensed.length, status: "success", subagent: child });
+        step.toolCalls.push({
+          callId,
+          name: "subagent",
+          parameters: JSON.stringify({ task: child.task }),
+          response: condensed,
+          responseSize: condensed.length,
+          status: "success",
+          subagent: child,
+        });
       } else {
         step.toolCalls.push(plainCall(callId, callAt));
       }
     }
     return {
-      runId, parentRunId, depth, name: "researcher", task: `Investigate part ${runCount}: ${text(60).trim()}`,
-      prompt: `Task: ${text(200)}`, steps: timed([...working, { text: response, thinking: "", toolCalls: [] }], at, at + 30_000), response, stats: stats(perRun),
-      status: "success", endReason: "completed", startedAt: iso(at), endedAt: iso(at + 30_000),
+      runId,
+      parentRunId,
+      depth,
+      name: "researcher",
+      task: `Investigate part ${runCount}: ${text(60).trim()}`,
+      prompt: `Task: ${text(200)}`,
+      steps: timed([...working, { text: response, thinking: "", toolCalls: [] }], at, at + 30_000),
+      response,
+      stats: stats(perRun),
+      status: "success",
+      endReason: "completed",
+      startedAt: iso(at),
+      endedAt: iso(at + 30_000),
     };
   };
 
   /** Steps share their agent's time evenly, one after another. */
   const timed = (steps: Step[], from: number, to: number): Step[] => {
     const each = Math.floor((to - from) / steps.length);
-    return steps.map((step, i) => ({ ...step, startedAt: iso(from + i * each), endedAt: iso(i === steps.length - 1 ? to : from + (i + 1) * each) }));
+    return steps.map((step, i) => ({
+      ...step,
+      startedAt: iso(from + i * each),
+      endedAt: iso(i === steps.length - 1 ? to : from + (i + 1) * each),
+    }));
   };
 
   const turns: ChatTurn[] = [];
@@ -117,16 +174,34 @@ export function generateHistory(options: SeedOptions): ChatTurn[] {
       const run = makeRun(turnId, null, 1, createdAt + 1_000, spawnChild);
       const condensed = `[Subagent Result: researcher]\nStatus: success\n${run.response.slice(0, 800)}`;
       toolCalls.push({
-        callId: `${turnId}-spawn`, name: "subagent", parameters: JSON.stringify({ task: run.task }),
-        response: condensed, responseSize: condensed.length, status: "success", subagent: run,
+        callId: `${turnId}-spawn`,
+        name: "subagent",
+        parameters: JSON.stringify({ task: run.task }),
+        response: condensed,
+        responseSize: condensed.length,
+        status: "success",
+        subagent: run,
       });
     }
-    const steps: Step[] = timed(toolCalls.length
-      ? [{ text: text(200), thinking: "", toolCalls }, { text: text(400), thinking: "", toolCalls: [] }]
-      : [{ text: text(600), thinking: "", toolCalls: [] }], createdAt, createdAt + 45_000);
+    const steps: Step[] = timed(
+      toolCalls.length
+        ? [
+            { text: text(200), thinking: "", toolCalls },
+            { text: text(400), thinking: "", toolCalls: [] },
+          ]
+        : [{ text: text(600), thinking: "", toolCalls: [] }],
+      createdAt,
+      createdAt + 45_000,
+    );
     turns.push({
-      turnId, sessionId: options.sessionId, prompt: text(120).trim(), steps, stats: stats(steps.length),
-      status: "completed", createdAt: iso(createdAt), endedAt: iso(createdAt + 45_000),
+      turnId,
+      sessionId: options.sessionId,
+      prompt: text(120).trim(),
+      steps,
+      stats: stats(steps.length),
+      status: "completed",
+      createdAt: iso(createdAt),
+      endedAt: iso(createdAt + 45_000),
     });
   }
   return turns;
@@ -146,16 +221,41 @@ export async function insertHistory(models: Models, turns: readonly ChatTurn[]):
       for (const call of step.toolCalls) {
         if (runId !== null) nested++;
         callRows.push({
-          _id: toolCallRecordId(turn.turnId, runId, call.callId), sessionId: turn.sessionId, turnId: turn.turnId, runId,
-          callId: call.callId, step: index, order: order++, name: call.name, parameters: call.parameters, response: call.response,
-          responseSize: call.responseSize, status: call.status, startedAt: call.startedAt, endedAt: call.endedAt,
+          _id: toolCallRecordId(turn.turnId, runId, call.callId),
+          sessionId: turn.sessionId,
+          turnId: turn.turnId,
+          runId,
+          callId: call.callId,
+          step: index,
+          order: order++,
+          name: call.name,
+          parameters: call.parameters,
+          response: call.response,
+          responseSize: call.responseSize,
+          status: call.status,
+          startedAt: call.startedAt,
+          endedAt: call.endedAt,
         });
         const run = call.subagent;
         if (!run) continue;
         runRows.push({
-          _id: run.runId, sessionId: turn.sessionId, turnId: turn.turnId, callId: call.callId, parentRunId: run.parentRunId,
-          depth: run.depth, name: run.name, task: run.task, prompt: run.prompt, steps: texts(run.steps), ...stepTimesOf(run.steps), response: run.response,
-          status: run.status, endReason: run.endReason, stats: run.stats, startedAt: new Date(run.startedAt), endedAt: run.endedAt ? new Date(run.endedAt) : undefined,
+          _id: run.runId,
+          sessionId: turn.sessionId,
+          turnId: turn.turnId,
+          callId: call.callId,
+          parentRunId: run.parentRunId,
+          depth: run.depth,
+          name: run.name,
+          task: run.task,
+          prompt: run.prompt,
+          steps: texts(run.steps),
+          ...stepTimesOf(run.steps),
+          response: run.response,
+          status: run.status,
+          endReason: run.endReason,
+          stats: run.stats,
+          startedAt: new Date(run.startedAt),
+          endedAt: run.endedAt ? new Date(run.endedAt) : undefined,
         });
         addCalls(turn, run.runId, run.steps);
       }
@@ -163,8 +263,15 @@ export async function insertHistory(models: Models, turns: readonly ChatTurn[]):
   };
   for (const turn of turns) {
     turnRows.push({
-      _id: turn.turnId, sessionId: turn.sessionId, prompt: turn.prompt, steps: texts(turn.steps), ...stepTimesOf(turn.steps), status: turn.status,
-      stats: turn.stats, createdAt: new Date(turn.createdAt), endedAt: turn.endedAt ? new Date(turn.endedAt) : undefined,
+      _id: turn.turnId,
+      sessionId: turn.sessionId,
+      prompt: turn.prompt,
+      steps: texts(turn.steps),
+      ...stepTimesOf(turn.steps),
+      status: turn.status,
+      stats: turn.stats,
+      createdAt: new Date(turn.createdAt),
+      endedAt: turn.endedAt ? new Date(turn.endedAt) : undefined,
     });
     addCalls(turn, null, turn.steps);
   }
@@ -172,11 +279,19 @@ export async function insertHistory(models: Models, turns: readonly ChatTurn[]):
   await insertInBatches(models.Turn, turnRows);
   await insertInBatches(models.ToolCall, callRows);
   await insertInBatches(models.SubagentRun, runRows);
-  return { turns: turnRows.length, subagents: runRows.length, nestedToolCalls: nested, documents: turnRows.length + callRows.length + runRows.length };
+  return {
+    turns: turnRows.length,
+    subagents: runRows.length,
+    nestedToolCalls: nested,
+    documents: turnRows.length + callRows.length + runRows.length,
+  };
 }
 
 const BATCH = 1_000;
 
-async function insertInBatches(model: { insertMany(rows: object[], options: { lean: true; ordered: boolean }): Promise<unknown> }, rows: object[]): Promise<void> {
+async function insertInBatches(
+  model: { insertMany(rows: object[], options: { lean: true; ordered: boolean }): Promise<unknown> },
+  rows: object[],
+): Promise<void> {
   for (let i = 0; i < rows.length; i += BATCH) await model.insertMany(rows.slice(i, i + BATCH), { lean: true, ordered: false });
 }

@@ -8,7 +8,12 @@ import { createWorkspaceTools } from "@/lib/tools";
 import type { Models } from "@/models";
 import type { ChatStore } from "@/server/data/store";
 import { DroneSession } from "@/server/sessions/drone-session";
-import { scriptedReply, startScriptedOpenAIServer, type ScriptedRequest, type ScriptedResponse } from "@/test/support/model/scripted-openai-server";
+import {
+  scriptedReply,
+  startScriptedOpenAIServer,
+  type ScriptedRequest,
+  type ScriptedResponse,
+} from "@/test/support/model/scripted-openai-server";
 import { meterWrites, storedBytes } from "@/test/support/server/write-meter";
 import { round } from "./stats";
 
@@ -45,10 +50,16 @@ const TOKEN = "word ";
 /** Tokens per chunk the scripted server sends between pauses. */
 const PER_CHUNK = 5;
 
-export async function runStorageBench(db: { connection: Connection; models: Models; store: ChatStore }, c: StorageCase): Promise<StorageResult> {
+export async function runStorageBench(
+  db: { connection: Connection; models: Models; store: ChatStore },
+  c: StorageCase,
+): Promise<StorageResult> {
   const perSubagent = c.tokensPerSecond / c.subagents;
   const paced = (kind: "reasoning" | "text"): ScriptedResponse => {
-    const reply = scriptedReply({ [kind]: Array.from({ length: c.tokensEach }, () => TOKEN), usage: { promptTokens: 50, completionTokens: c.tokensEach } });
+    const reply = scriptedReply({
+      [kind]: Array.from({ length: c.tokensEach }, () => TOKEN),
+      usage: { promptTokens: 50, completionTokens: c.tokensEach },
+    });
     if (reply.type !== "stream") return reply;
     const steps: typeof reply.steps = [];
     let n = 0;
@@ -62,23 +73,39 @@ export async function runStorageBench(db: { connection: Connection; models: Mode
     const messages: { role: string; content?: string }[] = req.body?.messages ?? [];
     const master = (messages[0]?.content ?? "").includes(MASTER_PROMPT_MARKER);
     const last = messages.at(-1);
-    if (master && last?.role === "tool") return scriptedReply({ text: Array.from({ length: 200 }, () => TOKEN), usage: { promptTokens: 500, completionTokens: 200 } });
+    if (master && last?.role === "tool")
+      return scriptedReply({ text: Array.from({ length: 200 }, () => TOKEN), usage: { promptTokens: 500, completionTokens: 200 } });
     if (master) {
       return scriptedReply({
-        toolCalls: Array.from({ length: c.subagents }, (_, i) => ({ id: `spawn${i}`, name: "subagent", argumentChunks: [JSON.stringify({ agent: "explore", task: `part ${i + 1}` })] })),
+        toolCalls: Array.from({ length: c.subagents }, (_, i) => ({
+          id: `spawn${i}`,
+          name: "subagent",
+          argumentChunks: [JSON.stringify({ agent: "explore", task: `part ${i + 1}` })],
+        })),
       });
     }
     // A subagent: the first request thinks aloud and answers in one streamed reply.
     const reply = paced("text");
     const thinking = paced("reasoning");
-    return reply.type === "stream" && thinking.type === "stream" ? { ...reply, steps: [...thinking.steps.filter((s) => "delta" in s || "delayMs" in s), ...reply.steps] } : reply;
+    return reply.type === "stream" && thinking.type === "stream"
+      ? { ...reply, steps: [...thinking.steps.filter((s) => "delta" in s || "delayMs" in s), ...reply.steps] }
+      : reply;
   });
   const runtime = createAgentRuntime({
     model: createOpenAIModel({ baseURL: model.url, apiKey: "bench", model: "scripted", timeoutMs: 120_000, maxRetries: 0 }),
     tools: createWorkspaceTools(),
     definitions: [...BUILTIN_DEFINITIONS],
     workspaceDir: `${process.cwd()}/workspace`,
-    limits: { maxSpawnDepth: 3, maxChildrenPerAgent: 5, maxResultTokens: 4000, subagentTimeoutMs: 300_000, maxSteps: 10, contextTokens: 1_000_000, resultFooter: true, turnTimeoutMs: 600_000 },
+    limits: {
+      maxSpawnDepth: 3,
+      maxChildrenPerAgent: 5,
+      maxResultTokens: 4000,
+      subagentTimeoutMs: 300_000,
+      maxSteps: 10,
+      contextTokens: 1_000_000,
+      resultFooter: true,
+      turnTimeoutMs: 600_000,
+    },
   });
   try {
     const { sessionId } = await db.store.createSession("bench-storage", "Storage bench");

@@ -5,7 +5,13 @@ import { chromium, type Browser, type CDPSession, type Page } from "playwright-c
 import { startAppProcess } from "@/e2e/app-process";
 import { MASTER_PROMPT_MARKER } from "@/lib/agent/prompts";
 import { CHROMIUM_ARGS } from "@/playwright.config";
-import { scriptedReply, startScriptedOpenAIServer, type ScriptedRequest, type ScriptedResponse, type ScriptedStreamStep } from "@/test/support/model/scripted-openai-server";
+import {
+  scriptedReply,
+  startScriptedOpenAIServer,
+  type ScriptedRequest,
+  type ScriptedResponse,
+  type ScriptedStreamStep,
+} from "@/test/support/model/scripted-openai-server";
 import { BENCH_SECRET } from "./bench-app";
 import { CHROMIUM_PATH } from "./browser-bench";
 import { median, percentile, round } from "./stats";
@@ -80,7 +86,10 @@ export const STREAM_SUBAGENTS = 5;
 const START_DELAY_MS = 3_000;
 
 /** 1,000 tokens/s in all for 15 s, panels expanded then collapsed (the full run). */
-export const STREAM_FULL = { tokensPerSecond: 1_000, seconds: 15, variants: ["expanded", "collapsed"] } satisfies Omit<StreamBenchOptions, "mongoUri">;
+export const STREAM_FULL = { tokensPerSecond: 1_000, seconds: 15, variants: ["expanded", "collapsed"] } satisfies Omit<
+  StreamBenchOptions,
+  "mongoUri"
+>;
 export const STREAM_SMOKE = { tokensPerSecond: 1_000, seconds: 3, variants: ["expanded"] } satisfies Omit<StreamBenchOptions, "mongoUri">;
 
 export async function runStreamBench(options: StreamBenchOptions): Promise<StreamFigures[]> {
@@ -111,7 +120,10 @@ export async function runStreamBench(options: StreamBenchOptions): Promise<Strea
       const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
       try {
         const trace = options.traceDir ? { browser, path: path.join(options.traceDir, `${panels}.json`) } : undefined;
-        out.push({ ...(await measure(await context.newPage(), app.baseUrl, panels, perAgent * STREAM_SUBAGENTS, trace)), tokensPerSecond: options.tokensPerSecond });
+        out.push({
+          ...(await measure(await context.newPage(), app.baseUrl, panels, perAgent * STREAM_SUBAGENTS, trace)),
+          tokensPerSecond: options.tokensPerSecond,
+        });
       } finally {
         await context.close();
       }
@@ -283,7 +295,8 @@ async function measure(
   const end = await page.evaluate(() => performance.now());
   const metricsEnd = await mainThreadSeconds(cdp);
   if (trace) await trace.browser.stopTracing();
-  if (end - start < 1_000) throw new Error("the stream ended before the measurement began (the machine is too busy to expand the panels in time)");
+  if (end - start < 1_000)
+    throw new Error("the stream ended before the measurement began (the machine is too busy to expand the panels in time)");
   await page.waitForTimeout(300);
   const heapEnd = await heapAfterGc(cdp);
   const { nodes } = (await cdp.send("Memory.getDOMCounters")) as { nodes: number };
@@ -293,7 +306,10 @@ async function measure(
   const tasks = raw.longTasks.filter((t) => t.start >= start && t.start < end);
   const frames = raw.frames.filter((t) => t >= start && t < end);
   const wholeSeconds = Math.max(1, Math.floor((end - start) / 1000));
-  const perSecond = Array.from({ length: wholeSeconds }, (_, s) => frames.filter((t) => t >= start + s * 1000 && t < start + (s + 1) * 1000).length);
+  const perSecond = Array.from(
+    { length: wholeSeconds },
+    (_, s) => frames.filter((t) => t >= start + s * 1000 && t < start + (s + 1) * 1000).length,
+  );
   const keys = raw.keys.slice(-keystrokes);
   const seconds = (end - start) / 1000;
   return {
@@ -301,7 +317,10 @@ async function measure(
     tokens: expectedTokens,
     seconds: round(seconds, 1),
     longTasks: tasks.length,
-    longTaskTotalMs: round(tasks.reduce((a, t) => a + t.duration, 0), 0),
+    longTaskTotalMs: round(
+      tasks.reduce((a, t) => a + t.duration, 0),
+      0,
+    ),
     longestTaskMs: round(Math.max(0, ...tasks.map((t) => t.duration)), 0),
     fpsMean: round(frames.length / seconds, 0),
     fpsWorstSecond: Math.min(...perSecond),

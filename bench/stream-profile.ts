@@ -20,7 +20,10 @@ async function main(): Promise<void> {
   const db = await openBenchDatabase();
   try {
     for (let run = 1; run <= runs; run++) {
-      const load = os.loadavg().map((l) => l.toFixed(2)).join(" ");
+      const load = os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ");
       const traceDir = traceRoot ? path.resolve(traceRoot, `run-${run}`) : undefined;
       if (traceDir) mkdirSync(traceDir, { recursive: true });
       const figures = await runStreamBench({ mongoUri: db.uri, ...STREAM_FULL, variants, traceDir });
@@ -45,7 +48,9 @@ function line(f: StreamFigures): string {
 function explain(file: string): void {
   const trace = JSON.parse(readFileSync(file, "utf8")) as { traceEvents: TraceEvent[] } | TraceEvent[];
   const events = Array.isArray(trace) ? trace : trace.traceEvents;
-  process.stdout.write(`  tasks over 50 ms on the CPU: ${cpuLongTasks(events)} (over 25 ms: ${cpuLongTasks(events, 25)}, over 16 ms: ${cpuLongTasks(events, 16)})\n`);
+  process.stdout.write(
+    `  tasks over 50 ms on the CPU: ${cpuLongTasks(events)} (over 25 ms: ${cpuLongTasks(events, 25)}, over 16 ms: ${cpuLongTasks(events, 16)})\n`,
+  );
   for (const task of attributeLongTasks(events)) {
     process.stdout.write(`  long task at ${task.startMs} ms: ${task.durationMs} ms (${task.cpuMs} ms on the CPU)\n`);
     process.stdout.write(`    events: ${task.events.map((e) => `${e.name} ${e.selfMs}`).join(", ")}\n`);

@@ -23,7 +23,15 @@ export interface BenchReport {
   mode: BenchMode;
   startedAt: string;
   durationS: number;
-  machine: { cpus: number; cpuModel: string; memoryGb: number; node: string; platform: string; database: string; loadAverageAtStart: number };
+  machine: {
+    cpus: number;
+    cpuModel: string;
+    memoryGb: number;
+    node: string;
+    platform: string;
+    database: string;
+    loadAverageAtStart: number;
+  };
   markup: MarkupResult;
   relay: RelayResult[];
   /** The relay against raw Socket.IO in the same run, clients in another process. */
@@ -98,7 +106,12 @@ export async function runSuite(options: SuiteOptions): Promise<BenchReport> {
     say("stream: Chromium while five subagents stream markdown through the OpenAI HTTP adapter…");
     stream = await runStreamBench({ mongoUri: db.uri, ...(full ? STREAM_FULL : STREAM_SMOKE) });
     say("timeline: the trace timeline and the inspector on the largest session, then a live turn of many subagents…");
-    timeline = await runTimelineBench({ mongoUri: db.uri, cookie: reloaded.cookie, sessionId: largest.sessionId, ...(full ? TIMELINE_FULL : TIMELINE_SMOKE) });
+    timeline = await runTimelineBench({
+      mongoUri: db.uri,
+      cookie: reloaded.cookie,
+      sessionId: largest.sessionId,
+      ...(full ? TIMELINE_FULL : TIMELINE_SMOKE),
+    });
   } else {
     browser = { skipped: "--no-browser" };
     stream = { skipped: "--no-browser" };

@@ -14,7 +14,11 @@ export interface Table {
 
 export function renderText(table: Table): string {
   const widths = table.headers.map((h, i) => Math.max(h.length, ...table.rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 || table.leftAligned ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ").trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === 0 || table.leftAligned ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join("  ")
+      .trimEnd();
   const out = [table.title, line(table.headers), widths.map((w) => "-".repeat(w)).join("  "), ...table.rows.map(line)];
   if (table.note) out.push(table.note);
   return out.join("\n");

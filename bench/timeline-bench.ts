@@ -6,7 +6,12 @@ import { startAppProcess } from "@/e2e/app-process";
 import { MASTER_PROMPT_MARKER } from "@/lib/agent/prompts";
 import { CHROMIUM_ARGS } from "@/playwright.config";
 import { IDENTITY_COOKIE } from "@/server/auth/identity";
-import { scriptedReply, startScriptedOpenAIServer, type ScriptedRequest, type ScriptedResponse } from "@/test/support/model/scripted-openai-server";
+import {
+  scriptedReply,
+  startScriptedOpenAIServer,
+  type ScriptedRequest,
+  type ScriptedResponse,
+} from "@/test/support/model/scripted-openai-server";
 import { BENCH_SECRET } from "./bench-app";
 import { CHROMIUM_PATH } from "./browser-bench";
 import { TRACE_CATEGORIES } from "./stream-bench";
@@ -72,8 +77,14 @@ export interface LiveFigures {
   cpuLongTasks?: number;
 }
 
-export const TIMELINE_FULL = { opens: 5, live: { subagents: 100, callsPerSubagent: 50, replyDelayMs: 400 }, trace: true } satisfies Omit<TimelineBenchOptions, "mongoUri" | "cookie" | "sessionId">;
-export const TIMELINE_SMOKE = { opens: 1, live: { subagents: 4, callsPerSubagent: 5, replyDelayMs: 100 } } satisfies Omit<TimelineBenchOptions, "mongoUri" | "cookie" | "sessionId">;
+export const TIMELINE_FULL = { opens: 5, live: { subagents: 100, callsPerSubagent: 50, replyDelayMs: 400 }, trace: true } satisfies Omit<
+  TimelineBenchOptions,
+  "mongoUri" | "cookie" | "sessionId"
+>;
+export const TIMELINE_SMOKE = { opens: 1, live: { subagents: 4, callsPerSubagent: 5, replyDelayMs: 100 } } satisfies Omit<
+  TimelineBenchOptions,
+  "mongoUri" | "cookie" | "sessionId"
+>;
 
 /** Installed before the app's scripts (a string: tsx's helpers are not in the page). */
 const INSTRUMENT = `(() => {
@@ -131,7 +142,9 @@ async function measureOpens(page: Page, turnIds: string[]): Promise<{ timeline: 
   const tasks: Array<{ start: number; duration: number }> = [];
   for (const turnId of turnIds) {
     const toggle = `${turnSel(turnId)} [data-testid="turn-stats"] [data-testid="timeline-toggle"]`;
-    const { start, end } = (await page.evaluate(openInPage(toggle, `document.querySelector('${turnSel(turnId)} [data-testid="timeline-row"]')`))) as { start: number; end: number };
+    const { start, end } = (await page.evaluate(
+      openInPage(toggle, `document.querySelector('${turnSel(turnId)} [data-testid="timeline-row"]')`),
+    )) as { start: number; end: number };
     times.push(end - start);
     tasks.push(...(await longTasksBetween(page, start, end)));
     await page.locator(toggle).click();
@@ -180,9 +193,15 @@ async function measureStored(browser: Browser, options: TimelineBenchOptions): P
     // Let the load settle (hydration, the join's tail) so it is not counted against the first open.
     await page.waitForTimeout(2_000);
     // The newest turns with a subagent (those have a timeline worth drawing), newest first.
-    const turnIds = (await page.locator('[data-testid="message-assistant"]').evaluateAll((turns) =>
-      turns.filter((t) => t.querySelector('[data-testid="subagent-panel"]')).map((t) => t.getAttribute("data-turn-id")!),
-    )).reverse().slice(0, options.opens);
+    const turnIds = (
+      await page
+        .locator('[data-testid="message-assistant"]')
+        .evaluateAll((turns) =>
+          turns.filter((t) => t.querySelector('[data-testid="subagent-panel"]')).map((t) => t.getAttribute("data-turn-id")!),
+        )
+    )
+      .reverse()
+      .slice(0, options.opens);
     if (turnIds.length === 0) throw new Error("the stored session shows no turn with a subagent");
     const figures = await measureOpens(page, turnIds);
     return { ...figures, inspectorRecords: "none (seeded turns have no model-call records: the open, the fetch and the empty state)" };
@@ -237,7 +256,10 @@ async function measureLive(browser: Browser, options: TimelineBenchOptions): Pro
       const figures: LiveFigures = {
         seconds: round((end - start) / 1000, 1),
         longTasks: tasks.length,
-        longTaskTotalMs: round(tasks.reduce((a, t) => a + t.duration, 0), 0),
+        longTaskTotalMs: round(
+          tasks.reduce((a, t) => a + t.duration, 0),
+          0,
+        ),
         longestTaskMs: round(Math.max(0, ...tasks.map((t) => t.duration)), 0),
       };
       if (tracePath) {
@@ -252,7 +274,8 @@ async function measureLive(browser: Browser, options: TimelineBenchOptions): Pro
     const counted = (word: string) => Number(new RegExp(`(\\d+) ${word}`).exec(summary.replace(/,/g, ""))?.[1] ?? 0);
     const runs = counted("subagents?");
     const calls = counted("tool calls?");
-    if (runs !== subagents || calls !== subagents * callsPerSubagent) throw new Error(`the live turn drew ${runs} subagents and ${calls} calls: ${summary}`);
+    if (runs !== subagents || calls !== subagents * callsPerSubagent)
+      throw new Error(`the live turn drew ${runs} subagents and ${calls} calls: ${summary}`);
     const timelineRows = Number(await turn.getByTestId("turn-timeline").getAttribute("data-rows"));
     // Closed, then the same turn's timeline and its master's inspector opened again, finished.
     await turn.getByTestId("turn-stats").getByTestId("timeline-toggle").click();

@@ -7,7 +7,14 @@ const ms = (n: number) => n * 1000;
 
 /** A page's renderer with one long task (80 ms on the clock, 30 ms on the CPU) and a short one; another renderer with less work. */
 function trace(): TraceEvent[] {
-  const x = (name: string, start: number, dur: number, extra: Partial<TraceEvent> = {}): TraceEvent => ({ name, ph: "X", ts: ms(start), dur: ms(dur), ...PAGE, ...extra });
+  const x = (name: string, start: number, dur: number, extra: Partial<TraceEvent> = {}): TraceEvent => ({
+    name,
+    ph: "X",
+    ts: ms(start),
+    dur: ms(dur),
+    ...PAGE,
+    ...extra,
+  });
   return [
     { name: "thread_name", ph: "M", ts: 0, ...PAGE, args: { name: "CrRendererMain" } },
     { name: "thread_name", ph: "M", ts: 0, ...OTHER, args: { name: "CrRendererMain" } },
@@ -31,8 +38,16 @@ function trace(): TraceEvent[] {
           cpuProfile: {
             nodes: [
               { id: 1, callFrame: { functionName: "(root)" } },
-              { id: 2, parent: 1, callFrame: { functionName: "render", url: "http://127.0.0.1/_next/static/chunks/page.js", lineNumber: 0, columnNumber: 9 } },
-              { id: 3, parent: 2, callFrame: { functionName: "parse", url: "http://127.0.0.1/_next/static/chunks/985.js", lineNumber: 0, columnNumber: 99 } },
+              {
+                id: 2,
+                parent: 1,
+                callFrame: { functionName: "render", url: "http://127.0.0.1/_next/static/chunks/page.js", lineNumber: 0, columnNumber: 9 },
+              },
+              {
+                id: 3,
+                parent: 2,
+                callFrame: { functionName: "parse", url: "http://127.0.0.1/_next/static/chunks/985.js", lineNumber: 0, columnNumber: 99 },
+              },
             ],
             samples: [3, 3, 3, 2, 1],
           },

@@ -52,8 +52,18 @@ export function attributeLongTasks(events: readonly TraceEvent[], thresholdMs = 
       durationMs: round(task.dur! / 1000),
       cpuMs: round((task.tdur ?? task.dur!) / 1000),
       events: top(selfTimes(task, inside), "name", "selfMs", topN),
-      selfFunctions: top(sampleTimes(taskSamples, (s) => [s.stack[0]!]), "fn", "ms", topN),
-      underFunctions: top(sampleTimes(taskSamples, (s) => [...new Set(s.stack)]), "fn", "ms", topN),
+      selfFunctions: top(
+        sampleTimes(taskSamples, (s) => [s.stack[0]!]),
+        "fn",
+        "ms",
+        topN,
+      ),
+      underFunctions: top(
+        sampleTimes(taskSamples, (s) => [...new Set(s.stack)]),
+        "fn",
+        "ms",
+        topN,
+      ),
     };
   });
 }
@@ -77,7 +87,9 @@ const TRACER_START = "CpuProfiler::StartProfiling";
 
 function rendererMainThread(events: readonly TraceEvent[]): { pid: number; tid: number } | null {
   // The page's renderer: the CrRendererMain thread with the most timeline work.
-  const candidates = events.filter((e) => e.ph === "M" && e.name === "thread_name" && (e.args as { name?: string } | undefined)?.name === "CrRendererMain");
+  const candidates = events.filter(
+    (e) => e.ph === "M" && e.name === "thread_name" && (e.args as { name?: string } | undefined)?.name === "CrRendererMain",
+  );
   let best: { pid: number; tid: number } | null = null;
   let bestCount = -1;
   for (const c of candidates) {
@@ -170,7 +182,12 @@ function sampleTimes(samples: readonly Sample[], keys: (s: Sample) => string[]):
   return out;
 }
 
-function top<K extends string, V extends string>(times: Map<string, number>, key: K, value: V, n: number): Array<Record<K, string> & Record<V, number>> {
+function top<K extends string, V extends string>(
+  times: Map<string, number>,
+  key: K,
+  value: V,
+  n: number,
+): Array<Record<K, string> & Record<V, number>> {
   return [...times]
     .sort((a, b) => b[1] - a[1])
     .slice(0, n)

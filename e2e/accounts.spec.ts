@@ -23,7 +23,13 @@ interface Instance {
 async function startInstance(name: string, mode: string, reuse?: { dataDir: string; mongoUri: string; port: number }): Promise<Instance> {
   const dataDir = reuse?.dataDir ?? mkdtempSync(path.join(tmpdir(), `delegate-${name}-`));
   const mongoUri = reuse?.mongoUri ?? new URL(`${name}_${Date.now()}`, process.env.E2E_MONGODB_URI).toString();
-  const app = await startAppProcess({ mongoUri, dataDir, port: reuse?.port, env: { AUTH_MODE: mode, WORKSPACE_DIR: path.resolve("workspace") }, quiet: true });
+  const app = await startAppProcess({
+    mongoUri,
+    dataDir,
+    port: reuse?.port,
+    env: { AUTH_MODE: mode, WORKSPACE_DIR: path.resolve("workspace") },
+    quiet: true,
+  });
   return { app, dataDir, mongoUri };
 }
 
@@ -33,7 +39,11 @@ async function stopInstance(instance: Instance | undefined): Promise<void> {
   rmSync(instance.dataDir, { recursive: true, force: true });
 }
 
-async function newPage(browser: Browser, baseURL: string, options: Parameters<Browser["newContext"]>[0] = {}): Promise<{ context: BrowserContext; page: Page }> {
+async function newPage(
+  browser: Browser,
+  baseURL: string,
+  options: Parameters<Browser["newContext"]>[0] = {},
+): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ baseURL, ...options });
   return { context, page: await context.newPage() };
 }
@@ -144,12 +154,16 @@ test.describe("open sign-up", () => {
     await expect(second.page.getByTestId("account-email")).toHaveText(ada.email);
     await expect(second.page.getByTestId("browser-session")).toHaveCount(2);
     await expect(second.page.locator('[data-testid="browser-session"][data-current="true"]')).toContainText("This browser");
-    await expect(second.page.locator('[data-testid="browser-session"][data-current="true"]')).toContainText(/Chrome \d+ on (Linux|Windows)/);
+    await expect(second.page.locator('[data-testid="browser-session"][data-current="true"]')).toContainText(
+      /Chrome \d+ on (Linux|Windows)/,
+    );
     await first.context.close();
     await second.context.close();
   });
 
-  test("changing the password keeps this browser and signs the others out; one browser can be signed out from the list", async ({ browser }) => {
+  test("changing the password keeps this browser and signs the others out; one browser can be signed out from the list", async ({
+    browser,
+  }) => {
     const here = await newPage(browser, instance.app.baseUrl);
     const there = await newPage(browser, instance.app.baseUrl);
     await signIn(there.page, ada.email, ada.password);
@@ -216,9 +230,19 @@ test.describe("open sign-up", () => {
   });
 
   test("the account pages read well at 375 px in dark mode", async ({ browser }) => {
-    const phone = await newPage(browser, instance.app.baseUrl, { viewport: { width: 375, height: 812 }, colorScheme: "dark", isMobile: true, hasTouch: true });
+    const phone = await newPage(browser, instance.app.baseUrl, {
+      viewport: { width: 375, height: 812 },
+      colorScheme: "dark",
+      isMobile: true,
+      hasTouch: true,
+    });
     const { page } = phone;
-    const noSideways = () => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth && [...document.querySelectorAll("main")].every((m) => m.scrollWidth <= m.clientWidth));
+    const noSideways = () =>
+      page.evaluate(
+        () =>
+          document.documentElement.scrollWidth <= window.innerWidth &&
+          [...document.querySelectorAll("main")].every((m) => m.scrollWidth <= m.clientWidth),
+      );
     await page.goto("/login");
     await expect(page.getByTestId("sign-in-form")).toBeVisible();
     expect(await lowContrast(page), "sign-in").toEqual([]);
@@ -260,11 +284,17 @@ test.describe("chats from before accounts", () => {
   let instance: Instance | undefined;
   test.afterAll(async () => stopInstance(instance));
 
-  test("a browser's chats from single mode are offered once to the account it signs into, and added only when asked", async ({ browser }) => {
+  test("a browser's chats from single mode are offered once to the account it signs into, and added only when asked", async ({
+    browser,
+  }) => {
     test.setTimeout(240_000);
     const port = await freePort();
     // Single mode first: this browser is a person through its cookie, and makes a chat.
-    instance = await startInstance("accounts_claim", "single", { port, dataDir: mkdtempSync(path.join(tmpdir(), "delegate-claim-")), mongoUri: new URL(`accounts_claim_${Date.now()}`, process.env.E2E_MONGODB_URI).toString() });
+    instance = await startInstance("accounts_claim", "single", {
+      port,
+      dataDir: mkdtempSync(path.join(tmpdir(), "delegate-claim-")),
+      mongoUri: new URL(`accounts_claim_${Date.now()}`, process.env.E2E_MONGODB_URI).toString(),
+    });
     const { context, page } = await newPage(browser, instance.app.baseUrl);
     await page.goto("/");
     await expect(page.getByTestId("account-menu-button")).toHaveCount(0);
@@ -286,7 +316,9 @@ test.describe("chats from before accounts", () => {
     await expect(page).toHaveURL(/\/login/);
     await signUp(page, { email: "grace@example.com", name: "Grace", password: "neap tide notebook" }, "/signup");
     // Nothing was merged silently: the account starts empty and the banner asks.
-    await expect(page.getByTestId("claim-banner")).toContainText("This browser has 1 chat from before you signed in. Add it to your account?");
+    await expect(page.getByTestId("claim-banner")).toContainText(
+      "This browser has 1 chat from before you signed in. Add it to your account?",
+    );
     await expect(page.getByText("No chats yet.")).toBeVisible();
     expect(await lowContrast(page), "the claim banner").toEqual([]);
     await shot(page, "accounts-claim-banner");

@@ -14,7 +14,6 @@ export interface AppProcess {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-
 export interface AppProcessOptions {
   port?: number;
   mongoUri: string;

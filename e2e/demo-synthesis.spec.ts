@@ -16,10 +16,13 @@ const RUN_LABEL = /\b(explore|general)-[0-9a-z]{6,}\b/;
 const synthesisOf = (page: Page) => lastAssistant(page).locator(":scope > .markdown").last();
 
 async function expectCollapsed(page: Page): Promise<void> {
-  for (const toggle of await lastAssistant(page).getByTestId("subagent-toggle").all()) await expect(toggle).toHaveAttribute("aria-expanded", "false");
+  for (const toggle of await lastAssistant(page).getByTestId("subagent-toggle").all())
+    await expect(toggle).toHaveAttribute("aria-expanded", "false");
 }
 
-test("the parallel prompt's answer is a few lines citing its two subagents by name, a few hundred pixels tall with the panels collapsed", async ({ page }) => {
+test("the parallel prompt's answer is a few lines citing its two subagents by name, a few hundred pixels tall with the panels collapsed", async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 1440, height: 900 });
   await startChat(page, PARALLEL_PROMPT);
   await waitForTurnEnd(page);
@@ -46,7 +49,13 @@ for (const colorScheme of ["light", "dark"] as const) {
     // Started the way a newcomer would: from the home page's examples, the help's own list.
     await page.goto("/");
     const examples = page.getByTestId("example-prompt");
-    await expect(examples).toHaveText([PARALLEL_PROMPT, FIVE_PROMPT, "Deep dive into the tide predictor and the datum conversion", "Fix the typo in CONTRIBUTING.md", "hello"]);
+    await expect(examples).toHaveText([
+      PARALLEL_PROMPT,
+      FIVE_PROMPT,
+      "Deep dive into the tide predictor and the datum conversion",
+      "Fix the typo in CONTRIBUTING.md",
+      "hello",
+    ]);
     await shot(page, `demo-home-prompts-${colorScheme}`);
     await examples.filter({ hasText: FIVE_PROMPT }).click();
     await page.waitForURL(/\/c\/[A-Za-z0-9_-]+$/);
@@ -59,7 +68,8 @@ for (const colorScheme of ["light", "dark"] as const) {
     await expect(page.locator('[data-testid="subagent-panel"][data-status="success"]')).toHaveCount(5);
     await expectCollapsed(page);
     const synthesis = synthesisOf(page);
-    for (const module of MODULES) await expect(synthesis).toContainText(`The explore agent on the ${module} module found src/tidepool/${module}.py`);
+    for (const module of MODULES)
+      await expect(synthesis).toContainText(`The explore agent on the ${module} module found src/tidepool/${module}.py`);
     await expect(synthesis).toContainText("Status: 5 Completed.");
     expect(await synthesis.innerText()).not.toMatch(RUN_LABEL);
     const { height } = (await lastAssistant(page).boundingBox())!;

@@ -55,7 +55,9 @@ test("export a chat as a session file and as Markdown, import it as a new chat t
 
   // A file that is not a session file: a clear message, and no chat is made.
   const chats = await page.getByTestId("session-item").count();
-  await page.getByTestId("import-file").setInputFiles({ name: "notes.json", mimeType: "application/json", buffer: Buffer.from('{"hello": "world"}') });
+  await page
+    .getByTestId("import-file")
+    .setInputFiles({ name: "notes.json", mimeType: "application/json", buffer: Buffer.from('{"hello": "world"}') });
   await expect(page.getByRole("alert").filter({ hasText: "not a valid Delegate session file" })).toBeVisible();
   await expect(page.getByTestId("session-item")).toHaveCount(chats);
 });

@@ -20,7 +20,11 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   // A copy of the sample workspace: approved file edits (e2e/approval.spec.ts) must not change the repository's.
   const workspaceDir = path.join(dataDir, "workspace");
   cpSync("workspace", workspaceDir, { recursive: true });
-  const app = await startAppProcess({ mongoUri: new URL("delegate_e2e", serverUri).toString(), dataDir, env: { WORKSPACE_DIR: workspaceDir } });
+  const app = await startAppProcess({
+    mongoUri: new URL("delegate_e2e", serverUri).toString(),
+    dataDir,
+    env: { WORKSPACE_DIR: workspaceDir },
+  });
   process.env.E2E_BASE_URL = app.baseUrl;
   process.env.E2E_MONGODB_URI = serverUri;
 

@@ -27,9 +27,13 @@ async function longChat(page: Page, context: BrowserContext, label: string): Pro
   return { sessionId, history };
 }
 
-const turnIds = (page: Page) => page.locator('[data-testid="message-assistant"]').evaluateAll((els) => els.map((el) => (el as HTMLElement).dataset.turnId));
+const turnIds = (page: Page) =>
+  page.locator('[data-testid="message-assistant"]').evaluateAll((els) => els.map((el) => (el as HTMLElement).dataset.turnId));
 
-test("a long history opens at its end and loads every older turn as the reader scrolls up, keeping their place", async ({ page, context }) => {
+test("a long history opens at its end and loads every older turn as the reader scrolls up, keeping their place", async ({
+  page,
+  context,
+}) => {
   const { sessionId, history } = await longChat(page, context, "long");
   await page.goto(`/c/${sessionId}`);
   const users = page.getByTestId("message-user");

@@ -22,25 +22,64 @@ function longTurn(sessionId: string): ChatTurn {
       text: `Step ${i + 1} looked at \`src/part-${i + 1}.ts\` and noted what it does.`,
       thinking: i % 10 === 0 ? `Reasoning before step ${i + 1}.` : "",
       toolCalls: [
-        { callId: `call_${i + 1}`, name: "grep", parameters: JSON.stringify({ pattern: `part ${i + 1}` }), response: `src/part-${i + 1}.ts: 3 matches`, responseSize: 29, status: "success", startedAt: iso(at), endedAt: iso(at + 300) },
+        {
+          callId: `call_${i + 1}`,
+          name: "grep",
+          parameters: JSON.stringify({ pattern: `part ${i + 1}` }),
+          response: `src/part-${i + 1}.ts: 3 matches`,
+          responseSize: 29,
+          status: "success",
+          startedAt: iso(at),
+          endedAt: iso(at + 300),
+        },
       ],
       startedAt: iso(at - 500),
       endedAt: iso(at + 400),
     };
   });
   const run: SubagentProcess = {
-    runId: `${sessionId}-run`, parentRunId: null, depth: 1, name: "explore", task: "Read every part", prompt: "Task: Read every part",
-    steps: [...steps, { text: "Every part read.", thinking: "", toolCalls: [] }], response: "Every part read.", stats: { ...emptyStats(), steps: STEPS + 1 },
-    status: "success", endReason: "completed", startedAt: iso(T0 + 1_000), endedAt: iso(T0 + 3_000 + STEPS * 1_000),
+    runId: `${sessionId}-run`,
+    parentRunId: null,
+    depth: 1,
+    name: "explore",
+    task: "Read every part",
+    prompt: "Task: Read every part",
+    steps: [...steps, { text: "Every part read.", thinking: "", toolCalls: [] }],
+    response: "Every part read.",
+    stats: { ...emptyStats(), steps: STEPS + 1 },
+    status: "success",
+    endReason: "completed",
+    startedAt: iso(T0 + 1_000),
+    endedAt: iso(T0 + 3_000 + STEPS * 1_000),
   };
   const end = T0 + 5_000 + STEPS * 1_000;
   return {
-    turnId, sessionId, prompt: "Read every part", createdAt: iso(T0), endedAt: iso(end), status: "completed", stats: { ...emptyStats(), steps: 2 },
+    turnId,
+    sessionId,
+    prompt: "Read every part",
+    createdAt: iso(T0),
+    endedAt: iso(end),
+    status: "completed",
+    stats: { ...emptyStats(), steps: 2 },
     steps: [
       {
-        text: "I will hand this to an explore agent.", thinking: "The master's own reasoning: one agent, many parts.",
-        toolCalls: [{ callId: "call_spawn", name: "subagent", parameters: JSON.stringify({ agent: "explore", task: run.task }), response: "Every part read.", responseSize: 16, status: "success", subagent: run, startedAt: iso(T0 + 1_000), endedAt: run.endedAt }],
-        startedAt: iso(T0), endedAt: run.endedAt,
+        text: "I will hand this to an explore agent.",
+        thinking: "The master's own reasoning: one agent, many parts.",
+        toolCalls: [
+          {
+            callId: "call_spawn",
+            name: "subagent",
+            parameters: JSON.stringify({ agent: "explore", task: run.task }),
+            response: "Every part read.",
+            responseSize: 16,
+            status: "success",
+            subagent: run,
+            startedAt: iso(T0 + 1_000),
+            endedAt: run.endedAt,
+          },
+        ],
+        startedAt: iso(T0),
+        endedAt: run.endedAt,
       },
       { text: "All parts are read.", thinking: "", toolCalls: [], startedAt: run.endedAt, endedAt: iso(end) },
     ],
@@ -82,7 +121,8 @@ test("a long run's open panel renders only the steps near the view, and scrollin
 
   // Scrolling down the chat brings later steps in and lets earlier ones go.
   const scroller = page.getByTestId("message-list");
-  for (let i = 0; i < 60 && (await list.getByText(`Step ${STEPS} looked at`).count()) === 0; i++) await scroller.evaluate((el) => el.scrollBy(0, 600));
+  for (let i = 0; i < 60 && (await list.getByText(`Step ${STEPS} looked at`).count()) === 0; i++)
+    await scroller.evaluate((el) => el.scrollBy(0, 600));
   await expect(list.getByText(`Step ${STEPS} looked at`)).toBeInViewport();
   await expect(list.getByText("Step 1 looked at")).toHaveCount(0);
   expect(await list.getByTestId("subagent-step").count()).toBeLessThan(40);

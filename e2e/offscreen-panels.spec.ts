@@ -13,11 +13,14 @@ const FIVE = "Compare the harmonics, constituents, datums, extremes and stations
 
 /** Whether Chromium currently skips drawing `el`'s contents because it is off screen. */
 const skipped = (el: Locator) => el.evaluate((node) => !node.checkVisibility({ contentVisibilityAuto: true }));
-const nextFrames = (el: Locator) => el.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
+const nextFrames = (el: Locator) =>
+  el.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
 
 test.use({ viewport: { width: 375, height: 812 } });
 
-test("an open panel scrolled out of view is not drawn, yet keeps its words and comes back in full without moving the reader", async ({ page }) => {
+test("an open panel scrolled out of view is not drawn, yet keeps its words and comes back in full without moving the reader", async ({
+  page,
+}) => {
   await startChat(page, FIVE);
   await waitForTurnEnd(page, 90_000);
   const toggles = page.getByTestId("subagent-toggle");

@@ -83,7 +83,9 @@ async function recordStatuses(page: Page): Promise<void> {
 test.describe("subagent panel header", () => {
   test.use({ viewport: { width: 1440, height: 900 } });
 
-  test("a collapsed panel shows its live step and counts while running, one clock for both timers, and a one-line outcome when done", async ({ page }) => {
+  test("a collapsed panel shows its live step and counts while running, one clock for both timers, and a one-line outcome when done", async ({
+    page,
+  }) => {
     await startChat(page, PARALLEL_PROMPT);
     const live = running(page);
     await expect(live).toBeVisible();
@@ -115,7 +117,10 @@ test.describe("subagent panel header", () => {
     await waitForTurnEnd(page);
     const statuses = await page.evaluate(() => [...(window as unknown as { __statuses: Set<string> }).__statuses]);
     // It named what it was doing: a tool call with its arguments, or reading or writing.
-    expect(statuses.some((s) => /^(list_files|grep|file_read)\b|^reading results…$|^writing…$/.test(s)), statuses.join(" | ")).toBe(true);
+    expect(
+      statuses.some((s) => /^(list_files|grep|file_read)\b|^reading results…$|^writing…$/.test(s)),
+      statuses.join(" | "),
+    ).toBe(true);
     expect(statuses.every((s) => s.length <= 200)).toBe(true);
 
     for (const done of await page.getByTestId("subagent-panel").all()) {
@@ -127,7 +132,9 @@ test.describe("subagent panel header", () => {
     await shots(page, "done-collapsed", panel);
   });
 
-  test("steer from the header: the message shows in the panel where it was injected, after the run ends and after a reload", async ({ page }) => {
+  test("steer from the header: the message shows in the panel where it was injected, after the run ends and after a reload", async ({
+    page,
+  }) => {
     await startChat(page, PARALLEL_PROMPT);
     const live = running(page);
     await expect(live).toBeVisible();

@@ -7,7 +7,9 @@ const EDITED_TASK = "open bugs severity";
 const panelOf = (page: Page, runId: string) => page.locator(`[data-testid="subagent-panel"][data-run-id="${runId}"]`);
 
 test.describe("retry a failed subagent", () => {
-  test("kill a subagent, retry it with an edited task, the master answers from the new result, and a reload keeps both runs linked", async ({ page }) => {
+  test("kill a subagent, retry it with an edited task, the master answers from the new result, and a reload keeps both runs linked", async ({
+    page,
+  }) => {
     await startChat(page, PARALLEL_PROMPT);
     const running = page.locator('[data-testid="subagent-panel"][data-status="running"]').first();
     await expect(running).toBeVisible();

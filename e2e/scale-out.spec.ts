@@ -75,7 +75,9 @@ test("a browser on process b watches the turn process a runs, live, and a reload
   await context.close();
 });
 
-test("through Caddy (deploy/Caddyfile), a browser pinned to one process follows its chat to the other when that process is killed mid-turn", async ({ browser }) => {
+test("through Caddy (deploy/Caddyfile), a browser pinned to one process follows its chat to the other when that process is killed mid-turn", async ({
+  browser,
+}) => {
   test.setTimeout(150_000);
   const caddy = await startCaddy(cluster.alive().map((n) => `127.0.0.1:${n.port}`));
   const context = await browser.newContext();

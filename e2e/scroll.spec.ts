@@ -129,12 +129,17 @@ for (const viewport of [
   { width: 1440, height: 900 },
   { width: 375, height: 812 },
 ]) {
-  test(`the page itself never scrolls at ${viewport.width}×${viewport.height}, even when a panel is brought into view`, async ({ page }) => {
+  test(`the page itself never scrolls at ${viewport.width}×${viewport.height}, even when a panel is brought into view`, async ({
+    page,
+  }) => {
     await page.setViewportSize(viewport);
     await startChat(page, PARALLEL_PROMPT);
     await waitForTurnEnd(page);
     await page.getByTestId("subagent-panel").first().scrollIntoViewIfNeeded();
-    await page.getByTestId("subagent-panel").first().evaluate((el) => el.scrollIntoView({ block: "start" }));
+    await page
+      .getByTestId("subagent-panel")
+      .first()
+      .evaluate((el) => el.scrollIntoView({ block: "start" }));
     const page_ = await page.evaluate(() => ({
       overflow: document.documentElement.scrollHeight - window.innerHeight,
       scrolled: window.scrollY + document.documentElement.scrollTop + document.body.scrollTop,

@@ -76,7 +76,16 @@ test("the sidebar loads more chats as it scrolls, and shows a date for each", as
     models.Session.collection.insertMany(
       Array.from({ length: 130 }, (_, i) => {
         const at = new Date(base + i * 3_600_000);
-        return { _id: `page${Date.now()}x${i}` as never, ownerId, title: `Archived chat ${i}`, seqReserved: 0, titleTerms: termsOf(`Archived chat ${i}`), searchIndexed: true, createdAt: at, updatedAt: at };
+        return {
+          _id: `page${Date.now()}x${i}` as never,
+          ownerId,
+          title: `Archived chat ${i}`,
+          seqReserved: 0,
+          titleTerms: termsOf(`Archived chat ${i}`),
+          searchIndexed: true,
+          createdAt: at,
+          updatedAt: at,
+        };
       }),
     ),
   );

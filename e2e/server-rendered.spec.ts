@@ -15,7 +15,12 @@ import { lastAssistant, panelStates, shot, startChat, waitForTurnEnd } from "./f
 const TURNS = 40;
 
 /** A stored chat of TURNS turns owned by this browser's person; `edit` may change the turns first. */
-async function storedChat(page: Page, context: BrowserContext, label: string, edit?: (history: ChatTurn[]) => void): Promise<{ sessionId: string; history: ChatTurn[] }> {
+async function storedChat(
+  page: Page,
+  context: BrowserContext,
+  label: string,
+  edit?: (history: ChatTurn[]) => void,
+): Promise<{ sessionId: string; history: ChatTurn[] }> {
   const ownerId = await browserOwnerId(page, context);
   const sessionId = `${label}${Date.now()}`;
   const history = generateHistory({ sessionId, turns: TURNS, subagents: 8, nestedToolCalls: 3 });
@@ -35,7 +40,11 @@ async function holdSocket(page: Page): Promise<void> {
 
 const lastText = (turn: ChatTurn) => turn.steps.at(-1)!.text.trim().split("\n")[0]!.slice(0, 60);
 
-test("a reloaded chat shows its newest turns from the HTML: with no script at all, and hydrated with the socket held back", async ({ page, context, browser }) => {
+test("a reloaded chat shows its newest turns from the HTML: with no script at all, and hydrated with the socket held back", async ({
+  page,
+  context,
+  browser,
+}) => {
   const { sessionId, history } = await storedChat(page, context, "html");
   const newest = history.slice(-TURNS_PER_PAGE);
 
@@ -87,7 +96,10 @@ test("a reloaded chat shows its newest turns from the HTML: with no script at al
   await shot(page, "server-rendered-socket-held");
 });
 
-test("a turn running at the reload streams on: the socket resumes from the HTML's sequence number, nothing lost or doubled", async ({ page, context }) => {
+test("a turn running at the reload streams on: the socket resumes from the HTML's sequence number, nothing lost or doubled", async ({
+  page,
+  context,
+}) => {
   test.setTimeout(120_000);
   const url = await startChat(page, "Investigate the open bugs and the release plan");
   await expect(page.getByTestId("subagent-panel").first()).toBeVisible();
@@ -109,8 +121,10 @@ test("a turn running at the reload streams on: the socket resumes from the HTML'
     }, 1_500);
   });
   const response = await page.reload();
-  const html = (await response!.text());
-  expect(html).toMatch(/data-testid="message-assistant"[^>]*data-status="running"|data-status="running"[^>]*data-testid="message-assistant"/);
+  const html = await response!.text();
+  expect(html).toMatch(
+    /data-testid="message-assistant"[^>]*data-status="running"|data-status="running"[^>]*data-testid="message-assistant"/,
+  );
   await waitForTurnEnd(page, 90_000);
 
   // One join, a resume from the HTML's point, answered by a replay (no second snapshot),
@@ -134,7 +148,12 @@ test("a turn running at the reload streams on: the socket resumes from the HTML'
   await fresh.close();
 });
 
-test("a stranger, or a request with no cookie, gets the page of a chat that does not exist and nothing of the chat", async ({ page, context, browser, playwright }) => {
+test("a stranger, or a request with no cookie, gets the page of a chat that does not exist and nothing of the chat", async ({
+  page,
+  context,
+  browser,
+  playwright,
+}) => {
   const { sessionId, history } = await storedChat(page, context, "stranger");
   const secrets = [history.at(-1)!.prompt, history.at(-1)!.turnId, lastText(history.at(-1)!), "Stored chat stranger"];
 
@@ -218,10 +237,24 @@ test("the page hydrates with no mismatch in another language and time zone than 
   const { sessionId } = await storedChat(page, context, "hydrate", (turns) => {
     const last = turns.at(-1)!;
     turnId = last.turnId;
-    last.steps[0]!.toolCalls.push({ callId: "approved-call", name: "file_write", parameters: '{"path":"notes.md"}', response: "written", responseSize: 7, status: "success" });
+    last.steps[0]!.toolCalls.push({
+      callId: "approved-call",
+      name: "file_write",
+      parameters: '{"path":"notes.md"}',
+      response: "written",
+      responseSize: 7,
+      status: "success",
+    });
   });
   await withModels((models) =>
-    models.ToolCall.updateOne({ turnId, callId: "approved-call" }, { $set: { approval: { state: "approved", requestedAt: "2026-01-01T23:49:00.000Z", reason: "A note", decidedAt, decidedBy: "someone" } } }),
+    models.ToolCall.updateOne(
+      { turnId, callId: "approved-call" },
+      {
+        $set: {
+          approval: { state: "approved", requestedAt: "2026-01-01T23:49:00.000Z", reason: "A note", decidedAt, decidedBy: "someone" },
+        },
+      },
+    ),
   );
   const visitor = await browser.newContext({ locale: "de-DE", timezoneId: "Pacific/Auckland", storageState: await context.storageState() });
   try {
@@ -237,11 +270,17 @@ test("the page hydrates with no mismatch in another language and time zone than 
 
 /** Resolves once the page's socket has joined from the HTML's point (a replay answered). */
 function socketJoined(page: Page): Promise<unknown> {
-  return page.waitForEvent("websocket").then((ws) => ws.waitForEvent("framereceived", { predicate: (f) => String(f.payload).includes('"mode":"replay"') }));
+  return page
+    .waitForEvent("websocket")
+    .then((ws) => ws.waitForEvent("framereceived", { predicate: (f) => String(f.payload).includes('"mode":"replay"') }));
 }
 
 /** Loads `path`, waits until it is hydrated and joined (a panel opens; the socket answered), and returns every error the page reported. */
-async function loadAndCollectErrors(context: BrowserContext | Browser, path: string, check: (page: Page) => Promise<void>): Promise<string[]> {
+async function loadAndCollectErrors(
+  context: BrowserContext | Browser,
+  path: string,
+  check: (page: Page) => Promise<void>,
+): Promise<string[]> {
   const page = await context.newPage();
   const errors: string[] = [];
   page.on("console", (message) => {

@@ -29,7 +29,10 @@ async function createLink(page: Page, options: { inspector?: boolean; public?: b
   return url;
 }
 
-test("an owner shares a chat read-only, a second browser watches it live, and revoking ends it at once", async ({ page, browser }, testInfo) => {
+test("an owner shares a chat read-only, a second browser watches it live, and revoking ends it at once", async ({
+  page,
+  browser,
+}, testInfo) => {
   test.setTimeout(150_000);
   const ownerChat = await startChat(page, "Investigate the open bugs and the release plan");
   await waitForTurnEnd(page);

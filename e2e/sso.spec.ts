@@ -23,14 +23,24 @@ test.describe("single sign-on", () => {
     test.setTimeout(150_000);
     const port = await freePort();
     const appUrl = `http://127.0.0.1:${port}`;
-    provider = await startTestProvider({ redirectUri: `${appUrl}/api/auth/oidc/callback`, accounts: { ada: { email: "ada@example.com", email_verified: true, name: "Ada Lovelace" } } });
+    provider = await startTestProvider({
+      redirectUri: `${appUrl}/api/auth/oidc/callback`,
+      accounts: { ada: { email: "ada@example.com", email_verified: true, name: "Ada Lovelace" } },
+    });
     dataDir = mkdtempSync(path.join(tmpdir(), "delegate-sso-"));
     app = await startAppProcess({
       mongoUri: new URL(`sso_${Date.now()}`, process.env.E2E_MONGODB_URI).toString(),
       dataDir,
       port,
       quiet: true,
-      env: { AUTH_MODE: "sso", OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: provider.clientId, OIDC_CLIENT_SECRET: provider.clientSecret, OIDC_LABEL: "Sign in with Test ID", PUBLIC_URL: appUrl },
+      env: {
+        AUTH_MODE: "sso",
+        OIDC_ISSUER: provider.issuer,
+        OIDC_CLIENT_ID: provider.clientId,
+        OIDC_CLIENT_SECRET: provider.clientSecret,
+        OIDC_LABEL: "Sign in with Test ID",
+        PUBLIC_URL: appUrl,
+      },
     });
   });
   test.afterAll(async () => {

@@ -34,7 +34,7 @@ test("the timeline grows while the turn runs, and reads the same after a reload"
   await expect(timeline).toHaveAttribute("data-open", "true");
 
   // A subagent appears on the axis while it runs, and its open bar grows with the clock.
-  const running = timeline.locator('[data-testid=timeline-row][data-kind=run][data-status=running]').first();
+  const running = timeline.locator("[data-testid=timeline-row][data-kind=run][data-status=running]").first();
   await expect(running).toBeVisible();
   const step = timeline.locator("[data-testid=timeline-row][data-kind=step]").last();
   const before = await step.getAttribute("aria-label");
@@ -61,7 +61,9 @@ test("the timeline grows while the turn runs, and reads the same after a reload"
   await attach(page, testInfo, "timeline-after-reload");
 });
 
-test("a bar opens the panels above it and scrolls to its subagent or its tool call; rows are keyboard reachable", async ({ page }, testInfo) => {
+test("a bar opens the panels above it and scrolls to its subagent or its tool call; rows are keyboard reachable", async ({
+  page,
+}, testInfo) => {
   await startChat(page, PROMPT);
   await waitForTurnEnd(page);
   const turn = lastAssistant(page);
@@ -77,7 +79,10 @@ test("a bar opens the panels above it and scrolls to its subagent or its tool ca
   await expect(panel).toBeInViewport();
   await expect(panel.getByTestId("subagent-toggle").first()).toHaveAttribute("aria-expanded", "true");
   await expect(panel.getByTestId("subagent-toggle").first()).toBeFocused();
-  await expect(page.locator("[data-testid=subagent-panel][data-depth='1'] [data-testid=subagent-toggle]").first()).toHaveAttribute("aria-expanded", "true");
+  await expect(page.locator("[data-testid=subagent-panel][data-depth='1'] [data-testid=subagent-toggle]").first()).toHaveAttribute(
+    "aria-expanded",
+    "true",
+  );
   await attach(page, testInfo, "timeline-opened-run");
 
   // A call of that run: its chip opens in place, in view.
@@ -101,11 +106,21 @@ test("a bar opens the panels above it and scrolls to its subagent or its tool ca
   await expect(rows.nth(1)).toBeFocused();
   await expect(rows.nth(1)).toHaveAttribute("data-kind", "run");
   await page.keyboard.press("Enter");
-  await expect(page.locator(`[data-testid=subagent-panel][data-run-id="${await rows.nth(1).getAttribute("data-run-id")}"] [data-testid=subagent-toggle]`).first()).toBeFocused();
+  await expect(
+    page
+      .locator(`[data-testid=subagent-panel][data-run-id="${await rows.nth(1).getAttribute("data-run-id")}"] [data-testid=subagent-toggle]`)
+      .first(),
+  ).toBeFocused();
 });
 
 test("on a phone in dark mode the timeline scrolls sideways inside itself, not the page", async ({ browser, baseURL }, testInfo) => {
-  const context = await browser.newContext({ baseURL, viewport: { width: 375, height: 812 }, colorScheme: "dark", isMobile: true, hasTouch: true });
+  const context = await browser.newContext({
+    baseURL,
+    viewport: { width: 375, height: 812 },
+    colorScheme: "dark",
+    isMobile: true,
+    hasTouch: true,
+  });
   const page = await context.newPage();
   try {
     await startChat(page, "Investigate the open bugs and the release plan");

@@ -25,7 +25,10 @@ test.beforeAll(async () => {
     config,
     JSON.stringify({
       servers: {
-        everything: { command: process.execPath, args: [path.join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "stdio"] },
+        everything: {
+          command: process.execPath,
+          args: [path.join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "stdio"],
+        },
         hostile: { command: process.execPath, args: [path.join(root, "test/support/mcp/hostile-server.mjs")] },
         broken: { command: process.execPath, args: ["-e", "process.stderr.write('boom: no API key'); process.exit(2)"] },
       },
@@ -37,7 +40,15 @@ test.beforeAll(async () => {
     handler: (request) => {
       const messages: Array<{ role: string; content?: unknown }> = request.body?.messages ?? [];
       if (messages.at(-1)?.role === "tool") return scriptedReply({ text: ["Done."] });
-      return scriptedReply({ toolCalls: [{ id: "call_mcp_1", name: "everything_echo", argumentChunks: [JSON.stringify({ message: "<img src=x onerror=window.__pwned=1> from MCP" })] }] });
+      return scriptedReply({
+        toolCalls: [
+          {
+            id: "call_mcp_1",
+            name: "everything_echo",
+            argumentChunks: [JSON.stringify({ message: "<img src=x onerror=window.__pwned=1> from MCP" })],
+          },
+        ],
+      });
     },
   });
 });

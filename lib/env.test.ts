@@ -29,7 +29,9 @@ describe("parseEnv", () => {
   it("refuses APP_PASSWORD together with an account mode, with a clear message", () => {
     expect(parseEnv({ APP_PASSWORD: "shared secret" }).APP_PASSWORD).toBe("shared secret");
     expect(() => parseEnv({ APP_PASSWORD: "shared secret", AUTH_MODE: "open" })).toThrow(EnvError);
-    expect(() => parseEnv({ APP_PASSWORD: "shared secret", AUTH_MODE: "invite" })).toThrow(/APP_PASSWORD: cannot be used with AUTH_MODE=invite/);
+    expect(() => parseEnv({ APP_PASSWORD: "shared secret", AUTH_MODE: "invite" })).toThrow(
+      /APP_PASSWORD: cannot be used with AUTH_MODE=invite/,
+    );
   });
 
   it("reads MAX_TURNS, the old name of MAX_STEPS, when MAX_STEPS is unset", () => {
@@ -68,11 +70,21 @@ describe("parseEnv", () => {
 });
 
 describe("parseEnv: single sign-on (OpenID Connect)", () => {
-  const sso = { OIDC_ISSUER: "https://id.example.com", OIDC_CLIENT_ID: "delegate", OIDC_CLIENT_SECRET: "s3cret", PUBLIC_URL: "https://chat.example.com" };
+  const sso = {
+    OIDC_ISSUER: "https://id.example.com",
+    OIDC_CLIENT_ID: "delegate",
+    OIDC_CLIENT_SECRET: "s3cret",
+    PUBLIC_URL: "https://chat.example.com",
+  };
 
   it("reads a complete provider configuration, with the default button label", () => {
     const env = parseEnv(sso);
-    expect(env).toMatchObject({ OIDC_ISSUER: "https://id.example.com", OIDC_CLIENT_ID: "delegate", OIDC_CLIENT_SECRET: "s3cret", OIDC_LABEL: "Sign in with SSO" });
+    expect(env).toMatchObject({
+      OIDC_ISSUER: "https://id.example.com",
+      OIDC_CLIENT_ID: "delegate",
+      OIDC_CLIENT_SECRET: "s3cret",
+      OIDC_LABEL: "Sign in with SSO",
+    });
     expect(parseEnv({ ...sso, OIDC_LABEL: "Sign in with Acme" }).OIDC_LABEL).toBe("Sign in with Acme");
     expect(parseEnv({ ...sso, OIDC_CLIENT_SECRET: "" }).OIDC_CLIENT_SECRET).toBeUndefined();
   });

@@ -32,114 +32,130 @@ function checkOidc(
 ): void {
   const { OIDC_ISSUER: issuer, OIDC_CLIENT_ID: clientId } = value;
   if (!issuer && !clientId && !value.OIDC_CLIENT_SECRET) return;
-  if (!issuer) ctx.addIssue({ code: "custom", path: ["OIDC_ISSUER"], message: "is required with OIDC_CLIENT_ID (the provider's issuer URL)" });
-  if (!clientId) ctx.addIssue({ code: "custom", path: ["OIDC_CLIENT_ID"], message: "is required with OIDC_ISSUER (the client id the provider gave this app)" });
+  if (!issuer)
+    ctx.addIssue({ code: "custom", path: ["OIDC_ISSUER"], message: "is required with OIDC_CLIENT_ID (the provider's issuer URL)" });
+  if (!clientId)
+    ctx.addIssue({
+      code: "custom",
+      path: ["OIDC_CLIENT_ID"],
+      message: "is required with OIDC_ISSUER (the client id the provider gave this app)",
+    });
   if (!value.PUBLIC_URL) {
-    ctx.addIssue({ code: "custom", path: ["PUBLIC_URL"], message: "is required with OIDC_ISSUER: the provider sends people back to ${PUBLIC_URL}/api/auth/oidc/callback" });
+    ctx.addIssue({
+      code: "custom",
+      path: ["PUBLIC_URL"],
+      message: "is required with OIDC_ISSUER: the provider sends people back to ${PUBLIC_URL}/api/auth/oidc/callback",
+    });
   }
   // Zod runs this check even when OIDC_ISSUER failed its own (then already reported).
   if (issuer && URL.canParse(issuer) && !issuer.startsWith("https://") && !isLoopbackIssuer(issuer)) {
-    ctx.addIssue({ code: "custom", path: ["OIDC_ISSUER"], message: "must be an https:// URL (plain http:// only for 127.0.0.1 or localhost)" });
+    ctx.addIssue({
+      code: "custom",
+      path: ["OIDC_ISSUER"],
+      message: "must be an https:// URL (plain http:// only for 127.0.0.1 or localhost)",
+    });
   }
 }
 
-export const envSchema = z.object({
-  NODE_ENV: withDefault(z.enum(["development", "production", "test"]), "development"),
-  HOST: withDefault(z.string(), "127.0.0.1"),
-  PORT: withDefault(int(0, 65535), 3000),
-  /** Where the embedded database and the cookie secret live when nothing else is given. */
-  DATA_DIR: withDefault(z.string(), ".data"),
-  /** Which embedded database runs without MONGODB_URI (see server/db/embedded.ts). */
-  EMBEDDED_DB: withDefault(z.enum(["auto", "mongod", "mongo-java-server"]), "auto"),
-  MONGODB_URI: opt(z.string().regex(/^mongodb(\+srv)?:\/\//, "must start with mongodb:// or mongodb+srv://")),
-  /** Signs identity cookies; generated and kept under DATA_DIR when unset. */
-  SESSION_SECRET: opt(z.string().min(32, "must be at least 32 characters")),
-  /** Puts a login page in front of everything when set. */
-  APP_PASSWORD: opt(z.string().min(1)),
-  /**
-   * How people get in: `single` (no accounts: a browser is a person, as before), `open`
-   * (anyone may sign up), `invite` (sign-up by an admin's invitation link), `sso` (OpenID
-   * Connect only). See lib/contracts/account.ts.
-   */
-  AUTH_MODE: withDefault(z.enum(AUTH_MODES), "single"),
-  /** Extra origins allowed to open a socket (reverse proxies), comma-separated. */
-  ALLOWED_ORIGINS: withDefault(z.string(), ""),
-  /**
-   * Host names (optional `:port`) this instance answers to besides the loopback names and
-   * HOST, comma-separated; any other Host header is refused (DNS rebinding).
-   */
-  ALLOWED_HOSTS: withDefault(z.string(), ""),
-  /** The address people use, e.g. behind a reverse proxy; its host and origin are allowed. */
-  PUBLIC_URL: opt(z.url()),
-  /** Largest session file (exported JSON) an import accepts, in MB. */
-  IMPORT_MAX_MB: withDefault(int(1, 1_024), 100),
+export const envSchema = z
+  .object({
+    NODE_ENV: withDefault(z.enum(["development", "production", "test"]), "development"),
+    HOST: withDefault(z.string(), "127.0.0.1"),
+    PORT: withDefault(int(0, 65535), 3000),
+    /** Where the embedded database and the cookie secret live when nothing else is given. */
+    DATA_DIR: withDefault(z.string(), ".data"),
+    /** Which embedded database runs without MONGODB_URI (see server/db/embedded.ts). */
+    EMBEDDED_DB: withDefault(z.enum(["auto", "mongod", "mongo-java-server"]), "auto"),
+    MONGODB_URI: opt(z.string().regex(/^mongodb(\+srv)?:\/\//, "must start with mongodb:// or mongodb+srv://")),
+    /** Signs identity cookies; generated and kept under DATA_DIR when unset. */
+    SESSION_SECRET: opt(z.string().min(32, "must be at least 32 characters")),
+    /** Puts a login page in front of everything when set. */
+    APP_PASSWORD: opt(z.string().min(1)),
+    /**
+     * How people get in: `single` (no accounts: a browser is a person, as before), `open`
+     * (anyone may sign up), `invite` (sign-up by an admin's invitation link), `sso` (OpenID
+     * Connect only). See lib/contracts/account.ts.
+     */
+    AUTH_MODE: withDefault(z.enum(AUTH_MODES), "single"),
+    /** Extra origins allowed to open a socket (reverse proxies), comma-separated. */
+    ALLOWED_ORIGINS: withDefault(z.string(), ""),
+    /**
+     * Host names (optional `:port`) this instance answers to besides the loopback names and
+     * HOST, comma-separated; any other Host header is refused (DNS rebinding).
+     */
+    ALLOWED_HOSTS: withDefault(z.string(), ""),
+    /** The address people use, e.g. behind a reverse proxy; its host and origin are allowed. */
+    PUBLIC_URL: opt(z.url()),
+    /** Largest session file (exported JSON) an import accepts, in MB. */
+    IMPORT_MAX_MB: withDefault(int(1, 1_024), 100),
 
-  OPENAI_BASE_URL: opt(z.url()),
-  OPENAI_API_KEY: opt(z.string()),
-  /** With no model configured the offline demo model answers. */
-  MODEL: opt(z.string().min(1)),
-  /** Model used for condensing results and compacting context; defaults to MODEL. */
-  SYSTEM_MODEL: opt(z.string().min(1)),
-  /** Model prices in USD per million tokens (input, output), for cost figures; unset: 0. */
-  MODEL_PRICE_INPUT: opt(z.coerce.number().nonnegative()),
-  MODEL_PRICE_OUTPUT: opt(z.coerce.number().nonnegative()),
-  MODEL_TIMEOUT_MS: withDefault(int(1_000, 600_000), 120_000),
-  MODEL_MAX_RETRIES: withDefault(int(0, 10), 2),
-  /** Context budget of the master agent, in tokens. */
-  CONTEXT_TOKENS: withDefault(int(2_000, 2_000_000), 100_000),
-  /** Pause between streamed chunks (a few words) of the offline demo model, so streaming is visible. */
-  DEMO_CHUNK_DELAY_MS: withDefault(int(0, 5_000), 40),
-  /**
-   * Pause before each reply of the offline demo model starts (about: ±50 % per request), as
-   * a real model's time to first token. With the chunk delay, a two-subagent turn lasts about
-   * 12-14 s, slow enough to watch its panels; 0 (the browser tests) makes it as fast as streaming.
-   */
-  DEMO_REPLY_DELAY_MS: withDefault(int(0, 60_000), 1_500),
+    OPENAI_BASE_URL: opt(z.url()),
+    OPENAI_API_KEY: opt(z.string()),
+    /** With no model configured the offline demo model answers. */
+    MODEL: opt(z.string().min(1)),
+    /** Model used for condensing results and compacting context; defaults to MODEL. */
+    SYSTEM_MODEL: opt(z.string().min(1)),
+    /** Model prices in USD per million tokens (input, output), for cost figures; unset: 0. */
+    MODEL_PRICE_INPUT: opt(z.coerce.number().nonnegative()),
+    MODEL_PRICE_OUTPUT: opt(z.coerce.number().nonnegative()),
+    MODEL_TIMEOUT_MS: withDefault(int(1_000, 600_000), 120_000),
+    MODEL_MAX_RETRIES: withDefault(int(0, 10), 2),
+    /** Context budget of the master agent, in tokens. */
+    CONTEXT_TOKENS: withDefault(int(2_000, 2_000_000), 100_000),
+    /** Pause between streamed chunks (a few words) of the offline demo model, so streaming is visible. */
+    DEMO_CHUNK_DELAY_MS: withDefault(int(0, 5_000), 40),
+    /**
+     * Pause before each reply of the offline demo model starts (about: ±50 % per request), as
+     * a real model's time to first token. With the chunk delay, a two-subagent turn lasts about
+     * 12-14 s, slow enough to watch its panels; 0 (the browser tests) makes it as fast as streaming.
+     */
+    DEMO_REPLY_DELAY_MS: withDefault(int(0, 60_000), 1_500),
 
-  WORKSPACE_DIR: withDefault(z.string(), "workspace"),
-  URL_FETCH_ENABLED: withDefault(bool, "false"),
-  SUBAGENTS_FILE: opt(z.string()),
-  /** JSON or YAML file of MCP tool servers (see mcp.example.yaml); unset: none. */
-  MCP_CONFIG_FILE: opt(z.string()),
-  MAX_SPAWN_DEPTH: withDefault(int(1, 10), 3),
-  MAX_CHILDREN_PER_AGENT: withDefault(int(1, 50), 5),
-  MAX_RESULT_TOKENS: withDefault(int(100, 1_000_000), 4_000),
-  SUBAGENT_TIMEOUT_MS: withDefault(int(1_000, 3_600_000), 300_000),
-  /** The master's watchdog: a whole turn, subagents included, is stopped after this long. */
-  TURN_TIMEOUT_MS: withDefault(int(1_000, 24 * 3_600_000), 1_800_000),
-  /**
-   * A tool call waiting for a person's approval ends as denied ("expired") after this long.
-   * The watchdogs above do not count that wait.
-   */
-  APPROVAL_TIMEOUT_MS: withDefault(int(1_000, 24 * 3_600_000), 600_000),
-  /** The master's step limit (model requests per turn). `MAX_TURNS`, its old name, is still read. */
-  MAX_STEPS: withDefault(int(1, 200), 25),
-  /**
-   * The metadata footer (runtime, steps, tokens, cost) under each subagent result the
-   * parent's model reads, so it can weigh what a result cost. On by default; off keeps the
-   * parent's context to the result alone.
-   */
-  RESULT_FOOTER: withDefault(bool, "true"),
+    WORKSPACE_DIR: withDefault(z.string(), "workspace"),
+    URL_FETCH_ENABLED: withDefault(bool, "false"),
+    SUBAGENTS_FILE: opt(z.string()),
+    /** JSON or YAML file of MCP tool servers (see mcp.example.yaml); unset: none. */
+    MCP_CONFIG_FILE: opt(z.string()),
+    MAX_SPAWN_DEPTH: withDefault(int(1, 10), 3),
+    MAX_CHILDREN_PER_AGENT: withDefault(int(1, 50), 5),
+    MAX_RESULT_TOKENS: withDefault(int(100, 1_000_000), 4_000),
+    SUBAGENT_TIMEOUT_MS: withDefault(int(1_000, 3_600_000), 300_000),
+    /** The master's watchdog: a whole turn, subagents included, is stopped after this long. */
+    TURN_TIMEOUT_MS: withDefault(int(1_000, 24 * 3_600_000), 1_800_000),
+    /**
+     * A tool call waiting for a person's approval ends as denied ("expired") after this long.
+     * The watchdogs above do not count that wait.
+     */
+    APPROVAL_TIMEOUT_MS: withDefault(int(1_000, 24 * 3_600_000), 600_000),
+    /** The master's step limit (model requests per turn). `MAX_TURNS`, its old name, is still read. */
+    MAX_STEPS: withDefault(int(1, 200), 25),
+    /**
+     * The metadata footer (runtime, steps, tokens, cost) under each subagent result the
+     * parent's model reads, so it can weigh what a result cost. On by default; off keeps the
+     * parent's context to the result alone.
+     */
+    RESULT_FOOTER: withDefault(bool, "true"),
 
-  /**
-   * Scale-out (docs/scale-out.md): several app processes share this Redis (Socket.IO's adapter, the
-   * per-chat event streams, command routing) and the MongoDB. Unset: one process, as before,
-   * and no Redis connection is ever attempted.
-   */
-  REDIS_URL: opt(z.string().regex(/^rediss?:\/\//, "must start with redis:// or rediss://")),
-  /** A running turn's lease in MongoDB lives this long and is renewed every third of it; another process ends a turn whose lease expired. */
-  LEASE_MS: withDefault(int(1_000, 600_000), 10_000),
-  /** Names this process in leases, logs and the health check; defaults to hostname:pid:random. */
-  INSTANCE_ID: opt(z.string().trim().min(1).max(200)),
+    /**
+     * Scale-out (docs/scale-out.md): several app processes share this Redis (Socket.IO's adapter, the
+     * per-chat event streams, command routing) and the MongoDB. Unset: one process, as before,
+     * and no Redis connection is ever attempted.
+     */
+    REDIS_URL: opt(z.string().regex(/^rediss?:\/\//, "must start with redis:// or rediss://")),
+    /** A running turn's lease in MongoDB lives this long and is renewed every third of it; another process ends a turn whose lease expired. */
+    LEASE_MS: withDefault(int(1_000, 600_000), 10_000),
+    /** Names this process in leases, logs and the health check; defaults to hostname:pid:random. */
+    INSTANCE_ID: opt(z.string().trim().min(1).max(200)),
 
-  /** Single sign-on over OpenID Connect: the provider's issuer URL (discovered lazily). */
-  OIDC_ISSUER: opt(z.url()),
-  OIDC_CLIENT_ID: opt(z.string().min(1).max(500)),
-  /** Unset: a public client (PKCE alone), when the provider allows one. */
-  OIDC_CLIENT_SECRET: opt(z.string().min(1)),
-  /** The sign-in button's text. */
-  OIDC_LABEL: withDefault(z.string().trim().min(1).max(60), "Sign in with SSO"),
-}).superRefine(checkOidc);
+    /** Single sign-on over OpenID Connect: the provider's issuer URL (discovered lazily). */
+    OIDC_ISSUER: opt(z.url()),
+    OIDC_CLIENT_ID: opt(z.string().min(1).max(500)),
+    /** Unset: a public client (PKCE alone), when the provider allows one. */
+    OIDC_CLIENT_SECRET: opt(z.string().min(1)),
+    /** The sign-in button's text. */
+    OIDC_LABEL: withDefault(z.string().trim().min(1).max(60), "Sign in with SSO"),
+  })
+  .superRefine(checkOidc);
 
 export type Env = z.infer<typeof envSchema>;
 
@@ -154,7 +170,9 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   }
   // One shared password and personal accounts are two answers to the same question.
   if (result.data.AUTH_MODE === "sso" && !(result.data.OIDC_ISSUER && result.data.OIDC_CLIENT_ID)) {
-    throw new EnvError("Invalid configuration:\n  AUTH_MODE: sso needs a provider to sign in with (set OIDC_ISSUER, OIDC_CLIENT_ID and PUBLIC_URL)");
+    throw new EnvError(
+      "Invalid configuration:\n  AUTH_MODE: sso needs a provider to sign in with (set OIDC_ISSUER, OIDC_CLIENT_ID and PUBLIC_URL)",
+    );
   }
   if (result.data.APP_PASSWORD && result.data.AUTH_MODE !== "single") {
     throw new EnvError(

@@ -8,26 +8,51 @@ import { runClusterLoad } from "./cluster-load";
  * (3 processes, 50 sessions, 150 watchers) is `npm run load -- --processes 3`.
  */
 describe("load across app processes (small)", () => {
-  it("two processes, four sessions watched from both: nothing lost or duplicated, every watcher equal to the stored turns", { timeout: 240_000 }, async () => {
-    const report = await runClusterLoad({ processes: 2, sessions: 4, watchersPerSession: 2, chunks: 6, chunkDelayMs: 2, mongoUri: testDatabaseUri("cluster_load"), timeoutMs: 90_000 });
-    expect(report.sendsRefused).toBe(0);
-    expect(report.subagentsPerTurn).toEqual(Array(4).fill(3));
-    expect(report.mismatched).toEqual([]);
-    expect(report.lost).toBe(0);
-    expect(report.duplicated).toBe(0);
-    // Half the watchers sit on the process that runs their session's turn, half elsewhere.
-    expect(report.latencyMs.owner.samples).toBeGreaterThan(4 * 20);
-    expect(report.latencyMs.others.samples).toBeGreaterThan(4 * 20);
-  });
+  it(
+    "two processes, four sessions watched from both: nothing lost or duplicated, every watcher equal to the stored turns",
+    { timeout: 240_000 },
+    async () => {
+      const report = await runClusterLoad({
+        processes: 2,
+        sessions: 4,
+        watchersPerSession: 2,
+        chunks: 6,
+        chunkDelayMs: 2,
+        mongoUri: testDatabaseUri("cluster_load"),
+        timeoutMs: 90_000,
+      });
+      expect(report.sendsRefused).toBe(0);
+      expect(report.subagentsPerTurn).toEqual(Array(4).fill(3));
+      expect(report.mismatched).toEqual([]);
+      expect(report.lost).toBe(0);
+      expect(report.duplicated).toBe(0);
+      // Half the watchers sit on the process that runs their session's turn, half elsewhere.
+      expect(report.latencyMs.owner.samples).toBeGreaterThan(4 * 20);
+      expect(report.latencyMs.others.samples).toBeGreaterThan(4 * 20);
+    },
+  );
 
-  it("killing one of three processes mid-load: its turns are swept by the others, every watcher ends with the stored state", { timeout: 240_000 }, async () => {
-    const report = await runClusterLoad({ processes: 3, sessions: 6, chunks: 30, chunkDelayMs: 40, killOne: true, leaseMs: 2_000, mongoUri: testDatabaseUri("cluster_load_kill"), timeoutMs: 90_000 });
-    const killed = report.killed!;
-    expect(killed.turnsRunning).toBe(2);
-    expect(killed.turnsSwept).toBe(killed.turnsRunning);
-    expect(killed.othersCompleted).toBe(killed.othersTotal);
-    expect(killed.watchersMoved).toBe(6);
-    expect(report.mismatched).toEqual([]);
-    expect(report.lost + report.duplicated).toBe(0);
-  });
+  it(
+    "killing one of three processes mid-load: its turns are swept by the others, every watcher ends with the stored state",
+    { timeout: 240_000 },
+    async () => {
+      const report = await runClusterLoad({
+        processes: 3,
+        sessions: 6,
+        chunks: 30,
+        chunkDelayMs: 40,
+        killOne: true,
+        leaseMs: 2_000,
+        mongoUri: testDatabaseUri("cluster_load_kill"),
+        timeoutMs: 90_000,
+      });
+      const killed = report.killed!;
+      expect(killed.turnsRunning).toBe(2);
+      expect(killed.turnsSwept).toBe(killed.turnsRunning);
+      expect(killed.othersCompleted).toBe(killed.othersTotal);
+      expect(killed.watchersMoved).toBe(6);
+      expect(report.mismatched).toEqual([]);
+      expect(report.lost + report.duplicated).toBe(0);
+    },
+  );
 });

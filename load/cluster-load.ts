@@ -1,6 +1,16 @@
 import { startCluster, type ClusterNode } from "@/test/support/cluster/cluster";
 import { isDataEvent } from "@/lib/contracts";
-import { createChat, lastTurnEnded, newIdentity, openStoredView, openViewer, publishedSeqs, runsOf, seqIntegrity, type Viewer } from "@/test/support/cluster/viewer";
+import {
+  createChat,
+  lastTurnEnded,
+  newIdentity,
+  openStoredView,
+  openViewer,
+  publishedSeqs,
+  runsOf,
+  seqIntegrity,
+  type Viewer,
+} from "@/test/support/cluster/viewer";
 import { request } from "@/test/support/server/live-app";
 import { markersIn, startDelegationModel } from "./scripted-delegation";
 
@@ -99,7 +109,9 @@ const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function runClusterLoad(options: ClusterLoadOptions): Promise<ClusterLoadReport> {
   const watchersPerSession = options.watchersPerSession ?? 3;
-  options.progress?.(`starting ${options.processes} app process${options.processes === 1 ? "" : "es"}${options.processes > 1 ? " and Redis" : ""}`);
+  options.progress?.(
+    `starting ${options.processes} app process${options.processes === 1 ? "" : "es"}${options.processes > 1 ? " and Redis" : ""}`,
+  );
   const model = await startDelegationModel({ chunks: options.chunks ?? 20, chunkDelayMs: options.chunkDelayMs ?? 5 });
   const cluster = await startCluster({
     processes: options.processes,
@@ -140,7 +152,16 @@ export async function runClusterLoad(options: ClusterLoadOptions): Promise<Clust
 
     options.progress?.(`${sessions.length} sessions, ${sessions.length * watchersPerSession} watchers joined; sending`);
     const started = performance.now();
-    const acks = await Promise.all(sessions.map((s) => request(s.viewers[0]!.socket, "turn:send", { sessionId: s.sessionId, text: "Investigate the open bugs, the release plan and the changelog" }, 30_000)));
+    const acks = await Promise.all(
+      sessions.map((s) =>
+        request(
+          s.viewers[0]!.socket,
+          "turn:send",
+          { sessionId: s.sessionId, text: "Investigate the open bugs, the release plan and the changelog" },
+          30_000,
+        ),
+      ),
+    );
     const sendsRefused = acks.filter((a) => !a.ok).length;
     const deadline = Date.now() + (options.timeoutMs ?? 10 * 60_000);
     const allViewers = sessions.flatMap((s) => s.viewers);
@@ -229,7 +250,10 @@ export async function runClusterLoad(options: ClusterLoadOptions): Promise<Clust
           const event = viewer.events[k]!;
           const text = isDataEvent(event) && event.data.kind === "token" ? event.data.text : undefined;
           if (text === undefined) continue;
-          const sentAt = markersIn(text).map((m) => model.sentAt(m)).filter((t): t is number => t !== undefined).at(-1);
+          const sentAt = markersIn(text)
+            .map((m) => model.sentAt(m))
+            .filter((t): t is number => t !== undefined)
+            .at(-1);
           if (sentAt !== undefined) bucket.push(viewer.arrivals[k]! - sentAt);
         }
       }

@@ -78,7 +78,16 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     tools: createWorkspaceTools(),
     definitions: [...BUILTIN_DEFINITIONS],
     workspaceDir: options.workspaceDir ?? `${process.cwd()}/workspace`,
-    limits: { maxSpawnDepth: 3, maxChildrenPerAgent: 5, maxResultTokens: 4000, subagentTimeoutMs: 120_000, maxSteps: 10, contextTokens: 100_000, resultFooter: true, turnTimeoutMs: 600_000 },
+    limits: {
+      maxSpawnDepth: 3,
+      maxChildrenPerAgent: 5,
+      maxResultTokens: 4000,
+      subagentTimeoutMs: 120_000,
+      maxSteps: 10,
+      contextTokens: 100_000,
+      resultFooter: true,
+      turnTimeoutMs: 600_000,
+    },
   });
 
   // The k-th event a turn publishes is the k-th its watcher receives (one ordered socket).
@@ -198,7 +207,16 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
  */
 async function startNoisyNeighbour(live: Awaited<ReturnType<typeof startLiveApp>>) {
   const cookie = await live.newCookie();
-  const report: NoisyReport = { sockets: 0, socketsRefused: 0, chats: 0, chatsRefused: 0, turns: 0, turnsRefused: 0, commands: 0, rateLimited: 0 };
+  const report: NoisyReport = {
+    sockets: 0,
+    socketsRefused: 0,
+    chats: 0,
+    chatsRefused: 0,
+    turns: 0,
+    turnsRefused: 0,
+    commands: 0,
+    rateLimited: 0,
+  };
   const sockets: LiveClient[] = [];
   for (let i = 0; i < 40; i++) {
     try {

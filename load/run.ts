@@ -31,7 +31,10 @@ async function plain(uri: string, sessions: number): Promise<boolean> {
     ["relay latency p50 / p99 / max", `${r.latencyMs.p50.toFixed(1)} / ${r.latencyMs.p99.toFixed(1)} / ${r.latencyMs.max.toFixed(1)} ms`],
     ["lost / duplicated events", `${r.lost} / ${r.duplicated}`],
     ["sessions whose live markup differs from stored", String(r.mismatchedSessions.length)],
-    ["heap MB baseline / peak / after", `${r.memoryMB.baseline.toFixed(0)} / ${r.memoryMB.peak.toFixed(0)} / ${r.memoryMB.after.toFixed(0)}`],
+    [
+      "heap MB baseline / peak / after",
+      `${r.memoryMB.baseline.toFixed(0)} / ${r.memoryMB.peak.toFixed(0)} / ${r.memoryMB.after.toFixed(0)}`,
+    ],
   ]);
   if (!(globalThis as { gc?: unknown }).gc) console.log("(run with node --expose-gc for exact memory figures: npm run load does)");
   return r.lost + r.duplicated + r.mismatchedSessions.length === 0;
@@ -42,8 +45,14 @@ async function noisyNeighbour(uri: string, sessions: number): Promise<boolean> {
   const noisy = await runLoad({ sessions, mongoUri: `${uri}_noisy`, noisyNeighbour: true });
   const n = noisy.noisy!;
   print([
-    [`${sessions} sessions alone: relay p50 / p99, wall time`, `${quiet.latencyMs.p50.toFixed(1)} / ${quiet.latencyMs.p99.toFixed(1)} ms, ${quiet.seconds.toFixed(1)} s`],
-    [`… beside a noisy neighbour`, `${noisy.latencyMs.p50.toFixed(1)} / ${noisy.latencyMs.p99.toFixed(1)} ms, ${noisy.seconds.toFixed(1)} s`],
+    [
+      `${sessions} sessions alone: relay p50 / p99, wall time`,
+      `${quiet.latencyMs.p50.toFixed(1)} / ${quiet.latencyMs.p99.toFixed(1)} ms, ${quiet.seconds.toFixed(1)} s`,
+    ],
+    [
+      `… beside a noisy neighbour`,
+      `${noisy.latencyMs.p50.toFixed(1)} / ${noisy.latencyMs.p99.toFixed(1)} ms, ${noisy.seconds.toFixed(1)} s`,
+    ],
     ["neighbour: sockets open / refused", `${n.sockets} / ${n.socketsRefused}`],
     ["neighbour: chats created / refused", `${n.chats} / ${n.chatsRefused}`],
     ["neighbour: turns started / refused", `${n.turns} / ${n.turnsRefused}`],
@@ -63,7 +72,10 @@ function clusterRows(r: ClusterLoadReport): [string, string][] {
     ["events received, wall time", `${r.events}, ${r.seconds.toFixed(1)} s`],
     ["lost / duplicated events", `${r.lost} / ${r.duplicated}`],
     ["snapshot rejoins after a gap (resyncs)", String(r.resyncs)],
-    ["watchers whose final state differs from stored", `${r.mismatched.length}${r.neverEnded ? ` (${r.neverEnded} never saw the end)` : ""}`],
+    [
+      "watchers whose final state differs from stored",
+      `${r.mismatched.length}${r.neverEnded ? ` (${r.neverEnded} never saw the end)` : ""}`,
+    ],
   ];
 }
 
@@ -76,7 +88,10 @@ async function processes(uri: string, sessions: number, count: number, killOne: 
     print([
       ...clusterRows(r),
       [`killed (SIGKILL)`, `process ${k.node}, ${k.atSeconds.toFixed(1)} s into the load`],
-      ["its turns running then / swept by the others", `${k.turnsRunning} / ${k.turnsSwept} (${k.runsSwept} subagent runs ended ghost_sweep)`],
+      [
+        "its turns running then / swept by the others",
+        `${k.turnsRunning} / ${k.turnsSwept} (${k.runsSwept} subagent runs ended ghost_sweep)`,
+      ],
       ["kill → swept end at a watcher elsewhere (slowest)", `${k.sweepSeconds.toFixed(1)} s`],
       ["turns on the live processes completed", `${k.othersCompleted} / ${k.othersTotal}`],
       ["watchers moved to a live process and rejoined", String(k.watchersMoved)],

@@ -1,5 +1,12 @@
 import { MASTER_PROMPT_MARKER } from "@/lib/agent/prompts";
-import { scriptedReply, startScriptedOpenAIServer, type ScriptedOpenAIServer, type ScriptedRequest, type ScriptedResponse, type ScriptedStreamStep } from "@/test/support/model/scripted-openai-server";
+import {
+  scriptedReply,
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+  type ScriptedRequest,
+  type ScriptedResponse,
+  type ScriptedStreamStep,
+} from "@/test/support/model/scripted-openai-server";
 
 /**
  * The model of the multi-process load run: a real OpenAI-compatible HTTP server in the
@@ -61,10 +68,15 @@ export async function startDelegationModel(options: DelegationOptions): Promise<
     const answered = messages.some((m) => m.role === "tool");
     const usage = { promptTokens: 400, completionTokens: 60 };
     if (master && !answered) {
-      const toolCalls = SUBAGENT_TASKS.map((task, i) => ({ id: `spawn_${i}`, name: "subagent", argumentChunks: [JSON.stringify({ agent: "explore", task: `Look into ${task}` })] }));
+      const toolCalls = SUBAGENT_TASKS.map((task, i) => ({
+        id: `spawn_${i}`,
+        name: "subagent",
+        argumentChunks: [JSON.stringify({ agent: "explore", task: `Look into ${task}` })],
+      }));
       return reply(text(["Splitting", "this", "three", "ways."], 3), scriptedReply({ toolCalls, usage }));
     }
-    if (master) return reply(text(["The", "three", "explore", "agents", "found", "what", "follows."], options.chunks), scriptedReply({ usage }));
+    if (master)
+      return reply(text(["The", "three", "explore", "agents", "found", "what", "follows."], options.chunks), scriptedReply({ usage }));
     if (!answered) {
       const toolCalls = [{ id: "list_0", name: "list_files", argumentChunks: [JSON.stringify({ path: "." })] }];
       return reply(text(["Listing", "the", "workspace."], 2), scriptedReply({ toolCalls, usage }));

@@ -41,6 +41,11 @@ export const stepTimesField = { type: Schema.Types.Mixed, default: undefined } a
 
 /** A person's steering messages to an agent, in the order they were injected (absent: none). */
 export const steeringField = {
-  type: [new Schema({ step: { type: Number, required: true }, message: { type: String, required: true }, at: { type: String, required: true } }, { _id: false })],
+  type: [
+    new Schema(
+      { step: { type: Number, required: true }, message: { type: String, required: true }, at: { type: String, required: true } },
+      { _id: false },
+    ),
+  ],
   default: undefined,
 };

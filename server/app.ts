@@ -2,7 +2,15 @@ import { parseCookie, stringifyCookie } from "cookie";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { Server } from "socket.io";
-import { ACCOUNT_ROUTES, HANDSHAKE_SIGNED_OUT, SESSION_PAGE_SIZE, type AppInfo, type AuthMode, type SessionEvent, type ShareViewer } from "@/lib/contracts";
+import {
+  ACCOUNT_ROUTES,
+  HANDSHAKE_SIGNED_OUT,
+  SESSION_PAGE_SIZE,
+  type AppInfo,
+  type AuthMode,
+  type SessionEvent,
+  type ShareViewer,
+} from "@/lib/contracts";
 import { AccountService, type AccountServiceDeps } from "@/server/accounts/account-service";
 import { gateAccountRequest, SESSION_COOKIE, sessionCookieHeader } from "@/server/http/account-routes";
 import type { OidcClient } from "@/server/auth/oidc";
@@ -118,7 +126,10 @@ export function createApp(options: AppOptions): App {
   const identity = createIdentity(options.secret);
   const hosts = options.hosts ?? { host: env().HOST, allowedHosts: env().ALLOWED_HOSTS, publicUrl: env().PUBLIC_URL };
   const allowedHosts = hostRules(hosts);
-  const allowedOrigins = [...parseAllowedOrigins(options.allowedOrigins ?? ""), ...(hosts.publicUrl ? [new URL(hosts.publicUrl).origin] : [])];
+  const allowedOrigins = [
+    ...parseAllowedOrigins(options.allowedOrigins ?? ""),
+    ...(hosts.publicUrl ? [new URL(hosts.publicUrl).origin] : []),
+  ];
   const dev = options.dev ?? Boolean(options.upgradeHandler);
   const secureCookies = options.secureCookies ?? false;
   const login: LoginDeps | undefined = options.password
@@ -181,7 +192,9 @@ export function createApp(options: AppOptions): App {
     onSessionsChanged: sessionsChanged,
     onSessionDeleted: (sessionId) => {
       io.in(sessionRoom(sessionId)).socketsLeave(sessionRoom(sessionId));
-      void shares?.deleteForSession(sessionId).catch((error: unknown) => options.log?.warn("could not remove the chat's share links", { error: String(error) }));
+      void shares
+        ?.deleteForSession(sessionId)
+        .catch((error: unknown) => options.log?.warn("could not remove the chat's share links", { error: String(error) }));
     },
     cluster,
   });
@@ -259,7 +272,9 @@ export function createApp(options: AppOptions): App {
     }
     return {};
   };
-  const shareHttp: ShareHttpDeps | undefined = shares ? { shares, sessions, allowedOrigins, viewer: shareViewer, log: options.log } : undefined;
+  const shareHttp: ShareHttpDeps | undefined = shares
+    ? { shares, sessions, allowedOrigins, viewer: shareViewer, log: options.log }
+    : undefined;
   const apiDeps: ApiDeps = {
     sessions,
     allowedOrigins,
@@ -267,7 +282,12 @@ export function createApp(options: AppOptions): App {
     importMaxBytes: options.importMaxBytes ?? env().IMPORT_MAX_MB * 1024 * 1024,
     log: options.log,
     ...(cluster || options.instanceId
-      ? { instance: () => ({ instance: cluster?.instanceId ?? options.instanceId!, redis: cluster ? cluster.redisStatus() : ("off" as const) }) }
+      ? {
+          instance: () => ({
+            instance: cluster?.instanceId ?? options.instanceId!,
+            redis: cluster ? cluster.redisStatus() : ("off" as const),
+          }),
+        }
       : {}),
   };
 
@@ -414,7 +434,13 @@ export function createApp(options: AppOptions): App {
       else socket.destroy();
     });
   }
-  registerHandlers(io, { sessions, appInfo: options.appInfo, rateLimit: options.rateLimit, personRateLimit: options.personRateLimit, log: options.log });
+  registerHandlers(io, {
+    sessions,
+    appInfo: options.appInfo,
+    rateLimit: options.rateLimit,
+    personRateLimit: options.personRateLimit,
+    log: options.log,
+  });
   if (shares) shareNs = registerShareNamespace(io, { shares, sessions, viewer: shareViewer, log: options.log });
 
   return {

@@ -68,7 +68,9 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => app.httpServer.listen(config.PORT, config.HOST, resolve));
   const address = app.httpServer.address();
   const port = typeof address === "object" && address ? address.port : config.PORT;
-  log.info(`Delegate is ready at http://${config.HOST === "0.0.0.0" ? "localhost" : config.HOST}:${port} — model: ${(typeof appInfo === "function" ? appInfo() : appInfo).modelLabel}`);
+  log.info(
+    `Delegate is ready at http://${config.HOST === "0.0.0.0" ? "localhost" : config.HOST}:${port} — model: ${(typeof appInfo === "function" ? appInfo() : appInfo).modelLabel}`,
+  );
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -90,7 +92,9 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof EnvError || error instanceof SubagentConfigError || error instanceof McpConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `${error instanceof EnvError || error instanceof SubagentConfigError || error instanceof McpConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   process.exit(1);
 });
 
@@ -99,4 +103,3 @@ function ssoFromEnv(config: Env, secret: string): { label: string; oidc: OidcCli
   const oidc = oidcFromEnv(config, createSigner(secret));
   return oidc ? { label: config.OIDC_LABEL, oidc } : null;
 }
-

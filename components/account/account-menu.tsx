@@ -29,7 +29,10 @@ export function AccountMenu() {
       kind="menu"
       button={
         <>
-          <span aria-hidden="true" className="flex size-6 shrink-0 items-center justify-center rounded-full bg-sky-700 text-[11px] font-semibold text-white uppercase">
+          <span
+            aria-hidden="true"
+            className="flex size-6 shrink-0 items-center justify-center rounded-full bg-sky-700 text-[11px] font-semibold text-white uppercase"
+          >
             {Array.from(name)[0] ?? "?"}
           </span>
           <span className="hidden truncate sm:inline">{name}</span>
@@ -55,7 +58,14 @@ export function AccountMenu() {
           Admin
         </a>
       ) : null}
-      <button role="menuitem" tabIndex={-1} type="button" data-testid="account-menu-sign-out" onClick={() => void signOut()} className={ITEM}>
+      <button
+        role="menuitem"
+        tabIndex={-1}
+        type="button"
+        data-testid="account-menu-sign-out"
+        onClick={() => void signOut()}
+        className={ITEM}
+      >
         Sign out
       </button>
     </PopoverMenu>

@@ -3,7 +3,16 @@
 import { useCallback, useEffect, useState } from "react";
 import { ACCOUNT_PAGES, ACCOUNT_ROUTES, type AccountView, type SignInSessionView } from "@/lib/contracts/account";
 import { fetchList, post } from "@/components/auth/account-api";
-import { DANGER_BUTTON, Field, FormError, Notice, PASSWORD_RULE, passwordProblem, PRIMARY_BUTTON, SECONDARY_BUTTON } from "@/components/auth/fields";
+import {
+  DANGER_BUTTON,
+  Field,
+  FormError,
+  Notice,
+  PASSWORD_RULE,
+  passwordProblem,
+  PRIMARY_BUTTON,
+  SECONDARY_BUTTON,
+} from "@/components/auth/fields";
 import { useAuthState } from "@/components/auth/use-auth-state";
 import { useFormSubmit } from "@/components/auth/use-form-submit";
 import { PageFrame, Section, When } from "./page-frame";
@@ -15,7 +24,8 @@ export function AccountPage() {
   const account = state?.account ?? null;
   useEffect(() => {
     // The server sends a signed-out browser to /login first; this covers single mode.
-    if (state && !account) window.location.replace(state.mode === "single" ? "/" : `${ACCOUNT_PAGES.signIn}?next=${encodeURIComponent(ACCOUNT_PAGES.account)}`);
+    if (state && !account)
+      window.location.replace(state.mode === "single" ? "/" : `${ACCOUNT_PAGES.signIn}?next=${encodeURIComponent(ACCOUNT_PAGES.account)}`);
   }, [state, account]);
   return (
     <PageFrame title="Your account">
@@ -39,9 +49,13 @@ function Profile({ account }: { account: AccountView }) {
     <Section title="Profile" testId="account-profile">
       <dl className="grid grid-cols-[auto_1fr] gap-x-6 gap-y-2 text-sm">
         <dt className="text-zinc-600 dark:text-zinc-400">Name</dt>
-        <dd data-testid="account-name" className="min-w-0 break-words">{account.displayName || "—"}</dd>
+        <dd data-testid="account-name" className="min-w-0 break-words">
+          {account.displayName || "—"}
+        </dd>
         <dt className="text-zinc-600 dark:text-zinc-400">Email</dt>
-        <dd data-testid="account-email" className="min-w-0 break-all">{account.email}</dd>
+        <dd data-testid="account-email" className="min-w-0 break-all">
+          {account.email}
+        </dd>
         <dt className="text-zinc-600 dark:text-zinc-400">Role</dt>
         <dd>{account.role === "admin" ? "Administrator" : "Member"}</dd>
         <dt className="text-zinc-600 dark:text-zinc-400">Since</dt>
@@ -76,8 +90,25 @@ function ChangePassword() {
       <form onSubmit={submit} className="max-w-sm space-y-4" data-testid="change-password">
         {/* Lets password managers file the new password under the right account. */}
         <input type="text" name="username" autoComplete="username" hidden readOnly />
-        <Field label="Current password" name="current-password" type="password" autoComplete="current-password" testId="password-current" value={current} onChange={setCurrent} />
-        <Field label="New password" name="new-password" type="password" autoComplete="new-password" testId="password-next" value={next} onChange={setNext} hint={PASSWORD_RULE} />
+        <Field
+          label="Current password"
+          name="current-password"
+          type="password"
+          autoComplete="current-password"
+          testId="password-current"
+          value={current}
+          onChange={setCurrent}
+        />
+        <Field
+          label="New password"
+          name="new-password"
+          type="password"
+          autoComplete="new-password"
+          testId="password-next"
+          value={next}
+          onChange={setNext}
+          hint={PASSWORD_RULE}
+        />
         <FormError message={error} />
         {done ? <Notice>Password changed. Other browsers were signed out.</Notice> : null}
         <button type="submit" data-testid="password-submit" disabled={pending || !current || !next} className={PRIMARY_BUTTON}>
@@ -125,7 +156,11 @@ function Browsers() {
   };
 
   return (
-    <Section title="Signed-in browsers" description="Each browser or device signed in as you. Signing one out ends its open chats' connection at once." testId="account-browsers">
+    <Section
+      title="Signed-in browsers"
+      description="Each browser or device signed in as you. Signing one out ends its open chats' connection at once."
+      testId="account-browsers"
+    >
       <FormError message={error} />
       {list === null ? (
         error ? null : (
@@ -136,16 +171,24 @@ function Browsers() {
       ) : (
         <ul className="divide-y divide-zinc-200 rounded-lg border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800">
           {list.map((session) => (
-            <li key={session.id} data-testid="browser-session" data-current={session.current} className="flex flex-wrap items-center gap-x-4 gap-y-2 px-3 py-2.5 text-sm">
+            <li
+              key={session.id}
+              data-testid="browser-session"
+              data-current={session.current}
+              className="flex flex-wrap items-center gap-x-4 gap-y-2 px-3 py-2.5 text-sm"
+            >
               <div className="min-w-0 flex-1">
                 <p className="font-medium break-words" title={session.userAgent}>
                   {describeUserAgent(session.userAgent)}
                   {session.current ? (
-                    <span className="ml-2 inline-block rounded-full whitespace-nowrap bg-emerald-100 px-2 py-0.5 text-xs font-medium text-emerald-900 dark:bg-emerald-950 dark:text-emerald-200">This browser</span>
+                    <span className="ml-2 inline-block rounded-full whitespace-nowrap bg-emerald-100 px-2 py-0.5 text-xs font-medium text-emerald-900 dark:bg-emerald-950 dark:text-emerald-200">
+                      This browser
+                    </span>
                   ) : null}
                 </p>
                 <p className="text-xs text-zinc-600 dark:text-zinc-400">
-                  {session.method === "sso" ? "Single sign-on" : "Password"} · signed in <When iso={session.createdAt} /> · last seen <When iso={session.lastSeenAt} />
+                  {session.method === "sso" ? "Single sign-on" : "Password"} · signed in <When iso={session.createdAt} /> · last seen{" "}
+                  <When iso={session.lastSeenAt} />
                 </p>
               </div>
               <button
@@ -162,7 +205,13 @@ function Browsers() {
           ))}
         </ul>
       )}
-      <button type="button" data-testid="sign-out-everywhere" disabled={pending !== null} onClick={() => void everywhere()} className={DANGER_BUTTON}>
+      <button
+        type="button"
+        data-testid="sign-out-everywhere"
+        disabled={pending !== null}
+        onClick={() => void everywhere()}
+        className={DANGER_BUTTON}
+      >
         {pending === "everywhere" ? "Signing out…" : "Sign out everywhere"}
       </button>
     </Section>

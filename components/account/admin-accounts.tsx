@@ -30,7 +30,11 @@ export function AdminAccounts({ selfId }: { selfId: string }) {
   }, [load]);
 
   return (
-    <Section title="Accounts" description="Usage counts every chat, turn and token stored for the account; cost uses the configured model prices." testId="admin-accounts">
+    <Section
+      title="Accounts"
+      description="Usage counts every chat, turn and token stored for the account; cost uses the configured model prices."
+      testId="admin-accounts"
+    >
       <FormError message={error} />
       {accounts === null ? (
         error ? null : (
@@ -49,7 +53,17 @@ export function AdminAccounts({ selfId }: { selfId: string }) {
   );
 }
 
-function AccountRow({ account, self, onChanged, onError }: { account: AdminAccountView; self: boolean; onChanged: () => Promise<void>; onError: (m: string) => void }) {
+function AccountRow({
+  account,
+  self,
+  onChanged,
+  onError,
+}: {
+  account: AdminAccountView;
+  self: boolean;
+  onChanged: () => Promise<void>;
+  onError: (m: string) => void;
+}) {
   const [pending, setPending] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const [resetUrl, setResetUrl] = useState<string | null>(null);
@@ -67,7 +81,14 @@ function AccountRow({ account, self, onChanged, onError }: { account: AdminAccou
     return result;
   };
   const toggle = async () => {
-    if (await act(ACCOUNT_ROUTES.adminDisable(account.id), { disabled: !account.disabled }, `Could not ${account.disabled ? "enable" : "disable"} ${name}`)) await onChanged();
+    if (
+      await act(
+        ACCOUNT_ROUTES.adminDisable(account.id),
+        { disabled: !account.disabled },
+        `Could not ${account.disabled ? "enable" : "disable"} ${name}`,
+      )
+    )
+      await onChanged();
   };
   const remove = async () => {
     if (await act(ACCOUNT_ROUTES.adminDelete(account.id), {}, `Could not delete ${name}`)) {
@@ -100,10 +121,22 @@ function AccountRow({ account, self, onChanged, onError }: { account: AdminAccou
             <button type="button" data-testid="admin-toggle" disabled={pending} onClick={() => void toggle()} className={SECONDARY_BUTTON}>
               {account.disabled ? "Enable" : "Disable"}
             </button>
-            <button type="button" data-testid="admin-reset-link" disabled={pending} onClick={() => void resetLink()} className={SECONDARY_BUTTON}>
+            <button
+              type="button"
+              data-testid="admin-reset-link"
+              disabled={pending}
+              onClick={() => void resetLink()}
+              className={SECONDARY_BUTTON}
+            >
               Reset link
             </button>
-            <button type="button" data-testid="admin-delete" disabled={pending} onClick={() => setConfirming(true)} className={DANGER_BUTTON}>
+            <button
+              type="button"
+              data-testid="admin-delete"
+              disabled={pending}
+              onClick={() => setConfirming(true)}
+              className={DANGER_BUTTON}
+            >
               Delete
             </button>
           </div>
@@ -117,7 +150,10 @@ function AccountRow({ account, self, onChanged, onError }: { account: AdminAccou
         <Stat label="Last active" value={<When iso={usage.lastActiveAt} empty="Never" />} />
       </dl>
       {resetUrl ? (
-        <div data-testid="admin-reset-url" className="flex flex-wrap items-center gap-2 rounded-md bg-zinc-100 px-2 py-1.5 text-xs dark:bg-zinc-800">
+        <div
+          data-testid="admin-reset-url"
+          className="flex flex-wrap items-center gap-2 rounded-md bg-zinc-100 px-2 py-1.5 text-xs dark:bg-zinc-800"
+        >
           <span className="w-full text-zinc-700 dark:text-zinc-300">One-time reset link for {name}, valid 24 hours:</span>
           <code className="min-w-0 flex-1 break-all">{resetUrl}</code>
           <CopyButton text={resetUrl} label="Copy reset link" showLabel />
@@ -139,7 +175,15 @@ function AccountRow({ account, self, onChanged, onError }: { account: AdminAccou
 }
 
 /** Names the account and what goes with it; Escape or Cancel keeps everything. */
-function DeleteConfirm(props: { name: string; email: string; chats: number; turns: number; pending: boolean; onCancel: () => void; onConfirm: () => void }) {
+function DeleteConfirm(props: {
+  name: string;
+  email: string;
+  chats: number;
+  turns: number;
+  pending: boolean;
+  onCancel: () => void;
+  onConfirm: () => void;
+}) {
   const cancel = useRef<HTMLButtonElement>(null);
   const { onCancel } = props;
   useEffect(() => {
@@ -153,16 +197,27 @@ function DeleteConfirm(props: { name: string; email: string; chats: number; turn
     return () => document.removeEventListener("keydown", onKey);
   }, [onCancel]);
   return (
-    <div role="alertdialog" aria-labelledby="delete-title" data-testid="admin-delete-confirm" className="space-y-2 rounded-md border border-red-200 bg-red-50 p-3 text-red-900 dark:border-red-900/70 dark:bg-red-950/40 dark:text-red-200">
+    <div
+      role="alertdialog"
+      aria-labelledby="delete-title"
+      data-testid="admin-delete-confirm"
+      className="space-y-2 rounded-md border border-red-200 bg-red-50 p-3 text-red-900 dark:border-red-900/70 dark:bg-red-950/40 dark:text-red-200"
+    >
       <p id="delete-title" className="font-medium">
         Delete {props.name} ({props.email})?
       </p>
       <p>
-        This removes the account, its {plural(props.chats, "chat")} with their {plural(props.turns, "turn")} and every subagent record in them, its sign-ins and its
-        links. It cannot be undone.
+        This removes the account, its {plural(props.chats, "chat")} with their {plural(props.turns, "turn")} and every subagent record in
+        them, its sign-ins and its links. It cannot be undone.
       </p>
       <div className="flex flex-wrap gap-2">
-        <button type="button" data-testid="admin-delete-confirm-button" disabled={props.pending} onClick={props.onConfirm} className="rounded-md bg-red-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-red-800 disabled:opacity-50">
+        <button
+          type="button"
+          data-testid="admin-delete-confirm-button"
+          disabled={props.pending}
+          onClick={props.onConfirm}
+          className="rounded-md bg-red-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-red-800 disabled:opacity-50"
+        >
           Delete account and chats
         </button>
         <button ref={cancel} type="button" onClick={props.onCancel} className={SECONDARY_BUTTON}>
@@ -189,5 +244,7 @@ const TONES = {
 } as const;
 
 function Badge({ tone, children }: { tone: keyof typeof TONES; children: ReactNode }) {
-  return <span className={`ml-2 inline-block rounded-full px-2 whitespace-nowrap py-0.5 text-xs font-medium ${TONES[tone]}`}>{children}</span>;
+  return (
+    <span className={`ml-2 inline-block rounded-full px-2 whitespace-nowrap py-0.5 text-xs font-medium ${TONES[tone]}`}>{children}</span>
+  );
 }

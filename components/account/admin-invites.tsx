@@ -81,7 +81,13 @@ export function AdminInvites({ mode }: { mode: AuthMode }) {
           <label htmlFor={selectId} className="text-sm font-medium">
             Valid for
           </label>
-          <select id={selectId} data-testid="invite-expiry" value={hours} onChange={(e) => setHours(Number(e.target.value))} className={`${INPUT_CLASS} w-auto`}>
+          <select
+            id={selectId}
+            data-testid="invite-expiry"
+            value={hours}
+            onChange={(e) => setHours(Number(e.target.value))}
+            className={`${INPUT_CLASS} w-auto`}
+          >
             {EXPIRY_CHOICES.map(([value, label]) => (
               <option key={value} value={value}>
                 {label}
@@ -94,7 +100,10 @@ export function AdminInvites({ mode }: { mode: AuthMode }) {
         </button>
       </form>
       {created?.url ? (
-        <div data-testid="invite-created" className="flex flex-wrap items-center gap-2 rounded-md bg-zinc-100 px-2 py-1.5 text-xs dark:bg-zinc-800">
+        <div
+          data-testid="invite-created"
+          className="flex flex-wrap items-center gap-2 rounded-md bg-zinc-100 px-2 py-1.5 text-xs dark:bg-zinc-800"
+        >
           <span className="w-full text-zinc-700 dark:text-zinc-300">Copy it now; it is not shown again:</span>
           <code data-testid="invite-url" className="min-w-0 flex-1 break-all">
             {created.url}
@@ -108,7 +117,12 @@ export function AdminInvites({ mode }: { mode: AuthMode }) {
           {links.map((link) => {
             const status = statusOf(link, now);
             return (
-              <li key={link.id} data-testid="invite" data-status={status} className="flex flex-wrap items-center gap-x-4 gap-y-1 px-3 py-2 text-sm">
+              <li
+                key={link.id}
+                data-testid="invite"
+                data-status={status}
+                className="flex flex-wrap items-center gap-x-4 gap-y-1 px-3 py-2 text-sm"
+              >
                 <div className="min-w-0 flex-1">
                   <p className="font-medium">{STATUS_TEXT[status]}</p>
                   <p className="text-xs text-zinc-600 dark:text-zinc-400">
@@ -125,7 +139,13 @@ export function AdminInvites({ mode }: { mode: AuthMode }) {
                   </p>
                 </div>
                 {status === "active" ? (
-                  <button type="button" data-testid="invite-revoke" disabled={pending} onClick={() => void revoke(link)} className={SECONDARY_BUTTON}>
+                  <button
+                    type="button"
+                    data-testid="invite-revoke"
+                    disabled={pending}
+                    onClick={() => void revoke(link)}
+                    className={SECONDARY_BUTTON}
+                  >
                     Revoke
                   </button>
                 ) : null}

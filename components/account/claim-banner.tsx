@@ -35,7 +35,11 @@ export function ClaimBanner({ onClaimed }: { onClaimed: () => void }) {
 
   if (claimed !== null) {
     return (
-      <div role="status" data-testid="claim-done" className="border-b border-emerald-200 bg-emerald-50 px-4 py-2 text-sm text-emerald-900 dark:border-emerald-900/60 dark:bg-emerald-950/40 dark:text-emerald-200">
+      <div
+        role="status"
+        data-testid="claim-done"
+        className="border-b border-emerald-200 bg-emerald-50 px-4 py-2 text-sm text-emerald-900 dark:border-emerald-900/60 dark:bg-emerald-950/40 dark:text-emerald-200"
+      >
         {claimed === 1 ? "1 chat was added to your account." : `${claimed} chats were added to your account.`}
       </div>
     );
@@ -49,7 +53,8 @@ export function ClaimBanner({ onClaimed }: { onClaimed: () => void }) {
       className="flex flex-wrap items-center gap-x-3 gap-y-2 border-b border-sky-200 bg-sky-50 px-4 py-2.5 text-sm text-sky-950 dark:border-sky-900/60 dark:bg-sky-950/40 dark:text-sky-100"
     >
       <span className="min-w-0 flex-1">
-        This browser has {count === 1 ? "1 chat" : `${count} chats`} from before you signed in. Add {count === 1 ? "it" : "them"} to your account?
+        This browser has {count === 1 ? "1 chat" : `${count} chats`} from before you signed in. Add {count === 1 ? "it" : "them"} to your
+        account?
       </span>
       {error ? (
         <span role="alert" className="w-full text-red-700 dark:text-red-300">

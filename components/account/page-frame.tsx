@@ -7,7 +7,10 @@ export function PageFrame({ title, children }: { title: string; children: ReactN
   return (
     <div className="h-full overflow-y-auto">
       <header className="flex h-12 items-center gap-2 border-b border-zinc-200 px-2 sm:px-4 dark:border-zinc-800">
-        <Link href="/" className="rounded-md px-2 py-1.5 text-sm font-medium text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800">
+        <Link
+          href="/"
+          className="rounded-md px-2 py-1.5 text-sm font-medium text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
+        >
           <span aria-hidden="true">← </span>Chats
         </Link>
         <h1 className="min-w-0 flex-1 truncate text-sm font-semibold">{title}</h1>
@@ -18,7 +21,17 @@ export function PageFrame({ title, children }: { title: string; children: ReactN
   );
 }
 
-export function Section({ title, description, children, testId }: { title: string; description?: ReactNode; children: ReactNode; testId?: string }) {
+export function Section({
+  title,
+  description,
+  children,
+  testId,
+}: {
+  title: string;
+  description?: ReactNode;
+  children: ReactNode;
+  testId?: string;
+}) {
   return (
     <section data-testid={testId} className="space-y-3">
       <div>

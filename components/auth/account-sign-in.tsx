@@ -24,13 +24,38 @@ export function AccountSignIn({ state, params }: { state: AuthState; params: URL
 
   const ssoHref = `${ACCOUNT_ROUTES.ssoStart}?next=${encodeURIComponent(next)}`;
   return (
-    <AuthCard title="Sign in to Delegate" intro={passwords ? "Your chats, on every device you sign in from." : "This instance signs in through your organisation."}>
+    <AuthCard
+      title="Sign in to Delegate"
+      intro={passwords ? "Your chats, on every device you sign in from." : "This instance signs in through your organisation."}
+    >
       {passwords ? (
         <form onSubmit={submit} className="space-y-4" data-testid="sign-in-form">
-          <Field label="Email" name="email" type="email" autoComplete="username" testId="sign-in-email" value={email} onChange={setEmail} autoFocus />
-          <Field label="Password" name="password" type="password" autoComplete="current-password" testId="sign-in-password" value={password} onChange={setPassword} />
+          <Field
+            label="Email"
+            name="email"
+            type="email"
+            autoComplete="username"
+            testId="sign-in-email"
+            value={email}
+            onChange={setEmail}
+            autoFocus
+          />
+          <Field
+            label="Password"
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            testId="sign-in-password"
+            value={password}
+            onChange={setPassword}
+          />
           <FormError message={error} />
-          <button type="submit" data-testid="sign-in-submit" disabled={pending || !email || !password} className={`w-full ${PRIMARY_BUTTON}`}>
+          <button
+            type="submit"
+            data-testid="sign-in-submit"
+            disabled={pending || !email || !password}
+            className={`w-full ${PRIMARY_BUTTON}`}
+          >
             {pending ? "Signing in…" : "Sign in"}
           </button>
         </form>
@@ -58,7 +83,11 @@ export function AccountSignIn({ state, params }: { state: AuthState; params: URL
       {state.signUpOpen && passwords ? (
         <p className="text-sm text-zinc-700 dark:text-zinc-300">
           New here?{" "}
-          <Link href={next === "/" ? ACCOUNT_PAGES.signUp : `${ACCOUNT_PAGES.signUp}?next=${encodeURIComponent(next)}`} data-testid="sign-up-link" className={LINK_CLASS}>
+          <Link
+            href={next === "/" ? ACCOUNT_PAGES.signUp : `${ACCOUNT_PAGES.signUp}?next=${encodeURIComponent(next)}`}
+            data-testid="sign-up-link"
+            className={LINK_CLASS}
+          >
             Create an account
           </Link>
         </p>

@@ -6,8 +6,7 @@ import { PASSWORD_MAX, PASSWORD_MIN } from "@/lib/contracts/account";
 /** The field style of the APP_PASSWORD form, shared by every account form. */
 export const INPUT_CLASS =
   "w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm focus:border-sky-500 focus:outline-none dark:border-zinc-700 dark:bg-zinc-900";
-export const PRIMARY_BUTTON =
-  "rounded-md bg-sky-700 px-3 py-2 text-sm font-medium text-white hover:bg-sky-800 disabled:opacity-50";
+export const PRIMARY_BUTTON = "rounded-md bg-sky-700 px-3 py-2 text-sm font-medium text-white hover:bg-sky-800 disabled:opacity-50";
 export const SECONDARY_BUTTON =
   "rounded-md border border-zinc-300 px-3 py-1.5 text-sm font-medium text-zinc-800 hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:text-zinc-100 dark:hover:bg-zinc-800";
 export const DANGER_BUTTON =

@@ -19,7 +19,11 @@ export function SessionEnded() {
     >
       <AlertIcon className="shrink-0" />
       <span className="min-w-0 flex-1">You were signed out of this browser, so the chat stopped updating. Nothing you had is lost.</span>
-      <a href={href} data-testid="sign-in-again" className="rounded-md bg-amber-800 px-3 py-1.5 text-sm font-medium text-white hover:bg-amber-900 dark:bg-amber-300 dark:text-amber-950 dark:hover:bg-amber-200">
+      <a
+        href={href}
+        data-testid="sign-in-again"
+        className="rounded-md bg-amber-800 px-3 py-1.5 text-sm font-medium text-white hover:bg-amber-900 dark:bg-amber-300 dark:text-amber-950 dark:hover:bg-amber-200"
+      >
         Sign in again
       </a>
     </div>

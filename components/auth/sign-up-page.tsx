@@ -31,7 +31,14 @@ export function SignUpPage() {
   const invite = params.get("invite");
   if (state.mode === "single" || state.mode === "sso" || (!invite && !state.signUpOpen)) {
     return (
-      <AuthCard title="Sign-up is closed" intro={state.mode === "sso" ? "This instance signs in through your organisation." : "Ask an administrator of this instance for an invitation link."}>
+      <AuthCard
+        title="Sign-up is closed"
+        intro={
+          state.mode === "sso"
+            ? "This instance signs in through your organisation."
+            : "Ask an administrator of this instance for an invitation link."
+        }
+      >
         <p className="text-sm">
           <Link href={ACCOUNT_PAGES.signIn} className={LINK_CLASS}>
             Go to sign in
@@ -60,10 +67,31 @@ function SignUpForm({ invite, next }: { invite: string | null; next: string }) {
   });
 
   return (
-    <AuthCard title="Create your account" intro={invite ? "You were invited to this Delegate instance." : "Your chats, on every device you sign in from."}>
+    <AuthCard
+      title="Create your account"
+      intro={invite ? "You were invited to this Delegate instance." : "Your chats, on every device you sign in from."}
+    >
       <form onSubmit={submit} className="space-y-4" data-testid="sign-up-form">
-        <Field label="Email" name="email" type="email" autoComplete="email" testId="sign-up-email" value={email} onChange={setEmail} autoFocus />
-        <Field label="Name" name="name" autoComplete="name" testId="sign-up-name" value={displayName} onChange={setDisplayName} required={false} hint="How Delegate greets you; optional." />
+        <Field
+          label="Email"
+          name="email"
+          type="email"
+          autoComplete="email"
+          testId="sign-up-email"
+          value={email}
+          onChange={setEmail}
+          autoFocus
+        />
+        <Field
+          label="Name"
+          name="name"
+          autoComplete="name"
+          testId="sign-up-name"
+          value={displayName}
+          onChange={setDisplayName}
+          required={false}
+          hint="How Delegate greets you; optional."
+        />
         <Field
           label="Password"
           name="new-password"

@@ -59,7 +59,15 @@ function Frame({ children }: { children: ReactNode }) {
       </a>
       <Sidebar currentSessionId={currentSessionId} open={drawerOpen} onClose={close} onLeave={leave} />
       <div className="flex min-w-0 flex-1 flex-col">
-        <Header title={title} sessionId={currentSessionId} lastTurn={meter} info={info} connection={connection} sidebarOpen={drawerOpen} onOpenSidebar={() => setDrawerOpen(true)} />
+        <Header
+          title={title}
+          sessionId={currentSessionId}
+          lastTurn={meter}
+          info={info}
+          connection={connection}
+          sidebarOpen={drawerOpen}
+          onOpenSidebar={() => setDrawerOpen(true)}
+        />
         {connection === "signed-out" ? <SessionEnded /> : <ClaimBanner onClaimed={refreshSessions} />}
         <main className="relative min-h-0 flex-1">
           <LastTurnContext.Provider value={setLastTurn}>

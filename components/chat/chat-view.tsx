@@ -98,7 +98,9 @@ function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnap
             <MessageList turns={state.turns} pending={state.pending} footer={errorBanner} older={older} />
           </RetryLinksProvider>
         )}
-        {state.turns.length === 0 && state.pending.length === 0 && errorBanner ? <div className="mx-auto w-full max-w-3xl px-3 pb-2 sm:px-4">{errorBanner}</div> : null}
+        {state.turns.length === 0 && state.pending.length === 0 && errorBanner ? (
+          <div className="mx-auto w-full max-w-3xl px-3 pb-2 sm:px-4">{errorBanner}</div>
+        ) : null}
         <ApprovalBanner turns={state.turns} />
         <Composer onSend={send} onStop={runningTurnId ? stop : undefined} running={busy} disabled={!loaded || leaving} />
       </div>
@@ -114,7 +116,10 @@ function JoinProblem({ message, notFound }: { message: string; notFound: boolean
         {notFound ? "This chat does not exist, or it was deleted." : "This chat could not be opened."}
       </p>
       {!notFound ? <p className="max-w-md text-sm text-zinc-500 dark:text-zinc-400">{message}</p> : null}
-      <Link href="/" className="rounded-md border border-zinc-300 px-3 py-1.5 text-sm hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800">
+      <Link
+        href="/"
+        className="rounded-md border border-zinc-300 px-3 py-1.5 text-sm hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800"
+      >
         Back to start
       </Link>
     </div>

@@ -28,7 +28,13 @@ export function ContextMeter({ last, budget }: { last: LastTurn; budget: number 
   const tone = share >= 0.9 ? "bg-red-500" : share >= 0.7 ? "bg-amber-500" : "bg-sky-500";
   const title = `The master's last request held ${used.tokens.toLocaleString()} tokens (${used.reported ? "as the provider counted" : "estimated"}) of its ${budget.toLocaleString()}-token budget; past the budget, older context is summarised.`;
   return (
-    <div className="hidden items-center gap-1.5 text-xs text-zinc-600 sm:flex dark:text-zinc-400" title={title} data-testid="context-meter" role="img" aria-label={title}>
+    <div
+      className="hidden items-center gap-1.5 text-xs text-zinc-600 sm:flex dark:text-zinc-400"
+      title={title}
+      data-testid="context-meter"
+      role="img"
+      aria-label={title}
+    >
       <span className="hidden lg:inline">Context</span>
       <span className="tabular-nums" data-testid="context-meter-figures">
         {formatTokens(used.tokens)} / {formatTokens(budget)}

@@ -23,7 +23,12 @@ export function ImportButton({ onDone }: { onDone?: () => void }) {
   const upload = async (file: File) => {
     setState({ busy: true, error: null });
     try {
-      const res = await fetch("/api/sessions/import", { method: "POST", headers: { "content-type": "application/json" }, body: file, credentials: "same-origin" });
+      const res = await fetch("/api/sessions/import", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: file,
+        credentials: "same-origin",
+      });
       const answer = answerSchema.safeParse(await res.json().catch(() => null));
       if (res.ok && answer.success && "session" in answer.data) {
         setState({ busy: false, error: null });

@@ -163,7 +163,13 @@ export function MessageList({ turns, pending, footer, older }: MessageListProps)
   useLayoutEffect(() => {
     const el = scroller.current;
     const before = promptsBefore.current;
-    const prepended = before.first !== undefined && firstTurnId !== before.first ? Math.max(0, turns.findIndex((t) => t.turnId === before.first)) : 0;
+    const prepended =
+      before.first !== undefined && firstTurnId !== before.first
+        ? Math.max(
+            0,
+            turns.findIndex((t) => t.turnId === before.first),
+          )
+        : 0;
     const count = turns.length + pending.length;
     if (count - prepended > before.count && el) {
       stick.current = true;
@@ -244,7 +250,11 @@ export function MessageList({ turns, pending, footer, older }: MessageListProps)
     <div className="flex min-h-0 flex-1 flex-col">
       {/* relative: positioned descendants (screen-reader text) stay inside the scroll area
           instead of making the page itself taller than the window. */}
-      <div ref={scroller} className="relative min-h-0 flex-1 overflow-y-auto sm:[scrollbar-gutter:stable_both-edges]" data-testid="message-list">
+      <div
+        ref={scroller}
+        className="relative min-h-0 flex-1 overflow-y-auto sm:[scrollbar-gutter:stable_both-edges]"
+        data-testid="message-list"
+      >
         <div ref={content} className="mx-auto w-full max-w-3xl space-y-6 px-3 pt-6 pb-6 sm:px-4">
           {hidden > 0 || older?.hasMore ? (
             <div ref={sentinel}>
@@ -253,7 +263,10 @@ export function MessageList({ turns, pending, footer, older }: MessageListProps)
           ) : null}
           <RunFinderProvider value={setSeeking}>
             {turns.slice(hidden).map((turn) => (
-              <div key={turn.turnId} className="scroll-mt-4 space-y-4 rounded-lg data-[sought=true]:outline-2 data-[sought=true]:outline-offset-4 data-[sought=true]:outline-sky-400">
+              <div
+                key={turn.turnId}
+                className="scroll-mt-4 space-y-4 rounded-lg data-[sought=true]:outline-2 data-[sought=true]:outline-offset-4 data-[sought=true]:outline-sky-400"
+              >
                 <UserMessage text={turn.prompt} />
                 <AssistantMessage turn={turn} />
               </div>
@@ -293,9 +306,20 @@ export function MessageList({ turns, pending, footer, older }: MessageListProps)
 function EarlierTurns({ hidden, older, onReveal }: { hidden: number; older?: OlderTurns; onReveal: () => void }) {
   const loading = hidden === 0 && !!older?.loading;
   const error = hidden === 0 ? (older?.error ?? null) : null;
-  const label = hidden > 0 ? `Show ${hidden} earlier ${hidden === 1 ? "turn" : "turns"}` : loading ? "Loading earlier turns…" : error ? "Try again" : "Load earlier turns";
+  const label =
+    hidden > 0
+      ? `Show ${hidden} earlier ${hidden === 1 ? "turn" : "turns"}`
+      : loading
+        ? "Loading earlier turns…"
+        : error
+          ? "Try again"
+          : "Load earlier turns";
   return (
-    <div className="flex flex-col items-center gap-1.5 text-xs text-zinc-600 dark:text-zinc-400" data-testid="earlier-turns" aria-live="polite">
+    <div
+      className="flex flex-col items-center gap-1.5 text-xs text-zinc-600 dark:text-zinc-400"
+      data-testid="earlier-turns"
+      aria-live="polite"
+    >
       {error ? (
         <p role="alert" className="flex items-center gap-1.5 text-red-700 dark:text-red-400" data-testid="earlier-turns-error">
           <AlertIcon size={14} className="shrink-0" /> Could not load earlier turns: {error}

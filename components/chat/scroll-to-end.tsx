@@ -11,7 +11,9 @@ export function ScrollListToEnd({ nonce }: { nonce: string | undefined }) {
       nonce={nonce}
       // The browser hides a nonce from the DOM once the script ran; React need not compare it.
       suppressHydrationWarning
-      dangerouslySetInnerHTML={{ __html: `(function(){var l=document.querySelector('[data-testid="message-list"]');if(l)l.scrollTop=l.scrollHeight})()` }}
+      dangerouslySetInnerHTML={{
+        __html: `(function(){var l=document.querySelector('[data-testid="message-list"]');if(l)l.scrollTop=l.scrollHeight})()`,
+      }}
     />
   );
 }

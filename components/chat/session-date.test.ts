@@ -23,7 +23,14 @@ describe("groupByDay", () => {
   const now = new Date(2026, 11, 1, 15, 30);
   const chat = (id: string, y: number, m: number, d: number, h = 9) => ({ id, updatedAt: new Date(y, m, d, h).toISOString() });
   it("puts each chat under Today, Yesterday, Previous 7 days or Older, keeping their order and leaving empty groups out", () => {
-    const sessions = [chat("a", 2026, 11, 1, 14), chat("b", 2026, 11, 1, 0), chat("c", 2026, 10, 30, 23), chat("d", 2026, 10, 25), chat("e", 2026, 0, 2), chat("f", 2025, 11, 31)];
+    const sessions = [
+      chat("a", 2026, 11, 1, 14),
+      chat("b", 2026, 11, 1, 0),
+      chat("c", 2026, 10, 30, 23),
+      chat("d", 2026, 10, 25),
+      chat("e", 2026, 0, 2),
+      chat("f", 2025, 11, 31),
+    ];
     expect(groupByDay(sessions, now).map((g) => [g.label, g.sessions.map((s) => s.id)])).toEqual([
       ["Today", ["a", "b"]],
       ["Yesterday", ["c"]],

@@ -47,5 +47,7 @@ export function groupByDay<T extends { updatedAt: string }>(sessions: readonly T
     list.push(session);
     groups.set(label, list);
   }
-  return (["Today", "Yesterday", "Previous 7 days", "Older"] as const).filter((l) => groups.has(l)).map((label) => ({ label, sessions: groups.get(label)! }));
+  return (["Today", "Yesterday", "Previous 7 days", "Older"] as const)
+    .filter((l) => groups.has(l))
+    .map((label) => ({ label, sessions: groups.get(label)! }));
 }

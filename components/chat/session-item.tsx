@@ -77,7 +77,12 @@ export function SessionItem({ session, current, now, titleRepeats, onNavigate, o
 
   return (
     // Rows out of view skip layout and paint (a list can hold thousands); 36px is a row's height.
-    <li data-testid="session-item" data-session-id={session.sessionId} data-current={current ? "true" : undefined} className="[contain-intrinsic-size:auto_36px] [content-visibility:auto]">
+    <li
+      data-testid="session-item"
+      data-session-id={session.sessionId}
+      data-current={current ? "true" : undefined}
+      className="[contain-intrinsic-size:auto_36px] [content-visibility:auto]"
+    >
       {mode === "rename" ? (
         <form onSubmit={saveRename} className="px-1 py-0.5">
           <label className="sr-only" htmlFor={`rename-${session.sessionId}`}>
@@ -141,7 +146,9 @@ export function SessionItem({ session, current, now, titleRepeats, onNavigate, o
               </span>
             ) : null}
           </Link>
-          <div className={`flex shrink-0 pr-1 ${current ? "" : "opacity-100 md:opacity-0 md:group-focus-within:opacity-100 md:group-hover:opacity-100"}`}>
+          <div
+            className={`flex shrink-0 pr-1 ${current ? "" : "opacity-100 md:opacity-0 md:group-focus-within:opacity-100 md:group-hover:opacity-100"}`}
+          >
             <button
               type="button"
               data-testid="session-rename"

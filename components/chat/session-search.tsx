@@ -76,7 +76,8 @@ export function SessionSearch({ search, now, onNavigate }: { search: SessionSear
 
   useEffect(() => {
     const onKey = (e: globalThis.KeyboardEvent) => {
-      const typing = e.target instanceof HTMLElement && (e.target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(e.target.tagName));
+      const typing =
+        e.target instanceof HTMLElement && (e.target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(e.target.tagName));
       const slash = e.key === "/" && !typing && !e.ctrlKey && !e.metaKey && !e.altKey;
       const commandK = e.key.toLowerCase() === "k" && (e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey;
       if (!slash && !commandK) return;
@@ -126,7 +127,10 @@ export function SessionSearch({ search, now, onNavigate }: { search: SessionSear
           <label htmlFor={`${base}-input`} className="sr-only">
             Search chats
           </label>
-          <SearchIcon className="pointer-events-none absolute top-1/2 left-2.5 -translate-y-1/2 text-zinc-500 dark:text-zinc-400" size={14} />
+          <SearchIcon
+            className="pointer-events-none absolute top-1/2 left-2.5 -translate-y-1/2 text-zinc-500 dark:text-zinc-400"
+            size={14}
+          />
           <input
             ref={input}
             id={`${base}-input`}
@@ -163,13 +167,24 @@ export function SessionSearch({ search, now, onNavigate }: { search: SessionSear
         </div>
         {active ? (
           <label className="mt-1.5 flex items-center gap-2 px-0.5 text-xs text-zinc-600 dark:text-zinc-400">
-            <input type="checkbox" data-testid="search-subagents" checked={subagents} onChange={(e) => setSubagents(e.target.checked)} className="accent-sky-600" />
+            <input
+              type="checkbox"
+              data-testid="search-subagents"
+              checked={subagents}
+              onChange={(e) => setSubagents(e.target.checked)}
+              className="accent-sky-600"
+            />
             Include subagents’ results
           </label>
         ) : null}
       </div>
       {active ? (
-        <div id={`${base}-results`} data-testid="search-results" className="relative min-h-0 flex-1 overflow-y-auto px-2 pb-3" aria-busy={state.kind === "loading"}>
+        <div
+          id={`${base}-results`}
+          data-testid="search-results"
+          className="relative min-h-0 flex-1 overflow-y-auto px-2 pb-3"
+          aria-busy={state.kind === "loading"}
+        >
           {state.kind === "error" ? (
             <p role="alert" className="px-2 py-2 text-sm text-red-700 dark:text-red-400">
               Search failed: {state.message}
@@ -202,7 +217,9 @@ export function SessionSearch({ search, now, onNavigate }: { search: SessionSear
                     onClick={() => open(hit)}
                     onMouseMove={() => setSelected(i)}
                     className={`cursor-pointer rounded-md px-2.5 py-2 text-sm ${
-                      i === selected ? "bg-zinc-200/80 text-zinc-900 dark:bg-zinc-800 dark:text-zinc-50" : "text-zinc-700 dark:text-zinc-300"
+                      i === selected
+                        ? "bg-zinc-200/80 text-zinc-900 dark:bg-zinc-800 dark:text-zinc-50"
+                        : "text-zinc-700 dark:text-zinc-300"
                     }`}
                   >
                     <div className="flex items-baseline gap-2">
@@ -210,7 +227,10 @@ export function SessionSearch({ search, now, onNavigate }: { search: SessionSear
                         <Highlighted text={hit.session.title} ranges={hit.titleHighlights} />
                       </span>
                       {now !== null ? (
-                        <span className="shrink-0 text-[11px] text-zinc-500 tabular-nums dark:text-zinc-400" title={sessionDateTitle(hit.session.updatedAt)}>
+                        <span
+                          className="shrink-0 text-[11px] text-zinc-500 tabular-nums dark:text-zinc-400"
+                          title={sessionDateTitle(hit.session.updatedAt)}
+                        >
                           {sessionDate(hit.session.updatedAt, new Date(now))}
                         </span>
                       ) : null}
@@ -250,4 +270,3 @@ export function Highlighted({ text, ranges }: { text: string; ranges: HighlightR
     </>
   );
 }
-

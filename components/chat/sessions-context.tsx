@@ -97,7 +97,11 @@ export function SessionsProvider({ children }: { children: ReactNode }) {
       setLoadingMore(false);
       if (!ack.ok) return setMoreError(ack.message);
       // A push meanwhile may have moved the list on: append only where this page began.
-      setList((held) => (held && held.next?.sessionId === next.sessionId && held.next.updatedAt === next.updatedAt ? appendPage(held, ack.data.sessions, ack.data.next) : held));
+      setList((held) =>
+        held && held.next?.sessionId === next.sessionId && held.next.updatedAt === next.updatedAt
+          ? appendPage(held, ack.data.sessions, ack.data.next)
+          : held,
+      );
     });
   }, []);
 

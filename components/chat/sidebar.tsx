@@ -170,7 +170,9 @@ export function Sidebar({ currentSessionId, open, onClose, onLeave }: SidebarPro
               {(now === null ? [{ label: null, sessions }] : groupByDay(sessions, new Date(now))).map((group) => (
                 <section key={group.label ?? "all"} aria-label={group.label ?? undefined}>
                   {group.label ? (
-                    <h2 className="px-2.5 pb-1 text-[11px] font-semibold tracking-wide text-zinc-600 uppercase dark:text-zinc-400">{group.label}</h2>
+                    <h2 className="px-2.5 pb-1 text-[11px] font-semibold tracking-wide text-zinc-600 uppercase dark:text-zinc-400">
+                      {group.label}
+                    </h2>
                   ) : null}
                   <ul className="space-y-0.5">{group.sessions.map(renderItem)}</ul>
                 </section>

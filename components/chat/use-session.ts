@@ -97,7 +97,8 @@ export function useSession(sessionId: string, initial?: JoinSnapshot | null): Us
   );
 
   const retry = useCallback(
-    (runId: string, task?: string) => request(getSocket(), "subagent:retry", task === undefined ? { sessionId, runId } : { sessionId, runId, task }),
+    (runId: string, task?: string) =>
+      request(getSocket(), "subagent:retry", task === undefined ? { sessionId, runId } : { sessionId, runId, task }),
     [sessionId],
   );
 

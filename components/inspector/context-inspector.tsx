@@ -75,7 +75,12 @@ export function ContextInspector({ target, onClose }: { target: InspectorTarget;
             </h2>
             <p className="truncate text-xs text-zinc-600 dark:text-zinc-400">{target.who}: every model request, exactly as sent</p>
           </div>
-          <button type="button" onClick={onClose} aria-label="Close the context inspector" className="rounded-md p-1.5 text-zinc-500 hover:bg-zinc-100 dark:hover:bg-zinc-800">
+          <button
+            type="button"
+            onClick={onClose}
+            aria-label="Close the context inspector"
+            className="rounded-md p-1.5 text-zinc-500 hover:bg-zinc-100 dark:hover:bg-zinc-800"
+          >
             <XIcon />
           </button>
         </div>
@@ -87,11 +92,21 @@ export function ContextInspector({ target, onClose }: { target: InspectorTarget;
           ) : calls === null ? (
             <p className="text-sm text-zinc-600 dark:text-zinc-400">Loading…</p>
           ) : calls.length === 0 ? (
-            <p className="text-sm text-zinc-600 dark:text-zinc-400">No model requests are recorded for this agent in this turn (turns from before recording began have none).</p>
+            <p className="text-sm text-zinc-600 dark:text-zinc-400">
+              No model requests are recorded for this agent in this turn (turns from before recording began have none).
+            </p>
           ) : (
             <>
               <CallList calls={calls} selected={selected} onSelect={setSelected} />
-              {selected ? <CallDetail key={selected} sessionId={target.sessionId} callId={selected} forSubagent={target.runId !== null} apiBase={target.apiBase} /> : null}
+              {selected ? (
+                <CallDetail
+                  key={selected}
+                  sessionId={target.sessionId}
+                  callId={selected}
+                  forSubagent={target.runId !== null}
+                  apiBase={target.apiBase}
+                />
+              ) : null}
             </>
           )}
         </div>
@@ -131,7 +146,17 @@ function CallList({ calls, selected, onSelect }: { calls: ModelCallSummary[]; se
   );
 }
 
-function CallDetail({ sessionId, callId, forSubagent, apiBase }: { sessionId: string; callId: string; forSubagent: boolean; apiBase?: string }) {
+function CallDetail({
+  sessionId,
+  callId,
+  forSubagent,
+  apiBase,
+}: {
+  sessionId: string;
+  callId: string;
+  forSubagent: boolean;
+  apiBase?: string;
+}) {
   const [record, setRecord] = useState<ModelCallRecord | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
@@ -144,7 +169,12 @@ function CallDetail({ sessionId, callId, forSubagent, apiBase }: { sessionId: st
     return () => abort.abort();
   }, [sessionId, callId, apiBase]);
   const entries = useMemo(() => (record ? classifyMessages(record.request.messages, forSubagent) : []), [record, forSubagent]);
-  if (error) return <p role="alert" className="text-sm text-red-700 dark:text-red-400">Could not load this request: {error}</p>;
+  if (error)
+    return (
+      <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+        Could not load this request: {error}
+      </p>
+    );
   if (!record) return <p className="text-sm text-zinc-600 dark:text-zinc-400">Loading the request…</p>;
   const estimated = entries.reduce((n, e) => n + e.tokens, 0);
   const started = parseTime(record.startedAt);
@@ -154,9 +184,14 @@ function CallDetail({ sessionId, callId, forSubagent, apiBase }: { sessionId: st
       <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-xs">
         <Row label="Model">{record.modelLabel}</Row>
         <Row label="Sent">
-          {record.request.messages.length} messages · ~{estimated.toLocaleString()} tokens estimated · {record.request.tools.length} tools offered
+          {record.request.messages.length} messages · ~{estimated.toLocaleString()} tokens estimated · {record.request.tools.length} tools
+          offered
         </Row>
-        <Row label="Usage (provider)">{record.usage ? `${record.usage.inputTokens.toLocaleString()} in · ${record.usage.outputTokens.toLocaleString()} out` : "not reported"}</Row>
+        <Row label="Usage (provider)">
+          {record.usage
+            ? `${record.usage.inputTokens.toLocaleString()} in · ${record.usage.outputTokens.toLocaleString()} out`
+            : "not reported"}
+        </Row>
         <Row label="Finished">{record.error ? `no: ${record.error}` : (record.finishReason ?? "—")}</Row>
         {started !== null && ended !== null ? <Row label="Took">{formatDuration(ended - started)}</Row> : null}
       </dl>
@@ -172,7 +207,9 @@ function CallDetail({ sessionId, callId, forSubagent, apiBase }: { sessionId: st
       {record.request.tools.length ? (
         <section>
           <h3 className="mb-1.5 text-[11px] font-semibold tracking-wide text-zinc-600 uppercase dark:text-zinc-400">Tools offered</h3>
-          <p className="font-mono text-xs break-words text-zinc-700 dark:text-zinc-300">{record.request.tools.map((t) => t.name).join(", ")}</p>
+          <p className="font-mono text-xs break-words text-zinc-700 dark:text-zinc-300">
+            {record.request.tools.map((t) => t.name).join(", ")}
+          </p>
         </section>
       ) : null}
       <section>
@@ -183,7 +220,9 @@ function CallDetail({ sessionId, callId, forSubagent, apiBase }: { sessionId: st
             → {call.name}({call.arguments})
           </p>
         ))}
-        {!record.response.text && record.response.toolCalls.length === 0 ? <p className="text-xs text-zinc-600 dark:text-zinc-400">Nothing.</p> : null}
+        {!record.response.text && record.response.toolCalls.length === 0 ? (
+          <p className="text-xs text-zinc-600 dark:text-zinc-400">Nothing.</p>
+        ) : null}
       </section>
     </div>
   );
@@ -199,7 +238,12 @@ function Breakdown({ entries, total }: { entries: MessageEntry[]; total: number 
         {rows.map((row) => {
           const share = total > 0 ? row.tokens / total : 0;
           return (
-            <li key={row.kind} className="grid grid-cols-[10rem_1fr_5rem] items-center gap-2 text-xs" data-testid="inspector-kind" data-kind={row.kind}>
+            <li
+              key={row.kind}
+              className="grid grid-cols-[10rem_1fr_5rem] items-center gap-2 text-xs"
+              data-testid="inspector-kind"
+              data-kind={row.kind}
+            >
               <span className="truncate text-zinc-700 dark:text-zinc-300">
                 {MESSAGE_KIND_LABELS[row.kind]} {row.count > 1 ? `×${row.count}` : ""}
               </span>
@@ -218,12 +262,18 @@ function Breakdown({ entries, total }: { entries: MessageEntry[]; total: number 
 function MessageItem({ entry, message }: { entry: MessageEntry; message: ModelCallRecord["request"]["messages"][number] }) {
   const highlight = entry.kind === "subagent_result" || entry.kind === "summary" || entry.kind === "objective" || entry.kind === "steering";
   return (
-    <li className={`rounded-md border px-2.5 py-1.5 ${highlight ? "border-sky-200 dark:border-sky-900" : "border-zinc-200 dark:border-zinc-800"}`} data-testid="inspector-message" data-kind={entry.kind}>
+    <li
+      className={`rounded-md border px-2.5 py-1.5 ${highlight ? "border-sky-200 dark:border-sky-900" : "border-zinc-200 dark:border-zinc-800"}`}
+      data-testid="inspector-message"
+      data-kind={entry.kind}
+    >
       <details>
         <summary className="flex cursor-pointer items-center gap-2 text-xs">
           <span className="w-6 shrink-0 text-zinc-500 tabular-nums dark:text-zinc-400">{entry.index + 1}</span>
           <span className="font-mono text-zinc-600 dark:text-zinc-400">{entry.role}</span>
-          <span className={`font-medium ${highlight ? "text-sky-800 dark:text-sky-300" : "text-zinc-800 dark:text-zinc-200"}`}>{MESSAGE_KIND_LABELS[entry.kind]}</span>
+          <span className={`font-medium ${highlight ? "text-sky-800 dark:text-sky-300" : "text-zinc-800 dark:text-zinc-200"}`}>
+            {MESSAGE_KIND_LABELS[entry.kind]}
+          </span>
           {message.toolName ? <span className="truncate font-mono text-zinc-600 dark:text-zinc-400">{message.toolName}</span> : null}
           <span className="ml-auto shrink-0 text-zinc-600 tabular-nums dark:text-zinc-400">~{formatTokens(entry.tokens)} tok</span>
         </summary>
@@ -245,7 +295,9 @@ function Clipped({ text }: { text: string }) {
   const clipped = !all && text.length > CLIP_CHARS;
   return (
     <div>
-      <pre className="max-h-96 overflow-auto rounded bg-zinc-50 p-2 text-xs break-words whitespace-pre-wrap text-zinc-800 dark:bg-zinc-950 dark:text-zinc-200">{clipped ? `${text.slice(0, CLIP_CHARS)}…` : text}</pre>
+      <pre className="max-h-96 overflow-auto rounded bg-zinc-50 p-2 text-xs break-words whitespace-pre-wrap text-zinc-800 dark:bg-zinc-950 dark:text-zinc-200">
+        {clipped ? `${text.slice(0, CLIP_CHARS)}…` : text}
+      </pre>
       {clipped ? (
         <button type="button" onClick={() => setAll(true)} className="mt-1 text-xs text-sky-700 underline dark:text-sky-400">
           Show all {text.length.toLocaleString()} characters

@@ -28,7 +28,10 @@ export function InspectContextButton({ runId, who, turnId: given }: { runId: str
       </button>
       {open ? (
         <Suspense fallback={null}>
-          <ContextInspector target={{ sessionId: actions.sessionId, turnId, runId, who, apiBase: actions.apiBase }} onClose={() => setOpen(false)} />
+          <ContextInspector
+            target={{ sessionId: actions.sessionId, turnId, runId, who, apiBase: actions.apiBase }}
+            onClose={() => setOpen(false)}
+          />
         </Suspense>
       ) : null}
     </>
@@ -49,7 +52,8 @@ export function ContextLedger({ process, returned }: { process: SubagentProcess;
         {handedBack !== null ? (
           <>
             {" "}
-            → returned <span className="font-medium text-zinc-800 tabular-nums dark:text-zinc-200">~{formatTokens(handedBack)}</span> tok to its parent
+            → returned <span className="font-medium text-zinc-800 tabular-nums dark:text-zinc-200">~{formatTokens(handedBack)}</span> tok to
+            its parent
             {consumed > 0 ? ` (${Math.max(1, Math.round((handedBack / consumed) * 100))} %)` : ""}
           </>
         ) : null}

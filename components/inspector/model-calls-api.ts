@@ -19,12 +19,25 @@ async function getJson<T>(url: string, schema: z.ZodType<T>, signal?: AbortSigna
 const base = (sessionId: string, apiBase?: string) => `${sessionApiBase(sessionId, apiBase)}/model-calls`;
 
 /** `apiBase`: a share link's read base instead of the owner's. */
-export async function fetchModelCalls(sessionId: string, turnId: string, signal?: AbortSignal, apiBase?: string): Promise<ModelCallSummary[]> {
-  const body = await getJson(`${base(sessionId, apiBase)}?turn=${encodeURIComponent(turnId)}`, z.object({ calls: z.array(modelCallSummarySchema) }), signal);
+export async function fetchModelCalls(
+  sessionId: string,
+  turnId: string,
+  signal?: AbortSignal,
+  apiBase?: string,
+): Promise<ModelCallSummary[]> {
+  const body = await getJson(
+    `${base(sessionId, apiBase)}?turn=${encodeURIComponent(turnId)}`,
+    z.object({ calls: z.array(modelCallSummarySchema) }),
+    signal,
+  );
   return body.calls;
 }
 
 export async function fetchModelCall(sessionId: string, callId: string, signal?: AbortSignal, apiBase?: string): Promise<ModelCallRecord> {
-  const body = await getJson(`${base(sessionId, apiBase)}/${encodeURIComponent(callId)}`, z.object({ call: modelCallRecordSchema }), signal);
+  const body = await getJson(
+    `${base(sessionId, apiBase)}/${encodeURIComponent(callId)}`,
+    z.object({ call: modelCallRecordSchema }),
+    signal,
+  );
   return body.call;
 }

@@ -70,12 +70,14 @@ const PIECES = [
   "",
 ];
 
-const documents = fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 8 }).chain((pieces) =>
-  fc.tuple(
-    fc.constant(pieces),
-    fc.array(fc.constantFrom("\n", "\n\n", "\n\n\n", "\n \n", "\r\n\r\n"), { minLength: pieces.length, maxLength: pieces.length }),
-  ),
-);
+const documents = fc
+  .array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 8 })
+  .chain((pieces) =>
+    fc.tuple(
+      fc.constant(pieces),
+      fc.array(fc.constantFrom("\n", "\n\n", "\n\n\n", "\n \n", "\r\n\r\n"), { minLength: pieces.length, maxLength: pieces.length }),
+    ),
+  );
 
 function join([pieces, separators]: [string[], string[]]): string {
   return pieces.map((p, i) => p + (i < pieces.length - 1 ? separators[i] : "")).join("");
@@ -93,7 +95,11 @@ describe("splitBlocks", () => {
     ["footnotes turn splitting off", "a[^1]\n\n[^1]: b", ["a[^1]\n\n[^1]: b"]],
     ["an HTML block ends splitting", "a\n\nb\n\n<pre>\n\nc\n\n</pre>\n\nd", ["a", "b\n\n<pre>\n\nc\n\n</pre>\n\nd"]],
     ["leading blank lines stay with the first block", "\n\na\n\nb", ["\n\na", "b"]],
-    ["a fence indented 1–3 spaces then column 0 stops splitting", "- a\n  ```\n\nfoo\n\n```\nx\n\nbar\n```", ["- a\n  ```\n\nfoo\n\n```\nx\n\nbar\n```"]],
+    [
+      "a fence indented 1–3 spaces then column 0 stops splitting",
+      "- a\n  ```\n\nfoo\n\n```\nx\n\nbar\n```",
+      ["- a\n  ```\n\nfoo\n\n```\nx\n\nbar\n```"],
+    ],
   ])("%s", (_name, text, blocks) => {
     expect(splitBlocks(text)).toEqual(blocks);
   });
@@ -131,7 +137,10 @@ describe("Markdown block by block", () => {
     // Same structure as the reference (the component adds a code header and a table wrapper).
     const stripped = html
       .replace(/^<div class="markdown {2}">|<\/div>$/g, "")
-      .replace(/<div class="code-block[^"]*"><div class="[^"]*"><span class="font-mono">[^<]*<\/span><button[\s\S]*?<\/button><\/div><pre class="!rounded-none !border-0">([\s\S]*?)<\/pre><\/div>/g, "<pre>$1</pre>")
+      .replace(
+        /<div class="code-block[^"]*"><div class="[^"]*"><span class="font-mono">[^<]*<\/span><button[\s\S]*?<\/button><\/div><pre class="!rounded-none !border-0">([\s\S]*?)<\/pre><\/div>/g,
+        "<pre>$1</pre>",
+      )
       .replace(/<div class="table-wrap">(<table>[\s\S]*?<\/table>)<\/div>/g, "$1")
       .replace(/ target="_blank" rel="noopener noreferrer"/g, "");
     expect(stripped).toBe(whole(text));

@@ -100,7 +100,6 @@ function isListMarker(text: string, start: number, end: number): boolean {
   return (delimiter === DOT || delimiter === PAREN) && isBlankOrEnd(text, i + 1, end);
 }
 
-
 function indent(text: string, start: number, end: number): number {
   let i = start;
   while (i < end && text.charCodeAt(i) === SPACE) i++;

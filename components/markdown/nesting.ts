@@ -1,4 +1,24 @@
-import { isBlankOrEnd, isDigit, lineEnd, runLength, BACKTICK, CLOSE_BRACKET, CR, DASH, DOT, GT, LF, OPEN_BRACKET, PAREN, PLUS, SPACE, STAR, TAB, TILDE, UNDERSCORE } from "./scan";
+import {
+  isBlankOrEnd,
+  isDigit,
+  lineEnd,
+  runLength,
+  BACKTICK,
+  CLOSE_BRACKET,
+  CR,
+  DASH,
+  DOT,
+  GT,
+  LF,
+  OPEN_BRACKET,
+  PAREN,
+  PLUS,
+  SPACE,
+  STAR,
+  TAB,
+  TILDE,
+  UNDERSCORE,
+} from "./scan";
 
 /**
  * A cheap guard run before markdown is parsed. remark, mdast-util-to-hast and
@@ -69,7 +89,6 @@ export function isTooDeeplyNested(text: string): boolean {
   }
   return false;
 }
-
 
 interface Prefix {
   /** Block-container markers: `>`, `-`/`*`/`+` and `1.`/`1)` followed by a space. */
@@ -150,7 +169,7 @@ interface Inline {
 function scanInline(text: string, start: number, end: number, open: number): Inline {
   let longestRun = 0;
   let mostOpen = open;
-  for (let i = start; i < end; ) {
+  for (let i = start; i < end;) {
     const c = text.charCodeAt(i);
     if (c === STAR || c === UNDERSCORE) {
       const length = runLength(text, i, end, c);

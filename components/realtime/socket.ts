@@ -8,8 +8,7 @@ export type AppClientSocket = Socket<ServerToClientEvents, ClientToServerEvents>
 
 export type CommandName = keyof ClientToServerEvents;
 export type CommandInput<K extends CommandName> = Parameters<ClientToServerEvents[K]>[0];
-export type CommandData<K extends CommandName> =
-  Parameters<ClientToServerEvents[K]>[1] extends AckCallback<infer T> ? T : never;
+export type CommandData<K extends CommandName> = Parameters<ClientToServerEvents[K]>[1] extends AckCallback<infer T> ? T : never;
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -62,9 +61,7 @@ export function request<K extends CommandName>(
         resolve({
           ok: false,
           code: "unavailable",
-          message: socket.connected
-            ? "The server did not answer in time. Please try again."
-            : "Not connected to the server. Reconnecting…",
+          message: socket.connected ? "The server did not answer in time. Please try again." : "Not connected to the server. Reconnecting…",
         });
         return;
       }

@@ -91,7 +91,13 @@ export function ShareDialog({ sessionId }: { sessionId: string }) {
       <form onSubmit={create} className="space-y-2">
         <label className="flex items-center justify-between gap-2">
           <span>Expires after</span>
-          <select ref={first} value={expiresIn} onChange={(e) => setExpiresIn(e.target.value as ShareExpiry)} className={field} data-testid="share-expiry">
+          <select
+            ref={first}
+            value={expiresIn}
+            onChange={(e) => setExpiresIn(e.target.value as ShareExpiry)}
+            className={field}
+            data-testid="share-expiry"
+          >
             {SHARE_EXPIRIES.map((x) => (
               <option key={x} value={x}>
                 {EXPIRY_LABELS[x]}
@@ -100,14 +106,28 @@ export function ShareDialog({ sessionId }: { sessionId: string }) {
           </select>
         </label>
         <label className="flex items-start gap-2">
-          <input type="checkbox" checked={inspector} onChange={(e) => setInspector(e.target.checked)} className="mt-0.5" data-testid="share-inspector" />
+          <input
+            type="checkbox"
+            checked={inspector}
+            onChange={(e) => setInspector(e.target.checked)}
+            className="mt-0.5"
+            data-testid="share-inspector"
+          />
           <span>Show the context inspector (every model request as sent)</span>
         </label>
         <label className="flex items-start gap-2">
-          <input type="checkbox" checked={isPublic} onChange={(e) => setIsPublic(e.target.checked)} className="mt-0.5" data-testid="share-public" />
+          <input
+            type="checkbox"
+            checked={isPublic}
+            onChange={(e) => setIsPublic(e.target.checked)}
+            className="mt-0.5"
+            data-testid="share-public"
+          />
           <span>
             Public: anyone with the link, without signing in
-            <span className="block text-xs text-zinc-600 dark:text-zinc-400">Otherwise viewers sign in to this instance first (when it has a sign-in).</span>
+            <span className="block text-xs text-zinc-600 dark:text-zinc-400">
+              Otherwise viewers sign in to this instance first (when it has a sign-in).
+            </span>
           </span>
         </label>
         <button
@@ -122,7 +142,14 @@ export function ShareDialog({ sessionId }: { sessionId: string }) {
       {created ? (
         <div className="space-y-1 rounded-md border border-emerald-300 bg-emerald-50 p-2 dark:border-emerald-800 dark:bg-emerald-950/40">
           <div className="flex items-center gap-1">
-            <input readOnly value={created.url} aria-label="Share link" data-testid="share-url" onFocus={(e) => e.currentTarget.select()} className={`${field} min-w-0 flex-1 font-mono text-xs`} />
+            <input
+              readOnly
+              value={created.url}
+              aria-label="Share link"
+              data-testid="share-url"
+              onFocus={(e) => e.currentTarget.select()}
+              className={`${field} min-w-0 flex-1 font-mono text-xs`}
+            />
             <CopyButton text={created.url} label="Copy link" showLabel />
           </div>
           <p className="text-xs text-emerald-900 dark:text-emerald-300">Copy it now: the link is shown only once.</p>
@@ -142,7 +169,11 @@ export function ShareDialog({ sessionId }: { sessionId: string }) {
         ) : (
           <ul className="max-h-48 space-y-1 overflow-y-auto" data-testid="share-links">
             {links.map((link) => (
-              <li key={link.linkId} className="flex items-center gap-2 rounded-md border border-zinc-200 px-2 py-1 dark:border-zinc-800" data-testid="share-link-row">
+              <li
+                key={link.linkId}
+                className="flex items-center gap-2 rounded-md border border-zinc-200 px-2 py-1 dark:border-zinc-800"
+                data-testid="share-link-row"
+              >
                 <span className="min-w-0 flex-1 text-xs text-zinc-700 dark:text-zinc-300">
                   Created {when(link.createdAt)} · {link.expiresAt ? `expires ${when(link.expiresAt)}` : "never expires"}
                   <span className="block text-zinc-600 dark:text-zinc-400">

@@ -38,7 +38,9 @@ export function ShareView({ token }: { token: string }) {
   return (
     <div className="flex h-full flex-col">
       <header className="flex h-12 shrink-0 items-center gap-2 border-b border-zinc-200 px-2 sm:px-4 dark:border-zinc-800">
-        <h1 className="min-w-0 flex-1 truncate text-sm font-medium text-zinc-800 dark:text-zinc-200">{!ended && chat ? chat.title : "Shared chat"}</h1>
+        <h1 className="min-w-0 flex-1 truncate text-sm font-medium text-zinc-800 dark:text-zinc-200">
+          {!ended && chat ? chat.title : "Shared chat"}
+        </h1>
         <span
           data-testid="shared-badge"
           title="You are viewing a chat someone shared with you. Nothing here can be changed."
@@ -86,7 +88,10 @@ function Ended({ status, token }: { status: SharedStatus; token: string }) {
       <p className="text-base font-medium text-zinc-800 dark:text-zinc-200">{text.title}</p>
       <p className="max-w-md text-sm text-zinc-600 dark:text-zinc-400">{text.body}</p>
       {status.kind === "sign_in" ? (
-        <a href={`/login?next=${encodeURIComponent(SHARE_ROUTES.page(token))}`} className="rounded-md border border-zinc-300 px-3 py-1.5 text-sm hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800">
+        <a
+          href={`/login?next=${encodeURIComponent(SHARE_ROUTES.page(token))}`}
+          className="rounded-md border border-zinc-300 px-3 py-1.5 text-sm hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800"
+        >
           Sign in
         </a>
       ) : null}

@@ -41,9 +41,14 @@ function ask<K extends keyof ShareClientToServerEvents>(
   return new Promise((resolve) => {
     // As in components/realtime/socket.ts: the typed emit cannot follow a generic key.
     const timed = socket.timeout(TIMEOUT_MS);
-    (timed.emit as unknown as (n: K, i: unknown, cb: (err: Error | null, r: Result) => void) => void).call(timed, name, input, (err, result) => {
-      resolve(err ? ({ ok: false, code: "unavailable", message: "The server did not answer in time." } as Ack<never>) : result);
-    });
+    (timed.emit as unknown as (n: K, i: unknown, cb: (err: Error | null, r: Result) => void) => void).call(
+      timed,
+      name,
+      input,
+      (err, result) => {
+        resolve(err ? ({ ok: false, code: "unavailable", message: "The server did not answer in time." } as Ack<never>) : result);
+      },
+    );
   });
 }
 
@@ -62,7 +67,12 @@ export function useSharedSession(token: string) {
     let joinedChat: SharedChat | null = null;
     return {
       open: (on) => {
-        const own: ShareClientSocket = io(SHARE_NAMESPACE, { auth: { token }, reconnectionDelayMax: 5_000, transports: ["websocket", "polling"], tryAllTransports: true });
+        const own: ShareClientSocket = io(SHARE_NAMESPACE, {
+          auth: { token },
+          reconnectionDelayMax: 5_000,
+          transports: ["websocket", "polling"],
+          tryAllTransports: true,
+        });
         socket = own;
         let ended = false;
         own.on("agent:event", on.event);

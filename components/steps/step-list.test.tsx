@@ -10,15 +10,32 @@ import { WINDOW_FROM } from "./windowed-list";
 
 const REASONING = "The user wants the <b>tide</b> table; grep first, then read.";
 const step = (text: string, thinking = "", toolCalls: ToolCall[] = []): Step => ({ text, thinking, toolCalls });
-const grep = (callId: string): ToolCall => ({ callId, name: "grep", parameters: '{"pattern":"tide"}', response: "3 matches", responseSize: 9, status: "success" });
+const grep = (callId: string): ToolCall => ({
+  callId,
+  name: "grep",
+  parameters: '{"pattern":"tide"}',
+  response: "3 matches",
+  responseSize: 9,
+  status: "success",
+});
 
 const turnOf = (steps: Step[]): ChatTurn => ({
-  turnId: "t1", sessionId: "s1", prompt: "Where is the tide table?", steps, stats: emptyStats(), status: "completed", createdAt: "2026-01-01T00:00:00.000Z", endedAt: "2026-01-01T00:00:09.000Z",
+  turnId: "t1",
+  sessionId: "s1",
+  prompt: "Where is the tide table?",
+  steps,
+  stats: emptyStats(),
+  status: "completed",
+  createdAt: "2026-01-01T00:00:00.000Z",
+  endedAt: "2026-01-01T00:00:09.000Z",
 });
 
 /** The folded "Thinking" section of a render: its disclosure button and its (empty while folded) body. */
 function thinkingOf(html: string): { button: string; body: string } | null {
-  const match = /<div><button type="button" aria-expanded="(true|false)"[^>]*>.*?Thinking<\/button><div[^>]*data-testid="step-thinking"[^>]*>(.*?)<\/div><\/div>/.exec(html);
+  const match =
+    /<div><button type="button" aria-expanded="(true|false)"[^>]*>.*?Thinking<\/button><div[^>]*data-testid="step-thinking"[^>]*>(.*?)<\/div><\/div>/.exec(
+      html,
+    );
   return match ? { button: match[1]!, body: match[2]! } : null;
 }
 
@@ -45,7 +62,9 @@ describe("one step view for the master and every subagent", () => {
       expect(html.indexOf("Found it")).toBeLessThan(html.indexOf('data-testid="tool-call"'));
     }
     // The master's words are the answer itself, a direct part of the message; a subagent's are framed in its numbered step.
-    expect(master).toMatch(/data-testid="message-assistant"[^>]*>(<div><button[^>]*>.*?Thinking<\/button>.*?<\/div><\/div>)<div class="markdown/);
+    expect(master).toMatch(
+      /data-testid="message-assistant"[^>]*>(<div><button[^>]*>.*?Thinking<\/button>.*?<\/div><\/div>)<div class="markdown/,
+    );
     expect(run).toMatch(/data-testid="subagent-step"[^>]*><div[^>]*>Step (<!-- -->)?1<\/div><div><button/);
     expect(run).toContain('data-testid="subagent-step-text"');
   });
@@ -75,7 +94,17 @@ describe("one step view for the master and every subagent", () => {
 
     const calls = renderToString(
       <TurnIdProvider turnId="t1">
-        <MasterSteps steps={[step("", "", Array.from({ length: 300 }, (_, i) => grep(`call_${i}`)))]} live={false} CallView={ToolCallView} />
+        <MasterSteps
+          steps={[
+            step(
+              "",
+              "",
+              Array.from({ length: 300 }, (_, i) => grep(`call_${i}`)),
+            ),
+          ]}
+          live={false}
+          CallView={ToolCallView}
+        />
       </TurnIdProvider>,
     );
     const chips = calls.match(/data-testid="tool-call"/g)?.length ?? 0;

@@ -37,25 +37,25 @@ export function MasterSteps({ steps, live, CallView }: MasterStepsProps) {
   return (
     <CallViewProvider value={CallView}>
       <WindowedList
-      items={steps}
-      itemKey={(_step, i) => i}
-      estimateSize={STEP_ESTIMATE_PX}
-      gap={12}
-      as="fragment"
-      windowedAs="div"
-      className="min-w-0 space-y-3"
-      leadsTo={(step, target) => stepLeadsTo(step, null, turnId, target)}
-    >
-      {(step, i, measure) =>
-        measure ? (
-          <div className="min-w-0 space-y-3" {...measure}>
+        items={steps}
+        itemKey={(_step, i) => i}
+        estimateSize={STEP_ESTIMATE_PX}
+        gap={12}
+        as="fragment"
+        windowedAs="div"
+        className="min-w-0 space-y-3"
+        leadsTo={(step, target) => stepLeadsTo(step, null, turnId, target)}
+      >
+        {(step, i, measure) =>
+          measure ? (
+            <div className="min-w-0 space-y-3" {...measure}>
+              <StepView step={step} index={i} variant="master" ownerRunId={null} streaming={live && i === last} />
+            </div>
+          ) : (
             <StepView step={step} index={i} variant="master" ownerRunId={null} streaming={live && i === last} />
-          </div>
-        ) : (
-          <StepView step={step} index={i} variant="master" ownerRunId={null} streaming={live && i === last} />
-        )
-      }
-    </WindowedList>
+          )
+        }
+      </WindowedList>
     </CallViewProvider>
   );
 }
@@ -77,30 +77,30 @@ export function RunSteps({ panel, answered, CallView }: RunStepsProps) {
   return (
     <CallViewProvider value={CallView}>
       <WindowedList
-      items={sequence}
-      itemKey={(entry) => (entry.kind === "steer" ? `steer-${entry.index}` : entry.index)}
-      estimateSize={STEP_ESTIMATE_PX}
-      gap={8}
-      as="ol"
-      className="space-y-2"
-      testId="subagent-steps"
-      leadsTo={(entry, target) => entry.kind === "step" && stepLeadsTo(panel.steps[entry.index]!, panel.runId, turnId, target)}
-    >
-      {(entry: SequenceEntry, _i, measure) =>
-        entry.kind === "steer" ? (
-          <SteerItem message={entry.steer.message} at={entry.steer.at} measure={measure} />
-        ) : (
-          <RunStepItem
-            runId={panel.runId}
-            index={entry.index}
-            step={panel.steps[entry.index]!}
-            hideText={answered && entry.index === lastIndex && panel.steps[entry.index]!.text === panel.response}
-            streaming={running && entry.index === lastIndex}
-            measure={measure}
-          />
-        )
-      }
-    </WindowedList>
+        items={sequence}
+        itemKey={(entry) => (entry.kind === "steer" ? `steer-${entry.index}` : entry.index)}
+        estimateSize={STEP_ESTIMATE_PX}
+        gap={8}
+        as="ol"
+        className="space-y-2"
+        testId="subagent-steps"
+        leadsTo={(entry, target) => entry.kind === "step" && stepLeadsTo(panel.steps[entry.index]!, panel.runId, turnId, target)}
+      >
+        {(entry: SequenceEntry, _i, measure) =>
+          entry.kind === "steer" ? (
+            <SteerItem message={entry.steer.message} at={entry.steer.at} measure={measure} />
+          ) : (
+            <RunStepItem
+              runId={panel.runId}
+              index={entry.index}
+              step={panel.steps[entry.index]!}
+              hideText={answered && entry.index === lastIndex && panel.steps[entry.index]!.text === panel.response}
+              streaming={running && entry.index === lastIndex}
+              measure={measure}
+            />
+          )
+        }
+      </WindowedList>
     </CallViewProvider>
   );
 }
@@ -137,7 +137,11 @@ function SteerItem({ message, at, measure }: { message: string; at: string; meas
   // The reader's clock, once hydrated: the server's time zone is not theirs.
   const time = useHydrated() ? parseTime(at) : null;
   return (
-    <li className="min-w-0 rounded-md border border-sky-200 bg-sky-50/70 px-2.5 py-1.5 dark:border-sky-900/70 dark:bg-sky-950/30" data-testid="subagent-steer" {...measure}>
+    <li
+      className="min-w-0 rounded-md border border-sky-200 bg-sky-50/70 px-2.5 py-1.5 dark:border-sky-900/70 dark:bg-sky-950/30"
+      data-testid="subagent-steer"
+      {...measure}
+    >
       <div className="flex items-center gap-1.5 text-[11px] font-medium text-sky-800 dark:text-sky-300">
         <SteerIcon size={12} />
         <span>You steered</span>

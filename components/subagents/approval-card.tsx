@@ -92,7 +92,10 @@ export function ApprovalCard({ call, ownerRunId, agent }: ApprovalCardProps) {
       {approval.reason ? (
         <div>
           <div className="mb-0.5 text-[11px] font-semibold tracking-wide text-amber-800 uppercase dark:text-amber-300">Why</div>
-          <p data-testid="approval-reason" className="max-h-32 overflow-auto break-words whitespace-pre-wrap text-zinc-800 dark:text-zinc-200">
+          <p
+            data-testid="approval-reason"
+            className="max-h-32 overflow-auto break-words whitespace-pre-wrap text-zinc-800 dark:text-zinc-200"
+          >
             {approval.reason}
           </p>
         </div>
@@ -111,11 +114,15 @@ export function ApprovalCard({ call, ownerRunId, agent }: ApprovalCardProps) {
       </details>
       {actions?.decide ? (
         withReason ? (
-          <form onSubmit={sendDenial} className="space-y-2" onKeyDown={(e) => {
+          <form
+            onSubmit={sendDenial}
+            className="space-y-2"
+            onKeyDown={(e) => {
               if (e.key !== "Escape") return;
               e.preventDefault();
               setWithReason(false);
-            }}>
+            }}
+          >
             <label htmlFor={reasonId} className="block text-xs font-medium text-zinc-700 dark:text-zinc-300">
               Reason for {who} (it reads this)
             </label>
@@ -147,7 +154,13 @@ export function ApprovalCard({ call, ownerRunId, agent }: ApprovalCardProps) {
             <button type="button" data-testid="approval-deny" disabled={sending} onClick={() => decide("deny")} className={DENY}>
               Deny
             </button>
-            <button type="button" data-testid="approval-deny-with-reason" disabled={sending} onClick={() => setWithReason(true)} className={QUIET}>
+            <button
+              type="button"
+              data-testid="approval-deny-with-reason"
+              disabled={sending}
+              onClick={() => setWithReason(true)}
+              className={QUIET}
+            >
               Deny with reason…
             </button>
           </div>
@@ -182,7 +195,9 @@ export function ApprovalAudit({ approval }: { approval: Approval }) {
     <div className="space-y-1.5 text-xs text-zinc-700 dark:text-zinc-300" data-testid="approval-audit">
       <p>
         {approvalOutcome(approval, clock)}
-        {approval.decidedBy ? <span className="text-zinc-500 dark:text-zinc-400"> · by identity {approval.decidedBy.slice(0, 12)}</span> : null}
+        {approval.decidedBy ? (
+          <span className="text-zinc-500 dark:text-zinc-400"> · by identity {approval.decidedBy.slice(0, 12)}</span>
+        ) : null}
         {asked ? <span className="text-zinc-500 dark:text-zinc-400"> · asked at {asked}</span> : null}
       </p>
       {approval.reason ? <p className="break-words whitespace-pre-wrap italic">“{approval.reason}”</p> : null}
@@ -191,7 +206,8 @@ export function ApprovalAudit({ approval }: { approval: Approval }) {
   );
 }
 
-const BUTTON = "rounded-md px-3 py-1.5 text-sm font-medium disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-500";
+const BUTTON =
+  "rounded-md px-3 py-1.5 text-sm font-medium disabled:opacity-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-500";
 const APPROVE = `${BUTTON} bg-emerald-700 text-white hover:bg-emerald-800 dark:bg-emerald-600 dark:hover:bg-emerald-500`;
 const DENY = `${BUTTON} bg-red-600 text-white hover:bg-red-700`;
 const QUIET = `${BUTTON} border border-zinc-300 text-zinc-700 hover:bg-zinc-100 dark:border-zinc-700 dark:text-zinc-300 dark:hover:bg-zinc-800`;

@@ -7,15 +7,43 @@ import { SubagentExecution, ToolCallView } from "./subagent-execution";
 
 const ANSWER = "## Found\n\n**Three** open bugs in `tide.py`.";
 const spawnCall = (panel: SubagentProcess, response: string): ToolCall => ({
-  callId: "c1", name: "subagent", parameters: "{}", response, responseSize: response.length, status: panel.status === "success" ? "success" : "error", subagent: panel,
+  callId: "c1",
+  name: "subagent",
+  parameters: "{}",
+  response,
+  responseSize: response.length,
+  status: panel.status === "success" ? "success" : "error",
+  subagent: panel,
 });
 const cast = (panel: SubagentProcess) =>
-  castNarrative({ label: "explore-r1", endReason: panel.endReason ?? "completed", level: 1, body: panel.response, stats: { ...emptyStats(), steps: 2, runtimeMs: 1500 }, originalTokens: 9, bodyTokens: 9, footer: true, ...(panel.error ? { error: panel.error } : {}) });
-const grep: ToolCall = { callId: "g1", name: "grep", parameters: JSON.stringify({ pattern: "bug", path: "src/" }), response: "", responseSize: 0, status: "running" };
+  castNarrative({
+    label: "explore-r1",
+    endReason: panel.endReason ?? "completed",
+    level: 1,
+    body: panel.response,
+    stats: { ...emptyStats(), steps: 2, runtimeMs: 1500 },
+    originalTokens: 9,
+    bodyTokens: 9,
+    footer: true,
+    ...(panel.error ? { error: panel.error } : {}),
+  });
+const grep: ToolCall = {
+  callId: "g1",
+  name: "grep",
+  parameters: JSON.stringify({ pattern: "bug", path: "src/" }),
+  response: "",
+  responseSize: 0,
+  status: "running",
+};
 
 describe("a subagent panel's states, as rendered", () => {
   it("while running, its collapsed header names the call in flight and counts its calls", () => {
-    const panel = finishedProcess("r1", "", { status: "running", endReason: undefined, endedAt: undefined, steps: [{ text: "Let me look.", thinking: "", toolCalls: [grep] }] });
+    const panel = finishedProcess("r1", "", {
+      status: "running",
+      endReason: undefined,
+      endedAt: undefined,
+      steps: [{ text: "Let me look.", thinking: "", toolCalls: [grep] }],
+    });
     const html = renderToString(<SubagentExecution panel={panel} />);
     expect(html).toMatch(/data-testid="subagent-activity"[^>]*>grep &quot;bug&quot; src\/</);
     expect(html).toMatch(/data-testid="subagent-counts"[^>]*>1 tool</);
@@ -40,7 +68,11 @@ describe("a subagent panel's states, as rendered", () => {
   });
 
   it("a watchdog timeout stays a failure of its own: Timed out", () => {
-    const panel = finishedProcess("r1", "", { status: "error", endReason: "watchdog_timeout", error: "Stopped by the watchdog after 300000 ms." });
+    const panel = finishedProcess("r1", "", {
+      status: "error",
+      endReason: "watchdog_timeout",
+      error: "Stopped by the watchdog after 300000 ms.",
+    });
     const html = renderToString(<SubagentExecution panel={panel} />);
     expect(html).toContain('aria-label="Timed out"');
     expect(html).toMatch(/data-testid="outcome-badge"[^>]*>timed out</);
@@ -54,7 +86,12 @@ describe("a subagent panel's states, as rendered", () => {
   });
 
   it("a call cut short by a stop is neutral (Cancelled); a call that failed on its own stays Failed", () => {
-    const cut = { ...grep, status: "error" as const, response: 'Error [cancelled]: "grep" was stopped before it finished.', responseSize: 57 };
+    const cut = {
+      ...grep,
+      status: "error" as const,
+      response: 'Error [cancelled]: "grep" was stopped before it finished.',
+      responseSize: 57,
+    };
     const swept = { ...grep, status: "error" as const };
     const broken = { ...grep, status: "error" as const, response: "Error [tool_failed]: no such file", responseSize: 33 };
     for (const call of [cut, swept]) {

@@ -52,14 +52,12 @@ export function RetryLineage({ panel }: { panel: SubagentProcess }) {
     <div className="flex flex-wrap gap-x-3 gap-y-0.5 px-3 pb-1.5 text-xs text-zinc-500 dark:text-zinc-400">
       {panel.retryOf ? (
         <span data-testid="retry-of">
-          Retry of{" "}
-          <RunLink runId={panel.retryOf} />
+          Retry of <RunLink runId={panel.retryOf} />
         </span>
       ) : null}
       {newer ? (
         <span data-testid="retried-as">
-          Retried as{" "}
-          <RunLink runId={newer} />
+          Retried as <RunLink runId={newer} />
         </span>
       ) : null}
     </div>

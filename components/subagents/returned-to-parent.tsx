@@ -19,7 +19,10 @@ export function ReturnedToParent({ call, panel }: { call: ToolCall; panel: Subag
     <div className="min-w-0" data-testid="returned-to-parent" data-returned={view.kind}>
       <div className="mb-1 text-[11px] font-semibold tracking-wide text-zinc-500 uppercase dark:text-zinc-400">Returned to parent</div>
       {view.kind !== "raw" ? (
-        <p className="mb-1 flex flex-wrap gap-x-2 gap-y-0.5 text-xs text-zinc-500 tabular-nums dark:text-zinc-400" data-testid="returned-meta">
+        <p
+          className="mb-1 flex flex-wrap gap-x-2 gap-y-0.5 text-xs text-zinc-500 tabular-nums dark:text-zinc-400"
+          data-testid="returned-meta"
+        >
           {view.meta.map((item, i) => (
             <span key={i} className="after:ml-2 after:content-['·'] last:after:content-none">
               {item}
@@ -36,7 +39,17 @@ export function ReturnedToParent({ call, panel }: { call: ToolCall; panel: Subag
   );
 }
 
-function ReturnedBody({ callId, ownerRunId, body, truncated }: { callId: string; ownerRunId: string | null; body: string; truncated: boolean }) {
+function ReturnedBody({
+  callId,
+  ownerRunId,
+  body,
+  truncated,
+}: {
+  callId: string;
+  ownerRunId: string | null;
+  body: string;
+  truncated: boolean;
+}) {
   const actions = usePanelActions();
   const turnId = useTurnId();
   const [full, setFull] = useState<string | null>(null);
@@ -48,7 +61,10 @@ function ReturnedBody({ callId, ownerRunId, body, truncated }: { callId: string;
     abort.current?.abort();
     abort.current = new AbortController();
     try {
-      const text = await fetchFullResponse({ sessionId: actions.sessionId, callId, turnId, runId: ownerRunId, apiBase: actions.apiBase }, abort.current.signal);
+      const text = await fetchFullResponse(
+        { sessionId: actions.sessionId, callId, turnId, runId: ownerRunId, apiBase: actions.apiBase },
+        abort.current.signal,
+      );
       setFull(readNarrative(text)?.body ?? text);
     } catch (err) {
       if ((err as Error).name !== "AbortError") setError((err as Error).message || "Could not load the full result.");
@@ -60,7 +76,11 @@ function ReturnedBody({ callId, ownerRunId, body, truncated }: { callId: string;
         {(full ?? body).trim() ? <Markdown text={full ?? body} /> : <span className="text-zinc-500 italic">(empty)</span>}
       </div>
       {truncated && full === null && actions ? (
-        <button type="button" onClick={showAll} className="mt-1 rounded px-1.5 py-0.5 text-xs font-medium text-sky-700 hover:bg-sky-50 dark:text-sky-400 dark:hover:bg-sky-950">
+        <button
+          type="button"
+          onClick={showAll}
+          className="mt-1 rounded px-1.5 py-0.5 text-xs font-medium text-sky-700 hover:bg-sky-50 dark:text-sky-400 dark:hover:bg-sky-950"
+        >
           Show all
         </button>
       ) : null}

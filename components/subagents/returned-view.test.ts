@@ -5,10 +5,24 @@ import { returnedView } from "./returned-view";
 
 const stats = { ...emptyStats(), steps: 2, runtimeMs: 1500 };
 const cast = (body: string, extra: { level?: 1 | 2 | 3; endReason?: "completed" | "killed"; error?: string } = {}) =>
-  castNarrative({ label: "explore-1", endReason: extra.endReason ?? "completed", level: extra.level ?? 1, body, stats, originalTokens: 10, bodyTokens: 10, footer: true, ...(extra.error ? { error: extra.error } : {}) });
+  castNarrative({
+    label: "explore-1",
+    endReason: extra.endReason ?? "completed",
+    level: extra.level ?? 1,
+    body,
+    stats,
+    originalTokens: 10,
+    bodyTokens: 10,
+    footer: true,
+    ...(extra.error ? { error: extra.error } : {}),
+  });
 const call = (response: string, responseSize = response.length) => ({ response, responseSize });
 const ok = (response: string): Pick<SubagentProcess, "status" | "response" | "error"> => ({ status: "success", response });
-const killed: Pick<SubagentProcess, "status" | "response" | "error"> = { status: "error", response: "", error: "Killed before it finished." };
+const killed: Pick<SubagentProcess, "status" | "response" | "error"> = {
+  status: "error",
+  response: "",
+  error: "Killed before it finished.",
+};
 
 describe("returnedView", () => {
   const table: [string, ReturnType<typeof call>, Pick<SubagentProcess, "status" | "response" | "error">, string][] = [
@@ -24,7 +38,24 @@ describe("returnedView", () => {
 
   it("keeps the boilerplate as metadata, never in the body", () => {
     const view = returnedView(call(cast("Three bugs.", { level: 2 })), ok("long"));
-    expect(view).toMatchObject({ kind: "differs", body: "Three bugs.", meta: ["Completed", "condensed: LLM summary", "Runtime: 1.5s", "Steps: 2", "Tokens: 0", "Cost: $0.0000", "Original: 10 tokens", "Ratio: 1.00"] });
-    expect(returnedView(call(cast("same")), ok("same"))).toMatchObject({ kind: "same", note: "Returned as shown above.", meta: expect.arrayContaining(["passed through whole"]) });
+    expect(view).toMatchObject({
+      kind: "differs",
+      body: "Three bugs.",
+      meta: [
+        "Completed",
+        "condensed: LLM summary",
+        "Runtime: 1.5s",
+        "Steps: 2",
+        "Tokens: 0",
+        "Cost: $0.0000",
+        "Original: 10 tokens",
+        "Ratio: 1.00",
+      ],
+    });
+    expect(returnedView(call(cast("same")), ok("same"))).toMatchObject({
+      kind: "same",
+      note: "Returned as shown above.",
+      meta: expect.arrayContaining(["passed through whole"]),
+    });
   });
 });

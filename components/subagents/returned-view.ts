@@ -14,7 +14,10 @@ export type ReturnedView =
 
 const NO_ANSWER = "(no answer)";
 
-export function returnedView(call: Pick<ToolCall, "response" | "responseSize">, process: Pick<SubagentProcess, "status" | "response" | "error">): ReturnedView {
+export function returnedView(
+  call: Pick<ToolCall, "response" | "responseSize">,
+  process: Pick<SubagentProcess, "status" | "response" | "error">,
+): ReturnedView {
   const truncated = call.responseSize > call.response.length;
   const read = readNarrative(call.response);
   if (!read) return { kind: "raw", body: call.response, truncated };

@@ -131,7 +131,8 @@ export function ControlStrip({ controls, onEndedFocus }: { controls: RunControls
   // The run ended under an open form or confirm: keep the focus in the strip, on its one button.
   useEffect(() => {
     const active = document.activeElement;
-    if (ended && hadFocus.current && (active === document.body || active === null || strip.current?.contains(active))) dismiss.current?.focus();
+    if (ended && hadFocus.current && (active === document.body || active === null || strip.current?.contains(active)))
+      dismiss.current?.focus();
   }, [ended]);
 
   if (!actions || (mode === null && notice === null)) return null;
@@ -160,7 +161,9 @@ export function ControlStrip({ controls, onEndedFocus }: { controls: RunControls
       onBlur={(e) => {
         if (e.relatedTarget instanceof Node && !strip.current?.contains(e.relatedTarget)) hadFocus.current = false;
       }}
-      data-testid="control-strip" className="border-t border-zinc-200 px-3 py-2 text-sm dark:border-zinc-800">
+      data-testid="control-strip"
+      className="border-t border-zinc-200 px-3 py-2 text-sm dark:border-zinc-800"
+    >
       {ended ? (
         <EndedNotice panel={panel} mode={mode} dismissRef={dismiss} onDismiss={closeAndReturn} />
       ) : mode === "steer" ? (
@@ -172,7 +175,11 @@ export function ControlStrip({ controls, onEndedFocus }: { controls: RunControls
           <span role="status" data-testid="control-notice" className={toneClass(notice.tone)}>
             {notice.text}
           </span>
-          <button type="button" onClick={closeAndReturn} className="rounded px-1.5 py-0.5 text-xs text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800">
+          <button
+            type="button"
+            onClick={closeAndReturn}
+            className="rounded px-1.5 py-0.5 text-xs text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
+          >
             Dismiss
           </button>
         </div>
@@ -224,7 +231,11 @@ function SteerForm({ controls, actions, onCancel }: { controls: RunControls; act
         >
           {pending ? "Sending…" : "Send"}
         </button>
-        <button type="button" onClick={onCancel} className="rounded-md px-3 py-1.5 text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800">
+        <button
+          type="button"
+          onClick={onCancel}
+          className="rounded-md px-3 py-1.5 text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
+        >
           Cancel
         </button>
       </div>
@@ -259,7 +270,12 @@ function KillConfirm({ controls, actions, onCancel }: { controls: RunControls; a
         >
           {pending ? "Killing…" : "Yes, kill"}
         </button>
-        <button type="button" data-testid="kill-cancel" onClick={onCancel} className="rounded-md px-3 py-1 text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800">
+        <button
+          type="button"
+          data-testid="kill-cancel"
+          onClick={onCancel}
+          className="rounded-md px-3 py-1 text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
+        >
           Cancel
         </button>
       </div>
@@ -270,11 +286,24 @@ function KillConfirm({ controls, actions, onCancel }: { controls: RunControls; a
 
 const NOT_RUNNING = /not running/;
 
-function EndedNotice({ panel, mode, dismissRef, onDismiss }: { panel: SubagentProcess; mode: Mode; dismissRef: React.RefObject<HTMLButtonElement | null>; onDismiss: () => void }) {
+function EndedNotice({
+  panel,
+  mode,
+  dismissRef,
+  onDismiss,
+}: {
+  panel: SubagentProcess;
+  mode: Mode;
+  dismissRef: React.RefObject<HTMLButtonElement | null>;
+  onDismiss: () => void;
+}) {
   const outcome = runOutcome(panel);
   const how =
     outcome === "succeeded" ? "finished" : outcome === "stopped" ? "was stopped" : outcome === "timed_out" ? "timed out" : "failed";
-  const text = mode === "kill" ? `${panel.name} ${how} before you confirmed: nothing to kill.` : `${panel.name} ${how} before you sent your message: it was not delivered.`;
+  const text =
+    mode === "kill"
+      ? `${panel.name} ${how} before you confirmed: nothing to kill.`
+      : `${panel.name} ${how} before you sent your message: it was not delivered.`;
   return (
     <div className="flex flex-wrap items-center gap-2">
       <span role="status" data-testid="control-ended" className="text-zinc-700 dark:text-zinc-300">
@@ -294,5 +323,9 @@ function EndedNotice({ panel, mode, dismissRef, onDismiss }: { panel: SubagentPr
 }
 
 function toneClass(tone: "ok" | "error" | "neutral"): string {
-  return tone === "ok" ? "text-emerald-700 dark:text-emerald-400" : tone === "error" ? "text-red-700 dark:text-red-400" : "text-zinc-700 dark:text-zinc-300";
+  return tone === "ok"
+    ? "text-emerald-700 dark:text-emerald-400"
+    : tone === "error"
+      ? "text-red-700 dark:text-red-400"
+      : "text-zinc-700 dark:text-zinc-300";
 }

@@ -86,13 +86,22 @@ export const SubagentExecution = memo(function SubagentExecution({ panel, call }
               {truncate(panel.task, 140)}
             </span>
             {waiting ? (
-              <span data-testid="approval-badge" className="shrink-0 rounded bg-amber-100 px-1.5 py-0.5 text-[11px] font-medium text-amber-900 dark:bg-amber-900/60 dark:text-amber-200">
+              <span
+                data-testid="approval-badge"
+                className="shrink-0 rounded bg-amber-100 px-1.5 py-0.5 text-[11px] font-medium text-amber-900 dark:bg-amber-900/60 dark:text-amber-200"
+              >
                 needs approval
               </span>
             ) : null}
             {panel.status === "error" ? (
               <span data-testid="outcome-badge" className={`shrink-0 rounded px-1.5 py-0.5 text-[11px] font-medium ${BADGES[outcome]}`}>
-                {outcome === "stopped" ? "stopped" : outcome === "timed_out" ? "timed out" : panel.endReason ? endReasonShort(panel.endReason) : "failed"}
+                {outcome === "stopped"
+                  ? "stopped"
+                  : outcome === "timed_out"
+                    ? "timed out"
+                    : panel.endReason
+                      ? endReasonShort(panel.endReason)
+                      : "failed"}
               </span>
             ) : null}
             <span className="flex shrink-0 items-center gap-2 text-xs text-zinc-500 tabular-nums dark:text-zinc-400">
@@ -102,7 +111,13 @@ export const SubagentExecution = memo(function SubagentExecution({ panel, call }
                 </span>
               ) : null}
               <span data-testid="subagent-elapsed">
-                <Elapsed startedAt={panel.startedAt} endedAt={panel.endedAt} runtimeMs={panel.stats?.runtimeMs} running={running} fixedWidth />
+                <Elapsed
+                  startedAt={panel.startedAt}
+                  endedAt={panel.endedAt}
+                  runtimeMs={panel.stats?.runtimeMs}
+                  running={running}
+                  fixedWidth
+                />
               </span>
               {tokens > 0 ? (
                 <span className="hidden sm:inline" title={`${tokens.toLocaleString()} tokens`}>
@@ -120,7 +135,11 @@ export const SubagentExecution = memo(function SubagentExecution({ panel, call }
               {line}
             </span>
             {counts.toolCalls + counts.subagents > 0 ? (
-              <span data-testid="subagent-counts" className="shrink-0 tabular-nums" title="Tool calls and subagents, including those of its own subagents">
+              <span
+                data-testid="subagent-counts"
+                className="shrink-0 tabular-nums"
+                title="Tool calls and subagents, including those of its own subagents"
+              >
                 {plural(counts.toolCalls, "tool")}
                 {counts.subagents > 0 ? ` · ${plural(counts.subagents, "subagent")}` : ""}
               </span>
@@ -222,7 +241,9 @@ function PanelBody({ panel, call }: SubagentExecutionProps) {
           data-outcome={outcome}
           className={`rounded-md border px-3 py-2 text-sm ${ENDED_BOXES[outcome]}`}
         >
-          <div className="text-[11px] font-semibold tracking-wide uppercase">{panel.endReason ? endReasonLabel(panel.endReason) : "Failed"}</div>
+          <div className="text-[11px] font-semibold tracking-wide uppercase">
+            {panel.endReason ? endReasonLabel(panel.endReason) : "Failed"}
+          </div>
           {panel.error ? <p className="mt-0.5 break-words whitespace-pre-wrap">{panel.error}</p> : null}
         </div>
       ) : null}
@@ -232,7 +253,9 @@ function PanelBody({ panel, call }: SubagentExecutionProps) {
       <PanelStats stats={panel.stats} startedAt={panel.startedAt} endedAt={panel.endedAt} running={running} model={panel.model} />
       <ContextLedger process={panel} returned={returned ?? undefined} />
 
-      {panel.status === "error" && canRetry(panel.endReason) ? <RetryControls runId={panel.runId} name={panel.name} task={panel.task} /> : null}
+      {panel.status === "error" && canRetry(panel.endReason) ? (
+        <RetryControls runId={panel.runId} name={panel.name} task={panel.task} />
+      ) : null}
     </div>
   );
 }

@@ -13,7 +13,13 @@ const panel = (model?: string): SubagentProcess => ({
   prompt: "p",
   steps: [],
   response: "Fine.",
-  stats: { chat: { inputTokens: 10_000, outputTokens: 5_000 }, system: { inputTokens: 0, outputTokens: 0 }, steps: 1, runtimeMs: 1_200, cost: 0.6 },
+  stats: {
+    chat: { inputTokens: 10_000, outputTokens: 5_000 },
+    system: { inputTokens: 0, outputTokens: 0 },
+    steps: 1,
+    runtimeMs: 1_200,
+    cost: 0.6,
+  },
   status: "success",
   endReason: "completed",
   startedAt: "2026-12-01T10:00:00.000Z",
@@ -30,7 +36,9 @@ describe("the model a subagent ran on", () => {
   });
 
   it("shows beside the run's cost in its stats, which the run's own model priced", () => {
-    const html = renderToString(<PanelStats stats={panel().stats} startedAt="2026-12-01T10:00:00.000Z" running={false} model="gpt-4o via api.openai.com" />);
+    const html = renderToString(
+      <PanelStats stats={panel().stats} startedAt="2026-12-01T10:00:00.000Z" running={false} model="gpt-4o via api.openai.com" />,
+    );
     expect(html).toMatch(/<dt>Cost<\/dt><dd[^>]*>\$0\.60<\/dd>/);
     expect(html).toMatch(/<dt>Model<\/dt><dd[^>]*>gpt-4o via api.openai.com<\/dd>/);
   });

@@ -28,7 +28,14 @@ export function ToolChip({ call, ownerRunId }: ToolCallViewProps) {
   const { approval } = call;
   const waiting = approval?.state === "pending";
   return (
-    <div data-testid="tool-call" data-call-id={call.callId} data-status={call.status} data-cancelled={callCancelled(call) || undefined} data-approval={approval?.state} className="min-w-0">
+    <div
+      data-testid="tool-call"
+      data-call-id={call.callId}
+      data-status={call.status}
+      data-cancelled={callCancelled(call) || undefined}
+      data-approval={approval?.state}
+      className="min-w-0"
+    >
       <button
         type="button"
         aria-expanded={open}
@@ -41,12 +48,18 @@ export function ToolChip({ call, ownerRunId }: ToolCallViewProps) {
         <span className="shrink-0 font-mono font-medium">{call.name}</span>
         {hint ? <span className="min-w-0 truncate text-zinc-500 dark:text-zinc-400">{hint}</span> : null}
         {waiting ? (
-          <span className="shrink-0 rounded bg-amber-100 px-1.5 text-[11px] font-medium text-amber-900 dark:bg-amber-900/60 dark:text-amber-200">needs approval</span>
+          <span className="shrink-0 rounded bg-amber-100 px-1.5 text-[11px] font-medium text-amber-900 dark:bg-amber-900/60 dark:text-amber-200">
+            needs approval
+          </span>
         ) : null}
         <StatusIcon status={callCancelled(call) ? "cancelled" : call.status} size={13} />
       </button>
       {/* A waiting call is never folded away: the card is the point of the page until decided. */}
-      {waiting ? <ApprovalCard call={{ ...call, approval }} ownerRunId={ownerRunId} agent={agent} /> : approval ? <ApprovalOutcome approval={approval} /> : null}
+      {waiting ? (
+        <ApprovalCard call={{ ...call, approval }} ownerRunId={ownerRunId} agent={agent} />
+      ) : approval ? (
+        <ApprovalOutcome approval={approval} />
+      ) : null}
       <div id={bodyId} hidden={!open}>
         {open ? (
           <div className="mt-1.5 space-y-2 rounded-md border border-zinc-200 bg-zinc-50/60 p-2.5 dark:border-zinc-800 dark:bg-zinc-900/60">
@@ -62,7 +75,9 @@ export function ToolChip({ call, ownerRunId }: ToolCallViewProps) {
             </Section>
             <Section title="Result">
               {call.status === "running" ? (
-                <p className="text-xs text-zinc-500 italic dark:text-zinc-400">{waiting ? "Waiting for approval…" : "Waiting for the result…"}</p>
+                <p className="text-xs text-zinc-500 italic dark:text-zinc-400">
+                  {waiting ? "Waiting for approval…" : "Waiting for the result…"}
+                </p>
               ) : (
                 <ToolResult callId={call.callId} ownerRunId={ownerRunId} response={call.response} responseSize={call.responseSize} />
               )}

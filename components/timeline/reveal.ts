@@ -24,7 +24,10 @@ export function revealRow(row: TimelineRow, turnId: string): void {
     if (!target) revealInWindows(path);
     if (target) {
       target.scrollIntoView({ block: "center", behavior: "smooth" });
-      const focusable = row.kind === "run" ? target.querySelector<HTMLElement>("[data-testid=subagent-toggle]") : target.querySelector<HTMLElement>("button");
+      const focusable =
+        row.kind === "run"
+          ? target.querySelector<HTMLElement>("[data-testid=subagent-toggle]")
+          : target.querySelector<HTMLElement>("button");
       focusable?.focus({ preventScroll: true });
     } else if (tries++ < 30) requestAnimationFrame(find);
   };

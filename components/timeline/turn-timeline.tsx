@@ -101,7 +101,14 @@ function TimelineView({ turn }: { turn: ChatTurn }) {
 
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
     const page = Math.floor(VIEW_HEIGHT / ROW_HEIGHT) - 1;
-    const moves: Record<string, number> = { ArrowDown: focus + 1, ArrowUp: focus - 1, Home: 0, End: rows.length - 1, PageDown: focus + page, PageUp: focus - page };
+    const moves: Record<string, number> = {
+      ArrowDown: focus + 1,
+      ArrowUp: focus - 1,
+      Home: 0,
+      End: rows.length - 1,
+      PageDown: focus + page,
+      PageUp: focus - page,
+    };
     const target = moves[e.key];
     if (target === undefined) return;
     e.preventDefault();
@@ -109,10 +116,13 @@ function TimelineView({ turn }: { turn: ChatTurn }) {
   };
 
   const { turnId } = turn;
-  const open = useCallback((row: TimelineRow, index: number) => {
-    setFocusIndex(index);
-    revealRow(row, turnId);
-  }, [turnId]);
+  const open = useCallback(
+    (row: TimelineRow, index: number) => {
+      setFocusIndex(index);
+      revealRow(row, turnId);
+    },
+    [turnId],
+  );
 
   const runs = useMemo(() => rows.filter((r) => r.kind === "run").length, [rows]);
   const calls = useMemo(() => rows.filter((r) => r.kind === "call").length, [rows]);
@@ -130,7 +140,8 @@ function TimelineView({ turn }: { turn: ChatTurn }) {
           Timeline
         </h3>
         <span className="tabular-nums" data-testid="timeline-summary">
-          {formatDuration(span)} · {rows.length - runs - calls} step{rows.length - runs - calls === 1 ? "" : "s"} · {runs} subagent{runs === 1 ? "" : "s"} · {calls} tool call{calls === 1 ? "" : "s"}
+          {formatDuration(span)} · {rows.length - runs - calls} step{rows.length - runs - calls === 1 ? "" : "s"} · {runs} subagent
+          {runs === 1 ? "" : "s"} · {calls} tool call{calls === 1 ? "" : "s"}
         </span>
         {layout.untimed > 0 ? (
           <span data-testid="timeline-untimed" className="text-amber-800 dark:text-amber-300">
@@ -153,7 +164,19 @@ function TimelineView({ turn }: { turn: ChatTurn }) {
             <ul aria-label="Steps, subagents and tool calls">
               {visible.map(({ index, key, start }) => {
                 const row = rows[index]!;
-                return <Row key={key} row={row} index={index} top={start} origin={layout.origin} now={row.open ? now : 0} span={span} focused={index === focus} onOpen={open} />;
+                return (
+                  <Row
+                    key={key}
+                    row={row}
+                    index={index}
+                    top={start}
+                    origin={layout.origin}
+                    now={row.open ? now : 0}
+                    span={span}
+                    focused={index === focus}
+                    onOpen={open}
+                  />
+                );
               })}
             </ul>
           </div>
@@ -167,11 +190,18 @@ function TimelineView({ turn }: { turn: ChatTurn }) {
 function Axis({ span }: { span: number }) {
   const ticks = [0, 0.25, 0.5, 0.75, 1];
   return (
-    <div className="sticky top-0 z-10 flex border-b border-zinc-200 bg-white/95 text-[10px] text-zinc-500 tabular-nums dark:border-zinc-800 dark:bg-zinc-900/95 dark:text-zinc-400" style={{ height: AXIS_HEIGHT }}>
+    <div
+      className="sticky top-0 z-10 flex border-b border-zinc-200 bg-white/95 text-[10px] text-zinc-500 tabular-nums dark:border-zinc-800 dark:bg-zinc-900/95 dark:text-zinc-400"
+      style={{ height: AXIS_HEIGHT }}
+    >
       <div className="w-44 shrink-0 sm:w-60" />
       <div className="relative mx-2 flex-1">
         {ticks.map((t) => (
-          <span key={t} className="absolute top-1 whitespace-nowrap" style={{ left: `${t * 100}%`, transform: t === 0 ? undefined : t === 1 ? "translateX(-100%)" : "translateX(-50%)" }}>
+          <span
+            key={t}
+            className="absolute top-1 whitespace-nowrap"
+            style={{ left: `${t * 100}%`, transform: t === 0 ? undefined : t === 1 ? "translateX(-100%)" : "translateX(-50%)" }}
+          >
             {formatDuration(span * t)}
           </span>
         ))}
@@ -250,7 +280,9 @@ const Row = memo(function Row({
           style={{ paddingLeft: 8 + row.depth * 12 }}
         >
           <span className={`size-2 shrink-0 rounded-full ${tone}`} aria-hidden="true" />
-          <span className={`shrink-0 ${row.kind === "call" ? "font-mono" : "font-medium"} text-zinc-800 dark:text-zinc-100`}>{row.label}</span>
+          <span className={`shrink-0 ${row.kind === "call" ? "font-mono" : "font-medium"} text-zinc-800 dark:text-zinc-100`}>
+            {row.label}
+          </span>
           <span className="min-w-0 truncate text-zinc-500 dark:text-zinc-400">{row.detail}</span>
         </span>
         <span className="relative mx-2 h-full flex-1">
@@ -261,7 +293,9 @@ const Row = memo(function Row({
               style={{ left: `${(bar.from / span) * 100}%`, width: `max(3px, ${((bar.to - bar.from) / span) * 100}%)` }}
             />
           ) : (
-            <span className="absolute inset-y-0 left-0 flex items-center text-[10px] text-zinc-500 italic dark:text-zinc-400">time unknown</span>
+            <span className="absolute inset-y-0 left-0 flex items-center text-[10px] text-zinc-500 italic dark:text-zinc-400">
+              time unknown
+            </span>
           )}
         </span>
         <span className="w-24 shrink-0 pr-2 text-right text-[11px] text-zinc-500 tabular-nums dark:text-zinc-400">

@@ -18,7 +18,9 @@ function load(): [string, boolean][] {
   if (typeof window === "undefined") return [];
   try {
     const saved: unknown = JSON.parse(window.sessionStorage.getItem(STORAGE_KEY) ?? "[]");
-    return Array.isArray(saved) ? saved.filter((e): e is [string, boolean] => Array.isArray(e) && typeof e[0] === "string" && typeof e[1] === "boolean") : [];
+    return Array.isArray(saved)
+      ? saved.filter((e): e is [string, boolean] => Array.isArray(e) && typeof e[0] === "string" && typeof e[1] === "boolean")
+      : [];
   } catch {
     return [];
   }

@@ -28,7 +28,7 @@ export function useAction(): Action {
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const busy = useRef(false);
-  const run = useCallback(async <T,>(send: () => Promise<Ack<T>>, { verb, quiet, onOk }: RunOptions<T>) => {
+  const run = useCallback(async <T>(send: () => Promise<Ack<T>>, { verb, quiet, onOk }: RunOptions<T>) => {
     if (busy.current) return null;
     busy.current = true;
     setPending(true);

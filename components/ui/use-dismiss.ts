@@ -7,7 +7,12 @@ import { useEffect, type RefObject } from "react";
  * opened it) or a press anywhere outside it and its button. Escape is marked handled, so
  * the chat's own Escape (stop the turn) leaves it alone.
  */
-export function useDismiss(open: boolean, close: () => void, panel: RefObject<HTMLElement | null>, button: RefObject<HTMLElement | null>): void {
+export function useDismiss(
+  open: boolean,
+  close: () => void,
+  panel: RefObject<HTMLElement | null>,
+  button: RefObject<HTMLElement | null>,
+): void {
   useEffect(() => {
     if (!open) return;
     const onKey = (e: KeyboardEvent) => {

@@ -8,7 +8,12 @@ import { useDismiss } from "./use-dismiss";
  * arrow keys move (wrapping), Home and End jump, Tab leaves and closes, Escape or a press
  * outside closes (see useDismiss). Returns the menu's keydown handler.
  */
-export function useMenu(open: boolean, setOpen: (open: boolean) => void, menu: RefObject<HTMLElement | null>, button: RefObject<HTMLElement | null>): (e: KeyboardEvent) => void {
+export function useMenu(
+  open: boolean,
+  setOpen: (open: boolean) => void,
+  menu: RefObject<HTMLElement | null>,
+  button: RefObject<HTMLElement | null>,
+): (e: KeyboardEvent) => void {
   const close = useCallback(() => setOpen(false), [setOpen]);
   useDismiss(open, close, menu, button);
   const items = useCallback(() => [...(menu.current?.querySelectorAll<HTMLElement>('[role="menuitem"]') ?? [])], [menu]);

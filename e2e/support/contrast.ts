@@ -20,7 +20,11 @@ export async function lowContrast(page: Page): Promise<string[]> {
       const disabled = (el as HTMLButtonElement).disabled === true || el.closest("[aria-disabled=true],:disabled") !== null;
       const box = el.getBoundingClientRect();
       // Screen-reader-only text (Next's route announcer too) is not seen.
-      const hidden = el.closest(".sr-only,[aria-hidden=true],next-route-announcer") !== null || Number(style.opacity) === 0 || box.width <= 1 || box.height <= 1;
+      const hidden =
+        el.closest(".sr-only,[aria-hidden=true],next-route-announcer") !== null ||
+        Number(style.opacity) === 0 ||
+        box.width <= 1 ||
+        box.height <= 1;
       const size = parseFloat(style.fontSize);
       const bold = Number(style.fontWeight) >= 700;
       return { own, skip: disabled || hidden || own === "", large: size >= 24 || (bold && size >= 18.66) };

@@ -24,7 +24,9 @@ export function readBreaches(page: Page): Promise<Breaches> {
         if (value && /^\s*(javascript|data|vbscript):/i.test(value)) dangerousHrefs.push(`${el.tagName} ${attr}=${value.slice(0, 80)}`);
       }
     }
-    const injected = Array.from(list.querySelectorAll("script, iframe, object, embed, img, form, input, textarea, style, base, meta, link, math, details"));
+    const injected = Array.from(
+      list.querySelectorAll("script, iframe, object, embed, img, form, input, textarea, style, base, meta, link, math, details"),
+    );
     const handlers: string[] = [];
     for (const el of Array.from(list.querySelectorAll("*"))) {
       for (const attr of Array.from(el.attributes)) if (/^on/i.test(attr.name)) handlers.push(`${el.tagName} ${attr.name}`);

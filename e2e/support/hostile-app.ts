@@ -5,7 +5,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { startMongoJavaServer, type RunningMongo } from "../../server/db/mongo-java-server";
 import { startAppProcess } from "../app-process";
-import { startScriptedOpenAIServer, type ScriptedHandler, type ScriptedOpenAIServer } from "../../test/support/model/scripted-openai-server";
+import {
+  startScriptedOpenAIServer,
+  type ScriptedHandler,
+  type ScriptedOpenAIServer,
+} from "../../test/support/model/scripted-openai-server";
 
 /**
  * A second, private instance of the real app (production build) whose model is a
@@ -21,7 +25,11 @@ export interface HostileApp {
   stop(): Promise<void>;
 }
 
-export async function startHostileApp(options: { handler: ScriptedHandler; workspaceFiles: Record<string, string>; env?: Record<string, string> }): Promise<HostileApp> {
+export async function startHostileApp(options: {
+  handler: ScriptedHandler;
+  workspaceFiles: Record<string, string>;
+  env?: Record<string, string>;
+}): Promise<HostileApp> {
   const stops: Array<() => Promise<void> | void> = [];
   const stop = async () => {
     for (const fn of stops.reverse()) await fn();

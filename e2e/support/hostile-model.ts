@@ -30,9 +30,16 @@ export function hostileModel(vars: { attacker: string }): ScriptedHandler {
     if (!c) return scriptedReply({ text: ["No such case."] });
     const toolDone = messages.slice(lastUser).some((m) => m.role === "tool");
     if (c.toolCall && !toolDone) {
-      return scriptedReply({ toolCalls: [{ id: `call_${c.id.replace(/[^a-z0-9]/gi, "_")}`, name: c.toolCall.name, argumentChunks: [JSON.stringify(c.toolCall.arguments)] }] });
+      return scriptedReply({
+        toolCalls: [
+          { id: `call_${c.id.replace(/[^a-z0-9]/gi, "_")}`, name: c.toolCall.name, argumentChunks: [JSON.stringify(c.toolCall.arguments)] },
+        ],
+      });
     }
     const text = expand(c.text, vars);
-    return scriptedReply({ text: Array.isArray(text) ? text.map(String) : [String(text)], usage: { promptTokens: 10, completionTokens: 10 } });
+    return scriptedReply({
+      text: Array.isArray(text) ? text.map(String) : [String(text)],
+      usage: { promptTokens: 10, completionTokens: 10 },
+    });
   };
 }

@@ -51,7 +51,12 @@ export class ApprovalGate {
     const { now, timeoutMs } = this.options;
     const publish = (approval: Approval) => input.emit({ kind: "approval", callId: input.callId, approval });
     const iso = () => new Date(now()).toISOString();
-    const pending: Approval = { state: "pending", requestedAt: iso(), reason: input.reason, ...(input.preview !== undefined ? { preview: input.preview } : {}) };
+    const pending: Approval = {
+      state: "pending",
+      requestedAt: iso(),
+      reason: input.reason,
+      ...(input.preview !== undefined ? { preview: input.preview } : {}),
+    };
     return new Promise<ApprovalEnd>((resolve) => {
       let timer: NodeJS.Timeout | undefined;
       let release: (() => void) | undefined;

@@ -36,7 +36,11 @@ describe("Watchdog", () => {
   it("does not count held time, and resumes only when every hold is released", () => {
     let now = 0;
     const fired: number[] = [];
-    const dog = new Watchdog(100, () => fired.push(now), () => now);
+    const dog = new Watchdog(
+      100,
+      () => fired.push(now),
+      () => now,
+    );
     const tick = (ms: number) => {
       now += ms;
       vi.advanceTimersByTime(ms);

@@ -59,7 +59,10 @@ const pending = (e: AgentEvent) => (flatData(e) as DataOf<"approval"> | undefine
 describe("approval in the runtime", () => {
   it("a depth-2 call waits for approval while a sibling run finishes, then runs once approved", async () => {
     const model = scriptedModel((req) => {
-      if (isMaster(req)) return once(req, { toolCalls: [spawn("m1", "general", "EDIT_BRANCH: fix the notes"), spawn("m2", "explore", "READ_BRANCH: read the plan")] });
+      if (isMaster(req))
+        return once(req, {
+          toolCalls: [spawn("m1", "general", "EDIT_BRANCH: fix the notes"), spawn("m2", "explore", "READ_BRANCH: read the plan")],
+        });
       const task = lastUser(req.messages);
       if (task.includes("FIX_LEAF")) return once(req, { text: "The word tied should be tide.", toolCalls: [fix] });
       if (task.includes("EDIT_BRANCH")) return once(req, { toolCalls: [spawn("g1", "general", "FIX_LEAF: fix the typo in notes.md")] });
@@ -70,7 +73,11 @@ describe("approval in the runtime", () => {
     const started = ofType(run.events, "subagent_started");
     const leaf = started.find((s) => s.task.includes("FIX_LEAF"))!;
     expect(leaf.depth).toBe(2);
-    expect(asked).toMatchObject({ runId: leaf.runId, callId: "e1", approval: { state: "pending", reason: "The word tied should be tide." } });
+    expect(asked).toMatchObject({
+      runId: leaf.runId,
+      callId: "e1",
+      approval: { state: "pending", reason: "The word tied should be tide." },
+    });
     expect(asked.approval.preview).toContain("-The tied is high.");
     expect(asked.approval.preview).toContain("+The tide is high.");
 
@@ -99,12 +106,17 @@ describe("approval in the runtime", () => {
     const result = await run.result;
     const seen = toolResults(model.requests[1]!.messages)[0]!.content;
     expect(seen).toMatch(/^Error \[approval_denied\]: A person denied "file_edit": use the British spelling/);
-    expect(result.turn.steps[0]!.toolCalls[0]).toMatchObject({ status: "error", approval: { state: "denied", denyReason: "use the British spelling", decidedBy: "u1" } });
+    expect(result.turn.steps[0]!.toolCalls[0]).toMatchObject({
+      status: "error",
+      approval: { state: "denied", denyReason: "use the British spelling", decidedBy: "u1" },
+    });
     expect(await notes()).toBe("The tied is high.\n");
   });
 
   it("an approval nobody answers expires as denied, and the watchdogs do not count the wait", async () => {
-    const model = scriptedModel((req) => (isMaster(req) ? once(req, { toolCalls: [spawn("m1", "general", "FIX_LEAF")] }) : once(req, { toolCalls: [fix] })));
+    const model = scriptedModel((req) =>
+      isMaster(req) ? once(req, { toolCalls: [spawn("m1", "general", "FIX_LEAF")] }) : once(req, { toolCalls: [fix] }),
+    );
     const limits = { approvalTimeoutMs: 600, subagentTimeoutMs: 300, turnTimeoutMs: 450 };
     const run = startTestTurn({ model, workspaceDir: ws.dir, tools, definitions, limits }, "Fix the typo");
     const result = await run.result;
@@ -131,7 +143,9 @@ describe("approval in the runtime", () => {
   });
 
   it("killing the subagent while its call waits cancels the approval and the turn goes on", async () => {
-    const model = scriptedModel((req) => (isMaster(req) ? once(req, { toolCalls: [spawn("m1", "general", "FIX_LEAF")] }) : once(req, { toolCalls: [fix] })));
+    const model = scriptedModel((req) =>
+      isMaster(req) ? once(req, { toolCalls: [spawn("m1", "general", "FIX_LEAF")] }) : once(req, { toolCalls: [fix] }),
+    );
     const run = startTestTurn({ model, workspaceDir: ws.dir, tools, definitions }, "Fix the typo");
     const asked = flatData(await waitFor(run, pending)) as DataOf<"approval">;
     expect(run.handle.kill(asked.runId!)).toEqual({ ok: true });
@@ -144,13 +158,21 @@ describe("approval in the runtime", () => {
 
   it("a definition's requireApproval makes a read-only tool wait too, by pattern", async () => {
     const strict = definitions.map((d) => (d.name === "explore" ? { ...d, requireApproval: ["read_*"] } : d));
-    const model = scriptedModel((req) => (isMaster(req) ? once(req, { toolCalls: [spawn("m1", "explore", "read")] }) : once(req, { toolCalls: [{ id: "r1", name: "read_note", args: { name: "plan" } }] })));
+    const model = scriptedModel((req) =>
+      isMaster(req)
+        ? once(req, { toolCalls: [spawn("m1", "explore", "read")] })
+        : once(req, { toolCalls: [{ id: "r1", name: "read_note", args: { name: "plan" } }] }),
+    );
     const run = startTestTurn({ model, workspaceDir: ws.dir, tools, definitions: strict }, "Read");
     const asked = flatData(await waitFor(run, pending)) as DataOf<"approval">;
     expect(asked.callId).toBe("r1");
     run.handle.decide!("r1", undefined, { approve: true, by: "u1" });
     expect((await run.result).status).toBe("completed");
-    expect(ofType(run.events, "subagent_data").some((e) => e.data.kind === "tool_result" && e.data.status === "success" && e.data.response.includes("May 3"))).toBe(true);
+    expect(
+      ofType(run.events, "subagent_data").some(
+        (e) => e.data.kind === "tool_result" && e.data.status === "success" && e.data.response.includes("May 3"),
+      ),
+    ).toBe(true);
   });
 
   it("an edit that cannot apply goes straight back to the model, and nobody is asked", async () => {

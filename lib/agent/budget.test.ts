@@ -19,8 +19,10 @@ const isMaster = (r: ModelRequest) => systemOf(r).startsWith(MASTER_PROMPT_MARKE
 /** A system model that summarises and condenses, with its own usage figures. */
 const systemModel = () =>
   scriptedModel((req) => {
-    if (systemOf(req) === COMPACT_SYSTEM_PROMPT) return { text: "Earlier: the user asked about files.", usage: { inputTokens: 500, outputTokens: 11 } };
-    if (systemOf(req) === CONDENSE_SYSTEM_PROMPT) return { text: '{"summary":"Condensed finding."}', usage: { inputTokens: 300, outputTokens: 7 } };
+    if (systemOf(req) === COMPACT_SYSTEM_PROMPT)
+      return { text: "Earlier: the user asked about files.", usage: { inputTokens: 500, outputTokens: 11 } };
+    if (systemOf(req) === CONDENSE_SYSTEM_PROMPT)
+      return { text: '{"summary":"Condensed finding."}', usage: { inputTokens: 300, outputTokens: 7 } };
     return { text: "?" };
   }, "system");
 
@@ -40,11 +42,17 @@ describe("token budget", () => {
     const model = scriptedModel(() => ({ text: "Fresh answer.", usage: { inputTokens: 40, outputTokens: 3 } }));
     const system = systemModel();
     const history = Array.from({ length: 12 }, (_, i) => oldTurn(i));
-    const run = startTestTurn({ model, systemModel: system, workspaceDir: ws.dir, limits: { contextTokens: 2_500 } }, "new question", history);
+    const run = startTestTurn(
+      { model, systemModel: system, workspaceDir: ws.dir, limits: { contextTokens: 2_500 } },
+      "new question",
+      history,
+    );
     const result = await run.result;
     expect(result.status).toBe("completed");
     const request = model.requests[0]!;
-    expect(request.messages.some((m) => m.role === "system" && m.content === `${SUMMARY_TAG}\nEarlier: the user asked about files.`)).toBe(true);
+    expect(request.messages.some((m) => m.role === "system" && m.content === `${SUMMARY_TAG}\nEarlier: the user asked about files.`)).toBe(
+      true,
+    );
     expect(request.messages.at(-1)).toEqual({ role: "user", content: "new question" });
     expect(estimateRequestTokens(request.messages, request.tools)).toBeLessThanOrEqual(2_500);
     // System work is counted apart from chat.
@@ -57,11 +65,21 @@ describe("token budget", () => {
     const model = scriptedModel((req) => {
       if (isMaster(req)) {
         return toolResults(req.messages).length === 0
-          ? { toolCalls: [{ id: "m1", name: "subagent", args: { agent: "explore", task: "Read big three times", objective: "Count the evidence words" } }] }
+          ? {
+              toolCalls: [
+                {
+                  id: "m1",
+                  name: "subagent",
+                  args: { agent: "explore", task: "Read big three times", objective: "Count the evidence words" },
+                },
+              ],
+            }
           : { text: "ok" };
       }
       reads++;
-      return reads < 4 ? { toolCalls: [{ id: `r${reads}`, name: "read_note", args: { name: "big" } }] } : { text: "There is a lot of evidence." };
+      return reads < 4
+        ? { toolCalls: [{ id: `r${reads}`, name: "read_note", args: { name: "big" } }] }
+        : { text: "There is a lot of evidence." };
     });
     const run = startTestTurn({ model, systemModel: systemModel(), workspaceDir: ws.dir, limits: { contextTokens: 2_600 } }, "go");
     await run.result;
@@ -78,7 +96,10 @@ describe("token budget", () => {
     const model = scriptedModel((req) => {
       if (isMaster(req)) {
         return toolResults(req.messages).length === 0
-          ? { toolCalls: [{ id: "m1", name: "subagent", args: { agent: "explore", task: "Write a lot" } }], usage: { inputTokens: 10, outputTokens: 1 } }
+          ? {
+              toolCalls: [{ id: "m1", name: "subagent", args: { agent: "explore", task: "Write a lot" } }],
+              usage: { inputTokens: 10, outputTokens: 1 },
+            }
           : { text: "done", usage: { inputTokens: 10, outputTokens: 1 } };
       }
       return { text: "finding ".repeat(300), usage: { inputTokens: 20, outputTokens: 600 } };

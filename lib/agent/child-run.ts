@@ -77,7 +77,17 @@ export async function runChild(host: RunHost, spec: ChildSpec): Promise<ChildOut
       };
     },
   };
-  host.publish({ type: "subagent_started", ...runRef, callId: call.id, name: definition.name, task: args.task, prompt, startedAt, model: runModel.label, ...(spec.retryOf ? { retryOf: spec.retryOf } : {}) });
+  host.publish({
+    type: "subagent_started",
+    ...runRef,
+    callId: call.id,
+    name: definition.name,
+    task: args.task,
+    prompt,
+    startedAt,
+    model: runModel.label,
+    ...(spec.retryOf ? { retryOf: spec.retryOf } : {}),
+  });
 
   let endReason: EndReason = "completed";
   let error: string | undefined;
@@ -152,6 +162,13 @@ export async function runChild(host: RunHost, spec: ChildSpec): Promise<ChildOut
     error,
     footer: deps.limits.resultFooter,
   });
-  host.publish({ type: "agent:complete", turnId: scope.turnId, callId: call.id, runId, parentRunId: run.parentRunId, ...toolOutputOf(clean) });
+  host.publish({
+    type: "agent:complete",
+    turnId: scope.turnId,
+    callId: call.id,
+    runId,
+    parentRunId: run.parentRunId,
+    ...toolOutputOf(clean),
+  });
   return { content: clean, status: endReason === "completed" ? "success" : "error", runId, endReason };
 }

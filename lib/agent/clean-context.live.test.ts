@@ -36,7 +36,13 @@ describe("clean context on the live path (property)", () => {
           if (isMaster(req)) {
             if (lastUser(req.messages) === "follow up") return { text: "Following up." };
             if (results.length === 0) {
-              return { toolCalls: plans.map((p, i) => ({ id: `m${i}`, name: "subagent", args: { agent: p.spawnsGrandchild ? "general" : "explore", task: `task ${i}` } })) };
+              return {
+                toolCalls: plans.map((p, i) => ({
+                  id: `m${i}`,
+                  name: "subagent",
+                  args: { agent: p.spawnsGrandchild ? "general" : "explore", task: `task ${i}` },
+                })),
+              };
             }
             return { text: "Summary of the results." };
           }
@@ -51,12 +57,23 @@ describe("clean context on the live path (property)", () => {
           if (results.length === 0) {
             const calls = [
               ...(plan.readsFile ? [{ id: `${MARK}_CALLID_${index}`, name: "read_note", args: { name: "secret" } }] : []),
-              ...(plan.spawnsGrandchild ? [{ id: `g${index}`, name: "subagent", args: { agent: "explore", task: `${MARK}_GRANDTASK` } }] : []),
+              ...(plan.spawnsGrandchild
+                ? [{ id: `g${index}`, name: "subagent", args: { agent: "explore", task: `${MARK}_GRANDTASK` } }]
+                : []),
             ];
-            if (calls.length) return { thinking: plan.thinks ? `${MARK}_THINK` : undefined, toolCalls: calls, usage: { inputTokens: 7777, outputTokens: 1 } };
+            if (calls.length)
+              return {
+                thinking: plan.thinks ? `${MARK}_THINK` : undefined,
+                toolCalls: calls,
+                usage: { inputTokens: 7777, outputTokens: 1 },
+              };
           }
           if (plan.fails) {
-            return { thinking: plan.thinks ? `${MARK}_THINK3` : undefined, text: "partial answer", error: new ModelError("server_error", "The provider failed.") };
+            return {
+              thinking: plan.thinks ? `${MARK}_THINK3` : undefined,
+              text: "partial answer",
+              error: new ModelError("server_error", "The provider failed."),
+            };
           }
           return { thinking: plan.thinks ? `${MARK}_THINK2` : undefined, text: `answer ${index}` };
         });

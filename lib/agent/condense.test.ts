@@ -25,7 +25,9 @@ describe("condenseResult", () => {
     expect(model.requests[0]!.messages[0]).toEqual({ role: "system", content: CONDENSE_SYSTEM_PROMPT });
     expect(model.requests[0]!.messages[1]!.content).toContain("line 399: finding number 399");
     expect(result.level).toBe(2);
-    expect(result.body).toBe("Summary: Two bugs block the release.\n\nConclusions:\n- BUG-7 is critical\n\nKey Data:\n- ship date May 3\n\nFile Paths:\n- bugs.md");
+    expect(result.body).toBe(
+      "Summary: Two bugs block the release.\n\nConclusions:\n- BUG-7 is critical\n\nKey Data:\n- ship date May 3\n\nFile Paths:\n- bugs.md",
+    );
     expect(result.usage).toEqual({ inputTokens: 900, outputTokens: 40 });
     expect(result.originalTokens).toBe(estimateTokens(long));
   });
@@ -54,7 +56,13 @@ describe("condenseResult", () => {
 });
 
 describe("castNarrative", () => {
-  const stats = { ...emptyStats(), chat: { inputTokens: 6000, outputTokens: 150 }, system: { inputTokens: 40, outputTokens: 10 }, steps: 4, runtimeMs: 1234 };
+  const stats = {
+    ...emptyStats(),
+    chat: { inputTokens: 6000, outputTokens: 150 },
+    system: { inputTokens: 40, outputTokens: 10 },
+    steps: 4,
+    runtimeMs: 1234,
+  };
   it.each([
     [
       "completed passthrough",
@@ -67,12 +75,24 @@ describe("castNarrative", () => {
       "[Subagent Result: explore-abc]\nStatus: Killed\nError: Killed before it finished.\nCondensation: Level 2 (LLM summary)\n\nBODY\n\n---\nRuntime: 1.2s | Steps: 4 | Tokens: 6200 | Cost: $0.0000\nCondensation: Level 2 | Original: 1000 tokens | Ratio: 0.25",
     ],
   ])("%s", (_, input, expected) => {
-    expect(castNarrative({ label: "explore-abc", body: "BODY", stats, originalTokens: 1000, bodyTokens: 250, footer: true, ...input })).toBe(expected);
+    expect(
+      castNarrative({ label: "explore-abc", body: "BODY", stats, originalTokens: 1000, bodyTokens: 250, footer: true, ...input }),
+    ).toBe(expected);
   });
 
   it("leaves the stats footer out when it is switched off (RESULT_FOOTER=false)", () => {
-    const input = { label: "explore-abc", body: "BODY", stats, originalTokens: 1000, bodyTokens: 250, endReason: "completed" as const, level: 2 as const };
-    expect(castNarrative({ ...input, footer: false })).toBe("[Subagent Result: explore-abc]\nStatus: Completed\nCondensation: Level 2 (LLM summary)\n\nBODY");
+    const input = {
+      label: "explore-abc",
+      body: "BODY",
+      stats,
+      originalTokens: 1000,
+      bodyTokens: 250,
+      endReason: "completed" as const,
+      level: 2 as const,
+    };
+    expect(castNarrative({ ...input, footer: false })).toBe(
+      "[Subagent Result: explore-abc]\nStatus: Completed\nCondensation: Level 2 (LLM summary)\n\nBODY",
+    );
   });
 
   it("labels runs by definition name and the start of the run id", () => {

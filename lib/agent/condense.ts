@@ -90,8 +90,7 @@ export function renderCondensed(output: string): string | null {
   const parsed = condensedSchema.safeParse(json);
   if (!parsed.success) return null;
   const c = parsed.data;
-  const section = (title: string, items: string[]) =>
-    items.length ? `\n\n${title}:\n${items.map((i) => `- ${i}`).join("\n")}` : "";
+  const section = (title: string, items: string[]) => (items.length ? `\n\n${title}:\n${items.map((i) => `- ${i}`).join("\n")}` : "");
   return `Summary: ${c.summary}${section("Conclusions", c.conclusions)}${section("Key Data", c.keyData)}${section("File Paths", c.filePaths)}${section("Action Items", c.actionItems)}${section("Errors", c.errors)}`;
 }
 

@@ -44,7 +44,16 @@ describe("context budget of a 20-turn session (demo model)", () => {
       tools: createWorkspaceTools(),
       definitions: [...BUILTIN_DEFINITIONS],
       workspaceDir: workspace,
-      limits: { maxSpawnDepth: 3, maxChildrenPerAgent: 5, maxResultTokens: 4_000, subagentTimeoutMs: 30_000, maxSteps: 10, contextTokens: 100_000, resultFooter: true, turnTimeoutMs: 600_000 },
+      limits: {
+        maxSpawnDepth: 3,
+        maxChildrenPerAgent: 5,
+        maxResultTokens: 4_000,
+        subagentTimeoutMs: 30_000,
+        maxSteps: 10,
+        contextTokens: 100_000,
+        resultFooter: true,
+        turnTimeoutMs: 600_000,
+      },
     });
     const history: ChatTurn[] = [];
     const allEvents: AgentEvent[] = [];

@@ -4,7 +4,11 @@ import { BUILTIN_DEFINITIONS, SubagentConfigError, mergeDefinitions, parseSubage
 describe("subagent definitions", () => {
   it("ships a read-only explore and a general worker that may spawn", () => {
     const [explore, general] = BUILTIN_DEFINITIONS;
-    expect(explore).toMatchObject({ name: "explore", allowedTools: ["list_files", "grep", "file_read", "url_fetch"], parallelizable: true });
+    expect(explore).toMatchObject({
+      name: "explore",
+      allowedTools: ["list_files", "grep", "file_read", "url_fetch"],
+      parallelizable: true,
+    });
     expect(explore!.allowedTools).not.toContain("subagent");
     expect(general).toMatchObject({ name: "general", model: "chat" });
     expect(general!.allowedTools).toContain("subagent");
@@ -17,7 +21,15 @@ describe("subagent definitions", () => {
         { name: "explore", description: "Custom explore", systemPrompt: "Explore differently.", maxTurns: 3 },
       ],
     });
-    expect(parsed[0]).toEqual({ name: "reviewer", description: "Reviews code", systemPrompt: "You review.", allowedTools: ["file_read"], model: "chat", maxSteps: 12, parallelizable: true });
+    expect(parsed[0]).toEqual({
+      name: "reviewer",
+      description: "Reviews code",
+      systemPrompt: "You review.",
+      allowedTools: ["file_read"],
+      model: "chat",
+      maxSteps: 12,
+      parallelizable: true,
+    });
     const merged = mergeDefinitions(BUILTIN_DEFINITIONS, parsed);
     expect(merged.map((d) => d.name)).toEqual(["explore", "general", "reviewer"]);
     expect(merged[0]).toMatchObject({ description: "Custom explore", maxSteps: 3 });
@@ -29,10 +41,12 @@ describe("subagent definitions", () => {
     const attempt = () => parseSubagentDefinitions([{ name: "Bad Name", description: "", systemPrompt: "x", model: "gpt" }]);
     expect(attempt).toThrow(SubagentConfigError);
     expect(attempt).toThrow(/0\.name: must be lowercase[\s\S]*0\.description[\s\S]*0\.model/);
-    expect(() => parseSubagentDefinitions([
-      { name: "a", description: "d", systemPrompt: "p" },
-      { name: "a", description: "d", systemPrompt: "p" },
-    ])).toThrow('"a" is defined twice');
+    expect(() =>
+      parseSubagentDefinitions([
+        { name: "a", description: "d", systemPrompt: "p" },
+        { name: "a", description: "d", systemPrompt: "p" },
+      ]),
+    ).toThrow('"a" is defined twice');
     expect(() => parseSubagentDefinitions("nope")).toThrow(SubagentConfigError);
   });
 
@@ -68,7 +82,11 @@ describe("subagent definitions", () => {
       ["an object without a name", { baseURL: "http://localhost:11434/v1" }, "0.model.name: must name the model its endpoint knows"],
       ["a blank name", { name: "  " }, '0.model.name: must name the model its endpoint knows, e.g. "gpt-4o-mini"'],
       ["a base URL that is not http(s)", { name: "m", baseURL: "file:///etc/passwd" }, "0.model.baseURL: must be an http(s) URL"],
-      ["a key pasted where its variable's name belongs", { name: "m", apiKeyEnv: "sk-proj-abc123" }, "0.model.apiKeyEnv: must be the NAME of an environment variable"],
+      [
+        "a key pasted where its variable's name belongs",
+        { name: "m", apiKeyEnv: "sk-proj-abc123" },
+        "0.model.apiKeyEnv: must be the NAME of an environment variable",
+      ],
       ["a negative price", { name: "m", prices: { inputPerMTok: -1, outputPerMTok: 1 } }, "0.model.prices.inputPerMTok: "],
       ["half a price", { name: "m", prices: { inputPerMTok: 1 } }, "0.model.prices.outputPerMTok: "],
       ["a misspelt field", { name: "m", baseUrl: "http://x" }, '0.model: Unrecognized key: "baseUrl"'],

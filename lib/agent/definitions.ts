@@ -32,10 +32,13 @@ const MODEL_NAME_HINT = 'must name the model its endpoint knows, e.g. "gpt-4o-mi
  */
 export const modelRefSchema = z.strictObject({
   name: z.string({ error: MODEL_NAME_HINT }).trim().min(1, MODEL_NAME_HINT),
-  baseURL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL, e.g. \"http://localhost:11434/v1\"" }).optional(),
+  baseURL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL, e.g. "http://localhost:11434/v1"' }).optional(),
   apiKeyEnv: z
     .string()
-    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be the NAME of an environment variable that holds the key (e.g. \"REVIEWER_API_KEY\"), not the key itself")
+    .regex(
+      /^[A-Za-z_][A-Za-z0-9_]*$/,
+      'must be the NAME of an environment variable that holds the key (e.g. "REVIEWER_API_KEY"), not the key itself',
+    )
     .optional(),
   prices: pricesSchema.optional(),
   label: z.string().trim().min(1).max(80).optional(),
@@ -57,9 +60,7 @@ const modelSchema = z.unknown().transform((value, ctx): z.infer<typeof namedMode
 });
 
 const definitionFields = z.object({
-  name: z
-    .string()
-    .regex(/^[a-z][a-z0-9_-]{0,39}$/, "must be lowercase letters, digits, '-' or '_', starting with a letter"),
+  name: z.string().regex(/^[a-z][a-z0-9_-]{0,39}$/, "must be lowercase letters, digits, '-' or '_', starting with a letter"),
   description: z.string().trim().min(1),
   systemPrompt: z.string().trim().min(1),
   /** Whitelist of tool names; include "subagent" to let this agent spawn its own subagents. */
@@ -149,10 +150,7 @@ export function parseSubagentDefinitions(json: unknown): SubagentDefinition[] {
 }
 
 /** Built-ins first; a configured definition with the same name replaces the built-in. */
-export function mergeDefinitions(
-  builtins: readonly SubagentDefinition[],
-  configured: readonly SubagentDefinition[],
-): SubagentDefinition[] {
+export function mergeDefinitions(builtins: readonly SubagentDefinition[], configured: readonly SubagentDefinition[]): SubagentDefinition[] {
   const byName = new Map<string, SubagentDefinition>();
   for (const def of [...builtins, ...configured]) byName.set(def.name, def);
   return [...byName.values()];

@@ -20,10 +20,16 @@ describe("model call records", () => {
   it("records every request of the master and its subagent as sent and as answered, and the master's never hold the subagent's working text", async () => {
     const model = scriptedModel((req) => {
       const system = systemOf(req);
-      if (toolResults(req.messages).some((m) => m.toolName === "subagent")) return { text: "The plan ships on May 3.", usage: { inputTokens: 50, outputTokens: 7 } };
+      if (toolResults(req.messages).some((m) => m.toolName === "subagent"))
+        return { text: "The plan ships on May 3.", usage: { inputTokens: 50, outputTokens: 7 } };
       if (req.messages.some((m) => m.role === "tool" && m.toolName === "read_note")) return { text: "Found it: May 3." };
-      if (isSubagent(system)) return { text: "Working note: secret-interim. ", toolCalls: [{ id: "r1", name: "read_note", args: { name: "plan" } }] };
-      return { text: "Asking a helper. ", toolCalls: [{ id: "s1", name: "subagent", args: { agent: "explore", task: "find the plan" } }], usage: { inputTokens: 40, outputTokens: 12 } };
+      if (isSubagent(system))
+        return { text: "Working note: secret-interim. ", toolCalls: [{ id: "r1", name: "read_note", args: { name: "plan" } }] };
+      return {
+        text: "Asking a helper. ",
+        toolCalls: [{ id: "s1", name: "subagent", args: { agent: "explore", task: "find the plan" } }],
+        usage: { inputTokens: 40, outputTokens: 12 },
+      };
     });
     const records: ModelCallRecord[] = [];
     const run = startTestTurn({ model, workspaceDir: ws.dir }, "when does it ship?", [], { recordModelCall: (r) => records.push(r) });
@@ -38,17 +44,37 @@ describe("model call records", () => {
     // As many records as requests the model received: nothing unrecorded, nothing twice.
     expect(records.filter((r) => r.purpose === "chat")).toHaveLength(model.requests.length);
 
-    expect(master[0]).toMatchObject({ turnId: "t1", finishReason: "tool_calls", usage: { inputTokens: 40, outputTokens: 12 }, error: null, model: "scripted" });
-    expect(master[0]!.response.toolCalls).toEqual([{ id: "s1", name: "subagent", arguments: JSON.stringify({ agent: "explore", task: "find the plan" }) }]);
-    expect(master[1]).toMatchObject({ finishReason: "stop", usage: { inputTokens: 50, outputTokens: 7 }, response: { text: "The plan ships on May 3." } });
+    expect(master[0]).toMatchObject({
+      turnId: "t1",
+      finishReason: "tool_calls",
+      usage: { inputTokens: 40, outputTokens: 12 },
+      error: null,
+      model: "scripted",
+    });
+    expect(master[0]!.response.toolCalls).toEqual([
+      { id: "s1", name: "subagent", arguments: JSON.stringify({ agent: "explore", task: "find the plan" }) },
+    ]);
+    expect(master[1]).toMatchObject({
+      finishReason: "stop",
+      usage: { inputTokens: 50, outputTokens: 7 },
+      response: { text: "The plan ships on May 3." },
+    });
     // The exact messages sent: the master's second request ends with the subagent's clean result.
     const sent = master[1]!.request.messages;
     expect(sent.at(-1)).toMatchObject({ role: "tool", toolCallId: "s1", toolName: "subagent" });
     expect(sent.at(-1)!.content).toContain("Found it: May 3.");
-    expect(sent).toEqual(model.requests.find((r) => r.messages.at(-1)?.role === "tool" && r.messages.at(-1)?.content.includes("Found it"))!.messages.map((m) => ({ ...m })));
+    expect(sent).toEqual(
+      model.requests
+        .find((r) => r.messages.at(-1)?.role === "tool" && r.messages.at(-1)?.content.includes("Found it"))!
+        .messages.map((m) => ({ ...m })),
+    );
     // The clean-context rule, checked on the record of what the master's model really saw.
     for (const record of master) expect(JSON.stringify(record.request)).not.toContain("secret-interim");
-    expect(child[1]!.request.messages.at(-1)).toMatchObject({ role: "tool", toolName: "read_note", content: "Release 2.0 ships on May 3." });
+    expect(child[1]!.request.messages.at(-1)).toMatchObject({
+      role: "tool",
+      toolName: "read_note",
+      content: "Release 2.0 ships on May 3.",
+    });
     expect(child[0]!.request.tools.map((t) => t.name)).toContain("read_note");
     // No provider usage reported for the subagent's requests: null, not an estimate.
     expect(child[0]!.usage).toBeNull();

@@ -16,7 +16,12 @@ export interface TraceTag {
   purpose: ModelCallRecord["purpose"];
 }
 
-export function traceModel(model: ChatModel, tag: TraceTag, sink: ModelCallSink, options: { now: () => number; newId: () => string }): ChatModel {
+export function traceModel(
+  model: ChatModel,
+  tag: TraceTag,
+  sink: ModelCallSink,
+  options: { now: () => number; newId: () => string },
+): ChatModel {
   let index = 0;
   return {
     id: model.id,
@@ -89,7 +94,11 @@ async function* traced(
 function plainMessage(message: ChatMessage): ModelMessage {
   switch (message.role) {
     case "assistant":
-      return { role: "assistant", content: message.content, ...(message.toolCalls?.length ? { toolCalls: message.toolCalls.map((c) => ({ ...c })) } : {}) };
+      return {
+        role: "assistant",
+        content: message.content,
+        ...(message.toolCalls?.length ? { toolCalls: message.toolCalls.map((c) => ({ ...c })) } : {}),
+      };
     case "tool":
       return { role: "tool", content: message.content, toolCallId: message.toolCallId, toolName: message.toolName };
     default:

@@ -38,7 +38,8 @@ const args = (value: unknown) => [JSON.stringify(value).slice(0, 7), JSON.string
 function handler(r: ScriptedRequest) {
   const last = messagesOf(r).at(-1)!;
   if (isMaster(r)) {
-    if (String(last.content).startsWith("follow")) return scriptedReply({ text: ["Noted."], usage: { promptTokens: 50, completionTokens: 2 } });
+    if (String(last.content).startsWith("follow"))
+      return scriptedReply({ text: ["Noted."], usage: { promptTokens: 50, completionTokens: 2 } });
     if (last.role !== "tool") {
       return scriptedReply({
         text: ["Let me ", "delegate. "],
@@ -96,7 +97,13 @@ describe("runtime over the OpenAI adapter and a local HTTP server", () => {
   });
 
   it("turns a provider failure inside a subagent into an error result, and one at the master into a failed turn", async () => {
-    server = await startScriptedOpenAIServer((r) => (isMaster(r) && messagesOf(r).at(-1)!.role === "tool" ? scriptedError(400, "context too long") : isMaster(r) ? handler(r) : scriptedError(401, "bad key")));
+    server = await startScriptedOpenAIServer((r) =>
+      isMaster(r) && messagesOf(r).at(-1)!.role === "tool"
+        ? scriptedError(400, "context too long")
+        : isMaster(r)
+          ? handler(r)
+          : scriptedError(401, "bad key"),
+    );
     const run = startTestTurn({ model: model(server.url), workspaceDir: ws.dir }, "When do we ship?");
     const result = await run.result;
     const childError = ofType(run.events, "subagent_error")[0]!;
@@ -114,7 +121,8 @@ describe("runtime over the OpenAI adapter and a local HTTP server", () => {
     server = await startScriptedOpenAIServer((r) => {
       const tools = toolMessages(r);
       if (tools.length === 0) return scriptedReply({ toolCalls: [{ id: "bad", name: "read_note", argumentChunks: ['{"name": "pl'] }] });
-      if (tools.length === 1) return scriptedReply({ toolCalls: [{ id: "good", name: "read_note", argumentChunks: args({ name: "plan" }) }] });
+      if (tools.length === 1)
+        return scriptedReply({ toolCalls: [{ id: "good", name: "read_note", argumentChunks: args({ name: "plan" }) }] });
       return scriptedReply({ text: [`Fixed it: ${String(tools[1]!.content).slice(0, 27)}`] });
     });
     const run = startTestTurn({ model: model(server.url), workspaceDir: ws.dir }, "When do we ship?");
@@ -122,10 +130,15 @@ describe("runtime over the OpenAI adapter and a local HTTP server", () => {
     expect(result.status).toBe("completed");
     expect(masterText(result.turn)).toBe("Fixed it: Release 2.0 ships on May 3.");
     const [bad] = toolMessages(server.requests[1]!);
-    expect(bad).toMatchObject({ tool_call_id: "bad", content: expect.stringContaining('Error [invalid_arguments]: Arguments for "read_note" are not valid JSON: {"name": "pl') });
+    expect(bad).toMatchObject({
+      tool_call_id: "bad",
+      content: expect.stringContaining('Error [invalid_arguments]: Arguments for "read_note" are not valid JSON: {"name": "pl'),
+    });
     // The audit keeps what the model wrote; the history sent back holds valid JSON.
     expect(result.turn.steps[0]!.toolCalls[0]).toMatchObject({ callId: "bad", parameters: '{"name": "pl', status: "error" });
-    const history = messagesOf(server.requests[1]!).find((m) => m.role === "assistant") as unknown as { tool_calls: { function: { arguments: string } }[] };
+    const history = messagesOf(server.requests[1]!).find((m) => m.role === "assistant") as unknown as {
+      tool_calls: { function: { arguments: string } }[];
+    };
     expect(history.tool_calls[0]!.function.arguments).toBe("{}");
   });
 });

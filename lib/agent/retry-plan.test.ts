@@ -54,7 +54,11 @@ describe("planRetry", () => {
   it.each([
     ["killed1", undefined, { ok: true, prompt: "Retry the explore subagent: task of killed1" }],
     ["slow1", "a better task", { ok: true, prompt: "Retry the explore subagent with an edited task: a better task" }],
-    ["done1", undefined, { ok: false, code: "bad_request", message: "Run done1 completed; only a failed, killed or timed-out run can be retried." }],
+    [
+      "done1",
+      undefined,
+      { ok: false, code: "bad_request", message: "Run done1 completed; only a failed, killed or timed-out run can be retried." },
+    ],
     ["old1", undefined, { ok: false, code: "bad_request", message: "Run old1 was already retried as new1; retry that run instead." }],
     ["nope", undefined, { ok: false, code: "not_found", message: "Run nope was not found in this chat." }],
   ] as const)("run %s, task %s", (runId, task, expected) => {

@@ -12,9 +12,7 @@ import { subagentArgsSchema, type SubagentArgs } from "./subagent-tool";
 /** Runs that ended without an answer. A ghost-swept run (the server stopped under it) is one too. */
 export const RETRYABLE_END_REASONS: readonly EndReason[] = ["failed", "killed", "watchdog_timeout", "ghost_sweep"];
 
-export type RetryPlan =
-  | { ok: true; prompt: string; retry: TurnRetry }
-  | { ok: false; code: "not_found" | "bad_request"; message: string };
+export type RetryPlan = { ok: true; prompt: string; retry: TurnRetry } | { ok: false; code: "not_found" | "bad_request"; message: string };
 
 export function planRetry(turns: readonly ChatTurn[], runId: string, task?: string): RetryPlan {
   const found = findRun(turns, runId);

@@ -170,7 +170,11 @@ describe("retry inside a running turn", () => {
     );
     await run.result;
     expect(outcomes.running).toMatchObject({ ok: false, reason: "not_retryable", message: expect.stringContaining("still running") });
-    expect(outcomes.alreadyRead).toMatchObject({ ok: false, reason: "already_read", message: expect.stringContaining("already read the failed result") });
+    expect(outcomes.alreadyRead).toMatchObject({
+      ok: false,
+      reason: "already_read",
+      message: expect.stringContaining("already read the failed result"),
+    });
     expect(outcomes.unknown).toMatchObject({ ok: false, reason: "not_found" });
   });
 
@@ -184,7 +188,11 @@ describe("retry inside a running turn", () => {
     releaseBeta();
     run = startTestTurn({ model, workspaceDir: ws.dir, onEvent: (e) => void (e.type === "subagent_started" && (betaRun = e.runId)) }, "go");
     await run.result;
-    expect(outcome).toMatchObject({ ok: false, reason: "not_retryable", message: `Run ${betaRun} completed; only a failed, killed or timed-out run can be retried.` });
+    expect(outcome).toMatchObject({
+      ok: false,
+      reason: "not_retryable",
+      message: `Run ${betaRun} completed; only a failed, killed or timed-out run can be retried.`,
+    });
   });
 });
 
@@ -195,8 +203,14 @@ describe("retry of a nested run", () => {
     const isGeneral = (r: ModelRequest) => systemOf(r).includes("general subagent");
     const model = scriptedModel(async (req) => {
       const results = toolResults(req.messages);
-      if (isMaster(req)) return results.length === 0 ? { toolCalls: [{ id: "m1", name: "subagent", args: { agent: "general", task: "deep" } }] } : { text: results[0]!.content };
-      if (isGeneral(req)) return results.length === 0 ? { toolCalls: [spawn("g1", "alpha"), spawn("g2", "beta")] } : { text: results.map((r) => r.content).join("\n") };
+      if (isMaster(req))
+        return results.length === 0
+          ? { toolCalls: [{ id: "m1", name: "subagent", args: { agent: "general", task: "deep" } }] }
+          : { text: results[0]!.content };
+      if (isGeneral(req))
+        return results.length === 0
+          ? { toolCalls: [spawn("g1", "alpha"), spawn("g2", "beta")] }
+          : { text: results.map((r) => r.content).join("\n") };
       const task = taskOf(req);
       if (task === "alpha") return { hang: true };
       if (task === "beta") {

@@ -21,8 +21,7 @@ import type { SubagentArgs } from "./subagent-tool";
  */
 
 export type RetryResult =
-  | { ok: true; runId: string }
-  | { ok: false; reason: "not_found" | "not_retryable" | "already_read"; message: string };
+  { ok: true; runId: string } | { ok: false; reason: "not_found" | "not_retryable" | "already_read"; message: string };
 
 /** One parent call whose result its parent has not read yet. */
 interface OpenCall {
@@ -58,16 +57,35 @@ export class RetryBook implements RetryWindows {
     this.failed.set(run.runId, { ...run, executor, step, window: open });
   }
 
-  retry(runId: string, task: string | undefined, processStatus: (runId: string) => "running" | "success" | "error" | undefined): RetryResult {
+  retry(
+    runId: string,
+    task: string | undefined,
+    processStatus: (runId: string) => "running" | "success" | "error" | undefined,
+  ): RetryResult {
     const entry = this.failed.get(runId);
     if (!entry) {
       const status = processStatus(runId);
       if (status === undefined) return { ok: false, reason: "not_found", message: `Run ${runId} was not found in this turn.` };
-      if (status === "running") return { ok: false, reason: "not_retryable", message: `Run ${runId} is still running; kill it first if you want to run it again.` };
-      if (status === "success") return { ok: false, reason: "not_retryable", message: `Run ${runId} completed; only a failed, killed or timed-out run can be retried.` };
-      return { ok: false, reason: "not_retryable", message: `Run ${runId} is still handing its result to its parent; try again in a moment.` };
+      if (status === "running")
+        return { ok: false, reason: "not_retryable", message: `Run ${runId} is still running; kill it first if you want to run it again.` };
+      if (status === "success")
+        return {
+          ok: false,
+          reason: "not_retryable",
+          message: `Run ${runId} completed; only a failed, killed or timed-out run can be retried.`,
+        };
+      return {
+        ok: false,
+        reason: "not_retryable",
+        message: `Run ${runId} is still handing its result to its parent; try again in a moment.`,
+      };
     }
-    if (entry.retriedAs) return { ok: false, reason: "not_retryable", message: `Run ${runId} was already retried as ${entry.retriedAs}; retry that run instead.` };
+    if (entry.retriedAs)
+      return {
+        ok: false,
+        reason: "not_retryable",
+        message: `Run ${runId} was already retried as ${entry.retriedAs}; retry that run instead.`,
+      };
     if (!entry.window.open || entry.parent.signal.aborted) {
       return {
         ok: false,
@@ -90,7 +108,15 @@ export class RetryBook implements RetryWindows {
     parent.activeChildren++;
     window.running = (async () => {
       try {
-        const outcome = await executor.runChild({ parent, call, args, definition: entry.definition, depth: parent.depth + 1, runId, retryOf: entry.runId });
+        const outcome = await executor.runChild({
+          parent,
+          call,
+          args,
+          definition: entry.definition,
+          depth: parent.depth + 1,
+          runId,
+          retryOf: entry.runId,
+        });
         announceResult(executor, parent, call.id, outcome);
         window.outcome = { content: outcome.content, status: outcome.status };
         if (outcome.endReason !== "completed") {
@@ -116,9 +142,12 @@ export class RetryBook implements RetryWindows {
     const mine = this.windows.get(parent);
     const out = new Map<string, ToolOutcome>();
     if (!mine) return out;
-    const windows = () => calls.map((c) => [c.id, mine.get(c.id)] as const).filter((w): w is readonly [string, OpenCall] => w[1] !== undefined);
+    const windows = () =>
+      calls.map((c) => [c.id, mine.get(c.id)] as const).filter((w): w is readonly [string, OpenCall] => w[1] !== undefined);
     for (;;) {
-      const running = windows().map(([, w]) => w.running).filter((r) => r !== undefined);
+      const running = windows()
+        .map(([, w]) => w.running)
+        .filter((r) => r !== undefined);
       if (running.length === 0) break;
       await Promise.all(running);
     }
@@ -170,5 +199,8 @@ export async function retryFirstStep(
   const outcome = settled.get(call.id) ?? first;
   const content = clean(outcome.content);
   announceResult(executor, master, call.id, { content, status: outcome.status });
-  master.state.messages.push({ role: "assistant", content: "", toolCalls: [call] }, { role: "tool", content, toolCallId: call.id, toolName: call.name });
+  master.state.messages.push(
+    { role: "assistant", content: "", toolCalls: [call] },
+    { role: "tool", content, toolCallId: call.id, toolName: call.name },
+  );
 }

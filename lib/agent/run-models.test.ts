@@ -13,7 +13,12 @@ const def = (name: string, model: unknown) => ({ name, description: "d", systemP
 const definitions = parseSubagentDefinitions([
   def("a", "chat"),
   def("b", "system"),
-  def("c", { name: "big", baseURL: "https://models.example.com/v1", apiKeyEnv: "BIG_KEY", prices: { inputPerMTok: 10, outputPerMTok: 30 } }),
+  def("c", {
+    name: "big",
+    baseURL: "https://models.example.com/v1",
+    apiKeyEnv: "BIG_KEY",
+    prices: { inputPerMTok: 10, outputPerMTok: 30 },
+  }),
   def("d", { name: "big", baseURL: "https://models.example.com/v1", apiKeyEnv: "BIG_KEY", label: "Big (for d)" }),
   def("e", { name: "big", baseURL: "https://other.example.com/v1", apiKeyEnv: "BIG_KEY" }),
   def("f", { name: "big", baseURL: "https://models.example.com/v1", apiKeyEnv: "OTHER_KEY" }),
@@ -50,7 +55,16 @@ describe("createModelResolver", () => {
         tools: [],
         definitions,
         workspaceDir: ".",
-        limits: { maxSpawnDepth: 3, maxChildrenPerAgent: 5, maxResultTokens: 4_000, subagentTimeoutMs: 1_000, maxSteps: 5, contextTokens: 100_000, resultFooter: true, turnTimeoutMs: 10_000 },
+        limits: {
+          maxSpawnDepth: 3,
+          maxChildrenPerAgent: 5,
+          maxResultTokens: 4_000,
+          subagentTimeoutMs: 1_000,
+          maxSteps: 5,
+          contextTokens: 100_000,
+          resultFooter: true,
+          turnTimeoutMs: 10_000,
+        },
       });
     expect(build).toThrow(SubagentConfigError);
     expect(build).toThrow('No endpoint can be opened for model "big"');

@@ -21,7 +21,9 @@ describe("agent runtime: master turn", () => {
     const result = await run.result;
     expect(result.status).toBe("completed");
     const [step] = result.turn.steps;
-    expect(result.turn.steps).toStrictEqual([{ text: "Hello there! Here is a table.", thinking: "", toolCalls: [], startedAt: expect.any(String), endedAt: expect.any(String) }]);
+    expect(result.turn.steps).toStrictEqual([
+      { text: "Hello there! Here is a table.", thinking: "", toolCalls: [], startedAt: expect.any(String), endedAt: expect.any(String) },
+    ]);
     // The step's times frame its model request: it starts no later than it ends.
     expect(Date.parse(step!.startedAt!)).toBeLessThanOrEqual(Date.parse(step!.endedAt!));
     expect(run.events[0]).toMatchObject({ type: "turn:started", prompt: "hello" });
@@ -52,7 +54,11 @@ describe("agent runtime: master turn", () => {
       ["Let me check. ", ["c1"]],
       ["The plan: Release 2.0 ships on May 3.", []],
     ]);
-    expect(dataOf(run.events, "tool_result", "master")[0]).toMatchObject({ callId: "c1", status: "success", response: "Release 2.0 ships on May 3." });
+    expect(dataOf(run.events, "tool_result", "master")[0]).toMatchObject({
+      callId: "c1",
+      status: "success",
+      response: "Release 2.0 ships on May 3.",
+    });
     const second = model.requests[1]!.messages;
     const assistant = second.find((m) => m.role === "assistant");
     expect(assistant).toMatchObject({ toolCalls: [{ id: "c1", name: "read_note" }] });
@@ -71,14 +77,18 @@ describe("agent runtime: master turn", () => {
               { id: "e", name: "subagent", args: { agent: "explore" } },
             ],
           }
-        : { text: toolResults(req.messages).map((m) => m.content).join("\n") },
+        : {
+            text: toolResults(req.messages)
+              .map((m) => m.content)
+              .join("\n"),
+          },
     );
     const run = startTestTurn({ model, workspaceDir: ws.dir }, "break things");
     const result = await run.result;
     expect(result.status).toBe("completed");
     expect(masterText(result.turn)).toContain('Error [unknown_tool]: Unknown tool "delete_everything"');
-    expect(masterText(result.turn)).toContain("Error [invalid_arguments]: Arguments for \"read_note\" are not valid JSON");
-    expect(masterText(result.turn)).toContain("Error [invalid_arguments]: Invalid arguments for \"read_note\"");
+    expect(masterText(result.turn)).toContain('Error [invalid_arguments]: Arguments for "read_note" are not valid JSON');
+    expect(masterText(result.turn)).toContain('Error [invalid_arguments]: Invalid arguments for "read_note"');
     expect(masterText(result.turn)).toContain('Error [unknown_subagent]: Unknown subagent "nope". Available subagents: explore, general');
     expect(masterText(result.turn)).toMatch(/Error \[invalid_arguments\]: Invalid arguments for "subagent": task/);
     expect(dataOf(run.events, "tool_result", "master").every((e) => e.status === "error")).toBe(true);
@@ -86,7 +96,10 @@ describe("agent runtime: master turn", () => {
   });
 
   it("ends the turn as failed with the model's readable error", async () => {
-    const model = scriptedModel(() => ({ text: "Partial ", error: new ModelError("rate_limited", "The model provider is rate limiting requests; try again in a minute.") }));
+    const model = scriptedModel(() => ({
+      text: "Partial ",
+      error: new ModelError("rate_limited", "The model provider is rate limiting requests; try again in a minute."),
+    }));
     const run = startTestTurn({ model, workspaceDir: ws.dir }, "hi");
     const result = await run.result;
     expect(result).toMatchObject({ status: "failed", error: "The model provider is rate limiting requests; try again in a minute." });
@@ -151,7 +164,10 @@ describe("agent runtime: subagents", () => {
       if (isMaster(req)) {
         const results = toolResults(req.messages);
         if (results.length === 0) {
-          return { text: "Delegating. ", toolCalls: [{ id: "m1", name: "subagent", args: { agent: "explore", task: "Read the plan note", objective: "Know the date" } }] };
+          return {
+            text: "Delegating. ",
+            toolCalls: [{ id: "m1", name: "subagent", args: { agent: "explore", task: "Read the plan note", objective: "Know the date" } }],
+          };
         }
         return { text: `Final: ${results[0]!.content}` };
       }
@@ -161,14 +177,20 @@ describe("agent runtime: subagents", () => {
   it("publishes the child's lifecycle in order and gives the master only the clean result", async () => {
     const model = explorer((req) =>
       toolResults(req.messages).length === 0
-        ? { thinking: "SECRET_THINKING_MARK", toolCalls: [{ id: "x1", name: "read_note", args: { name: "plan" } }], usage: { inputTokens: 100, outputTokens: 10 } }
+        ? {
+            thinking: "SECRET_THINKING_MARK",
+            toolCalls: [{ id: "x1", name: "read_note", args: { name: "plan" } }],
+            usage: { inputTokens: 100, outputTokens: 10 },
+          }
         : { text: `The plan says: ${toolResults(req.messages)[0]!.content}`, usage: { inputTokens: 200, outputTokens: 20 } },
     );
     const run = startTestTurn({ model, workspaceDir: ws.dir }, "when do we ship?");
     const result = await run.result;
     expect(result.status).toBe("completed");
 
-    const types = run.events.map((e) => (e.type === "subagent_data" ? `data:${e.data.kind}` : e.type === "turn:data" ? `master:${e.data.kind}` : e.type));
+    const types = run.events.map((e) =>
+      e.type === "subagent_data" ? `data:${e.data.kind}` : e.type === "turn:data" ? `master:${e.data.kind}` : e.type,
+    );
     expect(types.filter((t) => !["master:token", "master:usage", "data:token"].includes(t))).toEqual([
       "turn:started",
       "master:tool_call",
@@ -189,7 +211,14 @@ describe("agent runtime: subagents", () => {
     expect(firstToken).toBeLessThan(types.indexOf("subagent_completed"));
 
     const started = ofType(run.events, "subagent_started")[0]!;
-    expect(started).toMatchObject({ callId: "m1", runId: "run1", parentRunId: null, depth: 1, name: "explore", task: "Read the plan note" });
+    expect(started).toMatchObject({
+      callId: "m1",
+      runId: "run1",
+      parentRunId: null,
+      depth: 1,
+      name: "explore",
+      task: "Read the plan note",
+    });
     expect(started.prompt).toContain("## Objective\nKnow the date");
     const complete = ofType(run.events, "agent:complete")[0]!;
     expect(complete.response).toMatch(/^\[Subagent Result: explore-run1\]\nStatus: Completed\nCondensation: Level 1 \(passthrough\)/);
@@ -219,9 +248,19 @@ describe("agent runtime: subagents", () => {
     expect(serialized).not.toContain('"success":true');
     // Chat usage of the child (300 + 30) is summed into the turn.
     expect(result.stats.chat.inputTokens).toBeGreaterThan(300);
-    expect(ofType(run.events, "subagent_data").filter((e) => e.data.kind === "usage").at(-1)!.data).toEqual({
+    expect(
+      ofType(run.events, "subagent_data")
+        .filter((e) => e.data.kind === "usage")
+        .at(-1)!.data,
+    ).toEqual({
       kind: "usage",
-      stats: { chat: { inputTokens: 300, outputTokens: 30 }, system: { inputTokens: 0, outputTokens: 0 }, steps: 2, runtimeMs: expect.any(Number), cost: 0 },
+      stats: {
+        chat: { inputTokens: 300, outputTokens: 30 },
+        system: { inputTokens: 0, outputTokens: 0 },
+        steps: 2,
+        runtimeMs: expect.any(Number),
+        cost: 0,
+      },
       stepTiming: { step: 1, startedAt: expect.any(String), endedAt: expect.any(String) },
     });
   });

@@ -128,7 +128,15 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
       // (time spent waiting for a person's approval does not count; see Watchdog).
       const watchdog = new Watchdog(deps.limits.turnTimeoutMs, () => controller.abort(WATCHDOG), now);
       const approvals = new ApprovalGate({ timeoutMs: deps.limits.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS, now });
-      const done = runTurn(input, controller.signal, registry, record, { ...deps, systemModel, modelFor, now, newId }, { approvals, watchdog }, retries).finally(() => watchdog.clear());
+      const done = runTurn(
+        input,
+        controller.signal,
+        registry,
+        record,
+        { ...deps, systemModel, modelFor, now, newId },
+        { approvals, watchdog },
+        retries,
+      ).finally(() => watchdog.clear());
       return {
         done,
         cancel: () => {
@@ -192,7 +200,9 @@ async function runTurn(
       { role: "user", content: input.prompt },
     ]);
     const sink = input.recordModelCall;
-    const trace: ModelTracer = sink ? (model, runId, purpose) => traceModel(model, { turnId, runId, purpose }, sink, deps) : (model) => model;
+    const trace: ModelTracer = sink
+      ? (model, runId, purpose) => traceModel(model, { turnId, runId, purpose }, sink, deps)
+      : (model) => model;
     const scope: TurnScope = { turnId, publish, registry, ownerId: input.ownerId, approvals: waits.approvals, retries, trace };
     const executor = new SubagentExecutor(deps, scope);
     const master: AgentNode = {
@@ -228,7 +238,8 @@ async function runTurn(
         ? { status: "completed" }
         : { status: "failed", error: `The agent used all ${deps.limits.maxSteps} steps without reaching a final answer.` };
   } catch (error) {
-    if (signal.reason === WATCHDOG) result = { status: "failed", error: `Stopped by the watchdog after ${deps.limits.turnTimeoutMs / 1000} s (TURN_TIMEOUT_MS).` };
+    if (signal.reason === WATCHDOG)
+      result = { status: "failed", error: `Stopped by the watchdog after ${deps.limits.turnTimeoutMs / 1000} s (TURN_TIMEOUT_MS).` };
     else if (signal.aborted || error instanceof AbortedError) result = { status: "cancelled" };
     else result = { status: "failed", error: describeError(error) };
   }
@@ -243,5 +254,3 @@ async function runTurn(
   });
   return { ...result, stats, turn: record.turn() };
 }
-
-

@@ -13,7 +13,16 @@ const parent: ChatMessage[] = [
 
 describe("spawn packet", () => {
   it("carries task, objective, artifacts, parent summary, depth limits, workspace and the last five parent messages", () => {
-    const packet = buildSpawnPacket({ runId: "r1", task: "Find X", objective: "Ship safely", artifactRefs: ["docs/plan.md"], depth: 2, maxDepth: 3, workspaceDir: "/ws", parentMessages: parent });
+    const packet = buildSpawnPacket({
+      runId: "r1",
+      task: "Find X",
+      objective: "Ship safely",
+      artifactRefs: ["docs/plan.md"],
+      depth: 2,
+      maxDepth: 3,
+      workspaceDir: "/ws",
+      parentMessages: parent,
+    });
     const [system, user] = childMessages(BUILTIN_DEFINITIONS[0]!, packet);
     expect(user).toEqual({ role: "user", content: "Find X" });
     const text = system!.content;
@@ -28,7 +37,15 @@ describe("spawn packet", () => {
   });
 
   it("tells a depth-1 child it may spawn", () => {
-    const packet = buildSpawnPacket({ runId: "r", task: "t", artifactRefs: [], depth: 1, maxDepth: 3, workspaceDir: "/ws", parentMessages: [] });
+    const packet = buildSpawnPacket({
+      runId: "r",
+      task: "t",
+      artifactRefs: [],
+      depth: 1,
+      maxDepth: 3,
+      workspaceDir: "/ws",
+      parentMessages: [],
+    });
     expect(childMessages(BUILTIN_DEFINITIONS[1]!, packet)[0]!.content).toContain("you may spawn subagents");
   });
 });

@@ -24,7 +24,9 @@ export interface SpawnPacket {
   workspaceDir: string;
 }
 
-export function buildSpawnPacket(input: Omit<SpawnPacket, "recentParentMessages" | "parentSummary"> & { parentMessages: readonly ChatMessage[] }): SpawnPacket {
+export function buildSpawnPacket(
+  input: Omit<SpawnPacket, "recentParentMessages" | "parentSummary"> & { parentMessages: readonly ChatMessage[] },
+): SpawnPacket {
   const { parentMessages, ...rest } = input;
   const summary = parentMessages.find((m) => m.role === "system" && m.content.startsWith(SUMMARY_TAG));
   const recent = parentMessages.filter((m) => m.role !== "system").slice(-PARENT_CONTEXT_MESSAGES);
@@ -47,7 +49,11 @@ export function renderSpawnPacket(packet: SpawnPacket): string {
   if (packet.artifactRefs.length) sections.push("", "## Artifact references", ...packet.artifactRefs.map((r) => `- ${r}`));
   if (packet.parentSummary) sections.push("", "## Parent summary", packet.parentSummary);
   if (packet.recentParentMessages) {
-    sections.push("", `## Recent parent conversation (last ${PARENT_CONTEXT_MESSAGES} messages, for background only)`, packet.recentParentMessages);
+    sections.push(
+      "",
+      `## Recent parent conversation (last ${PARENT_CONTEXT_MESSAGES} messages, for background only)`,
+      packet.recentParentMessages,
+    );
   }
   return sections.join("\n");
 }

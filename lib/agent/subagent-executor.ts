@@ -70,7 +70,12 @@ export class SubagentExecutor implements RunHost {
    * with the agent's own words before the call as its reason. Only a person's "approve"
    * lets the call run; a denial, an expiry or a stop is an error result the model reads.
    */
-  private approvalFor(node: AgentNode, tool: Tool, call: ModelToolCall, context: { messages: readonly ChatMessage[]; signal: AbortSignal }) {
+  private approvalFor(
+    node: AgentNode,
+    tool: Tool,
+    call: ModelToolCall,
+    context: { messages: readonly ChatMessage[]; signal: AbortSignal },
+  ) {
     return async (args: unknown): Promise<ToolOutcome | undefined> => {
       const gate = this.scope.approvals;
       // Fail closed: a call that needs a person never runs where no one can be asked.
@@ -96,9 +101,15 @@ export class SubagentExecutor implements RunHost {
         case "approved":
           return undefined;
         case "denied":
-          return refuse("approval_denied", `A person denied "${call.name}"${approval.denyReason ? `: ${approval.denyReason}` : " (no reason given)"}. Do not retry the same call; adapt your plan or say what you need.`);
+          return refuse(
+            "approval_denied",
+            `A person denied "${call.name}"${approval.denyReason ? `: ${approval.denyReason}` : " (no reason given)"}. Do not retry the same call; adapt your plan or say what you need.`,
+          );
         case "expired":
-          return refuse("approval_denied", `"${call.name}" was not approved: ${approval.note ?? "no one answered in time."} Treat it as denied.`);
+          return refuse(
+            "approval_denied",
+            `"${call.name}" was not approved: ${approval.note ?? "no one answered in time."} Treat it as denied.`,
+          );
         case "cancelled":
           return refuse("cancelled", `"${call.name}" was not run: the run stopped while it waited for approval.`);
       }
@@ -120,12 +131,15 @@ export class SubagentExecutor implements RunHost {
     try {
       raw = JSON.parse(call.arguments);
     } catch {
-      return refuse("invalid_arguments", "Arguments for \"subagent\" are not valid JSON.");
+      return refuse("invalid_arguments", 'Arguments for "subagent" are not valid JSON.');
     }
     const parsed = subagentArgsSchema.safeParse(raw);
     if (!parsed.success) {
       const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(arguments)"}: ${i.message}`).join("; ");
-      return refuse("invalid_arguments", `Invalid arguments for "subagent": ${issues}. Expected { agent, task, objective?, artifactRefs? }.`);
+      return refuse(
+        "invalid_arguments",
+        `Invalid arguments for "subagent": ${issues}. Expected { agent, task, objective?, artifactRefs? }.`,
+      );
     }
     const args = parsed.data;
     const definition = this.deps.definitions.find((d) => d.name === args.agent);
@@ -151,7 +165,8 @@ export class SubagentExecutor implements RunHost {
     parent.activeChildren++;
     try {
       const outcome = await this.runChild({ parent, call, args, definition, depth, ...(retryOf ? { retryOf } : {}) });
-      if (outcome.endReason !== "completed") this.scope.retries?.recordFailure(this, { runId: outcome.runId, parent, call, args, definition });
+      if (outcome.endReason !== "completed")
+        this.scope.retries?.recordFailure(this, { runId: outcome.runId, parent, call, args, definition });
       return outcome;
     } finally {
       parent.activeChildren--;

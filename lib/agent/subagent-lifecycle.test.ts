@@ -30,7 +30,9 @@ describe("subagent tree", () => {
     const model = master([spawn("m1", "general", "Deep dive into the plan")], (req) => {
       if (isGeneral(req)) {
         const results = toolResults(req.messages);
-        return results.length === 0 ? { toolCalls: [spawn("g1", "explore", "Read the plan")] } : { text: `General summary of: ${results[0]!.content.split("\n")[4]}` };
+        return results.length === 0
+          ? { toolCalls: [spawn("g1", "explore", "Read the plan")] }
+          : { text: `General summary of: ${results[0]!.content.split("\n")[4]}` };
       }
       return { text: "Grandchild found: May 3", thinking: "GRANDCHILD_THINKING" };
     });
@@ -115,7 +117,10 @@ describe("subagent lifecycle controls", () => {
     const run = startTestTurn({ model, workspaceDir: ws.dir, limits: { subagentTimeoutMs: 100 } }, "go");
     const result = await run.result;
     expect(result.status).toBe("completed");
-    expect(ofType(run.events, "subagent_error")[0]).toMatchObject({ endReason: "watchdog_timeout", error: "Stopped by the watchdog after 100 ms." });
+    expect(ofType(run.events, "subagent_error")[0]).toMatchObject({
+      endReason: "watchdog_timeout",
+      error: "Stopped by the watchdog after 100 ms.",
+    });
     // What it wrote before the watchdog stays in its step for audit; it gave no answer.
     const process = await processOfRun(run, ofType(run.events, "agent:complete")[0]!.runId);
     expect(process).toMatchObject({ status: "error", endReason: "watchdog_timeout", response: "" });
@@ -171,7 +176,9 @@ describe("subagent lifecycle controls", () => {
     expect(lastUser(second.messages)).toBe("[Steering message]\nFocus on the date only");
     // Recorded where it was injected: before the child's second step, in the process the UI and storage keep.
     const recorded = ofType(run.events, "subagent_data").filter((e) => e.data.kind === "steer");
-    expect(recorded.map((e) => e.data)).toEqual([{ kind: "steer", step: 1, index: 0, message: "Focus on the date only", at: expect.any(String) }]);
+    expect(recorded.map((e) => e.data)).toEqual([
+      { kind: "steer", step: 1, index: 0, message: "Focus on the date only", at: expect.any(String) },
+    ]);
     const process = await processOfRun(run, ofType(run.events, "agent:complete")[0]!.runId);
     expect(process.steering).toEqual([{ step: 1, message: "Focus on the date only", at: (recorded[0]!.data as { at: string }).at }]);
     expect(run.handle.steer("run1", "too late")).toEqual({
@@ -185,12 +192,20 @@ describe("subagent lifecycle controls", () => {
       isGeneral(req) && toolResults(req.messages).length === 0 ? { toolCalls: [spawn("g1", "explore", "c")] } : { hang: true },
     );
     const run = startTestTurn(
-      { model, workspaceDir: ws.dir, onEvent: (e, r) => e.type === "subagent_started" && e.depth === 2 && setTimeout(() => r.handle.cancel(), 10) },
+      {
+        model,
+        workspaceDir: ws.dir,
+        onEvent: (e, r) => e.type === "subagent_started" && e.depth === 2 && setTimeout(() => r.handle.cancel(), 10),
+      },
       "go",
     );
     const result = await run.result;
     expect(result.status).toBe("cancelled");
-    expect(ofType(run.events, "subagent_error").map((e) => [e.runId, e.endReason]).sort()).toEqual([
+    expect(
+      ofType(run.events, "subagent_error")
+        .map((e) => [e.runId, e.endReason])
+        .sort(),
+    ).toEqual([
       ["run1", "killed"],
       ["run2", "killed"],
       ["run3", "killed"],
@@ -204,10 +219,18 @@ describe("subagent lifecycle controls", () => {
   it("fails a child that exceeds its definition's maxSteps and tells the parent", async () => {
     const definitions = [{ ...BUILTIN_DEFINITIONS[0]!, maxSteps: 2 }];
     let n = 0;
-    const model = master([spawn("m1", "explore", "loop")], () => ({ toolCalls: [{ id: `x${n++}`, name: "read_note", args: { name: "plan" } }] }));
-    const run = startTestTurn({ model, workspaceDir: ws.dir, definitions: definitions.map((d) => ({ ...d, allowedTools: ["read_note"] })) }, "go");
+    const model = master([spawn("m1", "explore", "loop")], () => ({
+      toolCalls: [{ id: `x${n++}`, name: "read_note", args: { name: "plan" } }],
+    }));
+    const run = startTestTurn(
+      { model, workspaceDir: ws.dir, definitions: definitions.map((d) => ({ ...d, allowedTools: ["read_note"] })) },
+      "go",
+    );
     const result = await run.result;
-    expect(ofType(run.events, "subagent_error")[0]).toMatchObject({ endReason: "failed", error: "Reached its limit of 2 steps without a final answer." });
+    expect(ofType(run.events, "subagent_error")[0]).toMatchObject({
+      endReason: "failed",
+      error: "Reached its limit of 2 steps without a final answer.",
+    });
     expect(masterText(result.turn)).toContain("Status: Failed\nError: Reached its limit of 2 steps without a final answer.");
   });
 });
@@ -220,7 +243,12 @@ describe("steering an idle child", () => {
       return { text: answered === 1 ? "first answer" : ` / follow-up to: ${lastUser(req.messages)}` };
     });
     const run = startTestTurn(
-      { model, workspaceDir: ws.dir, onEvent: (e, r) => e.type === "subagent_data" && e.data.kind === "token" && answered === 1 && r.handle.steer(e.runId, "also mention risks") },
+      {
+        model,
+        workspaceDir: ws.dir,
+        onEvent: (e, r) =>
+          e.type === "subagent_data" && e.data.kind === "token" && answered === 1 && r.handle.steer(e.runId, "also mention risks"),
+      },
       "go",
     );
     await run.result;

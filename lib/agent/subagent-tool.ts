@@ -25,7 +25,10 @@ export function subagentToolSpec(definitions: readonly SubagentDefinition[]): To
       properties: {
         agent: { type: "string", enum: definitions.map((d) => d.name), description: "Which subagent to run." },
         task: { type: "string", description: "What the subagent must do, self-contained." },
-        objective: { type: "string", description: "Why: the goal the result serves. Re-stated to the subagent if its context is compacted." },
+        objective: {
+          type: "string",
+          description: "Why: the goal the result serves. Re-stated to the subagent if its context is compacted.",
+        },
         artifactRefs: { type: "array", items: { type: "string" }, description: "Workspace file paths the subagent should look at." },
       },
       required: ["agent", "task"],

@@ -44,9 +44,12 @@ export class Watchdog {
   private arm(): void {
     if (this.done) return;
     this.since = this.now();
-    this.timer = setTimeout(() => {
-      this.done = true;
-      this.onFire();
-    }, Math.max(0, this.remaining));
+    this.timer = setTimeout(
+      () => {
+        this.done = true;
+        this.onFire();
+      },
+      Math.max(0, this.remaining),
+    );
   }
 }

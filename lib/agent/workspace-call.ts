@@ -47,9 +47,7 @@ export async function runWorkspaceCall(
       // Tool output enters here: normalised once, like model output.
       (content): ToolOutcome => ({ content: wellFormed(content), status: "success" }),
       (e: unknown): ToolOutcome =>
-        e instanceof ToolError
-          ? error("tool_failed", e.message)
-          : error("tool_failed", `"${call.name}" failed: ${describeError(e)}`),
+        e instanceof ToolError ? error("tool_failed", e.message) : error("tool_failed", `"${call.name}" failed: ${describeError(e)}`),
     );
     return await Promise.race([run, aborted]);
   } finally {

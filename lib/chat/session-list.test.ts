@@ -3,7 +3,12 @@ import type { SessionSummary } from "@/lib/contracts";
 import { appendPage, firstPage, mergeFirstPage, removeSession, upsertSession } from "./session-list";
 
 const at = (minute: number) => new Date(Date.UTC(2026, 11, 1, 0, minute)).toISOString();
-const chat = (id: string, minute: number, title = id): SessionSummary => ({ sessionId: id, title, createdAt: at(0), updatedAt: at(minute) });
+const chat = (id: string, minute: number, title = id): SessionSummary => ({
+  sessionId: id,
+  title,
+  createdAt: at(0),
+  updatedAt: at(minute),
+});
 const ids = (list: { sessions: SessionSummary[] }) => list.sessions.map((s) => s.sessionId);
 
 describe("the sidebar's list in the browser", () => {
@@ -15,7 +20,10 @@ describe("the sidebar's list in the browser", () => {
   });
 
   it("takes a push of the first page and keeps the chats loaded below it", () => {
-    const list = appendPage(firstPage([chat("e", 5), chat("d", 4)], { updatedAt: at(4), sessionId: "d" }), [chat("c", 3), chat("b", 2)], { updatedAt: at(2), sessionId: "b" });
+    const list = appendPage(firstPage([chat("e", 5), chat("d", 4)], { updatedAt: at(4), sessionId: "d" }), [chat("c", 3), chat("b", 2)], {
+      updatedAt: at(2),
+      sessionId: "b",
+    });
     // "b" renamed: now the newest; the page of two is "b", "e".
     const merged = mergeFirstPage(list, [chat("b", 9, "renamed"), chat("e", 5)], 2);
     expect(ids(merged)).toEqual(["b", "e", "d", "c"]);

@@ -33,7 +33,14 @@ describe("sessionReducer", () => {
     const fromPage = (snapshot(10) as { result: Extract<JoinResult, { mode: "snapshot" }> }).result;
     const state = initialSessionState("s1", fromPage);
     expect(state).toEqual(run([snapshot(10)]));
-    const resumed = run([...asEvents(live), { type: "joined", result: { mode: "replay", sessionId: "s1", seq: 13 } }, { type: "replay:complete", sessionId: "s1", seq: 13 }], state);
+    const resumed = run(
+      [
+        ...asEvents(live),
+        { type: "joined", result: { mode: "replay", sessionId: "s1", seq: 13 } },
+        { type: "replay:complete", sessionId: "s1", seq: 13 },
+      ],
+      state,
+    );
     expect(resumed).toMatchObject({ seq: 13, needsResync: false, replaying: false });
     expect(text(resumed, 1)).toBe("Hello there");
     // Without a snapshot, the empty state of a page that joins over the socket first.
@@ -102,7 +109,10 @@ describe("sessionReducer", () => {
       expect(sending.pending).toEqual([{ clientId: "k1", prompt: "hi", createdAt: "now" }]);
       expect(isBusy(sending)).toBe(true);
       const state = run([snapshot(10), ...actions]);
-      expect(state.turns.map((t) => [t.turnId, t.status])).toEqual([["t0", "completed"], ["t1", "running"]]);
+      expect(state.turns.map((t) => [t.turnId, t.status])).toEqual([
+        ["t0", "completed"],
+        ["t1", "running"],
+      ]);
       expect(state.pending).toEqual([]);
     });
 

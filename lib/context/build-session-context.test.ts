@@ -33,7 +33,11 @@ const process = (response: string): SubagentProcess => ({
   task: "look",
   prompt: "the spawn packet",
   steps: [
-    { text: "Let me grep.", thinking: "internal deliberation", toolCalls: [call({ callId: "n1", name: "grep", parameters: '{"pattern":"bug"}', response: "src/a.ts:1: bug" })] },
+    {
+      text: "Let me grep.",
+      thinking: "internal deliberation",
+      toolCalls: [call({ callId: "n1", name: "grep", parameters: '{"pattern":"bug"}', response: "src/a.ts:1: bug" })],
+    },
     step(response),
   ],
   response,
@@ -49,7 +53,9 @@ describe("buildSessionContext (the historical path of the clean-context rule)", 
       turn({
         prompt: "read it",
         steps: [
-          step("Reading.", [call({ callId: "c1", name: "file_read", parameters: '{"path":"a.md"}', response: "  line one\n\tline two {json: true}\n" })]),
+          step("Reading.", [
+            call({ callId: "c1", name: "file_read", parameters: '{"path":"a.md"}', response: "  line one\n\tline two {json: true}\n" }),
+          ]),
           step(" It says hi."),
         ],
       }),
@@ -64,15 +70,29 @@ describe("buildSessionContext (the historical path of the clean-context rule)", 
 
   it("uses subagent.response instead of full JSON for subagent tool calls in context replay", () => {
     const sub = process("The clean answer.");
-    const envelope = JSON.stringify({ success: true, data: { prompt: sub.prompt, thinking: sub.steps[0]!.thinking, response: sub.response, toolCalls: sub.steps[0]!.toolCalls, stats: sub.stats } });
+    const envelope = JSON.stringify({
+      success: true,
+      data: {
+        prompt: sub.prompt,
+        thinking: sub.steps[0]!.thinking,
+        response: sub.response,
+        toolCalls: sub.steps[0]!.toolCalls,
+        stats: sub.stats,
+      },
+    });
     const messages = buildSessionContext([
-      turn({ steps: [step("", [call({ callId: "s1", name: "subagent", response: envelope, responseSize: envelope.length, subagent: sub })]), step("Done.")] }),
+      turn({
+        steps: [
+          step("", [call({ callId: "s1", name: "subagent", response: envelope, responseSize: envelope.length, subagent: sub })]),
+          step("Done."),
+        ],
+      }),
     ]);
     const tool = messages.find((m) => m.role === "tool")!;
     expect(tool).toEqual({ role: "tool", content: "The clean answer.", toolCallId: "s1", toolName: "subagent" });
     const all = JSON.stringify(messages);
     expect(all).not.toContain('\\"success\\":true');
-    expect(all).not.toContain("toolCalls\\\"");
+    expect(all).not.toContain('toolCalls\\"');
     expect(all).not.toContain("thinking");
     expect(all).not.toContain("internal deliberation");
     expect(all).not.toContain("Let me grep.");
@@ -80,7 +100,9 @@ describe("buildSessionContext (the historical path of the clean-context rule)", 
 
   it("falls back to toolCall.response for subagent calls without parsed subagent data", () => {
     const narrative = "[Subagent Result: explore-ab12]\nStatus: Completed\n\nFound it.";
-    const messages = buildSessionContext([turn({ steps: [step("", [call({ callId: "s1", name: "subagent", response: narrative })]), step("ok")] })]);
+    const messages = buildSessionContext([
+      turn({ steps: [step("", [call({ callId: "s1", name: "subagent", response: narrative })]), step("ok")] }),
+    ]);
     expect(messages.find((m) => m.role === "tool")).toMatchObject({ content: narrative, toolCallId: "s1" });
   });
 });
@@ -89,7 +111,12 @@ describe("buildSessionContext: our rules", () => {
   it("prefers the stored clean (narrative) result over the subagent's raw answer, as the model saw it live", () => {
     const narrative = "[Subagent Result: explore-1]\nStatus: Completed\nCondensation: Level 2 (LLM summary)\n\nSummary: short";
     const messages = buildSessionContext([
-      turn({ steps: [step("", [call({ callId: "s1", name: "subagent", response: narrative, subagent: process("a very long raw answer") })]), step("x")] }),
+      turn({
+        steps: [
+          step("", [call({ callId: "s1", name: "subagent", response: narrative, subagent: process("a very long raw answer") })]),
+          step("x"),
+        ],
+      }),
     ]);
     expect(messages.find((m) => m.role === "tool")!.content).toBe(narrative);
   });
@@ -99,7 +126,10 @@ describe("buildSessionContext: our rules", () => {
     const cut = envelope.slice(0, 40);
     const warnings: string[] = [];
     const log = { warn: (m: string) => warnings.push(m) };
-    const withProcess = buildSessionContext([turn({ steps: [step("", [call({ callId: "a", name: "subagent", response: cut, subagent: process("from process") })])] })], log);
+    const withProcess = buildSessionContext(
+      [turn({ steps: [step("", [call({ callId: "a", name: "subagent", response: cut, subagent: process("from process") })])] })],
+      log,
+    );
     const without = buildSessionContext([turn({ steps: [step("", [call({ callId: "b", name: "subagent", response: cut })])] })], log);
     expect(withProcess.find((m) => m.role === "tool")!.content).toBe("from process");
     expect(without.find((m) => m.role === "tool")!.content).toBe(UNREADABLE_RESULT);
@@ -117,7 +147,15 @@ describe("buildSessionContext: our rules", () => {
       }),
       turn({ turnId: "t2", prompt: "next", steps: [step("Plain.")] }),
     ]);
-    expect(messages.map((m) => (m.role === "tool" ? `tool:${m.toolCallId}` : m.role === "assistant" ? `assistant:${m.content}|${(m.toolCalls ?? []).map((c) => c.id).join(",")}` : `${m.role}:${m.content}`))).toEqual([
+    expect(
+      messages.map((m) =>
+        m.role === "tool"
+          ? `tool:${m.toolCallId}`
+          : m.role === "assistant"
+            ? `assistant:${m.content}|${(m.toolCalls ?? []).map((c) => c.id).join(",")}`
+            : `${m.role}:${m.content}`,
+      ),
+    ).toEqual([
       "user:question",
       "assistant:First.|a,b",
       "tool:a",
@@ -147,7 +185,9 @@ describe("cleanSubagentContent (live path)", () => {
     const warnings: string[] = [];
     const log = { warn: (m: string) => warnings.push(m) };
     expect(cleanSubagentContent("plain answer", log)).toBe("plain answer");
-    expect(cleanSubagentContent(JSON.stringify({ success: true, data: { response: "clean", thinking: "t", toolCalls: [] } }), log)).toBe("clean");
+    expect(cleanSubagentContent(JSON.stringify({ success: true, data: { response: "clean", thinking: "t", toolCalls: [] } }), log)).toBe(
+      "clean",
+    );
     expect(cleanSubagentContent("{ not json at all", log)).toBe("{ not json at all");
     expect(cleanSubagentContent('{"success":true,"data":{"thinking":"x"', log)).toBe(UNREADABLE_RESULT);
     expect(warnings).toHaveLength(2);

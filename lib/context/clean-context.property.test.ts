@@ -19,7 +19,11 @@ const stats = fc.record({ steps: fc.nat(9), runtimeMs: fc.nat(99_999) }).map((s)
 
 /** A subagent's non-final step: interim text, reasoning and calls — all internal. */
 const interimStep = (nested: fc.Arbitrary<ToolCall>): fc.Arbitrary<Step> =>
-  fc.record({ text: marked("INTERIM"), thinking: marked("THINKING"), toolCalls: fc.array(nested, { maxLength: 3, depthIdentifier: "tree" }) });
+  fc.record({
+    text: marked("INTERIM"),
+    thinking: marked("THINKING"),
+    toolCalls: fc.array(nested, { maxLength: 3, depthIdentifier: "tree" }),
+  });
 
 const { process } = fc.letrec<{ process: SubagentProcess; nested: ToolCall }>((tie) => ({
   process: fc
@@ -36,7 +40,9 @@ const { process } = fc.letrec<{ process: SubagentProcess; nested: ToolCall }>((t
       stats,
       status: fc.constantFrom("success" as const, "error" as const),
       startedAt: fc.constant("2026-01-01T00:00:00.000Z"),
-      steering: fc.array(fc.record({ step: fc.nat(3), message: marked("STEER"), at: fc.constant("2026-01-01T00:00:01.000Z") }), { maxLength: 2 }),
+      steering: fc.array(fc.record({ step: fc.nat(3), message: marked("STEER"), at: fc.constant("2026-01-01T00:00:01.000Z") }), {
+        maxLength: 2,
+      }),
     })
     .map(({ interim, finalThinking, steering, ...p }): SubagentProcess => ({
       ...p,
@@ -59,7 +65,17 @@ const { process } = fc.letrec<{ process: SubagentProcess; nested: ToolCall }>((t
 
 function envelopeOf(p: SubagentProcess): string {
   const thinking = p.steps.map((s) => s.thinking).join("");
-  return JSON.stringify({ success: true, data: { prompt: p.prompt, thinking, response: p.response, steps: p.steps, toolCalls: p.steps.flatMap((s) => s.toolCalls), stats: p.stats } });
+  return JSON.stringify({
+    success: true,
+    data: {
+      prompt: p.prompt,
+      thinking,
+      response: p.response,
+      steps: p.steps,
+      toolCalls: p.steps.flatMap((s) => s.toolCalls),
+      stats: p.stats,
+    },
+  });
 }
 
 const subagentCall = fc
@@ -99,7 +115,11 @@ const plainCall = fc.record({
   status: fc.constantFrom("success" as const, "error" as const, "running" as const),
 });
 
-const masterStep = fc.record({ text: cleanText, thinking: fc.constant(""), toolCalls: fc.array(fc.oneof(subagentCall, plainCall), { maxLength: 3 }) });
+const masterStep = fc.record({
+  text: cleanText,
+  thinking: fc.constant(""),
+  toolCalls: fc.array(fc.oneof(subagentCall, plainCall), { maxLength: 3 }),
+});
 
 const chatTurn = fc.record({
   turnId: fc.uuid(),
@@ -134,10 +154,10 @@ describe("clean context over random histories (property)", () => {
         expect(text).not.toContain(MARK);
         expect(text).not.toMatch(/runtimeMs|inputTokens|\\"success\\"|\\"toolCalls\\"/);
         assertProtocol(messages);
-        const expectedIds = turns.filter((t) => t.status !== "running").flatMap((t) => t.steps.flatMap((s) => s.toolCalls.map((c) => c.callId)));
-        expect(messages.flatMap((m) => (m.role === "tool" ? [m.toolCallId] : []))).toEqual(
-          expect.arrayContaining(expectedIds),
-        );
+        const expectedIds = turns
+          .filter((t) => t.status !== "running")
+          .flatMap((t) => t.steps.flatMap((s) => s.toolCalls.map((c) => c.callId)));
+        expect(messages.flatMap((m) => (m.role === "tool" ? [m.toolCallId] : []))).toEqual(expect.arrayContaining(expectedIds));
         expect(messages.filter((m) => m.role === "tool")).toHaveLength(expectedIds.length);
       }),
       { numRuns: 300 },

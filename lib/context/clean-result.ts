@@ -30,11 +30,7 @@ export function looksLikeEnvelope(text: string): boolean {
   return ENVELOPE_HINT.test(text);
 }
 
-export type EnvelopeParse =
-  | { kind: "plain" }
-  | { kind: "envelope"; response: string }
-  | { kind: "unparsable" }
-  | { kind: "broken" };
+export type EnvelopeParse = { kind: "plain" } | { kind: "envelope"; response: string } | { kind: "unparsable" } | { kind: "broken" };
 
 /**
  * Classifies a stored or live subagent result: plain text; an envelope (its clean part

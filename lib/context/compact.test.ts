@@ -83,7 +83,14 @@ describe("compactMessages", () => {
 
 describe("reinforceObjective", () => {
   it("re-states the objective after the system messages, once", () => {
-    const once = reinforceObjective([{ role: "system", content: "s" }, { role: "system", content: `${SUMMARY_TAG}\nx` }, { role: "user", content: "go" }], "Find the date");
+    const once = reinforceObjective(
+      [
+        { role: "system", content: "s" },
+        { role: "system", content: `${SUMMARY_TAG}\nx` },
+        { role: "user", content: "go" },
+      ],
+      "Find the date",
+    );
     const twice = reinforceObjective(once, "Find the date");
     expect(twice).toEqual(once);
     expect(once[2]).toMatchObject({ role: "user" });

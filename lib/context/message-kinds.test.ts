@@ -21,7 +21,20 @@ describe("classifyMessages", () => {
       { role: "user", content: "thanks" },
     ];
     const kinds = classifyMessages(messages, true).map((e) => e.kind);
-    expect(kinds).toEqual(["system", "summary", "objective", "task", "tool_calls", "tool_result", "dropped_output", "steering", "tool_calls", "subagent_result", "answer", "prompt"]);
+    expect(kinds).toEqual([
+      "system",
+      "summary",
+      "objective",
+      "task",
+      "tool_calls",
+      "tool_result",
+      "dropped_output",
+      "steering",
+      "tool_calls",
+      "subagent_result",
+      "answer",
+      "prompt",
+    ]);
     // For the master, the first user message is a prompt like any other.
     expect(classifyMessages(messages, false)[3]!.kind).toBe("prompt");
   });

@@ -72,8 +72,15 @@ function kindOf(message: ModelMessage, firstSubagentUser: boolean): MessageKind 
 }
 
 function tokensOf(message: ModelMessage): number {
-  if (message.role === "assistant") return estimateMessageTokens({ role: "assistant", content: message.content, toolCalls: message.toolCalls });
-  if (message.role === "tool") return estimateMessageTokens({ role: "tool", content: message.content, toolCallId: message.toolCallId ?? "", toolName: message.toolName ?? "" });
+  if (message.role === "assistant")
+    return estimateMessageTokens({ role: "assistant", content: message.content, toolCalls: message.toolCalls });
+  if (message.role === "tool")
+    return estimateMessageTokens({
+      role: "tool",
+      content: message.content,
+      toolCallId: message.toolCallId ?? "",
+      toolName: message.toolName ?? "",
+    });
   return estimateMessageTokens({ role: message.role, content: message.content });
 }
 

@@ -14,9 +14,15 @@ describe("token estimator", () => {
   it("counts message overhead, tool calls and tool schemas", () => {
     const plain = estimateMessageTokens({ role: "user", content: "x".repeat(40) });
     expect(plain).toBe(14);
-    const withCall = estimateMessageTokens({ role: "assistant", content: "", toolCalls: [{ id: "1", name: "grep", arguments: "x".repeat(40) }] });
+    const withCall = estimateMessageTokens({
+      role: "assistant",
+      content: "",
+      toolCalls: [{ id: "1", name: "grep", arguments: "x".repeat(40) }],
+    });
     expect(withCall).toBeGreaterThan(14);
     const tools = [{ name: "grep", description: "search", parameters: { type: "object" } }];
-    expect(estimateRequestTokens([{ role: "user", content: "hi" }], tools)).toBeGreaterThan(estimateRequestTokens([{ role: "user", content: "hi" }]));
+    expect(estimateRequestTokens([{ role: "user", content: "hi" }], tools)).toBeGreaterThan(
+      estimateRequestTokens([{ role: "user", content: "hi" }]),
+    );
   });
 });

@@ -121,7 +121,14 @@ export const disableBody = z.object({ disabled: z.boolean() });
 export type DisableBody = z.infer<typeof disableBody>;
 
 /** POST /api/admin/invites: a one-time invitation link. GET lists them; POST /api/admin/invites/:id/revoke ends one. */
-export const createInviteBody = z.object({ expiresInHours: z.number().int("Give a whole number of hours.").min(1, "An invitation lasts at least 1 hour.").max(24 * 30, "An invitation lasts at most 30 days (720 hours).").default(72) });
+export const createInviteBody = z.object({
+  expiresInHours: z
+    .number()
+    .int("Give a whole number of hours.")
+    .min(1, "An invitation lasts at least 1 hour.")
+    .max(24 * 30, "An invitation lasts at most 30 days (720 hours).")
+    .default(72),
+});
 export type CreateInviteBody = z.input<typeof createInviteBody>;
 
 /** A one-time link (invitation or password reset); `url` is only in the answer that creates it. */
@@ -192,5 +199,7 @@ export const SSO_FAILURE_MESSAGES: Record<SsoFailureReason, string> = {
 
 /** The message for `/login?error=sso&reason=…`; an unknown reason gets the general one. */
 export function ssoFailureMessage(reason: string | null): string {
-  return (SSO_FAILURE_REASONS as readonly string[]).includes(reason ?? "") ? SSO_FAILURE_MESSAGES[reason as SsoFailureReason] : SSO_TRY_AGAIN;
+  return (SSO_FAILURE_REASONS as readonly string[]).includes(reason ?? "")
+    ? SSO_FAILURE_MESSAGES[reason as SsoFailureReason]
+    : SSO_TRY_AGAIN;
 }

@@ -20,9 +20,7 @@ export interface Issue {
   message: string;
 }
 
-export type Ack<T> =
-  | { ok: true; data: T }
-  | { ok: false; code: ErrorCode; message: string; issues?: Issue[] };
+export type Ack<T> = { ok: true; data: T } | { ok: false; code: ErrorCode; message: string; issues?: Issue[] };
 
 export type AckCallback<T> = (result: Ack<T>) => void;
 

@@ -7,7 +7,11 @@ export const MAX_TITLE_CHARS = 200;
 export const MAX_STEER_CHARS = 10_000;
 export const MAX_DENY_REASON_CHARS = 2_000;
 
-const id = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, "must be an id");
+const id = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9_-]+$/, "must be an id");
 /** At least one character a person can see: not only spaces, zero-width or bidi controls. */
 const VISIBLE = /[^\s\p{Cc}\p{Cf}\p{Mn}\p{Zl}\p{Zp}]/u;
 const visibleText = (max: number, tooLong?: string) =>
@@ -45,7 +49,11 @@ export const subagentSteerSchema = z.strictObject({
 });
 export const subagentKillSchema = z.strictObject({ sessionId: id, runId: id });
 /** Model call ids are the model's own: printable, short, but not always id-shaped (`functions.x:0`). */
-const callId = z.string().min(1).max(200).regex(/^[\x21-\x7e]+$/, "must be a call id");
+const callId = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[\x21-\x7e]+$/, "must be a call id");
 /** A person's decision on a tool call waiting for approval; `runId` (null = the master's call) disambiguates call ids. */
 export const toolDecideSchema = z.strictObject({
   sessionId: id,

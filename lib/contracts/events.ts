@@ -1,12 +1,5 @@
 import { z } from "zod";
-import {
-  approvalSchema,
-  chatTurnSchema,
-  endReasonSchema,
-  toolStatusSchema,
-  turnStatsSchema,
-  turnStatusSchema,
-} from "./turn";
+import { approvalSchema, chatTurnSchema, endReasonSchema, toolStatusSchema, turnStatsSchema, turnStatusSchema } from "./turn";
 
 /**
  * Events the agent runtime publishes while a turn runs. The server persists each one,

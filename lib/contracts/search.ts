@@ -10,7 +10,11 @@ export const SESSION_PAGE_SIZE = 50;
 /** The most chats one `session:page` may ask for. */
 export const MAX_SESSION_PAGE = 200;
 
-const id = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, "must be an id");
+const id = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9_-]+$/, "must be an id");
 
 /**
  * Where the sidebar's list continues: the last chat it holds (newest activity first, the

@@ -13,7 +13,12 @@ import type { JoinResult, TurnPage } from "./socket";
 /** How long a new link lives; `never` until revoked. */
 export const SHARE_EXPIRIES = ["1d", "7d", "30d", "never"] as const;
 export type ShareExpiry = (typeof SHARE_EXPIRIES)[number];
-export const SHARE_EXPIRY_MS: Record<ShareExpiry, number | null> = { "1d": 86_400_000, "7d": 7 * 86_400_000, "30d": 30 * 86_400_000, never: null };
+export const SHARE_EXPIRY_MS: Record<ShareExpiry, number | null> = {
+  "1d": 86_400_000,
+  "7d": 7 * 86_400_000,
+  "30d": 30 * 86_400_000,
+  never: null,
+};
 
 export const shareCreateBody = z
   .object({
@@ -47,7 +52,8 @@ export interface ShareCreated {
 /** The owner's routes: list and create on the collection, revoke one by id. */
 export const SHARE_ROUTES = {
   links: (sessionId: string) => `/api/sessions/${encodeURIComponent(sessionId)}/shares`,
-  revoke: (sessionId: string, linkId: string) => `/api/sessions/${encodeURIComponent(sessionId)}/shares/${encodeURIComponent(linkId)}/revoke`,
+  revoke: (sessionId: string, linkId: string) =>
+    `/api/sessions/${encodeURIComponent(sessionId)}/shares/${encodeURIComponent(linkId)}/revoke`,
   /** The viewer's reads (full tool output, model calls) mirror `/api/sessions/<id>/…` under this base. */
   viewerApi: (token: string) => `/api/shared/${encodeURIComponent(token)}`,
   page: (token: string) => `/s/${encodeURIComponent(token)}`,
@@ -66,7 +72,9 @@ export interface SharedChat {
 }
 
 export const shareJoinSchema = z.object({ lastSeq: z.number().int().min(0).optional() }).strict();
-export const shareOlderSchema = z.object({ before: z.string().min(1).max(100), limit: z.number().int().min(1).max(100).optional() }).strict();
+export const shareOlderSchema = z
+  .object({ before: z.string().min(1).max(100), limit: z.number().int().min(1).max(100).optional() })
+  .strict();
 
 export interface ShareClientToServerEvents {
   "share:join": (input: z.infer<typeof shareJoinSchema>, ack: AckCallback<{ chat: SharedChat; join: JoinResult }>) => void;

@@ -26,7 +26,14 @@ import {
   type TurnCancel,
   type TurnSend,
 } from "./commands";
-import { sessionPageSchema, sessionSearchSchema, type SearchResults, type SessionPage, type SessionPageInput, type SessionSearch } from "./search";
+import {
+  sessionPageSchema,
+  sessionSearchSchema,
+  type SearchResults,
+  type SessionPage,
+  type SessionPageInput,
+  type SessionSearch,
+} from "./search";
 import type { SessionEvent, SessionSnapshot } from "./events";
 import type { ChatTurn, SessionSummary } from "./turn";
 
@@ -36,7 +43,8 @@ import type { ChatTurn, SessionSummary } from "./turn";
  * A snapshot holds the newest turns only (`TURN_PAGE_SIZE`, the running one always among
  * them); `older` is the cursor for `session:older` while older turns exist.
  */
-export type JoinResult = ({ mode: "snapshot"; older: string | null } & SessionSnapshot) | { mode: "replay"; sessionId: string; seq: number };
+export type JoinResult =
+  ({ mode: "snapshot"; older: string | null } & SessionSnapshot) | { mode: "replay"; sessionId: string; seq: number };
 
 /** A page of older turns, oldest first; `older` is the cursor for the page before it, null at the first turn. */
 export interface TurnPage {

@@ -43,8 +43,13 @@ function stepsMarkdown(steps: readonly Step[], depth: number): string {
 
 function toolMarkdown(call: ToolCall): string {
   const status = call.status === "error" ? " — error" : call.status === "running" ? " — did not finish" : "";
-  const more = call.responseSize > call.response.length ? `\n\n_Output cut at ${call.response.length} of ${call.responseSize} characters; the JSON export holds all of it._` : "";
-  const approval = call.approval ? `\n\nApproval: **${call.approval.state}**${call.approval.denyReason ? ` (${inline(call.approval.denyReason)})` : ""}` : "";
+  const more =
+    call.responseSize > call.response.length
+      ? `\n\n_Output cut at ${call.response.length} of ${call.responseSize} characters; the JSON export holds all of it._`
+      : "";
+  const approval = call.approval
+    ? `\n\nApproval: **${call.approval.state}**${call.approval.denyReason ? ` (${inline(call.approval.denyReason)})` : ""}`
+    : "";
   return (
     `<details><summary>🔧 ${escapeHtml(call.name)}${escapeHtml(status)}</summary>\n\n` +
     `Parameters:\n\n${fence(prettyJson(call.parameters), "json")}\n\nOutput:\n\n${fence(call.response)}${more}${approval}\n\n</details>\n\n`
@@ -52,7 +57,12 @@ function toolMarkdown(call: ToolCall): string {
 }
 
 function subagentMarkdown(call: ToolCall, process: SubagentProcess, depth: number): string {
-  const outcome = process.status === "success" ? "done" : process.status === "running" ? "running" : endReasonLabel(process.endReason ?? "failed").toLowerCase();
+  const outcome =
+    process.status === "success"
+      ? "done"
+      : process.status === "running"
+        ? "running"
+        : endReasonLabel(process.endReason ?? "failed").toLowerCase();
   const summary = `🤖 ${process.name}: ${truncateLine(process.task, 100)} (${outcome}, ${statsLine(process.stats)})`;
   let body = `**Task:** ${inline(process.task)}\n\n`;
   if (process.model) body += `Model: ${inline(process.model)}\n\n`;

@@ -36,8 +36,16 @@ export const sessionFileSchema = z.object({
 export type SessionFile = z.infer<typeof sessionFileSchema>;
 
 /** The file as text, piece by piece: the header, each turn, the end. Concatenated, it is one JSON document. */
-export async function* sessionFileChunks(header: { title: string; createdAt: string; exportedAt: string }, turns: AsyncIterable<ExportedTurn>): AsyncGenerator<string> {
-  const head = { format: SESSION_FILE_FORMAT, version: SESSION_FILE_VERSION, exportedAt: header.exportedAt, session: { title: header.title, createdAt: header.createdAt } };
+export async function* sessionFileChunks(
+  header: { title: string; createdAt: string; exportedAt: string },
+  turns: AsyncIterable<ExportedTurn>,
+): AsyncGenerator<string> {
+  const head = {
+    format: SESSION_FILE_FORMAT,
+    version: SESSION_FILE_VERSION,
+    exportedAt: header.exportedAt,
+    session: { title: header.title, createdAt: header.createdAt },
+  };
   yield `${JSON.stringify(head).slice(0, -1)},"turns":[`;
   let first = true;
   for await (const turn of turns) {
@@ -78,10 +86,12 @@ export function reidentify(entry: ExportedTurn, sessionId: string, newId: () => 
   const turnId = newId();
   const runs = new Map<string, string>();
   const collect = (steps: ChatTurn["steps"]) => {
-    for (const step of steps) for (const call of step.toolCalls) if (call.subagent) {
-      runs.set(call.subagent.runId, newId());
-      collect(call.subagent.steps);
-    }
+    for (const step of steps)
+      for (const call of step.toolCalls)
+        if (call.subagent) {
+          runs.set(call.subagent.runId, newId());
+          collect(call.subagent.steps);
+        }
   };
   collect(entry.turn.steps);
   const run = (id: string) => runs.get(id) ?? id;
@@ -103,7 +113,12 @@ export function reidentify(entry: ExportedTurn, sessionId: string, newId: () => 
         };
       }),
     }));
-  const modelCalls: ModelCallRecord[] = entry.modelCalls.map((c) => ({ ...c, callId: newId(), turnId, runId: c.runId === null ? null : run(c.runId) }));
+  const modelCalls: ModelCallRecord[] = entry.modelCalls.map((c) => ({
+    ...c,
+    callId: newId(),
+    turnId,
+    runId: c.runId === null ? null : run(c.runId),
+  }));
   return {
     turn: { ...entry.turn, turnId, sessionId, steps: mapSteps(entry.turn.steps) },
     toolOutputs: entry.toolOutputs.map((o) => ({ ...o, runId: o.runId === null ? null : run(o.runId) })),

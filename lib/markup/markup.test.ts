@@ -106,7 +106,12 @@ const turn: fc.Arbitrary<ChatTurn> = fc
   .map((t) => structuredClone(t));
 
 const textTurn = (t: string): ChatTurn => ({
-  turnId: "t", sessionId: "s", prompt: "p", steps: [{ text: t, thinking: "", toolCalls: [] }], status: "completed", createdAt: "c",
+  turnId: "t",
+  sessionId: "s",
+  prompt: "p",
+  steps: [{ text: t, thinking: "", toolCalls: [] }],
+  status: "completed",
+  createdAt: "c",
   stats: { chat: { inputTokens: 0, outputTokens: 0 }, system: { inputTokens: 0, outputTokens: 0 }, steps: 1, runtimeMs: 0, cost: 0 },
 });
 
@@ -122,12 +127,15 @@ describe("serializeTurn / parseTurnMarkup", () => {
 
   it("any model text serialises to text only: never a panel or a tool call (property)", () => {
     fc.assert(
-      fc.property(text.filter((t) => t.length > 0), (t) => {
-        const markup = serializeTurn(textTurn(t));
-        const body = markup.slice(markup.indexOf("<Step>") + "<Step>".length, markup.indexOf("</Step>"));
-        expect(body).not.toMatch(/<|>|"/);
-        expect(parseTurnMarkup(markup).steps).toEqual([{ text: t, thinking: "", toolCalls: [] }]);
-      }),
+      fc.property(
+        text.filter((t) => t.length > 0),
+        (t) => {
+          const markup = serializeTurn(textTurn(t));
+          const body = markup.slice(markup.indexOf("<Step>") + "<Step>".length, markup.indexOf("</Step>"));
+          expect(body).not.toMatch(/<|>|"/);
+          expect(parseTurnMarkup(markup).steps).toEqual([{ text: t, thinking: "", toolCalls: [] }]);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -141,13 +149,28 @@ describe("serializeTurn / parseTurnMarkup", () => {
   it("writes a panel as a child of its tool call, inside the step that made it, with escaped attributes", () => {
     const t = textTurn("Hi ");
     t.steps[0]!.toolCalls.push({
-      callId: "c1", name: "subagent", parameters: '{"task":"x"}', response: "", responseSize: 0, status: "running",
+      callId: "c1",
+      name: "subagent",
+      parameters: '{"task":"x"}',
+      response: "",
+      responseSize: 0,
+      status: "running",
       subagent: {
-        runId: "r1", parentRunId: null, depth: 1, name: "researcher", task: 'say "hi"', prompt: "P", status: "running", response: "",
-        steps: [{ text: "a<b", thinking: "", toolCalls: [] }], stats: t.stats, startedAt: "s",
+        runId: "r1",
+        parentRunId: null,
+        depth: 1,
+        name: "researcher",
+        task: 'say "hi"',
+        prompt: "P",
+        status: "running",
+        response: "",
+        steps: [{ text: "a<b", thinking: "", toolCalls: [] }],
+        stats: t.stats,
+        startedAt: "s",
       },
     });
-    const stats = "{&quot;chat&quot;:{&quot;inputTokens&quot;:0,&quot;outputTokens&quot;:0},&quot;system&quot;:{&quot;inputTokens&quot;:0,&quot;outputTokens&quot;:0},&quot;steps&quot;:1,&quot;runtimeMs&quot;:0,&quot;cost&quot;:0}";
+    const stats =
+      "{&quot;chat&quot;:{&quot;inputTokens&quot;:0,&quot;outputTokens&quot;:0},&quot;system&quot;:{&quot;inputTokens&quot;:0,&quot;outputTokens&quot;:0},&quot;steps&quot;:1,&quot;runtimeMs&quot;:0,&quot;cost&quot;:0}";
     expect(serializeTurn(t)).toBe(
       `<Turn turnId="t" sessionId="s" prompt="p" status="completed" stats="${stats}" createdAt="c">` +
         '<Step>Hi <ToolCall callId="c1" name="subagent" parameters="{&quot;task&quot;:&quot;x&quot;}" status="running" responseSize="0" response="">' +

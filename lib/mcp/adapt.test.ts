@@ -9,7 +9,11 @@ const ctx = { workspaceDir: "/tmp", signal: new AbortController().signal };
 
 describe("MCP tools as agent tools", () => {
   it("namespaces every tool by its server, so none can take a built-in's name", () => {
-    const { tools } = adaptMcpTools(server, [{ name: "read_file", inputSchema: { type: "object" } }, { name: "file_read" }, { name: "subagent" }], noCall);
+    const { tools } = adaptMcpTools(
+      server,
+      [{ name: "read_file", inputSchema: { type: "object" } }, { name: "file_read" }, { name: "subagent" }],
+      noCall,
+    );
     expect(tools.map((t) => t.spec.name)).toEqual(["files.read_file", "files.file_read", "files.subagent"]);
   });
 
@@ -25,9 +29,13 @@ describe("MCP tools as agent tools", () => {
   });
 
   it("skips nameless, meaningless, overlong and colliding names with a warning each, keeping the name that was safe as written", () => {
-    const { tools, warnings } = adaptMcpTools(server, [{ name: "x y" }, { name: "x_y" }, { name: "" }, { name: 42 }, { name: "\u0000" }, { name: "n".repeat(65) }], noCall);
+    const { tools, warnings } = adaptMcpTools(
+      server,
+      [{ name: "x y" }, { name: "x_y" }, { name: "" }, { name: 42 }, { name: "\u0000" }, { name: "n".repeat(65) }],
+      noCall,
+    );
     expect(tools.map((t) => t.spec.name)).toEqual(["files.x_y"]);
-    expect(tools[0]!.spec.description).toBe("The x_y tool of the MCP server \"files\".");
+    expect(tools[0]!.spec.description).toBe('The x_y tool of the MCP server "files".');
     expect(warnings, warnings.join("\n")).toHaveLength(5);
     expect(warnings.join("\n")).toMatch(/skipped the tool x y: its safe name "files.x_y" is taken/);
   });
@@ -58,7 +66,14 @@ describe("MCP tools as agent tools", () => {
       ],
     });
     expect(text).toBe(
-      ["one", "[image: image/png, 2.9 KB — not shown]", "[embedded resource: file:///x, 13 characters of text — not shown]", "[resource link: y file:///y]", "[a content block of type video — not shown]", "[an unreadable content block]"].join("\n"),
+      [
+        "one",
+        "[image: image/png, 2.9 KB — not shown]",
+        "[embedded resource: file:///x, 13 characters of text — not shown]",
+        "[resource link: y file:///y]",
+        "[a content block of type video — not shown]",
+        "[an unreadable content block]",
+      ].join("\n"),
     );
   });
 
@@ -75,7 +90,9 @@ describe("MCP tools as agent tools", () => {
   it("turns isError into a ToolError naming the server and the tool", async () => {
     const call: McpCall = async () => ({ isError: true, content: [{ type: "text", text: "disk full" }] });
     const [tool] = adaptMcpTools(server, [{ name: "write" }], call).tools;
-    await expect(tool!.run({}, ctx)).rejects.toThrow(new ToolError('MCP server "files" answered with an error from files.write: disk full'));
+    await expect(tool!.run({}, ctx)).rejects.toThrow(
+      new ToolError('MCP server "files" answered with an error from files.write: disk full'),
+    );
   });
 
   it("passes the server's own tool name and the arguments through, and refuses arguments that are not an object", async () => {
@@ -92,7 +109,10 @@ describe("MCP tools as agent tools", () => {
 
   it("marks tools as needing approval from the server's requireApproval: all, or by name or pattern", () => {
     const listed = [{ name: "read_file" }, { name: "write_file" }, { name: "edit_file" }];
-    const names = (rule: boolean | string[]) => adaptMcpTools({ name: "files", requireApproval: rule }, listed, noCall).tools.filter((t) => t.requiresApproval).map((t) => t.spec.name);
+    const names = (rule: boolean | string[]) =>
+      adaptMcpTools({ name: "files", requireApproval: rule }, listed, noCall)
+        .tools.filter((t) => t.requiresApproval)
+        .map((t) => t.spec.name);
     expect(names(false)).toEqual([]);
     expect(names(true)).toEqual(["files.read_file", "files.write_file", "files.edit_file"]);
     expect(names(["write_*", "edit_file"])).toEqual(["files.write_file", "files.edit_file"]);

@@ -38,7 +38,11 @@ export interface AdaptedTools {
 }
 
 /** The agent tools of one server, from its tools/list answer. Skipped tools come back as warnings. */
-export function adaptMcpTools(server: Pick<McpServerConfig, "name" | "requireApproval">, listed: readonly RawMcpTool[], call: McpCall): AdaptedTools {
+export function adaptMcpTools(
+  server: Pick<McpServerConfig, "name" | "requireApproval">,
+  listed: readonly RawMcpTool[],
+  call: McpCall,
+): AdaptedTools {
   const warnings: string[] = [];
   const tools: Tool[] = [];
   const seen = new Set<string>();
@@ -53,13 +57,21 @@ export function adaptMcpTools(server: Pick<McpServerConfig, "name" | "requireApp
     }
     const name = namespacedToolName(server.name, verdict.name);
     if (seen.has(name)) {
-      warnings.push(`MCP server "${server.name}": skipped the tool ${printableName(raw.name)}: its safe name "${name}" is taken by another of its tools.`);
+      warnings.push(
+        `MCP server "${server.name}": skipped the tool ${printableName(raw.name)}: its safe name "${name}" is taken by another of its tools.`,
+      );
       continue;
     }
     seen.add(name);
-    if (verdict.changed) warnings.push(`MCP server "${server.name}": the tool ${printableName(raw.name)} is offered as "${name}" (unsafe characters replaced).`);
+    if (verdict.changed)
+      warnings.push(
+        `MCP server "${server.name}": the tool ${printableName(raw.name)} is offered as "${name}" (unsafe characters replaced).`,
+      );
     const schema = sanitizeInputSchema(raw.inputSchema);
-    if (!schema.ok) warnings.push(`MCP server "${server.name}": the tool "${name}" has an unusable input schema (${schema.reason}); it accepts any object.`);
+    if (!schema.ok)
+      warnings.push(
+        `MCP server "${server.name}": the tool "${name}" has an unusable input schema (${schema.reason}); it accepts any object.`,
+      );
     const original = raw.name as string;
     tools.push(
       mcpTool({
@@ -98,7 +110,9 @@ function mcpTool(parts: McpToolParts): Tool<Record<string, unknown>> {
       const result = await parts.run(args, context.signal);
       const text = mcpResultText(result);
       if (result.isError === true) {
-        throw new ToolError(`MCP server "${parts.serverName}" answered with an error from ${parts.name}: ${clip(text || "(no message)", MAX_ERROR_CHARS)}`);
+        throw new ToolError(
+          `MCP server "${parts.serverName}" answered with an error from ${parts.name}: ${clip(text || "(no message)", MAX_ERROR_CHARS)}`,
+        );
       }
       return text;
     },
@@ -126,14 +140,20 @@ function describe(raw: unknown, server: string, tool: string): string {
  * schema; anything else (not an object, another type, unserialisable, huge) falls back to
  * `{type: "object"}` so the tool stays usable and the request stays valid.
  */
-export function sanitizeInputSchema(raw: unknown): { ok: true; schema: Record<string, unknown> } | { ok: false; reason: string; schema: Record<string, unknown> } {
+export function sanitizeInputSchema(
+  raw: unknown,
+): { ok: true; schema: Record<string, unknown> } | { ok: false; reason: string; schema: Record<string, unknown> } {
   const fallback = { type: "object" };
   // Sloppy servers leave it out for tools without arguments: nothing to warn about.
   if (raw === undefined) return { ok: true, schema: fallback };
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return { ok: false, reason: "not an object", schema: fallback };
   const schema = raw as Record<string, unknown>;
-  if (schema.type !== undefined && schema.type !== "object") return { ok: false, reason: `type is ${printableName(schema.type)}, not "object"`, schema: fallback };
-  if (schema.properties !== undefined && (schema.properties === null || typeof schema.properties !== "object" || Array.isArray(schema.properties))) {
+  if (schema.type !== undefined && schema.type !== "object")
+    return { ok: false, reason: `type is ${printableName(schema.type)}, not "object"`, schema: fallback };
+  if (
+    schema.properties !== undefined &&
+    (schema.properties === null || typeof schema.properties !== "object" || Array.isArray(schema.properties))
+  ) {
     return { ok: false, reason: "properties is not an object", schema: fallback };
   }
   let text: string;

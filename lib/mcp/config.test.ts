@@ -5,12 +5,40 @@ import { McpConfigError, parseMcpConfig, parseMcpConfigText } from "./config";
 describe("MCP config", () => {
   it("reads stdio and Streamable HTTP servers from YAML, with defaults filled in", () => {
     const servers = parseMcpConfigText(
-      ["servers:", "  files:", "    command: node", "    args: [server.js]", "    env: { ROOT: /tmp }", "  web:", "    url: http://127.0.0.1:9/mcp", "    headers: { Authorization: Bearer x }", "    timeoutMs: 5000", "    requireApproval: [fetch_*]"].join("\n"),
+      [
+        "servers:",
+        "  files:",
+        "    command: node",
+        "    args: [server.js]",
+        "    env: { ROOT: /tmp }",
+        "  web:",
+        "    url: http://127.0.0.1:9/mcp",
+        "    headers: { Authorization: Bearer x }",
+        "    timeoutMs: 5000",
+        "    requireApproval: [fetch_*]",
+      ].join("\n"),
       "mcp.yaml",
     );
     expect(servers).toEqual([
-      { name: "files", transport: "stdio", command: "node", args: ["server.js"], env: { ROOT: "/tmp" }, timeoutMs: 60_000, requireApproval: false, enabled: true },
-      { name: "web", transport: "http", url: "http://127.0.0.1:9/mcp", headers: { Authorization: "Bearer x" }, timeoutMs: 5000, requireApproval: ["fetch_*"], enabled: true },
+      {
+        name: "files",
+        transport: "stdio",
+        command: "node",
+        args: ["server.js"],
+        env: { ROOT: "/tmp" },
+        timeoutMs: 60_000,
+        requireApproval: false,
+        enabled: true,
+      },
+      {
+        name: "web",
+        transport: "http",
+        url: "http://127.0.0.1:9/mcp",
+        headers: { Authorization: "Bearer x" },
+        timeoutMs: 5000,
+        requireApproval: ["fetch_*"],
+        enabled: true,
+      },
     ]);
   });
 

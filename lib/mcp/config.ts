@@ -59,7 +59,9 @@ export function parseMcpConfigText(text: string, fileName = "mcp config"): McpSe
   try {
     value = fileName.toLowerCase().endsWith(".json") ? JSON.parse(text) : parseYaml(text);
   } catch (error) {
-    throw new McpConfigError(`Invalid MCP config ${fileName}: not valid ${fileName.toLowerCase().endsWith(".json") ? "JSON" : "YAML"}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new McpConfigError(
+      `Invalid MCP config ${fileName}: not valid ${fileName.toLowerCase().endsWith(".json") ? "JSON" : "YAML"}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   return parseMcpConfig(value, fileName);
 }
@@ -75,7 +77,12 @@ export function parseMcpConfig(value: unknown, fileName = "mcp config"): McpServ
   const servers: McpServerConfig[] = [];
   for (const [name, raw] of Object.entries(file.data.servers)) {
     if (!MCP_SERVER_NAME.test(name)) {
-      problems.push(line(["servers", name], "a server name must be lowercase letters, digits, '-' or '_', starting with a letter, at most 32 characters"));
+      problems.push(
+        line(
+          ["servers", name],
+          "a server name must be lowercase letters, digits, '-' or '_', starting with a letter, at most 32 characters",
+        ),
+      );
     }
     // Pick the shape by its key first, so issues point into the server rather than at a union.
     const isHttp = typeof raw === "object" && raw !== null && "url" in raw;

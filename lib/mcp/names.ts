@@ -27,7 +27,7 @@ export function namespacedToolName(server: string, tool: string): string {
 
 /** What the UI and logs may print of an untrusted name: no control characters, bounded length. */
 export function printableName(raw: unknown): string {
-  const text = typeof raw === "string" ? raw : JSON.stringify(raw) ?? String(raw);
+  const text = typeof raw === "string" ? raw : (JSON.stringify(raw) ?? String(raw));
   // eslint-disable-next-line no-control-regex
   const clean = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?");
   return clean.length > 80 ? `${clean.slice(0, 80)}…` : clean;

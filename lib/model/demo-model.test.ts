@@ -43,7 +43,16 @@ function runTurn(prompt: string, options: { chunkDelayMs?: number; onEvent?: (e:
     tools: createWorkspaceTools(),
     definitions: [...BUILTIN_DEFINITIONS],
     workspaceDir: workspace,
-    limits: { maxSpawnDepth: 3, maxChildrenPerAgent: 5, maxResultTokens: 4_000, subagentTimeoutMs: 20_000, maxSteps: 10, contextTokens: 100_000, resultFooter: true, turnTimeoutMs: 600_000 },
+    limits: {
+      maxSpawnDepth: 3,
+      maxChildrenPerAgent: 5,
+      maxResultTokens: 4_000,
+      subagentTimeoutMs: 20_000,
+      maxSteps: 10,
+      contextTokens: 100_000,
+      resultFooter: true,
+      turnTimeoutMs: 600_000,
+    },
   });
   const events: AgentEvent[] = [];
   const handle = runtime.startTurn({
@@ -63,7 +72,12 @@ describe("offline demo model", () => {
   it("is labelled as the offline demo and answers a greeting directly with streamed markdown", async () => {
     const model = createDemoModel({ chunkDelayMs: 0 });
     expect(model).toMatchObject({ label: "Offline demo model", isDemo: true });
-    const request: ModelRequest = { messages: [{ role: "system", content: "You are Delegate" }, { role: "user", content: "hello" }] };
+    const request: ModelRequest = {
+      messages: [
+        { role: "system", content: "You are Delegate" },
+        { role: "user", content: "hello" },
+      ],
+    };
     const events = await collect(model, request);
     const texts = events.flatMap((e) => (e.type === "text" ? [e.text] : []));
     expect(texts.length).toBeGreaterThan(10);
@@ -95,31 +109,46 @@ describe("offline demo model", () => {
       expect.objectContaining({ agent: "explore", task: "the release plan" }),
     ]);
     const started = events.filter((e) => e.type === "subagent_started");
-    expect(started.map((s) => [s.parentRunId, s.depth])).toEqual([[null, 1], [null, 1]]);
+    expect(started.map((s) => [s.parentRunId, s.depth])).toEqual([
+      [null, 1],
+      [null, 1],
+    ]);
     // Parallel: both were running before either finished.
     const firstEnd = events.findIndex((e) => e.type === "subagent_completed");
     expect(events.indexOf(started[1]!)).toBeLessThan(firstEnd);
     for (const s of started) {
-      const toolCalls = events.flatMap((e) => (e.type === "subagent_data" && e.runId === s.runId && e.data.kind === "tool_call" ? [e.data] : []));
+      const toolCalls = events.flatMap((e) =>
+        e.type === "subagent_data" && e.runId === s.runId && e.data.kind === "tool_call" ? [e.data] : [],
+      );
       expect(toolCalls.map((c) => c.name)).toEqual(["list_files", "grep", "file_read"]);
       // list_files and grep are asked for in one step, file_read in the next.
       expect(toolCalls.map((c) => c.step)).toEqual([0, 0, 1]);
-      const results = events.flatMap((e) => (e.type === "subagent_data" && e.runId === s.runId && e.data.kind === "tool_result" ? [e.data] : []));
+      const results = events.flatMap((e) =>
+        e.type === "subagent_data" && e.runId === s.runId && e.data.kind === "tool_result" ? [e.data] : [],
+      );
       expect(results.every((r) => r.status === "success")).toBe(true);
     }
-    const reads = events.flatMap((e) => (e.type === "subagent_data" && e.data.kind === "tool_call" && e.data.name === "file_read" ? [JSON.parse(e.data.parameters).path] : []));
+    const reads = events.flatMap((e) =>
+      e.type === "subagent_data" && e.data.kind === "tool_call" && e.data.name === "file_read" ? [JSON.parse(e.data.parameters).path] : [],
+    );
     expect(reads.sort()).toEqual(["docs/release-plan.md", "notes/bug-triage.md"]);
     // A short synthesis: one cited line per subagent with its key line, no run id, no pasted response.
     const answer = masterText(result.turn);
-    expect(answer).toContain("- The explore agent on *the open bugs* found `notes/bug-triage.md`, line 7: “#41 · MLLW predictions too high by MSL (offset applied twice) · critical · 0.5.0 · [Mara] · fix in progress”");
-    expect(answer).toContain("- The explore agent on *the release plan* found `docs/release-plan.md`, line 5: “release · 2026-12-15 · PyPI + GitHub release”");
+    expect(answer).toContain(
+      "- The explore agent on *the open bugs* found `notes/bug-triage.md`, line 7: “#41 · MLLW predictions too high by MSL (offset applied twice) · critical · 0.5.0 · [Mara] · fix in progress”",
+    );
+    expect(answer).toContain(
+      "- The explore agent on *the release plan* found `docs/release-plan.md`, line 5: “release · 2026-12-15 · PyPI + GitHub release”",
+    );
     expect(answer).toContain("Status: 2 Completed.");
     expect(answer).not.toContain("```");
     for (const s of started) expect(answer).not.toContain(s.runId.slice(0, 8));
     expect(answer).not.toMatch(/explore-[0-9a-z]{8}/);
     // Each panel still holds the whole answer, with the lines the subagent read.
     const responses = events.flatMap((e) => (e.type === "subagent_completed" ? [e.response] : []));
-    expect(responses.join("\n")).toContain("7: | 41 | MLLW predictions too high by MSL (offset applied twice) | critical | 0.5.0 | [Mara] | fix in progress |");
+    expect(responses.join("\n")).toContain(
+      "7: | 41 | MLLW predictions too high by MSL (offset applied twice) | critical | 0.5.0 | [Mara] | fix in progress |",
+    );
   });
 
   it("deep dive: a general child spawns explore grandchildren", async () => {
@@ -127,11 +156,16 @@ describe("offline demo model", () => {
     const result = await done;
     expect(result.status).toBe("completed");
     const started = events.filter((e) => e.type === "subagent_started");
-    expect(started.map((s) => [s.name, s.depth])).toEqual([["general", 1], ["explore", 2]]);
+    expect(started.map((s) => [s.name, s.depth])).toEqual([
+      ["general", 1],
+      ["explore", 2],
+    ]);
     expect(started[1]!.parentRunId).toBe(started[0]!.runId);
     // The general's own cited line for its grandchild is kept, nested under the general's.
     const answer = masterText(result.turn);
-    expect(answer).toContain("- The general agent on *the release plan* split it into one part, read by an explore agent:\n  - The explore agent on *the release plan* found `docs/release-plan.md`, line 5:");
+    expect(answer).toContain(
+      "- The general agent on *the release plan* split it into one part, read by an explore agent:\n  - The explore agent on *the release plan* found `docs/release-plan.md`, line 5:",
+    );
     expect(answer).not.toMatch(/(general|explore)-[0-9a-z]{8}/);
   });
 
@@ -142,12 +176,21 @@ describe("offline demo model", () => {
     const condensed = await text({
       messages: [
         { role: "system", content: CONDENSE_SYSTEM_PROMPT },
-        { role: "user", content: "Stay under 100 tokens.\n\nResult to condense:\nThe plan ships 0.5.0.\n- release on 2026-12-15\nsee docs/release-plan.md" },
+        {
+          role: "user",
+          content:
+            "Stay under 100 tokens.\n\nResult to condense:\nThe plan ships 0.5.0.\n- release on 2026-12-15\nsee docs/release-plan.md",
+        },
       ],
     });
     expect(JSON.parse(condensed)).toMatchObject({ conclusions: ["release on 2026-12-15"], filePaths: ["docs/release-plan.md"] });
     expect(renderCondensed(condensed)).toMatch(/^Summary: The plan ships 0\.5\.0\./);
-    const summary = await text({ messages: [{ role: "system", content: COMPACT_SYSTEM_PROMPT }, { role: "user", content: "user: what about bugs?\ntool grep result: x" }] });
+    const summary = await text({
+      messages: [
+        { role: "system", content: COMPACT_SYSTEM_PROMPT },
+        { role: "user", content: "user: what about bugs?\ntool grep result: x" },
+      ],
+    });
     expect(summary).toBe("Earlier the user asked: “what about bugs?”. Tools used: grep.");
   });
 
@@ -168,8 +211,18 @@ describe("offline demo model", () => {
 
   describe("pace", () => {
     it("each reply starts after about the configured time to first token, the same for the same request, different across requests", async () => {
-      const hello: ModelRequest = { messages: [{ role: "system", content: "You are Delegate" }, { role: "user", content: "hello" }] };
-      const other: ModelRequest = { messages: [{ role: "system", content: "You are Delegate" }, { role: "user", content: "hello again" }] };
+      const hello: ModelRequest = {
+        messages: [
+          { role: "system", content: "You are Delegate" },
+          { role: "user", content: "hello" },
+        ],
+      };
+      const other: ModelRequest = {
+        messages: [
+          { role: "system", content: "You are Delegate" },
+          { role: "user", content: "hello again" },
+        ],
+      };
       const timeToFirst = async (model: ChatModel, request: ModelRequest) => {
         const started = performance.now();
         for await (const _ of model.stream(request)) return performance.now() - started;
@@ -186,6 +239,5 @@ describe("offline demo model", () => {
       }
       expect(await timeToFirst(createDemoModel({ chunkDelayMs: 0 }), hello)).toBeLessThan(50);
     });
-
   });
 });

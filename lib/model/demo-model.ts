@@ -83,7 +83,12 @@ export function createDemoModel(options: DemoModelOptions = {}): ChatModel {
   };
 }
 
-async function* streamDemo(request: ModelRequest, delayMs: number, wordsPerChunk: number, replyDelayMs: number): AsyncGenerator<ModelStreamEvent> {
+async function* streamDemo(
+  request: ModelRequest,
+  delayMs: number,
+  wordsPerChunk: number,
+  replyDelayMs: number,
+): AsyncGenerator<ModelStreamEvent> {
   const reply = demoReply(request);
   const signal = request.signal;
   await pause(firstTokenDelay(request, replyDelayMs), signal);
@@ -102,7 +107,8 @@ async function* streamDemo(request: ModelRequest, delayMs: number, wordsPerChunk
   yield {
     type: "usage",
     inputTokens: estimateRequestTokens(request.messages, request.tools),
-    outputTokens: estimateTokens((reply.thinking ?? "") + (reply.text ?? "")) + calls.reduce((n, c) => n + estimateTokens(c.arguments) + 4, 0),
+    outputTokens:
+      estimateTokens((reply.thinking ?? "") + (reply.text ?? "")) + calls.reduce((n, c) => n + estimateTokens(c.arguments) + 4, 0),
   };
   yield { type: "done", finishReason: calls.length ? "tool_calls" : "stop" };
 }

@@ -40,8 +40,7 @@ async function failure(promise: Promise<unknown>): Promise<ModelError> {
   return error as ModelError;
 }
 
-const textOf = (events: ModelStreamEvent[]) =>
-  events.flatMap((e) => (e.type === "text" ? [e.text] : [])).join("");
+const textOf = (events: ModelStreamEvent[]) => events.flatMap((e) => (e.type === "text" ? [e.text] : [])).join("");
 
 describe("createOpenAIModel: streaming", () => {
   it("streams text deltas in order, then usage, then done", async () => {
@@ -65,9 +64,7 @@ describe("createOpenAIModel: streaming", () => {
     expect(model.label).toBe(`test-model via ${new URL(server!.url).host}`);
     expect(model.isDemo).toBe(false);
     expect(createOpenAIModel({ model: "m", timeoutMs: 1000, maxRetries: 0, label: "Mine" }).label).toBe("Mine");
-    expect(createOpenAIModel({ model: "gpt-4o-mini", timeoutMs: 1000, maxRetries: 0 }).label).toBe(
-      "gpt-4o-mini via api.openai.com",
-    );
+    expect(createOpenAIModel({ model: "gpt-4o-mini", timeoutMs: 1000, maxRetries: 0 }).label).toBe("gpt-4o-mini via api.openai.com");
   });
 
   it("streams reasoning deltas as thinking, under either field name", async () => {
@@ -205,13 +202,9 @@ describe("createOpenAIModel: failures", () => {
   });
 
   it("429 with Retry-After is retried after the wait and then succeeds", async () => {
-    const model = await modelFor(
-      [
-        scriptedError(429, "Slow down", { "retry-after": "1" }),
-        scriptedReply({ text: ["after the wait"] }),
-      ],
-      { maxRetries: 2 },
-    );
+    const model = await modelFor([scriptedError(429, "Slow down", { "retry-after": "1" }), scriptedReply({ text: ["after the wait"] })], {
+      maxRetries: 2,
+    });
     const started = Date.now();
     const events = await collect(model);
     expect(textOf(events)).toBe("after the wait");
@@ -232,10 +225,9 @@ describe("createOpenAIModel: failures", () => {
   });
 
   it("500 is retried, and reported as server_error when it persists", async () => {
-    const model = await modelFor(
-      [scriptedError(500, "The server had an error"), scriptedError(502, "<html><h1>Bad gateway</h1></html>")],
-      { maxRetries: 1 },
-    );
+    const model = await modelFor([scriptedError(500, "The server had an error"), scriptedError(502, "<html><h1>Bad gateway</h1></html>")], {
+      maxRetries: 1,
+    });
     const error = await failure(collect(model));
     expect(error.code).toBe("server_error");
     expect(error.status).toBe(502);
@@ -298,7 +290,12 @@ describe("createOpenAIModel: failures", () => {
 
   it("tool-call arguments that are not a JSON object pass through as written, for the tool to refuse", async () => {
     const model = await modelFor([
-      scriptedReply({ toolCalls: [{ id: "c1", name: "file_read", argumentChunks: ['{"path": "READ', "ME.md"] }, { id: "c2", name: "grep", argumentChunks: ['["FIXME"]'] }] }),
+      scriptedReply({
+        toolCalls: [
+          { id: "c1", name: "file_read", argumentChunks: ['{"path": "READ', "ME.md"] },
+          { id: "c2", name: "grep", argumentChunks: ['["FIXME"]'] },
+        ],
+      }),
     ]);
     const calls = (await collect(model)).flatMap((e) => (e.type === "tool_call" ? [e.call] : []));
     expect(calls).toEqual([
@@ -309,7 +306,14 @@ describe("createOpenAIModel: failures", () => {
 
   it("sends malformed arguments back in history as {} (providers may reject invalid JSON there)", () => {
     const wire = toWireMessages([
-      { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "grep", arguments: '{"pattern": "x' }, { id: "c2", name: "grep", arguments: '{"pattern":"y"}' }] },
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [
+          { id: "c1", name: "grep", arguments: '{"pattern": "x' },
+          { id: "c2", name: "grep", arguments: '{"pattern":"y"}' },
+        ],
+      },
     ]);
     expect(wire[0]).toMatchObject({ tool_calls: [{ function: { arguments: "{}" } }, { function: { arguments: '{"pattern":"y"}' } }] });
   });

@@ -170,8 +170,7 @@ function exhausted(error: ModelError, retries: number, wait: number): ModelError
 function readChunk(chunk: ChatCompletionChunk, calls: ToolCallAssembler): ModelStreamEvent[] {
   const events: ModelStreamEvent[] = [];
   const delta = chunk.choices?.[0]?.delta as
-    | (ChatCompletionChunk.Choice.Delta & { reasoning_content?: unknown; reasoning?: unknown })
-    | undefined;
+    (ChatCompletionChunk.Choice.Delta & { reasoning_content?: unknown; reasoning?: unknown }) | undefined;
   if (!delta) return events;
   // DeepSeek and vLLM say `reasoning_content`; OpenRouter and Ollama say `reasoning`.
   const thinking = delta.reasoning_content ?? delta.reasoning;
@@ -190,12 +189,7 @@ function streamError(error: unknown, host: string): unknown {
 
 /** A socket that died under the body reader (undici: `TypeError: terminated`). */
 function isDrop(error: unknown): boolean {
-  return (
-    error instanceof Error &&
-    !(error instanceof OpenAI.APIError) &&
-    !(error instanceof SyntaxError) &&
-    !(error instanceof ModelError)
-  );
+  return error instanceof Error && !(error instanceof OpenAI.APIError) && !(error instanceof SyntaxError) && !(error instanceof ModelError);
 }
 
 function timeoutError(host: string, timeoutMs: number): ModelError {

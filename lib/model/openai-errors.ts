@@ -27,11 +27,7 @@ export function toModelError(error: unknown, host: string): ModelError {
       return new ModelError("server_error", `${where} reported an error while answering${said}`);
     }
     if (status === 401 || status === 403) {
-      return new ModelError(
-        "unauthorized",
-        `${where} refused the credentials (HTTP ${status})${said} Check the API key.`,
-        status,
-      );
+      return new ModelError("unauthorized", `${where} refused the credentials (HTTP ${status})${said} Check the API key.`, status);
     }
     if (status === 429) {
       const message = `${where} is rate limiting requests (HTTP 429)${said}`;
@@ -95,11 +91,14 @@ export function retryAfterMs(headers: Headers | undefined): number | undefined {
 function providerMessage(error: InstanceType<typeof OpenAI.APIError>): string {
   const body = error.error as { message?: unknown } | string | undefined;
   const raw =
-    typeof body === "string" ? body
-    : typeof body?.message === "string" ? body.message
-    : body ? JSON.stringify(body)
-    // Non-JSON bodies (proxy error pages) land in the SDK's own message after the status.
-    : error.message.replace(/^\d{3}\s*/, "").replace(/^status code \(no body\)$/, "");
+    typeof body === "string"
+      ? body
+      : typeof body?.message === "string"
+        ? body.message
+        : body
+          ? JSON.stringify(body)
+          : // Non-JSON bodies (proxy error pages) land in the SDK's own message after the status.
+            error.message.replace(/^\d{3}\s*/, "").replace(/^status code \(no body\)$/, "");
   return clean(raw);
 }
 

@@ -22,7 +22,12 @@ const WIRE_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 describe("tool names on the OpenAI wire", () => {
   it("sends safe, unique names for tools and history, and maps the model's call back to the real tool", async () => {
     server = await startScriptedOpenAIServer(() =>
-      scriptedReply({ toolCalls: [{ id: "c2", name: "files_read_file_2", argumentChunks: ['{"path":', '"a.txt"}'] }, { id: "c3", name: "files_read_file", argumentChunks: ["{}"] }] }),
+      scriptedReply({
+        toolCalls: [
+          { id: "c2", name: "files_read_file_2", argumentChunks: ['{"path":', '"a.txt"}'] },
+          { id: "c3", name: "files_read_file", argumentChunks: ["{}"] },
+        ],
+      }),
     );
     const model = createOpenAIModel({ baseURL: server.url, model: "m", timeoutMs: 5_000, maxRetries: 0 });
     const messages: ChatMessage[] = [
@@ -31,7 +36,11 @@ describe("tool names on the OpenAI wire", () => {
       { role: "tool", toolCallId: "c1", toolName: "files.read_file", content: "B" },
     ];
     const events: ModelStreamEvent[] = [];
-    for await (const event of model.stream({ messages, tools: [spec("files.read_file"), spec("files_read_file"), spec("x".repeat(70)), spec("file_read")] })) events.push(event);
+    for await (const event of model.stream({
+      messages,
+      tools: [spec("files.read_file"), spec("files_read_file"), spec("x".repeat(70)), spec("file_read")],
+    }))
+      events.push(event);
 
     const body = server.requests[0]!.body;
     const toolNames = body.tools.map((t: { function: { name: string } }) => t.function.name);
@@ -53,7 +62,10 @@ describe("tool names on the OpenAI wire", () => {
   });
 
   it("maps a name that appears only in the history (a server gone since) reversibly too", () => {
-    const names = wireToolNames([], [{ role: "assistant", content: "", toolCalls: [{ id: "1", name: "<b>gone.tool</b>", arguments: "{}" }] }]);
+    const names = wireToolNames(
+      [],
+      [{ role: "assistant", content: "", toolCalls: [{ id: "1", name: "<b>gone.tool</b>", arguments: "{}" }] }],
+    );
     const wire = names.toWire("<b>gone.tool</b>");
     expect(wire).toMatch(WIRE_NAME);
     expect(names.fromWire(wire)).toBe("<b>gone.tool</b>");

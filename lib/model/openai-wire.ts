@@ -1,8 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type {
-  ChatCompletionMessageParam,
-  ChatCompletionTool,
-} from "openai/resources/chat/completions";
+import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import type { ChatMessage, ModelStreamEvent, ModelToolCall, ToolSpec } from "./types";
 import { ModelError } from "./types";
 

@@ -20,7 +20,10 @@ const WEIGHT: Record<SearchField, number> = { title: 8, prompt: 4, answer: 2, su
 /** The field of a turn that best answers the query, and its score (weight × share of the query found there). */
 function bestField(turn: MatchedTurn, q: ParsedQuery, subagents: boolean): { field: SearchField; score: number; text: string } {
   const parts = q.words.length + (q.prefix === null ? 0 : 1);
-  const fields: [SearchField, string][] = [["prompt", turn.prompt], ["answer", turn.answer]];
+  const fields: [SearchField, string][] = [
+    ["prompt", turn.prompt],
+    ["answer", turn.answer],
+  ];
   if (subagents) fields.push(["subagent", turn.results]);
   let best = { field: "prompt" as SearchField, score: 0, text: turn.prompt };
   for (const [field, text] of fields) {
@@ -35,13 +38,21 @@ function bestField(turn: MatchedTurn, q: ParsedQuery, subagents: boolean): { fie
  * best turn's; equal scores by latest activity. `sessions` holds only chats the asker
  * owns, so a turn of any other chat is dropped here whatever the index said.
  */
-export function rankHits(q: ParsedQuery, sessions: ReadonlyMap<string, SessionSummary>, titleMatches: ReadonlySet<string>, turns: readonly MatchedTurn[], subagents: boolean, limit: number): SearchHit[] {
+export function rankHits(
+  q: ParsedQuery,
+  sessions: ReadonlyMap<string, SessionSummary>,
+  titleMatches: ReadonlySet<string>,
+  turns: readonly MatchedTurn[],
+  subagents: boolean,
+  limit: number,
+): SearchHit[] {
   const best = new Map<string, { turn: MatchedTurn; field: SearchField; score: number; text: string }>();
   for (const turn of turns) {
     if (!sessions.has(turn.sessionId)) continue;
     const scored = bestField(turn, q, subagents);
     const held = best.get(turn.sessionId);
-    if (!held || scored.score > held.score || (scored.score === held.score && turn.at > held.turn.at)) best.set(turn.sessionId, { turn, ...scored });
+    if (!held || scored.score > held.score || (scored.score === held.score && turn.at > held.turn.at))
+      best.set(turn.sessionId, { turn, ...scored });
   }
   const ids = new Set([...titleMatches, ...best.keys()].filter((id) => sessions.has(id)));
   const ranked = [...ids].map((id) => {
@@ -57,6 +68,10 @@ export function rankHits(q: ParsedQuery, sessions: ReadonlyMap<string, SessionSu
     };
     return { hit, score };
   });
-  ranked.sort((a, b) => b.score - a.score || (a.hit.session.updatedAt < b.hit.session.updatedAt ? 1 : a.hit.session.updatedAt > b.hit.session.updatedAt ? -1 : 0));
+  ranked.sort(
+    (a, b) =>
+      b.score - a.score ||
+      (a.hit.session.updatedAt < b.hit.session.updatedAt ? 1 : a.hit.session.updatedAt > b.hit.session.updatedAt ? -1 : 0),
+  );
   return ranked.slice(0, limit).map((r) => r.hit);
 }

@@ -16,7 +16,16 @@ describe("normalWord", () => {
 
 describe("termsOf", () => {
   it("splits at anything but letters and digits, once per term, in first-seen order", () => {
-    expect(termsOf("Hello, hello! src/app.ts v2 — naïve-ish", "HELLO again")).toEqual(["hello", "src", "app", "ts", "v2", "naive", "ish", "again"]);
+    expect(termsOf("Hello, hello! src/app.ts v2 — naïve-ish", "HELLO again")).toEqual([
+      "hello",
+      "src",
+      "app",
+      "ts",
+      "v2",
+      "naive",
+      "ish",
+      "again",
+    ]);
   });
   it("finds no terms in punctuation, emoji or markup alone", () => {
     expect(termsOf("<>&;!? 🙂 $.* ---")).toEqual([]);
@@ -53,14 +62,31 @@ describe("snippets", () => {
     expect(snippet.text.startsWith("…")).toBe(true);
     expect(snippet.text.endsWith("…")).toBe(true);
     expect(snippet.highlights.map(([s, e]) => snippet.text.slice(s, e))).toEqual(["anemometer"]);
-    expect(snippetParts(snippet).filter((p) => p.mark).map((p) => p.text)).toEqual(["anemometer"]);
-    expect(snippetParts(snippet).map((p) => p.text).join("")).toBe(snippet.text);
+    expect(
+      snippetParts(snippet)
+        .filter((p) => p.mark)
+        .map((p) => p.text),
+    ).toEqual(["anemometer"]);
+    expect(
+      snippetParts(snippet)
+        .map((p) => p.text)
+        .join(""),
+    ).toBe(snippet.text);
   });
   it("puts lines on one line and starts at the beginning without a match", () => {
     expect(snippetOf("a\n\nb   c", parseQuery("zzz"))).toEqual({ text: "a b c", highlights: [] });
   });
   it("ignores ranges outside the text or out of order when rendering", () => {
-    expect(snippetParts({ text: "abc", highlights: [[1, 2], [0, 1], [2, 9]] })).toEqual([
+    expect(
+      snippetParts({
+        text: "abc",
+        highlights: [
+          [1, 2],
+          [0, 1],
+          [2, 9],
+        ],
+      }),
+    ).toEqual([
       { text: "a", mark: false },
       { text: "b", mark: true },
       { text: "c", mark: false },

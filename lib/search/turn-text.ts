@@ -6,7 +6,10 @@ export const EXCERPT_SOURCE_CHARS = 10_000;
 
 /** The master's answer: the text of its steps, in order (the final step is the answer a person reads). */
 export function answerOf(turn: ChatTurn): string {
-  return turn.steps.map((s) => s.text).filter(Boolean).join("\n\n");
+  return turn.steps
+    .map((s) => s.text)
+    .filter(Boolean)
+    .join("\n\n");
 }
 
 /** Every subagent's final result in the turn, to any depth: the clean answers, never their internals. */

@@ -71,7 +71,14 @@ function ipv6Reason(address: ipaddr.IPv6): string | undefined {
   const range: string = address.range();
   const embedding = EMBEDDING[range];
   if (embedding) {
-    const inner = ipv4Reason(ipaddr.IPv4.parse(address.toByteArray().slice(...embedding.bytes).join(".")));
+    const inner = ipv4Reason(
+      ipaddr.IPv4.parse(
+        address
+          .toByteArray()
+          .slice(...embedding.bytes)
+          .join("."),
+      ),
+    );
     return inner && `${embedding.form} ${inner}`;
   }
   if (range === "unicast" && address.match(IPV4_COMPATIBLE)) return "an IPv4-compatible address";

@@ -15,15 +15,10 @@ const DIFF_TIMEOUT_MS = 250;
  * pathological changes) or is too long is replaced or cut, and says so.
  */
 export function editPreview(shown: string, before: string | null, after: string, timeoutMs = DIFF_TIMEOUT_MS): string {
-  const patch = createTwoFilesPatch(
-    before === null ? "/dev/null" : `a/${shown}`,
-    `b/${shown}`,
-    before ?? "",
-    after,
-    undefined,
-    undefined,
-    { context: 3, timeout: timeoutMs },
-  );
+  const patch = createTwoFilesPatch(before === null ? "/dev/null" : `a/${shown}`, `b/${shown}`, before ?? "", after, undefined, undefined, {
+    context: 3,
+    timeout: timeoutMs,
+  });
   if (patch === undefined) return `The diff of ${shown} took too long to compute; the new text is ${after.length} characters.`;
   // Drop the "Index:"/"====" banner: the ---/+++ lines name the file.
   const body = patch.replace(/^(?:Index:[^\n]*\n)?=+\n/, "");

@@ -34,7 +34,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   // Were a tool still blocked in an open (the bug), a writer's open would free its thread.
-  for (const fifo of fifos) await open(fifo, constants.O_WRONLY | constants.O_NONBLOCK).then((h) => h.close(), () => undefined);
+  for (const fifo of fifos)
+    await open(fifo, constants.O_WRONLY | constants.O_NONBLOCK).then(
+      (h) => h.close(),
+      () => undefined,
+    );
   await rm(base, { recursive: true, force: true });
 });
 
@@ -76,7 +80,9 @@ describe("file tools and FIFOs", () => {
   });
 
   it("six FIFO calls in a row leave the server's file threads free", async () => {
-    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => promptly(grepTool, { pattern: "x", path: i % 2 ? "direct-pipe" : "pipes/pipe" })));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => promptly(grepTool, { pattern: "x", path: i % 2 ? "direct-pipe" : "pipes/pipe" })),
+    );
     const started = Date.now();
     const text = await Promise.race([
       readFile(path.join(ws, "pipes", "notes.txt"), "utf8"),

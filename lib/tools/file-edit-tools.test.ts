@@ -31,14 +31,20 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await open(fifo(), constants.O_WRONLY | constants.O_NONBLOCK).then((h) => h.close(), () => undefined);
+  await open(fifo(), constants.O_WRONLY | constants.O_NONBLOCK).then(
+    (h) => h.close(),
+    () => undefined,
+  );
   await rm(base, { recursive: true, force: true });
 });
 
 const run = <A>(tool: Tool<A>, args: unknown) => tool.run(tool.parse(args), context);
 const preview = <A>(tool: Tool<A>, args: unknown) => tool.preview!(tool.parse(args), context);
 async function refused(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(ToolError);
   return (error as ToolError).message;
 }
@@ -90,23 +96,33 @@ describe("file_edit", () => {
     expect(diff).toContain("-The tied is high.");
     expect(diff).toContain("+The tide is high.");
     expect(await read("docs/typo.md")).toContain("tied");
-    expect(await run(fileEditTool, { path: "docs/typo.md", old_string: "tied", new_string: "tide" })).toBe("Edited docs/typo.md: replaced 1 occurrence.");
+    expect(await run(fileEditTool, { path: "docs/typo.md", old_string: "tied", new_string: "tide" })).toBe(
+      "Edited docs/typo.md: replaced 1 occurrence.",
+    );
     expect(await read("docs/typo.md")).toBe("# Tides\nThe tide is high.\nBye\n");
   });
 
   it("says so when old_string occurs 0 times, or more than once without replace_all, and leaves the file alone", async () => {
     await writeFile(path.join(ws, "docs/twice.md"), "ab ab\n");
-    expect(await refused(run(fileEditTool, { path: "docs/twice.md", old_string: "zz", new_string: "y" }))).toMatch(/old_string was not found in docs\/twice.md/);
-    expect(await refused(preview(fileEditTool, { path: "docs/twice.md", old_string: "ab", new_string: "y" }))).toMatch(/occurs 2 times in docs\/twice.md.*replace_all/);
+    expect(await refused(run(fileEditTool, { path: "docs/twice.md", old_string: "zz", new_string: "y" }))).toMatch(
+      /old_string was not found in docs\/twice.md/,
+    );
+    expect(await refused(preview(fileEditTool, { path: "docs/twice.md", old_string: "ab", new_string: "y" }))).toMatch(
+      /occurs 2 times in docs\/twice.md.*replace_all/,
+    );
     expect(await read("docs/twice.md")).toBe("ab ab\n");
-    expect(await run(fileEditTool, { path: "docs/twice.md", old_string: "ab", new_string: "$&c", replace_all: true })).toBe("Edited docs/twice.md: replaced 2 occurrences.");
+    expect(await run(fileEditTool, { path: "docs/twice.md", old_string: "ab", new_string: "$&c", replace_all: true })).toBe(
+      "Edited docs/twice.md: replaced 2 occurrences.",
+    );
     expect(await read("docs/twice.md")).toBe("$&c $&c\n");
   });
 
   it("refuses missing files, a no-op edit, symlinks out, and FIFOs", async () => {
     expect(await refused(run(fileEditTool, { path: "docs/none.md", old_string: "a", new_string: "b" }))).toMatch(/use file_write/);
     expect(() => fileEditTool.parse({ path: "docs/typo.md", old_string: "a", new_string: "a" })).toThrow(/nothing to change/);
-    expect(await refused(run(fileEditTool, { path: "secret-link.md", old_string: "secret", new_string: "x" }))).toMatch(/outside the workspace/);
+    expect(await refused(run(fileEditTool, { path: "secret-link.md", old_string: "secret", new_string: "x" }))).toMatch(
+      /outside the workspace/,
+    );
     expect(await refused(run(fileEditTool, { path: "pipe", old_string: "a", new_string: "b" }))).toMatch(/not a regular file/);
   });
 

@@ -7,7 +7,11 @@ import { MAX_WRITE_BYTES, resolveWriteTarget, writeTarget, type WriteTarget } fr
 const schema = z
   .object({
     path: z.string().min(1).max(4096).describe("File to edit, relative to the workspace root."),
-    old_string: z.string().min(1).max(MAX_WRITE_BYTES).describe("The exact text to replace, including whitespace; it must occur exactly once unless replace_all is true."),
+    old_string: z
+      .string()
+      .min(1)
+      .max(MAX_WRITE_BYTES)
+      .describe("The exact text to replace, including whitespace; it must occur exactly once unless replace_all is true."),
     new_string: z.string().max(MAX_WRITE_BYTES).describe("The text to put in its place."),
     replace_all: z.boolean().optional().describe("Replace every occurrence instead of exactly one."),
   })
@@ -43,7 +47,9 @@ async function edited(workspaceDir: string, args: FileEditArgs): Promise<{ targe
     throw new ToolError(`old_string was not found in ${target.shown}. Read the file again and copy the text exactly, whitespace included.`);
   }
   if (count > 1 && !args.replace_all) {
-    throw new ToolError(`old_string occurs ${count} times in ${target.shown}. Include more surrounding text so it occurs once, or set replace_all to true.`);
+    throw new ToolError(
+      `old_string occurs ${count} times in ${target.shown}. Include more surrounding text so it occurs once, or set replace_all to true.`,
+    );
   }
   // A function replacer: `$&` and friends in new_string are text, not patterns.
   const text = args.replace_all

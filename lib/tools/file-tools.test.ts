@@ -110,9 +110,7 @@ describe("file_read", () => {
   });
 
   it("treats null optional arguments as left out", async () => {
-    expect(await call(fileReadTool, { path: "README.md", startLine: null, endLine: 1 })).toBe(
-      "README.md (lines 1-1):\n1\t# Tidepool",
-    );
+    expect(await call(fileReadTool, { path: "README.md", startLine: null, endLine: 1 })).toBe("README.md (lines 1-1):\n1\t# Tidepool");
   });
 
   it("accepts arguments given as a JSON string", async () => {

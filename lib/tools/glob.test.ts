@@ -46,7 +46,8 @@ describe("createGlobFilter refusals", () => {
 
   it("matches with the most stars it accepts quickly, even against a long near-miss name", () => {
     const started = Date.now();
-    for (const glob of ["*a*a*ab", "**/*a*a*ab", "*a*a*ab/*a*a*ab"]) createGlobFilter(glob)(`${"a/".repeat(50)}${"a".repeat(255)}`, "a".repeat(255));
+    for (const glob of ["*a*a*ab", "**/*a*a*ab", "*a*a*ab/*a*a*ab"])
+      createGlobFilter(glob)(`${"a/".repeat(50)}${"a".repeat(255)}`, "a".repeat(255));
     expect(Date.now() - started).toBeLessThan(500);
   });
 });

@@ -70,9 +70,12 @@ function checkWildcards(glob: string): void {
       wildcards++;
       segmentStars++;
       if (segmentStars > MAX_SEGMENT_STARS) {
-        throw new ToolError(`The glob "${glob}" has more than ${MAX_SEGMENT_STARS} "*" in one path segment, which can take seconds per name; use fewer.`);
+        throw new ToolError(
+          `The glob "${glob}" has more than ${MAX_SEGMENT_STARS} "*" in one path segment, which can take seconds per name; use fewer.`,
+        );
       }
     }
   }
-  if (wildcards > MAX_GLOB_WILDCARDS) throw new ToolError(`The glob "${glob}" has more than ${MAX_GLOB_WILDCARDS} wildcards (* ? **); use fewer.`);
+  if (wildcards > MAX_GLOB_WILDCARDS)
+    throw new ToolError(`The glob "${glob}" has more than ${MAX_GLOB_WILDCARDS} wildcards (* ? **); use fewer.`);
 }

@@ -32,12 +32,7 @@ const SHOWN_LINE_CHARS = 300;
 const schema = z.object({
   pattern: z.string().min(1).max(500).describe("JavaScript regular expression to search for."),
   path: z.string().max(4096).default(".").describe("File or folder to search, relative to the workspace root."),
-  glob: z
-    .string()
-    .min(1)
-    .max(MAX_GLOB_LENGTH)
-    .optional()
-    .describe('Only search files matching this glob, e.g. "*.md" or "src/**/*.ts".'),
+  glob: z.string().min(1).max(MAX_GLOB_LENGTH).optional().describe('Only search files matching this glob, e.g. "*.md" or "src/**/*.ts".'),
   ignoreCase: z.boolean().default(false).describe("Match regardless of letter case."),
   maxMatches: z.number().int().min(1).max(MAX_GREP_MATCHES).default(DEFAULT_GREP_MATCHES),
 });
@@ -93,14 +88,20 @@ interface Scan {
   special: string[];
 }
 
-async function listFiles(root: string, target: string, shown: string, inGlob: (workspacePath: string, searchPath: string) => boolean): Promise<Scan> {
+async function listFiles(
+  root: string,
+  target: string,
+  shown: string,
+  inGlob: (workspacePath: string, searchPath: string) => boolean,
+): Promise<Scan> {
   const scan: Scan = { files: [], next: 0, totalBytes: 0, tooLarge: [], binary: 0, special: [] };
   const info = await lstat(target);
   if (info.isFile()) {
     scan.files.push(target);
     return scan;
   }
-  if (!info.isDirectory()) throw new ToolError(`"${shown}" is not a regular file (a pipe, socket or device); grep searches text files only.`);
+  if (!info.isDirectory())
+    throw new ToolError(`"${shown}" is not a regular file (a pipe, socket or device); grep searches text files only.`);
   for await (const entry of walk(target, true)) {
     if (scan.files.length >= MAX_FILES) break;
     const workspacePath = displayPath(root, entry.absolute);
@@ -171,10 +172,13 @@ function describeResult(args: GrepArgs, shown: string, scan: Scan, found: RegexM
   if (capped) notes.push(`[Stopped at ${args.maxMatches} matches; narrow the pattern, path or glob for the rest.]`);
   if (scan.files.length >= MAX_FILES) notes.push(`[Searched only the first ${MAX_FILES} files.]`);
   if (scan.tooLarge.length) {
-    notes.push(`[Skipped ${scan.tooLarge.length} file(s) over ${formatBytes(MAX_GREP_FILE_BYTES)}: ${listSome(scan.tooLarge)}. Read them with file_read and line ranges.]`);
+    notes.push(
+      `[Skipped ${scan.tooLarge.length} file(s) over ${formatBytes(MAX_GREP_FILE_BYTES)}: ${listSome(scan.tooLarge)}. Read them with file_read and line ranges.]`,
+    );
   }
   if (scan.binary) notes.push(`[Skipped ${scan.binary} binary file(s).]`);
-  if (scan.special.length) notes.push(`[Skipped ${scan.special.length} special file(s) (pipes, sockets, devices): ${listSome(scan.special)}.]`);
+  if (scan.special.length)
+    notes.push(`[Skipped ${scan.special.length} special file(s) (pipes, sockets, devices): ${listSome(scan.special)}.]`);
   const where = `${shown === "." ? "the workspace" : shown}${args.glob ? ` (files matching ${args.glob})` : ""}`;
   if (matches.length === 0) {
     return [`No matches for /${args.pattern}/ in ${where}; ${scan.files.length} file(s) searched.`, ...notes].join("\n");
@@ -193,14 +197,21 @@ function listSome(names: string[]): string {
  * them; without one, the run's abort signal stands for the caller.
  * `budgetMs` is what is left of the call's GREP_TIME_LIMIT_MS over all its batches.
  */
-async function matchInWorker(load: () => Promise<RegexJob | undefined>, budgetMs: number, regex: RegExp, context: ToolContext): Promise<RegexResult | undefined> {
+async function matchInWorker(
+  load: () => Promise<RegexJob | undefined>,
+  budgetMs: number,
+  regex: RegExp,
+  context: ToolContext,
+): Promise<RegexResult | undefined> {
   try {
     if (budgetMs <= 0) throw new RegexTimeoutError("timeout");
     return await runRegexJob(context.ownerId ?? context.signal, load, budgetMs, context.signal);
   } catch (error) {
     if (error instanceof ToolError) throw error;
     if (error instanceof RegexTimeoutError) {
-      throw new ToolError(`The pattern /${regex.source}/ took longer than ${GREP_TIME_LIMIT_MS / 1000} s (it backtracks heavily); simplify it or narrow the path.`);
+      throw new ToolError(
+        `The pattern /${regex.source}/ took longer than ${GREP_TIME_LIMIT_MS / 1000} s (it backtracks heavily); simplify it or narrow the path.`,
+      );
     }
     if (error instanceof RegexAbortedError) throw new ToolError("The search was cancelled.");
     throw new ToolError(`The search failed: ${(error as Error).message}`);
@@ -217,7 +228,9 @@ function compilePattern(pattern: string, ignoreCase: boolean): RegExp {
     return new RegExp(pattern, ignoreCase ? "i" : "");
   } catch (error) {
     const reason = error instanceof Error ? error.message.replace(/^Invalid regular expression: /, "") : "";
-    throw new ToolError(`The pattern is not a valid regular expression (${reason}). Escape special characters like ( [ . * with a backslash.`);
+    throw new ToolError(
+      `The pattern is not a valid regular expression (${reason}). Escape special characters like ( [ . * with a backslash.`,
+    );
   }
 }
 

@@ -47,9 +47,7 @@ export const listFilesTool: Tool<ListFilesArgs> = {
     }
     const header = `Contents of ${shown === "." ? "the workspace root" : `${shown}/`}${args.recursive ? " (recursive)" : ""}:`;
     if (lines.length === 0) return `${header}\n(empty folder)`;
-    const footer = truncated
-      ? `\n[Showing the first ${MAX_LIST_ENTRIES} entries; list a sub-folder to see the rest.]`
-      : "";
+    const footer = truncated ? `\n[Showing the first ${MAX_LIST_ENTRIES} entries; list a sub-folder to see the rest.]` : "";
     return `${header}\n${lines.join("\n")}${footer}`;
   },
 };

@@ -15,9 +15,7 @@ export function parseArgs<T extends z.ZodType>(toolName: string, schema: T, args
   }
   const result = schema.safeParse(withoutNulls(value));
   if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) =>
-    issue.path.length ? `${issue.path.join(".")}: ${issue.message}` : issue.message,
-  );
+  const problems = result.error.issues.map((issue) => (issue.path.length ? `${issue.path.join(".")}: ${issue.message}` : issue.message));
   throw new ToolError(`Invalid arguments for ${toolName}: ${problems.join("; ")}.`);
 }
 

@@ -35,10 +35,15 @@ describe("regex pool", () => {
     // Long enough that the two running jobs are surely still running while we look.
     const slowMs = 3_000;
     const jobs = Array.from({ length: 6 }, (_, i) =>
-      runRegexJob({}, async () => {
-        loaded.push(i);
-        return job("^(a|a)*$", `${"a".repeat(40)}!`)();
-      }, slowMs, signal).catch(() => undefined),
+      runRegexJob(
+        {},
+        async () => {
+          loaded.push(i);
+          return job("^(a|a)*$", `${"a".repeat(40)}!`)();
+        },
+        slowMs,
+        signal,
+      ).catch(() => undefined),
     );
     const deadline = Date.now() + slowMs / 2;
     while (loaded.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));

@@ -218,7 +218,11 @@ function decode(body: Buffer, contentType: string): string {
 }
 
 function normalizeHost(host: string): string {
-  return host.trim().toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "");
+  return host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "");
 }
 
 function describe(error: unknown): string {

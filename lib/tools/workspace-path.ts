@@ -19,9 +19,7 @@ export async function resolveInWorkspace(workspaceDir: string, requested: string
       throw new ToolError(`"${requested}" is under /proc, which is refused; only workspace files can be read.`);
     }
     if (!isInside(root, absolute)) {
-      throw new ToolError(
-        `"${requested}" is outside the workspace. Paths are relative to the workspace root, e.g. "docs/README.md".`,
-      );
+      throw new ToolError(`"${requested}" is outside the workspace. Paths are relative to the workspace root, e.g. "docs/README.md".`);
     }
   }
   const candidate = path.resolve(root, asked);

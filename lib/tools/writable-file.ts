@@ -93,7 +93,9 @@ async function currentText(file: string, shown: string): Promise<string | null> 
 export async function writeTarget(target: WriteTarget, text: string): Promise<void> {
   const bytes = Buffer.from(text, "utf8");
   if (bytes.length > MAX_WRITE_BYTES) {
-    throw new ToolError(`The new text of "${target.shown}" would be ${formatBytes(bytes.length)}; at most ${formatBytes(MAX_WRITE_BYTES)} can be written.`);
+    throw new ToolError(
+      `The new text of "${target.shown}" would be ${formatBytes(bytes.length)}; at most ${formatBytes(MAX_WRITE_BYTES)} can be written.`,
+    );
   }
   await mkdir(path.dirname(target.file), { recursive: true });
   // The folders made above may have raced with a symlink: check where the file really lands.

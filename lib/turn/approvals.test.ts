@@ -10,12 +10,17 @@ const r1 = (t: ChatTurn) => t.steps[0]!.toolCalls[0]!.subagent!;
 
 describe("pending approvals in a turn", () => {
   it("finds a depth-2 approval with the runs that lead to it, and marks every panel above it", () => {
-    expect(pendingApprovals([waiting])).toEqual([{ turnId: "t1", callId: "c4", name: "file_edit", runId: "r2", agent: "researcher", runPath: ["r1", "r2"] }]);
+    expect(pendingApprovals([waiting])).toEqual([
+      { turnId: "t1", callId: "c4", name: "file_edit", runId: "r2", agent: "researcher", runPath: ["r1", "r2"] },
+    ]);
     expect(waitsForApproval(r1(waiting))).toBe(true);
   });
 
   it("forgets it once it is decided, or once the turn ended", () => {
-    const decided = applyEvent(waiting, ev.approval("r2", "c4", { state: "approved", decidedAt: "2026-01-01T00:00:03.000Z", decidedBy: "u1" }));
+    const decided = applyEvent(
+      waiting,
+      ev.approval("r2", "c4", { state: "approved", decidedAt: "2026-01-01T00:00:03.000Z", decidedBy: "u1" }),
+    );
     expect(pendingApprovals([decided])).toEqual([]);
     expect(waitsForApproval(r1(decided))).toBe(false);
     expect(pendingApprovals([applyEvent(waiting, ev.ended("failed"))])).toEqual([]);

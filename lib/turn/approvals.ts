@@ -28,8 +28,11 @@ export function pendingApprovals(turns: readonly ChatTurn[]): PendingApproval[] 
 
 /** True when a call of this run, or of any run below it, waits for approval. */
 export function waitsForApproval(process: SubagentProcess): boolean {
-  return process.status === "running" && process.steps.some((step) =>
-    step.toolCalls.some((call) => call.approval?.state === "pending" || (call.subagent !== undefined && waitsForApproval(call.subagent))),
+  return (
+    process.status === "running" &&
+    process.steps.some((step) =>
+      step.toolCalls.some((call) => call.approval?.state === "pending" || (call.subagent !== undefined && waitsForApproval(call.subagent))),
+    )
   );
 }
 

@@ -41,7 +41,14 @@ function browserTurn(stream: RecordedStream, upTo: number, snapshotAt = 0): Chat
   if (snapshotAt > 0) {
     state = sessionReducer(state, {
       type: "joined",
-      result: { mode: "snapshot", sessionId: stream.sessionId, title: "t", seq: snapshotAt, turns: [fold(stream, stream.events.slice(0, snapshotAt))], older: null },
+      result: {
+        mode: "snapshot",
+        sessionId: stream.sessionId,
+        title: "t",
+        seq: snapshotAt,
+        turns: [fold(stream, stream.events.slice(0, snapshotAt))],
+        older: null,
+      },
     });
   }
   for (const event of relayed.slice(snapshotAt, upTo)) state = sessionReducer(state, { type: "event", event });

@@ -13,7 +13,12 @@ const r2 = (t: ChatTurn) => r1(t).steps[0]!.toolCalls[1]!.subagent!;
 describe("newTurn", () => {
   it("starts running, with no steps and zero stats", () => {
     expect(start).toStrictEqual({
-      turnId: "t1", sessionId: "s1", prompt: "hi", steps: [], status: "running", createdAt: "2026-01-01T00:00:00.000Z",
+      turnId: "t1",
+      sessionId: "s1",
+      prompt: "hi",
+      steps: [],
+      status: "running",
+      createdAt: "2026-01-01T00:00:00.000Z",
       stats: { chat: { inputTokens: 0, outputTokens: 0 }, system: { inputTokens: 0, outputTokens: 0 }, steps: 0, runtimeMs: 0, cost: 0 },
     });
   });
@@ -63,14 +68,24 @@ describe("applyEvent", () => {
   it("keeps a subagent's steps apart: interim text, reasoning and calls stay in their step", () => {
     const t = fold(
       [
-        ev.subThinking("r2", 0, "hm"), ev.subThinking("r2", 2, "m"), ev.subToken("r2", 0, "Let me read."),
-        ev.subCall("r2", "c9", "file_read", "{}", "r1"), ev.subToken("r2", 0, "ab", 1), ev.subToken("r2", 1, "bc", 1), ev.subToken("r2", 0, "ab", 1),
-        ev.usage("r2", 2), ev.usage("r2", 1),
+        ev.subThinking("r2", 0, "hm"),
+        ev.subThinking("r2", 2, "m"),
+        ev.subToken("r2", 0, "Let me read."),
+        ev.subCall("r2", "c9", "file_read", "{}", "r1"),
+        ev.subToken("r2", 0, "ab", 1),
+        ev.subToken("r2", 1, "bc", 1),
+        ev.subToken("r2", 0, "ab", 1),
+        ev.usage("r2", 2),
+        ev.usage("r2", 1),
       ],
       base,
     );
     expect(r2(t).steps).toStrictEqual([
-      { text: "Let me read.", thinking: "hmm", toolCalls: [{ callId: "c9", name: "file_read", parameters: "{}", response: "", responseSize: 0, status: "running" }] },
+      {
+        text: "Let me read.",
+        thinking: "hmm",
+        toolCalls: [{ callId: "c9", name: "file_read", parameters: "{}", response: "", responseSize: 0, status: "running" }],
+      },
       { text: "abc", thinking: "", toolCalls: [] },
     ]);
     expect(r2(t).response).toBe("");
@@ -106,7 +121,14 @@ describe("applyEvent", () => {
   });
 
   it("returns the same turn for every repeated event", () => {
-    const events = [ev.token(0, "Hi "), ev.call("c1"), ev.spawn("r1", "c1"), ev.subCall("r1", "c2"), ev.subResult("r1", "c2", "x"), ev.result("c1", "done")];
+    const events = [
+      ev.token(0, "Hi "),
+      ev.call("c1"),
+      ev.spawn("r1", "c1"),
+      ev.subCall("r1", "c2"),
+      ev.subResult("r1", "c2", "x"),
+      ev.result("c1", "done"),
+    ];
     let t = start;
     for (const event of events) {
       t = applyEvent(t, event);
@@ -119,8 +141,18 @@ describe("applyEvent", () => {
   });
 
   it("keeps only the preview of a tool output: the whole text never enters the turn", () => {
-    const t = fold([ev.call("c7", 0, "grep"), ev.master({ kind: "tool_result", callId: "c7", response: "abc", responseSize: 10, status: "success", fullResponse: "abcdefghij" })]);
-    expect(t.steps[0]!.toolCalls[0]).toStrictEqual({ callId: "c7", name: "grep", parameters: "{}", response: "abc", responseSize: 10, status: "success" });
+    const t = fold([
+      ev.call("c7", 0, "grep"),
+      ev.master({ kind: "tool_result", callId: "c7", response: "abc", responseSize: 10, status: "success", fullResponse: "abcdefghij" }),
+    ]);
+    expect(t.steps[0]!.toolCalls[0]).toStrictEqual({
+      callId: "c7",
+      name: "grep",
+      parameters: "{}",
+      response: "abc",
+      responseSize: 10,
+      status: "success",
+    });
   });
 });
 
@@ -130,7 +162,11 @@ describe("applyEvent: approvals", () => {
 
   it("puts a call at depth 2 in waiting, then records the decision on it", () => {
     const waiting = fold([ev.subCall("r2", "c4", "file_edit", "{}", "r1"), ev.approval("r2", "c4")], base);
-    expect(r2(waiting).steps[0]!.toolCalls[0]!.approval).toStrictEqual({ state: "pending", requestedAt: "2026-01-01T00:00:02.000Z", reason: "Fix it" });
+    expect(r2(waiting).steps[0]!.toolCalls[0]!.approval).toStrictEqual({
+      state: "pending",
+      requestedAt: "2026-01-01T00:00:02.000Z",
+      reason: "Fix it",
+    });
     const denied = applyEvent(waiting, ev.approval("r2", "c4", decided));
     expect(r2(denied).steps[0]!.toolCalls[0]!.approval).toMatchObject({ state: "denied", decidedBy: "u1", denyReason: "not that file" });
     expect(grep(base).approval).toBeUndefined();
@@ -150,6 +186,10 @@ describe("applyEvent: approvals", () => {
 
   it("a turn that ends while an approval waits ends it unanswered", () => {
     const ended = fold([ev.call("m1", 0, "file_write"), ev.approval(null, "m1"), ev.ended("cancelled")]);
-    expect(ended.steps[0]!.toolCalls[0]!.approval).toMatchObject({ state: "cancelled", decidedAt: "2026-01-01T00:01:00.000Z", note: "The turn ended before anyone answered." });
+    expect(ended.steps[0]!.toolCalls[0]!.approval).toMatchObject({
+      state: "cancelled",
+      decidedAt: "2026-01-01T00:01:00.000Z",
+      note: "The turn ended before anyone answered.",
+    });
   });
 });

@@ -118,7 +118,11 @@ function addCall<A extends Agent>(agent: A, index: number, input: { callId: stri
 }
 
 /** Why: the preview, full size and status land on the call; the whole text never enters the turn. */
-function setResult<A extends Agent>(agent: A, callId: string, result: { response: string; responseSize: number; status: ToolCall["status"]; at?: string }): A {
+function setResult<A extends Agent>(
+  agent: A,
+  callId: string,
+  result: { response: string; responseSize: number; status: ToolCall["status"]; at?: string },
+): A {
   const where = findCall(agent, callId);
   if (!where) return agent;
   const { response, responseSize, status, at } = result;
@@ -177,10 +181,7 @@ function startSubagent(turn: ChatTurn, event: AgentEventOf<"subagent_started">):
 }
 
 /** Why: the first terminal event settles the process; a replayed one cannot flip it back. */
-function endProcess(
-  process: SubagentProcess,
-  event: AgentEventOf<"subagent_completed"> | AgentEventOf<"subagent_error">,
-): SubagentProcess {
+function endProcess(process: SubagentProcess, event: AgentEventOf<"subagent_completed"> | AgentEventOf<"subagent_error">): SubagentProcess {
   if (process.status !== "running") return process;
   const ended = { stats: event.stats, endReason: event.endReason, endedAt: event.endedAt };
   if (event.type === "subagent_completed") return { ...process, ...ended, status: "success", response: event.response };
@@ -205,7 +206,12 @@ function completeAgent(turn: ChatTurn, event: AgentEventOf<"agent:complete">): C
  */
 function endTurn(turn: ChatTurn, event: AgentEventOf<"turn:ended">): ChatTurn {
   if (turn.status !== "running") return turn;
-  const ended: ChatTurn = { ...endRunning(turn, event.runsEnd ?? runsEndOf(event.status), event.endedAt), status: event.status, stats: event.stats, endedAt: event.endedAt };
+  const ended: ChatTurn = {
+    ...endRunning(turn, event.runsEnd ?? runsEndOf(event.status), event.endedAt),
+    status: event.status,
+    stats: event.stats,
+    endedAt: event.endedAt,
+  };
   if (event.error !== undefined) ended.error = event.error;
   return ended;
 }
@@ -213,7 +219,11 @@ function endTurn(turn: ChatTurn, event: AgentEventOf<"turn:ended">): ChatTurn {
 /** How runs a turn left running are closed when it ends with `status`. */
 export function runsEndOf(status: Exclude<TurnStatus, "running">): RunsEnd {
   const how = status === "completed" ? "ended" : status === "cancelled" ? "was cancelled" : "failed";
-  return { endReason: status === "cancelled" ? "killed" : "failed", error: `The turn ${how} before this subagent finished.`, note: "The turn ended before anyone answered." };
+  return {
+    endReason: status === "cancelled" ? "killed" : "failed",
+    error: `The turn ${how} before this subagent finished.`,
+    note: "The turn ended before anyone answered.",
+  };
 }
 
 /**

@@ -34,7 +34,10 @@ function retriesIn(turn: ChatTurn): [string, string][] {
 }
 
 /** Where run `runId` sits: its turn, the call that spawned it, and its process. */
-export function findRun(turns: readonly ChatTurn[], runId: string): { turn: ChatTurn; call: ToolCall; process: SubagentProcess } | undefined {
+export function findRun(
+  turns: readonly ChatTurn[],
+  runId: string,
+): { turn: ChatTurn; call: ToolCall; process: SubagentProcess } | undefined {
   for (const turn of turns) {
     const path = runPath(turn, runId);
     const call = path && callAt(turn, path);

@@ -4,7 +4,13 @@ import { finishedProcess } from "@/test/support/turn/event-builders";
 import { callCancelled, callSummary, firstLine, liveStatus, outcomeLine, panelSequence, runCounts, runOutcome } from "./run-summary";
 
 const call = (name: string, args: object, extra: Partial<ToolCall> = {}): ToolCall => ({
-  callId: `c-${name}`, name, parameters: JSON.stringify(args), response: "", responseSize: 0, status: "running", ...extra,
+  callId: `c-${name}`,
+  name,
+  parameters: JSON.stringify(args),
+  response: "",
+  responseSize: 0,
+  status: "running",
+  ...extra,
 });
 const step = (extra: Partial<Step> = {}): Step => ({ text: "", thinking: "", toolCalls: [], ...extra });
 const running = (steps: Step[], extra: Partial<SubagentProcess> = {}): SubagentProcess =>
@@ -27,7 +33,11 @@ describe("runOutcome", () => {
 
 describe("callCancelled", () => {
   const table: [string, Partial<ToolCall>, boolean][] = [
-    ["stopped while it ran", { status: "error", response: 'Error [cancelled]: "grep" was stopped before it finished.', responseSize: 60 }, true],
+    [
+      "stopped while it ran",
+      { status: "error", response: 'Error [cancelled]: "grep" was stopped before it finished.', responseSize: 60 },
+      true,
+    ],
     ["closed by its turn's end, no result", { status: "error", response: "", responseSize: 0 }, true],
     ["a real failure", { status: "error", response: "Error [tool_failed]: no such file", responseSize: 33 }, false],
     ["a success that mentions cancelling", { status: "success", response: "Error [cancelled] is a string", responseSize: 29 }, false],
@@ -58,13 +68,39 @@ describe("liveStatus", () => {
     ["no step yet", running([]), "starting…"],
     ["reasoning", running([step({ thinking: "hm" })]), "thinking…"],
     ["writing its answer", running([step({ text: "The" })]), "writing…"],
-    ["a call in flight", running([step({ text: "Let me look.", toolCalls: [call("grep", { pattern: "bug", path: "src/" })] })]), 'grep "bug" src/'],
-    ["two calls in flight", running([step({ toolCalls: [call("grep", { pattern: "a" }), { ...call("file_read", { path: "b.md" }), callId: "x" }] })]), "file_read b.md (+1 more)"],
+    [
+      "a call in flight",
+      running([step({ text: "Let me look.", toolCalls: [call("grep", { pattern: "bug", path: "src/" })] })]),
+      'grep "bug" src/',
+    ],
+    [
+      "two calls in flight",
+      running([step({ toolCalls: [call("grep", { pattern: "a" }), { ...call("file_read", { path: "b.md" }), callId: "x" }] })]),
+      "file_read b.md (+1 more)",
+    ],
     ["calls done, next step not begun", running([step({ toolCalls: [call("grep", {}, { status: "success" })] })]), "reading results…"],
-    ["waiting for approval", running([step({ toolCalls: [call("file_edit", { path: "a.md" }, { approval: { state: "pending", requestedAt: "t", reason: "r" } })] })]), "waiting for approval: file_edit a.md"],
-    ["a nested run working", running([step({ toolCalls: [call("subagent", { task: "read" }, { subagent: nested })] })]), "reader › file_read a.md"],
-    ["a steer not yet answered", running([step({ text: "done" })], { steering: [{ step: 1, message: "focus on dates", at: "t" }] }), 'steered: "focus on dates"'],
-    ["a steer already answered", running([step(), step({ text: "Dates:" })], { steering: [{ step: 1, message: "dates", at: "t" }] }), "writing…"],
+    [
+      "waiting for approval",
+      running([
+        step({ toolCalls: [call("file_edit", { path: "a.md" }, { approval: { state: "pending", requestedAt: "t", reason: "r" } })] }),
+      ]),
+      "waiting for approval: file_edit a.md",
+    ],
+    [
+      "a nested run working",
+      running([step({ toolCalls: [call("subagent", { task: "read" }, { subagent: nested })] })]),
+      "reader › file_read a.md",
+    ],
+    [
+      "a steer not yet answered",
+      running([step({ text: "done" })], { steering: [{ step: 1, message: "focus on dates", at: "t" }] }),
+      'steered: "focus on dates"',
+    ],
+    [
+      "a steer already answered",
+      running([step(), step({ text: "Dates:" })], { steering: [{ step: 1, message: "dates", at: "t" }] }),
+      "writing…",
+    ],
     ["ended", finishedProcess("r1", "x"), ""],
   ];
   it.each(table)("%s → %s", (_name, process, expected) => {
@@ -86,7 +122,9 @@ describe("outcomeLine and firstLine", () => {
 
   it("says the answer's first line, or why the run ended", () => {
     expect(outcomeLine(finishedProcess("r1", "**Three** open bugs.\nDetails…"))).toBe("Three open bugs.");
-    expect(outcomeLine(finishedProcess("r1", "", { status: "error", endReason: "killed", error: "Killed before it finished." }))).toBe("Killed before it finished.");
+    expect(outcomeLine(finishedProcess("r1", "", { status: "error", endReason: "killed", error: "Killed before it finished." }))).toBe(
+      "Killed before it finished.",
+    );
     expect(outcomeLine(finishedProcess("r1", "", { status: "error", endReason: "killed" }))).toBe("Stopped.");
     expect(outcomeLine(running([]))).toBe("");
   });
@@ -97,7 +135,10 @@ describe("runCounts", () => {
     const grandchild = running([step({ toolCalls: [call("grep", {}), call("file_read", {})] })]);
     const child = running([step({ toolCalls: [call("list_files", {}), call("subagent", {}, { subagent: grandchild })] })]);
     const refused = { ...call("subagent", {}), callId: "refused", status: "error" as const };
-    const root = running([step({ toolCalls: [call("grep", {})] }), step({ toolCalls: [call("subagent", {}, { subagent: child }), call("subagent", {}, { subagent: running([]) }), refused] })]);
+    const root = running([
+      step({ toolCalls: [call("grep", {})] }),
+      step({ toolCalls: [call("subagent", {}, { subagent: child }), call("subagent", {}, { subagent: running([]) }), refused] }),
+    ]);
     expect(runCounts(root)).toEqual({ toolCalls: 4, subagents: 3 });
     expect(runCounts(running([]))).toEqual({ toolCalls: 0, subagents: 0 });
   });

@@ -142,14 +142,32 @@ function runRows(process: SubagentProcess, ctx: Context): TimelineRow[] {
       start,
       end: start === null ? null : end,
       open: running && start !== null,
-      status: running ? (waitsForApproval(process) ? "waiting" : "running") : outcome === "succeeded" ? "done" : outcome === "running" ? "running" : outcome,
-      tokens: process.stats.chat.inputTokens + process.stats.chat.outputTokens + process.stats.system.inputTokens + process.stats.system.outputTokens,
+      status: running
+        ? waitsForApproval(process)
+          ? "waiting"
+          : "running"
+        : outcome === "succeeded"
+          ? "done"
+          : outcome === "running"
+            ? "running"
+            : outcome,
+      tokens:
+        process.stats.chat.inputTokens +
+        process.stats.chat.outputTokens +
+        process.stats.system.inputTokens +
+        process.stats.system.outputTokens,
       runId: process.runId,
       callId: null,
       runPath: ctx.runPath,
     },
   ];
-  const inner: Context = { depth: ctx.depth + 1, runId: process.runId, runPath: [...ctx.runPath, process.runId], ownerEnd: end, ownerOpen: running };
+  const inner: Context = {
+    depth: ctx.depth + 1,
+    runId: process.runId,
+    runPath: [...ctx.runPath, process.runId],
+    ownerEnd: end,
+    ownerOpen: running,
+  };
   for (const step of process.steps) for (const row of rowsOfStep(step, inner)) rows.push(row);
   return rows;
 }
@@ -160,7 +178,15 @@ function callRow(call: ToolCall, ctx: Context): TimelineRow {
   const end = running ? null : (parseTime(call.endedAt) ?? ctx.ownerEnd);
   const waiting = call.approval?.state === "pending";
   const status: TimelineStatus =
-    call.status === "running" ? (waiting ? "waiting" : "running") : call.status === "success" ? "done" : callCancelled(call) ? "stopped" : "failed";
+    call.status === "running"
+      ? waiting
+        ? "waiting"
+        : "running"
+      : call.status === "success"
+        ? "done"
+        : callCancelled(call)
+          ? "stopped"
+          : "failed";
   return {
     key: `c${ctx.runId ?? "m"}:${call.callId}`,
     kind: "call",

@@ -36,7 +36,9 @@ describe("eventsOfTurn", () => {
   it("carries the whole text of a long tool output, and only when it is longer than the preview", () => {
     const turn = finishedTurn({ seed: 3, subagents: 1, nestedToolCalls: 2, masterToolCalls: 1 });
     const master = turn.steps.flatMap((s) => s.toolCalls).find((c) => !c.subagent)!;
-    const events = eventsOfTurn(turn, (runId, callId) => (runId === null && callId === master.callId ? `${master.response} and much more` : master.response));
+    const events = eventsOfTurn(turn, (runId, callId) =>
+      runId === null && callId === master.callId ? `${master.response} and much more` : master.response,
+    );
     const results = dataOf(events, "tool_result", "master");
     expect(results.find((e) => e.callId === master.callId)).toMatchObject({ fullResponse: `${master.response} and much more` });
     expect(results.filter((e) => e.callId !== master.callId).every((e) => !("fullResponse" in e))).toBe(true);

@@ -22,7 +22,9 @@ export function eventsOfTurn(turn: ChatTurn, fullOutput?: (runId: string | null,
   const agentEvents = (run: RunRef, agent: { steps: readonly Step[]; stats: TurnStats; steering?: readonly Steer[] }) => {
     const runId = run?.runId ?? null;
     const emit = (data: AgentData) => events.push(dataEvent(turnId, run, data));
-    (agent.steering ?? []).forEach((steer, index) => emit({ kind: "steer", step: steer.step, index, message: steer.message, at: steer.at }));
+    (agent.steering ?? []).forEach((steer, index) =>
+      emit({ kind: "steer", step: steer.step, index, message: steer.message, at: steer.at }),
+    );
     agent.steps.forEach((step, index) => {
       if (step.thinking) emit({ kind: "thinking", step: index, offset: 0, text: step.thinking });
       if (step.text) emit({ kind: "token", step: index, offset: 0, text: step.text });
@@ -31,7 +33,15 @@ export function eventsOfTurn(turn: ChatTurn, fullOutput?: (runId: string | null,
         emit({ kind: "tool_call", step: index, callId, name, parameters, ...atOf(call.startedAt) });
         if (call.approval) emit({ kind: "approval", callId, approval: call.approval });
         if (call.subagent) processEvents(call.subagent, call);
-        emit({ kind: "tool_result", callId, response: call.response, responseSize: call.responseSize, status: call.status, ...full(runId, call), ...atOf(call.endedAt) });
+        emit({
+          kind: "tool_result",
+          callId,
+          response: call.response,
+          responseSize: call.responseSize,
+          status: call.status,
+          ...full(runId, call),
+          ...atOf(call.endedAt),
+        });
       }
       // A step's times travel on the usage event its end published; the stats it carries
       // here are overwritten by the run's or turn's end, which follows.
@@ -58,9 +68,24 @@ export function eventsOfTurn(turn: ChatTurn, fullOutput?: (runId: string | null,
     });
     agentEvents(run, process);
     const ended = { turnId, ...run, stats: process.stats, endedAt: process.endedAt ?? process.startedAt };
-    if (process.status === "success") events.push({ type: "subagent_completed", ...ended, response: process.response, endReason: "completed" });
-    else events.push({ type: "subagent_error", ...ended, error: process.error ?? "Failed.", endReason: process.endReason === "completed" ? "failed" : (process.endReason ?? "failed") });
-    events.push({ type: "agent:complete", turnId, callId: spawn.callId, runId, parentRunId, response: spawn.response, responseSize: spawn.responseSize });
+    if (process.status === "success")
+      events.push({ type: "subagent_completed", ...ended, response: process.response, endReason: "completed" });
+    else
+      events.push({
+        type: "subagent_error",
+        ...ended,
+        error: process.error ?? "Failed.",
+        endReason: process.endReason === "completed" ? "failed" : (process.endReason ?? "failed"),
+      });
+    events.push({
+      type: "agent:complete",
+      turnId,
+      callId: spawn.callId,
+      runId,
+      parentRunId,
+      response: spawn.response,
+      responseSize: spawn.responseSize,
+    });
   };
 
   agentEvents(null, turn);

@@ -43,7 +43,6 @@ export interface RequestMeta {
   address: string;
 }
 
-
 /** The one answer to every failed sign-in, whatever was wrong. */
 export const SIGN_IN_FAILED = "That email and password do not match an account.";
 /** The one answer to an invitation or reset token that is unknown, used, revoked or expired. */
@@ -181,7 +180,11 @@ export class AccountService {
         }
         const passwordHash = await hashPassword(body.password);
         if (invite && !(await this.links.use(invite))) throw new AppError("bad_request", LINK_INVALID);
-        const account = await this.createAccount({ email: body.email, displayName: body.displayName || nameFrom(body.email), passwordHash });
+        const account = await this.createAccount({
+          email: body.email,
+          displayName: body.displayName || nameFrom(body.email),
+          passwordHash,
+        });
         if (!account) return null;
         created = true;
         return { cookieValue: await this.openSession(account._id, "password", meta), created: true };
@@ -204,7 +207,9 @@ export class AccountService {
     if (!account && email) {
       const byEmail = await Account.findOne({ email }).lean<AccountRecord>();
       if (byEmail && !identity.emailVerified) {
-        return { refused: "An account with this email exists, but your identity provider has not verified the address, so it cannot be linked." };
+        return {
+          refused: "An account with this email exists, but your identity provider has not verified the address, so it cannot be linked.",
+        };
       }
       if (byEmail) {
         await Account.updateOne({ _id: byEmail._id }, { $push: { sso: pair } });
@@ -215,7 +220,12 @@ export class AccountService {
       if (!email) return { refused: "Your identity provider did not share an email address, which an account needs." };
       const mayCreate = this.deps.mode !== "invite" || !(await this.anyAccount());
       if (!mayCreate) return { refused: "This server is by invitation only: ask an admin for an invitation." };
-      account = await this.createAccount({ email, displayName: identity.name?.trim().slice(0, 80) || nameFrom(email), passwordHash: null, sso: [pair] });
+      account = await this.createAccount({
+        email,
+        displayName: identity.name?.trim().slice(0, 80) || nameFrom(email),
+        passwordHash: null,
+        sso: [pair],
+      });
       if (!account) return { refused: "An account with this email already exists." };
     }
     if (account.disabled) return { refused: "This account is disabled. Ask an admin." };
@@ -225,10 +235,15 @@ export class AccountService {
   async changePassword(auth: Authenticated, body: ChangePasswordBody, meta: RequestMeta): Promise<void> {
     const account = auth.account;
     if (!account.passwordHash) throw new AppError("bad_request", "This account signs in through SSO and has no password to change.");
-    await this.throttled(meta, account.email, async () => {
-      if (!(await verifyPassword(account.passwordHash!, body.current))) return null;
-      return true;
-    }, "The current password is not right.");
+    await this.throttled(
+      meta,
+      account.email,
+      async () => {
+        if (!(await verifyPassword(account.passwordHash!, body.current))) return null;
+        return true;
+      },
+      "The current password is not right.",
+    );
     await this.deps.models.Account.updateOne({ _id: account._id }, { passwordHash: await hashPassword(body.next) });
     await this.endSessions(account._id, auth.signInSessionId);
   }
@@ -267,7 +282,10 @@ export class AccountService {
     const account = auth.account;
     if (!cookieIdentity || account.claimedFrom.includes(cookieIdentity)) return { claimed: 0 };
     // Recorded first: two tabs answering at once move the chats once.
-    const marked = await this.deps.models.Account.updateOne({ _id: account._id, claimedFrom: { $ne: cookieIdentity } }, { $push: { claimedFrom: cookieIdentity } });
+    const marked = await this.deps.models.Account.updateOne(
+      { _id: account._id, claimedFrom: { $ne: cookieIdentity } },
+      { $push: { claimedFrom: cookieIdentity } },
+    );
     if (marked.modifiedCount === 0 || !accept) return { claimed: 0 };
     const moved = await this.deps.models.Session.updateMany({ ownerId: cookieIdentity }, { ownerId: account._id });
     // Search entries carry their chat's owner, so they move with it.
@@ -281,12 +299,21 @@ export class AccountService {
 
   async createInvite(admin: Authenticated, expiresInHours: number, origin: string): Promise<OneTimeLink> {
     this.requireAdmin(admin);
-    return this.links.create("invite", admin.account._id, null, expiresInHours * 3600_000, (token) => `${origin}${ACCOUNT_PAGES.invite(token)}`);
+    return this.links.create(
+      "invite",
+      admin.account._id,
+      null,
+      expiresInHours * 3600_000,
+      (token) => `${origin}${ACCOUNT_PAGES.invite(token)}`,
+    );
   }
 
   async listInvites(admin: Authenticated): Promise<OneTimeLink[]> {
     this.requireAdmin(admin);
-    const rows = await this.deps.models.OneTimeLink.find({ kind: "invite" }).sort({ createdAt: -1 }).limit(LIST_MAX).lean<OneTimeLinkRecord[]>();
+    const rows = await this.deps.models.OneTimeLink.find({ kind: "invite" })
+      .sort({ createdAt: -1 })
+      .limit(LIST_MAX)
+      .lean<OneTimeLinkRecord[]>();
     return rows.map((r) => linkView(r));
   }
 
@@ -310,7 +337,9 @@ export class AccountService {
     const accounts = await Account.find({}).sort({ createdAt: 1 }).limit(LIST_MAX).lean<AccountRecord[]>();
     const ids = accounts.map((a) => a._id);
     const chats = await Session.find({ ownerId: { $in: ids } }, { _id: 1, ownerId: 1, updatedAt: 1 }).lean<ChatUsageRow[]>();
-    const turns = await Turn.find({ sessionId: { $in: chats.map((c) => c._id) } }, { sessionId: 1, stats: 1, createdAt: 1 }).lean<TurnUsageRow[]>();
+    const turns = await Turn.find({ sessionId: { $in: chats.map((c) => c._id) } }, { sessionId: 1, stats: 1, createdAt: 1 }).lean<
+      TurnUsageRow[]
+    >();
     const usage = sumUsage(ids, chats, turns, new Map(accounts.map((a) => [a._id, a.lastSeenAt ?? null])));
     return accounts.map((a) => ({ ...accountView(a), disabled: a.disabled, usage: usage.get(a._id)! }));
   }
@@ -410,7 +439,12 @@ export class AccountService {
   }
 
   /** Creates an account; the first one is the admin. Null when the email was taken meanwhile. */
-  private async createAccount(fields: { email: string; displayName: string; passwordHash: string | null; sso?: { issuer: string; subject: string }[] }): Promise<AccountRecord | null> {
+  private async createAccount(fields: {
+    email: string;
+    displayName: string;
+    passwordHash: string | null;
+    sso?: { issuer: string; subject: string }[];
+  }): Promise<AccountRecord | null> {
     return this.creations.run("accounts", async () => {
       const { Account } = this.deps.models;
       if (await Account.exists({ email: fields.email })) return null;
@@ -432,7 +466,6 @@ export function accountView(account: AccountRecord): AccountView {
     createdAt: new Date(account.createdAt).toISOString(),
   };
 }
-
 
 /** A display name when none is given: the part before the @. */
 function nameFrom(email: string): string {

@@ -1,8 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ACCOUNT_ROUTES, type AdminAccountView, type AuthState, type OneTimeLink, type SessionEvent, type SignInSessionView } from "@/lib/contracts";
+import {
+  ACCOUNT_ROUTES,
+  type AdminAccountView,
+  type AuthState,
+  type OneTimeLink,
+  type SessionEvent,
+  type SignInSessionView,
+} from "@/lib/contracts";
 import { createLoginThrottle } from "@/server/auth/login-throttle";
 import { scriptedModel } from "@/test/support/agent/scripted-model";
-import { recordEvents, request, runtimeWith, startHarness, waitFor, type Harness, type TestClient } from "@/test/support/server/app-harness";
+import {
+  recordEvents,
+  request,
+  runtimeWith,
+  startHarness,
+  waitFor,
+  type Harness,
+  type TestClient,
+} from "@/test/support/server/app-harness";
 import { CookieJar } from "@/test/support/server/cookie-jar";
 import { dataOf } from "@/test/support/turn/agent-data";
 import { SIGN_IN_FAILED } from "./account-service";
@@ -20,7 +35,11 @@ const model = scriptedModel((req) => {
 
 beforeAll(async () => {
   // Every test comes from 127.0.0.1: a lax throttle here; throttling has its own test (invite-flow.test.ts).
-  harness = await startHarness("accounts", { runner: runtimeWith(model), authMode: "open", accountThrottle: createLoginThrottle({ maxFailures: 1000 }) });
+  harness = await startHarness("accounts", {
+    runner: runtimeWith(model),
+    authMode: "open",
+    accountThrottle: createLoginThrottle({ maxFailures: 1000 }),
+  });
 });
 afterAll(async () => {
   await harness?.close();
@@ -137,7 +156,10 @@ describe("sign-up, sign-in and the gate", () => {
     await signUp(stranger);
     const strangerSocket = await socketOf(stranger);
     expect(await request(strangerSocket, "session:join", { sessionId })).toMatchObject({ ok: false, code: "not_found" });
-    expect(await request(strangerSocket, "session:join", { sessionId: "no-such-chat-at-all" })).toMatchObject({ ok: false, code: "not_found" });
+    expect(await request(strangerSocket, "session:join", { sessionId: "no-such-chat-at-all" })).toMatchObject({
+      ok: false,
+      code: "not_found",
+    });
     expect((await stranger.get(`/api/sessions/${sessionId}/tool-calls/c1`)).body).toMatchObject({ error: { code: "not_found" } });
   });
 });
@@ -203,8 +225,13 @@ describe("signing out", () => {
     const aSocket = await socketOf(a);
     const bSocket = await socketOf(b);
     const cut = disconnected(bSocket);
-    expect(await a.post(ACCOUNT_ROUTES.password, { current: "not the password", next: "a brand new passphrase" })).toMatchObject({ status: 401 });
-    expect(await a.post(ACCOUNT_ROUTES.password, { current: PASSWORD, next: "short" })).toMatchObject({ status: 400, body: { error: { message: expect.stringMatching(/at least 8/) } } });
+    expect(await a.post(ACCOUNT_ROUTES.password, { current: "not the password", next: "a brand new passphrase" })).toMatchObject({
+      status: 401,
+    });
+    expect(await a.post(ACCOUNT_ROUTES.password, { current: PASSWORD, next: "short" })).toMatchObject({
+      status: 400,
+      body: { error: { message: expect.stringMatching(/at least 8/) } },
+    });
     expect((await a.post(ACCOUNT_ROUTES.password, { current: PASSWORD, next: "a brand new passphrase" })).status).toBe(200);
     expect(await cut).toBe("io server disconnect");
     expect((await b.get(ACCOUNT_ROUTES.sessions)).status).toBe(401);
@@ -268,7 +295,10 @@ describe("sign-in security", () => {
     const email = await signUp(browser());
     const jar = browser();
     const foreign = { origin: "http://evil.example" };
-    expect(await jar.post(ACCOUNT_ROUTES.signIn, { email, password: PASSWORD }, foreign)).toMatchObject({ status: 401, body: { error: { message: expect.stringMatching(/Cross-site/) } } });
+    expect(await jar.post(ACCOUNT_ROUTES.signIn, { email, password: PASSWORD }, foreign)).toMatchObject({
+      status: 401,
+      body: { error: { message: expect.stringMatching(/Cross-site/) } },
+    });
     expect(jar.cookie("dlg_session")).toBeUndefined();
     await signIn(jar, email);
     expect((await jar.post(ACCOUNT_ROUTES.signOut, {}, foreign)).status).toBe(401);
@@ -278,8 +308,14 @@ describe("sign-in security", () => {
 
   it("answers malformed bodies with a clear 400 and oversized ones with 413", async () => {
     const jar = browser();
-    expect(await jar.post(ACCOUNT_ROUTES.signUp, { email: "not an email", password: PASSWORD })).toMatchObject({ status: 400, body: { error: { message: expect.stringMatching(/email address/) } } });
-    expect(await jar.post(ACCOUNT_ROUTES.signUp, { email: newEmail(), password: "short" })).toMatchObject({ status: 400, body: { error: { message: expect.stringMatching(/at least 8/) } } });
+    expect(await jar.post(ACCOUNT_ROUTES.signUp, { email: "not an email", password: PASSWORD })).toMatchObject({
+      status: 400,
+      body: { error: { message: expect.stringMatching(/email address/) } },
+    });
+    expect(await jar.post(ACCOUNT_ROUTES.signUp, { email: newEmail(), password: "short" })).toMatchObject({
+      status: 400,
+      body: { error: { message: expect.stringMatching(/at least 8/) } },
+    });
     const raw = await jar.fetch(ACCOUNT_ROUTES.signIn, { method: "POST", body: "{", headers: {} });
     expect(raw.status).toBe(400);
     expect((await jar.post(ACCOUNT_ROUTES.signIn, { email: newEmail(), password: "x".repeat(20_000) })).status).toBe(413);

@@ -49,5 +49,10 @@ export function oneTimeLinks(model: Models["OneTimeLink"], now: () => number): O
 }
 
 export function linkView(link: OneTimeLinkRecord): OneTimeLink {
-  return { id: link.publicId, createdAt: link.createdAt.toISOString(), expiresAt: link.expiresAt.toISOString(), usedAt: link.usedAt ? link.usedAt.toISOString() : null };
+  return {
+    id: link.publicId,
+    createdAt: link.createdAt.toISOString(),
+    expiresAt: link.expiresAt.toISOString(),
+    usedAt: link.usedAt ? link.usedAt.toISOString() : null,
+  };
 }

@@ -28,7 +28,11 @@ describe("invite mode", () => {
   let admin: CookieJar;
   const browser = () => new CookieJar(harness.baseUrl);
   beforeAll(async () => {
-    harness = await startHarness("acct_invite", { runner: runner(), authMode: "invite", accountThrottle: createLoginThrottle({ maxFailures: 1000 }) });
+    harness = await startHarness("acct_invite", {
+      runner: runner(),
+      authMode: "invite",
+      accountThrottle: createLoginThrottle({ maxFailures: 1000 }),
+    });
   });
   afterAll(async () => {
     await harness?.close();
@@ -56,7 +60,9 @@ describe("invite mode", () => {
     const link = await invite();
     expect(link.url).toMatch(/\/signup\?invite=[A-Za-z0-9_-]{43}$/);
     const guest = browser();
-    expect((await guest.post(ACCOUNT_ROUTES.signUp, { email: "guest@example.com", password: PASSWORD, invite: link.token })).status).toBe(200);
+    expect((await guest.post(ACCOUNT_ROUTES.signUp, { email: "guest@example.com", password: PASSWORD, invite: link.token })).status).toBe(
+      200,
+    );
     expect((await state(guest)).account).toMatchObject({ email: "guest@example.com", role: "member" });
     const again = await browser().post(ACCOUNT_ROUTES.signUp, { email: "gatecrasher@example.com", password: PASSWORD, invite: link.token });
     expect(again).toEqual({ status: 400, body: { error: { code: "bad_request", message: LINK_INVALID } } });
@@ -104,14 +110,25 @@ describe("sso mode", () => {
 
   it("refuses password sign-up and sign-in; the first SSO sign-in becomes the admin", async () => {
     expect(await state(browser())).toMatchObject({ mode: "sso", signUpOpen: false });
-    expect(await browser().post(ACCOUNT_ROUTES.signUp, { email: "a@example.com", password: PASSWORD })).toMatchObject({ status: 400, body: { error: { message: expect.stringMatching(/SSO only/) } } });
+    expect(await browser().post(ACCOUNT_ROUTES.signUp, { email: "a@example.com", password: PASSWORD })).toMatchObject({
+      status: 400,
+      body: { error: { message: expect.stringMatching(/SSO only/) } },
+    });
     expect((await browser().post(ACCOUNT_ROUTES.signIn, { email: "a@example.com", password: PASSWORD })).status).toBe(400);
     const first = await harness.app.accounts!.signInWithSso(identity(), meta);
     if (!("cookieValue" in first)) throw new Error(first.refused);
     const jar = browser();
     jar.set("dlg_session", first.cookieValue);
-    expect((await state(jar)).account).toMatchObject({ email: "sso.person@example.com", displayName: "SSO Person", role: "admin", hasPassword: false });
-    expect(await jar.post(ACCOUNT_ROUTES.password, { current: "", next: "a new passphrase" })).toMatchObject({ status: 400, body: { error: { message: expect.stringMatching(/no password/) } } });
+    expect((await state(jar)).account).toMatchObject({
+      email: "sso.person@example.com",
+      displayName: "SSO Person",
+      role: "admin",
+      hasPassword: false,
+    });
+    expect(await jar.post(ACCOUNT_ROUTES.password, { current: "", next: "a new passphrase" })).toMatchObject({
+      status: 400,
+      body: { error: { message: expect.stringMatching(/no password/) } },
+    });
   });
 
   it("matches by (issuer, subject) first, then by verified email; an unverified email is not linked", async () => {
@@ -128,14 +145,24 @@ describe("sso mode", () => {
     const renamed = await accounts.signInWithSso(identity({ subject: "s-1", email: "renamed@example.com" }), meta);
     expect("cookieValue" in renamed && (await idOf(renamed.cookieValue))).toBe(id);
     // Another provider with the same verified email: linked to that account.
-    const other = await accounts.signInWithSso(identity({ issuer: "https://other-idp.example", subject: "x", email: "match@example.com" }), meta);
+    const other = await accounts.signInWithSso(
+      identity({ issuer: "https://other-idp.example", subject: "x", email: "match@example.com" }),
+      meta,
+    );
     expect("cookieValue" in other && (await idOf(other.cookieValue))).toBe(id);
     expect((await harness.models.Account.findById(id).lean())?.sso).toHaveLength(2);
     // Unverified: neither linked nor a duplicate.
-    expect(await accounts.signInWithSso(identity({ issuer: "https://third.example", subject: "y", email: "match@example.com", emailVerified: false }), meta)).toEqual({
+    expect(
+      await accounts.signInWithSso(
+        identity({ issuer: "https://third.example", subject: "y", email: "match@example.com", emailVerified: false }),
+        meta,
+      ),
+    ).toEqual({
       refused: expect.stringMatching(/not verified/),
     });
-    expect(await accounts.signInWithSso(identity({ subject: "no-email", email: null }), meta)).toEqual({ refused: expect.stringMatching(/email/) });
+    expect(await accounts.signInWithSso(identity({ subject: "no-email", email: null }), meta)).toEqual({
+      refused: expect.stringMatching(/email/),
+    });
   });
 
   it("refuses a disabled account's SSO sign-in", async () => {
@@ -143,7 +170,9 @@ describe("sso mode", () => {
     const made = await accounts.signInWithSso(identity({ subject: "s-off", email: "off@example.com" }), meta);
     expect("cookieValue" in made).toBe(true);
     await harness.models.Account.updateOne({ email: "off@example.com" }, { disabled: true });
-    expect(await accounts.signInWithSso(identity({ subject: "s-off", email: "off@example.com" }), meta)).toEqual({ refused: expect.stringMatching(/disabled/) });
+    expect(await accounts.signInWithSso(identity({ subject: "s-off", email: "off@example.com" }), meta)).toEqual({
+      refused: expect.stringMatching(/disabled/),
+    });
   });
 });
 
@@ -160,7 +189,10 @@ describe("throttling", () => {
   it("past five wrong passwords the next sign-in is refused with Retry-After, even the right one", async () => {
     expect((await browser().post(ACCOUNT_ROUTES.signUp, { email: "target@example.com", password: PASSWORD })).status).toBe(200);
     for (let i = 0; i < 5; i++) {
-      expect(await browser().post(ACCOUNT_ROUTES.signIn, { email: "target@example.com", password: `guess number ${i}` })).toMatchObject({ status: 401, body: { error: { message: SIGN_IN_FAILED } } });
+      expect(await browser().post(ACCOUNT_ROUTES.signIn, { email: "target@example.com", password: `guess number ${i}` })).toMatchObject({
+        status: 401,
+        body: { error: { message: SIGN_IN_FAILED } },
+      });
     }
     const res = await browser().fetch(ACCOUNT_ROUTES.signIn, { body: { email: "target@example.com", password: PASSWORD } });
     expect(res.status).toBe(429);
@@ -182,13 +214,17 @@ describe("throttling new accounts", () => {
 
   it("one address makes at most 20 accounts before it has to wait", async () => {
     for (let i = 0; i < 20; i++) {
-      expect((await new CookieJar(harness.baseUrl).post(ACCOUNT_ROUTES.signUp, { email: `bulk${i}@example.com`, password: PASSWORD })).status).toBe(200);
+      expect(
+        (await new CookieJar(harness.baseUrl).post(ACCOUNT_ROUTES.signUp, { email: `bulk${i}@example.com`, password: PASSWORD })).status,
+      ).toBe(200);
     }
     const refused = await new CookieJar(harness.baseUrl).post(ACCOUNT_ROUTES.signUp, { email: "bulk20@example.com", password: PASSWORD });
     expect(refused).toMatchObject({ status: 429, body: { error: { code: "rate_limited" } } });
     expect(await harness.models.Account.countDocuments({})).toBe(20);
     // Signing in is a different budget.
-    expect((await new CookieJar(harness.baseUrl).post(ACCOUNT_ROUTES.signIn, { email: "bulk0@example.com", password: PASSWORD })).status).toBe(200);
+    expect(
+      (await new CookieJar(harness.baseUrl).post(ACCOUNT_ROUTES.signIn, { email: "bulk0@example.com", password: PASSWORD })).status,
+    ).toBe(200);
   });
 });
 

@@ -35,9 +35,15 @@ beforeAll(async () => {
   const redirectUri = `${harness.baseUrl}${ACCOUNT_ROUTES.ssoCallback}`;
   provider = await startTestProvider({
     redirectUri,
-    accounts: { ada: { email: "ada@example.com", email_verified: true, name: "Ada" }, eve: { email: "ada@example.com", email_verified: false, name: "Eve" } },
+    accounts: {
+      ada: { email: "ada@example.com", email_verified: true, name: "Ada" },
+      eve: { email: "ada@example.com", email_verified: false, name: "Eve" },
+    },
   });
-  client = createOidcClient({ issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret, redirectUri, timeoutS: 5 }, createSigner(SECRET));
+  client = createOidcClient(
+    { issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret, redirectUri, timeoutS: 5 },
+    createSigner(SECRET),
+  );
 }, 60_000);
 afterAll(async () => {
   await provider?.close();
@@ -95,6 +101,8 @@ describe("single sign-on in the app (AUTH_MODE=sso)", () => {
   it("the sign-in page is told SSO is on (the button) and password sign-in is off", async () => {
     const state = (await new CookieJar(harness.baseUrl).get<AuthState>(ACCOUNT_ROUTES.state)).body;
     expect(state).toMatchObject({ mode: "sso", sso: { label: "Sign in with SSO" }, signUpOpen: false });
-    expect((await new CookieJar(harness.baseUrl).post(ACCOUNT_ROUTES.signIn, { email: "ada@example.com", password: "whatever-long" })).status).toBeGreaterThanOrEqual(400);
+    expect(
+      (await new CookieJar(harness.baseUrl).post(ACCOUNT_ROUTES.signIn, { email: "ada@example.com", password: "whatever-long" })).status,
+    ).toBeGreaterThanOrEqual(400);
   });
 });

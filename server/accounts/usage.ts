@@ -13,14 +13,25 @@ export interface ChatUsageRow {
 export interface TurnUsageRow {
   sessionId: string;
   createdAt?: Date;
-  stats?: { chat?: { inputTokens?: number; outputTokens?: number }; system?: { inputTokens?: number; outputTokens?: number }; cost?: number };
+  stats?: {
+    chat?: { inputTokens?: number; outputTokens?: number };
+    system?: { inputTokens?: number; outputTokens?: number };
+    cost?: number;
+  };
 }
 
 const later = (a: string | null, b: Date | null | undefined) => (b && (!a || b.toISOString() > a) ? b.toISOString() : a);
 
 /** Usage per account id; `lastSeen` is when each account last used a sign-in session. */
-export function sumUsage(accountIds: readonly string[], chats: readonly ChatUsageRow[], turns: readonly TurnUsageRow[], lastSeen: ReadonlyMap<string, Date | null> = new Map()): Map<string, AccountUsage> {
-  const usage = new Map<string, AccountUsage>(accountIds.map((id) => [id, { chats: 0, turns: 0, tokens: 0, costUsd: 0, lastActiveAt: later(null, lastSeen.get(id)) }]));
+export function sumUsage(
+  accountIds: readonly string[],
+  chats: readonly ChatUsageRow[],
+  turns: readonly TurnUsageRow[],
+  lastSeen: ReadonlyMap<string, Date | null> = new Map(),
+): Map<string, AccountUsage> {
+  const usage = new Map<string, AccountUsage>(
+    accountIds.map((id) => [id, { chats: 0, turns: 0, tokens: 0, costUsd: 0, lastActiveAt: later(null, lastSeen.get(id)) }]),
+  );
   const ownerOf = new Map<string, string>();
   for (const chat of chats) {
     const u = usage.get(chat.ownerId);

@@ -1,7 +1,13 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { createAgentRuntime, type AgentRuntime } from "@/lib/agent/runtime";
-import { BUILTIN_DEFINITIONS, SubagentConfigError, mergeDefinitions, parseSubagentDefinitions, type ModelRef } from "@/lib/agent/definitions";
+import {
+  BUILTIN_DEFINITIONS,
+  SubagentConfigError,
+  mergeDefinitions,
+  parseSubagentDefinitions,
+  type ModelRef,
+} from "@/lib/agent/definitions";
 import { checkModelKeys, createModelResolver, unpricedModels } from "@/lib/agent/run-models";
 import type { AppInfo } from "@/lib/contracts";
 import { variable, type Env } from "@/lib/env";
@@ -69,7 +75,12 @@ export function buildRuntime(
     modelFor,
     log,
   });
-  const appInfo: AppInfo = { modelLabel: model.label, demo: model.isDemo, passwordProtected: Boolean(env.APP_PASSWORD), contextTokens: env.CONTEXT_TOKENS };
+  const appInfo: AppInfo = {
+    modelLabel: model.label,
+    demo: model.isDemo,
+    passwordProtected: Boolean(env.APP_PASSWORD),
+    contextTokens: env.CONTEXT_TOKENS,
+  };
   return { runtime, appInfo: mcp ? () => ({ ...appInfo, mcpServers: mcp.servers() }) : appInfo, mcp };
 }
 

@@ -11,7 +11,12 @@ import type { ChatTurn, SubagentProcess } from "@/lib/contracts";
 import { parseEnv } from "@/lib/env";
 import { serializeTurn } from "@/lib/markup/serialize";
 import { processInTurn } from "@/lib/turn/paths";
-import { scriptedReply, startScriptedOpenAIServer, type ScriptedOpenAIServer, type ScriptedRequest } from "@/test/support/model/scripted-openai-server";
+import {
+  scriptedReply,
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+  type ScriptedRequest,
+} from "@/test/support/model/scripted-openai-server";
 import { openSession, recordEvents, request, startHarness, waitFor, type Harness } from "@/test/support/server/app-harness";
 import { buildRuntime } from "./build-runtime";
 
@@ -40,17 +45,27 @@ function masterEndpoint(r: ScriptedRequest) {
     case "master-model": {
       const last = r.body.messages.at(-1);
       if (String(r.body.messages.at(1)?.content).startsWith("Read big.txt")) {
-        return last.role === "tool" ? scriptedReply({ text: ["Read."] }) : scriptedReply({ toolCalls: [call("c-read", "reader", "Read big.txt three times")] });
+        return last.role === "tool"
+          ? scriptedReply({ text: ["Read."] })
+          : scriptedReply({ toolCalls: [call("c-read", "reader", "Read big.txt three times")] });
       }
-      if (last.role === "tool") return scriptedReply({ text: ["All three reported."], usage: { promptTokens: 2_000, completionTokens: 50 } });
+      if (last.role === "tool")
+        return scriptedReply({ text: ["All three reported."], usage: { promptTokens: 2_000, completionTokens: 50 } });
       return scriptedReply({
-        toolCalls: [call("c-review", "reviewer", "Review the release plan"), call("c-quick", "quick", "Count the risks"), call("c-local", "local", "Check the dates")],
+        toolCalls: [
+          call("c-review", "reviewer", "Review the release plan"),
+          call("c-quick", "quick", "Count the risks"),
+          call("c-local", "local", "Check the dates"),
+        ],
         usage: { promptTokens: 1_000, completionTokens: 100 },
       });
     }
     case "system-model":
       if (isCompact(r)) return scriptedReply({ text: ["Read big.txt once so far."], usage: { promptTokens: 700, completionTokens: 10 } });
-      return scriptedReply({ text: [JSON.stringify({ summary: "The plan holds up.", conclusions: ["Risks have owners."] })], usage: { promptTokens: 500, completionTokens: 20 } });
+      return scriptedReply({
+        text: [JSON.stringify({ summary: "The plan holds up.", conclusions: ["Risks have owners."] })],
+        usage: { promptTokens: 500, completionTokens: 20 },
+      });
     case "quick-model":
       return scriptedReply({ text: ["Three risks."], usage: { promptTokens: 100, completionTokens: 10 } });
     default:
@@ -65,7 +80,11 @@ function otherEndpoint(r: ScriptedRequest) {
       return scriptedReply({ text: [LONG_REVIEW], usage: { promptTokens: 10_000, completionTokens: 5_000 } });
     case "reader-model":
       // Three reads of a big file, one per step: its context outgrows CONTEXT_TOKENS and is compacted.
-      if (toolMessages(r) < 3 && !JSON.stringify(r.body.messages).includes(SUMMARY_TAG)) return scriptedReply({ toolCalls: [{ id: `read-${toolMessages(r)}`, name: "file_read", argumentChunks: ['{"path":"big.txt"}'] }], usage: { promptTokens: 1_000, completionTokens: 10 } });
+      if (toolMessages(r) < 3 && !JSON.stringify(r.body.messages).includes(SUMMARY_TAG))
+        return scriptedReply({
+          toolCalls: [{ id: `read-${toolMessages(r)}`, name: "file_read", argumentChunks: ['{"path":"big.txt"}'] }],
+          usage: { promptTokens: 1_000, completionTokens: 10 },
+        });
       return scriptedReply({ text: ["It lists the tides."], usage: { promptTokens: 1_000, completionTokens: 10 } });
     case "local-small":
       return scriptedReply({ text: ["Dates are consistent."], usage: { promptTokens: 10, completionTokens: 1 } });
@@ -110,15 +129,23 @@ beforeAll(async () => {
         {
           ...base,
           name: "reviewer",
-          model: { name: "reviewer-large", baseURL: otherServer.url, apiKeyEnv: "REVIEWER_KEY", prices: { inputPerMTok: 30, outputPerMTok: 60 }, label: "Reviewer (large)" },
+          model: {
+            name: "reviewer-large",
+            baseURL: otherServer.url,
+            apiKeyEnv: "REVIEWER_KEY",
+            prices: { inputPerMTok: 30, outputPerMTok: 60 },
+            label: "Reviewer (large)",
+          },
         },
         { ...base, name: "quick", model: { name: "quick-model" } },
         { ...base, name: "local", model: { name: "local-small", baseURL: otherServer.url, prices: { inputPerMTok: 0, outputPerMTok: 0 } } },
       ],
     }),
   );
-  const { runtime } = buildRuntime(envFor(file), { warn: (msg, meta) => warnings.push(`${msg} ${JSON.stringify(meta)}`), info: () => undefined }, (name) =>
-    name === "REVIEWER_KEY" ? REVIEWER_KEY : undefined,
+  const { runtime } = buildRuntime(
+    envFor(file),
+    { warn: (msg, meta) => warnings.push(`${msg} ${JSON.stringify(meta)}`), info: () => undefined },
+    (name) => (name === "REVIEWER_KEY" ? REVIEWER_KEY : undefined),
   );
   harness = await startHarness("subagent-models", { runner: runtime });
 });
@@ -190,14 +217,35 @@ describe("a model per subagent, over two real OpenAI-compatible servers", () => 
   });
 
   it("compacts a subagent's context on the system model, not on the subagent's own endpoint", async () => {
-    await writeFile(path.join(dir, "big.txt"), Array.from({ length: 48 }, (_, i) => `line ${i}: high water ${i} at the harbour mouth, low water later`).join("\n"));
+    await writeFile(
+      path.join(dir, "big.txt"),
+      Array.from({ length: 48 }, (_, i) => `line ${i}: high water ${i} at the harbour mouth, low water later`).join("\n"),
+    );
     const file = path.join(dir, "reader.json");
-    const reader = { name: "reader-model", baseURL: otherServer.url, apiKeyEnv: "REVIEWER_KEY", prices: { inputPerMTok: 30, outputPerMTok: 60 } };
-    await writeFile(file, JSON.stringify([{ name: "reader", description: "d", systemPrompt: "Read what you are told.", allowedTools: ["file_read"], model: reader }]));
-    const { runtime } = buildRuntime(envFor(file, { CONTEXT_TOKENS: "2000" }), { warn: () => undefined, info: () => undefined }, (name) => (name === "REVIEWER_KEY" ? REVIEWER_KEY : undefined));
+    const reader = {
+      name: "reader-model",
+      baseURL: otherServer.url,
+      apiKeyEnv: "REVIEWER_KEY",
+      prices: { inputPerMTok: 30, outputPerMTok: 60 },
+    };
+    await writeFile(
+      file,
+      JSON.stringify([
+        { name: "reader", description: "d", systemPrompt: "Read what you are told.", allowedTools: ["file_read"], model: reader },
+      ]),
+    );
+    const { runtime } = buildRuntime(envFor(file, { CONTEXT_TOKENS: "2000" }), { warn: () => undefined, info: () => undefined }, (name) =>
+      name === "REVIEWER_KEY" ? REVIEWER_KEY : undefined,
+    );
     const events: AgentEvent[] = [];
     const before = { master: masterServer.requests.length, other: otherServer.requests.length };
-    const result = await runtime.startTurn({ sessionId: "s", turnId: "t-compact", prompt: "Read big.txt, please", history: [], publish: (e) => events.push(e) }).done;
+    const result = await runtime.startTurn({
+      sessionId: "s",
+      turnId: "t-compact",
+      prompt: "Read big.txt, please",
+      history: [],
+      publish: (e) => events.push(e),
+    }).done;
     expect(result.status).toBe("completed");
 
     const onMaster = masterServer.requests.slice(before.master);
@@ -218,9 +266,17 @@ describe("a model per subagent, over two real OpenAI-compatible servers", () => 
     const file = path.join(dir, "missing-key.json");
     await writeFile(
       file,
-      JSON.stringify([{ name: "reviewer", description: "d", systemPrompt: "p", model: { name: "reviewer-large", baseURL: otherServer.url, apiKeyEnv: "REVIEWER_KEY" } }]),
+      JSON.stringify([
+        {
+          name: "reviewer",
+          description: "d",
+          systemPrompt: "p",
+          model: { name: "reviewer-large", baseURL: otherServer.url, apiKeyEnv: "REVIEWER_KEY" },
+        },
+      ]),
     );
-    const build = () => buildRuntime(envFor(file), { warn: () => undefined, info: () => undefined }, (name) => (name === "REVIEWER_KEY" ? "  " : undefined));
+    const build = () =>
+      buildRuntime(envFor(file), { warn: () => undefined, info: () => undefined }, (name) => (name === "REVIEWER_KEY" ? "  " : undefined));
     expect(build).toThrow(SubagentConfigError);
     expect(build).toThrow("reviewer: model.apiKeyEnv names REVIEWER_KEY, which is not set");
   });
@@ -228,8 +284,12 @@ describe("a model per subagent, over two real OpenAI-compatible servers", () => 
   it("names the definitions file when it is not JSON or cannot be read", async () => {
     const file = path.join(dir, "broken.json");
     await writeFile(file, "{ subagents: [");
-    expect(() => buildRuntime(envFor(file), { warn: () => undefined, info: () => undefined })).toThrow(`SUBAGENTS_FILE ${file} is not valid JSON`);
+    expect(() => buildRuntime(envFor(file), { warn: () => undefined, info: () => undefined })).toThrow(
+      `SUBAGENTS_FILE ${file} is not valid JSON`,
+    );
     const missing = path.join(dir, "nope.json");
-    expect(() => buildRuntime(envFor(missing), { warn: () => undefined, info: () => undefined })).toThrow(`SUBAGENTS_FILE ${missing} cannot be read`);
+    expect(() => buildRuntime(envFor(missing), { warn: () => undefined, info: () => undefined })).toThrow(
+      `SUBAGENTS_FILE ${missing} cannot be read`,
+    );
   });
 });

@@ -24,7 +24,15 @@ describe("identity cookie", () => {
 
   it("is set httpOnly, SameSite=Lax, for a year, Secure on request", () => {
     const header = identityCookieHeader("abc.def", true);
-    expect(parseSetCookie(header)).toMatchObject({ name: IDENTITY_COOKIE, value: "abc.def", path: "/", httpOnly: true, sameSite: "lax", maxAge: 365 * 24 * 3600, secure: true });
+    expect(parseSetCookie(header)).toMatchObject({
+      name: IDENTITY_COOKIE,
+      value: "abc.def",
+      path: "/",
+      httpOnly: true,
+      sameSite: "lax",
+      maxAge: 365 * 24 * 3600,
+      secure: true,
+    });
     expect(identityCookieHeader("abc.def", false)).not.toMatch(/Secure/);
   });
 });

@@ -37,5 +37,11 @@ export function createKnownDevices(secret: string): KnownDevices {
 }
 
 export function deviceCookieHeader(cookieValue: string, secure: boolean): string {
-  return stringifySetCookie(DEVICE_COOKIE, cookieValue, { path: "/api/login", httpOnly: true, sameSite: "strict", maxAge: ONE_YEAR_S, secure });
+  return stringifySetCookie(DEVICE_COOKIE, cookieValue, {
+    path: "/api/login",
+    httpOnly: true,
+    sameSite: "strict",
+    maxAge: ONE_YEAR_S,
+    secure,
+  });
 }

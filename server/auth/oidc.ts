@@ -100,7 +100,9 @@ export function createOidcClient(settings: OidcSettings, signer: Signer, now: ()
       )
       .catch((error: unknown) => {
         configuration = undefined;
-        throw new OidcError("unavailable", `The OpenID provider ${settings.issuer} cannot be reached: ${describe(error)}`, { cause: error });
+        throw new OidcError("unavailable", `The OpenID provider ${settings.issuer} cannot be reached: ${describe(error)}`, {
+          cause: error,
+        });
       });
     return configuration;
   }
@@ -190,10 +192,18 @@ export function redirectUriFor(publicUrl: string): string {
 }
 
 /** The client the configuration asks for, or null when no provider is configured (lib/env.ts checks the rest). */
-export function oidcFromEnv(env: Pick<Env, "OIDC_ISSUER" | "OIDC_CLIENT_ID" | "OIDC_CLIENT_SECRET" | "PUBLIC_URL">, signer: Signer): OidcClient | null {
+export function oidcFromEnv(
+  env: Pick<Env, "OIDC_ISSUER" | "OIDC_CLIENT_ID" | "OIDC_CLIENT_SECRET" | "PUBLIC_URL">,
+  signer: Signer,
+): OidcClient | null {
   if (!env.OIDC_ISSUER || !env.OIDC_CLIENT_ID || !env.PUBLIC_URL) return null;
   return createOidcClient(
-    { issuer: env.OIDC_ISSUER, clientId: env.OIDC_CLIENT_ID, clientSecret: env.OIDC_CLIENT_SECRET, redirectUri: redirectUriFor(env.PUBLIC_URL) },
+    {
+      issuer: env.OIDC_ISSUER,
+      clientId: env.OIDC_CLIENT_ID,
+      clientSecret: env.OIDC_CLIENT_SECRET,
+      redirectUri: redirectUriFor(env.PUBLIC_URL),
+    },
     signer,
   );
 }

@@ -31,7 +31,11 @@ const model = scriptedModel(async (request) => {
       return { text: "The helper reported." };
     }
     const task = last.role === "user" ? String(last.content) : "";
-    if (task.startsWith("EDIT")) return { text: "Fixing the typo.", toolCalls: [{ id: "e1", name: "file_edit", args: { path: "notes.md", old_string: "tied", new_string: "tide" } }] };
+    if (task.startsWith("EDIT"))
+      return {
+        text: "Fixing the typo.",
+        toolCalls: [{ id: "e1", name: "file_edit", args: { path: "notes.md", old_string: "tied", new_string: "tide" } }],
+      };
     return { text: "Asking a helper. ", toolCalls: [{ id: "m1", name: "subagent", args: { agent: "explore", task } }] };
   }
   const task = String(request.messages.find((m) => m.role === "user")?.content ?? "");
@@ -77,7 +81,10 @@ describe("an approval waiting in a turn on another process", () => {
     await request(socket, "turn:send", { sessionId, text: "EDIT the typo in notes.md" });
     await waitFor(() => dataOf(onB.events, "approval").length > 0, 10_000, "the pending approval on B");
     const socketB = await b!.client(cookie);
-    expect(await request(socketB, "tool:decide", { sessionId, callId: "e1", runId: null, decision: "deny", reason: "Keep it" })).toEqual({ ok: true, data: { callId: "e1" } });
+    expect(await request(socketB, "tool:decide", { sessionId, callId: "e1", runId: null, decision: "deny", reason: "Keep it" })).toEqual({
+      ok: true,
+      data: { callId: "e1" },
+    });
     await waitFor(() => ended(onA.events) && ended(onB.events), 10_000, "the end on both");
     const states = (events: SessionEvent[]) => dataOf(events, "approval").map((d) => d.approval.state);
     expect(states(onB.events)).toEqual(["pending", "denied"]);
@@ -182,7 +189,11 @@ describe("when the owner of a turn dies", () => {
     const turn = viewed.turns.at(-1)!;
     expect([turn.status, turn.error]).toEqual([stored.status, stored.error]);
     const storedRun = stored.steps[0]!.toolCalls[0]!.subagent!;
-    expect(turn.steps[0]!.toolCalls[0]!.subagent).toMatchObject({ status: storedRun.status, endReason: "ghost_sweep", error: storedRun.error });
+    expect(turn.steps[0]!.toolCalls[0]!.subagent).toMatchObject({
+      status: storedRun.status,
+      endReason: "ghost_sweep",
+      error: storedRun.error,
+    });
     expect(storedRun.endReason).toBe("ghost_sweep");
 
     // A viewer arriving now, on C, sees the same; and the chat takes a new turn.

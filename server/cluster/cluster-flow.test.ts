@@ -63,7 +63,9 @@ describe("a turn owned by one process, watched from the others", () => {
     socket.on("agent:event", (e) => arrivedA.set(e.seq, performance.now()));
     socketB.on("agent:event", (e) => arrivedB.set(e.seq, performance.now()));
 
-    expect(await request(socket, "turn:send", { sessionId, text: "Investigate the open bugs and the release plan" })).toMatchObject({ ok: true });
+    expect(await request(socket, "turn:send", { sessionId, text: "Investigate the open bugs and the release plan" })).toMatchObject({
+      ok: true,
+    });
     await waitFor(() => onB.events.some((e) => e.type === "subagent_data"), 15_000, "subagent activity on B");
     const onC = liveView(await c!.client(cookie), sessionId);
     await onC.join();
@@ -98,11 +100,15 @@ describe("a turn owned by one process, watched from the others", () => {
     const socketB = await b!.client(cookie);
     await onB.join();
     await request(socket, "turn:send", { sessionId, text: "Investigate the open bugs and the release plan" });
-    const started = () => onB.events.filter((e) => e.type === "subagent_started").map((e) => (e.type === "subagent_started" ? e.runId : ""));
+    const started = () =>
+      onB.events.filter((e) => e.type === "subagent_started").map((e) => (e.type === "subagent_started" ? e.runId : ""));
     // Each as soon as B sees it start (the demo's subagents are quick).
     await waitFor(() => started().length >= 1, 15_000, "a subagent seen on B");
     const first = started()[0]!;
-    expect(await request(socketB, "subagent:steer", { sessionId, runId: first, message: "Focus on the release blockers." })).toMatchObject({ ok: true, data: { runId: first } });
+    expect(await request(socketB, "subagent:steer", { sessionId, runId: first, message: "Focus on the release blockers." })).toMatchObject({
+      ok: true,
+      data: { runId: first },
+    });
     await waitFor(() => started().length >= 2, 15_000, "a second subagent seen on B");
     const second = started()[1]!;
     expect(await request(socketB, "subagent:kill", { sessionId, runId: second })).toMatchObject({ ok: true, data: { runId: second } });
@@ -113,7 +119,9 @@ describe("a turn owned by one process, watched from the others", () => {
 
     await waitFor(() => ended(onB.events), 30_000, "turn end on B");
     const steered = onB.events.find((e) => e.type === "subagent_data" && e.runId === first && e.data.kind === "steer");
-    expect(steered?.type === "subagent_data" && steered.data.kind === "steer" && steered.data.message).toBe("Focus on the release blockers.");
+    expect(steered?.type === "subagent_data" && steered.data.kind === "steer" && steered.data.message).toBe(
+      "Focus on the release blockers.",
+    );
     const killed = onB.events.find((e) => e.type === "subagent_error" && e.runId === second);
     expect(killed?.type === "subagent_error" && killed.endReason).toBe("killed");
     expect(onB.sync().turns).toStrictEqual(await cluster.storedTurns(sessionId));
@@ -167,8 +175,14 @@ describe("a turn owned by one process, watched from the others", () => {
       chats.push(created.data.sessionId);
     }
     // Three turns on three processes (the default cap is 3), then a fourth anywhere is refused.
-    for (let i = 0; i < 3; i++) expect(await request(sockets[i]!, "turn:send", { sessionId: chats[i], text: "Investigate the open bugs and the release plan" })).toMatchObject({ ok: true });
-    expect(await request(sockets[3]!, "turn:send", { sessionId: chats[3], text: "One more" })).toMatchObject({ ok: false, code: "limit_reached" });
+    for (let i = 0; i < 3; i++)
+      expect(
+        await request(sockets[i]!, "turn:send", { sessionId: chats[i], text: "Investigate the open bugs and the release plan" }),
+      ).toMatchObject({ ok: true });
+    expect(await request(sockets[3]!, "turn:send", { sessionId: chats[3], text: "One more" })).toMatchObject({
+      ok: false,
+      code: "limit_reached",
+    });
     for (let i = 0; i < 3; i++) await request(sockets[i]!, "session:delete", { sessionId: chats[i] });
   });
 

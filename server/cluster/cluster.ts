@@ -62,7 +62,9 @@ export class Cluster {
     this.instanceId = options.instanceId;
     this.leaseMs = options.leaseMs;
     this.publisher = createPublisher(redis.events, this.instanceId, log);
-    this.tail = new StreamTail(redis.blocking, redis.events, `dlg:wake:${this.instanceId}`, (sessionId, entry) => this.onEntry(sessionId, entry));
+    this.tail = new StreamTail(redis.blocking, redis.events, `dlg:wake:${this.instanceId}`, (sessionId, entry) =>
+      this.onEntry(sessionId, entry),
+    );
     // Events published while Redis was away are lost to us (and a restarted Redis starts
     // empty): every mirrored chat resyncs from its owner and its viewers rejoin.
     redis.onReconnect(() => {
@@ -101,7 +103,13 @@ export class Cluster {
       if (target !== this.instanceId) return reply({ handled: false });
       void this.act(sessionId, command).then(reply);
     });
-    this.sweeper = startSweeper({ leases: this.leases, store: this.store, registry, instanceId: this.instanceId, leaseMs: this.leaseMs, log: this.log,
+    this.sweeper = startSweeper({
+      leases: this.leases,
+      store: this.store,
+      registry,
+      instanceId: this.instanceId,
+      leaseMs: this.leaseMs,
+      log: this.log,
       recover: (sessionId, turnId) => turnFromStream(this.redis.events, sessionId, turnId),
     });
   }
@@ -111,25 +119,32 @@ export class Cluster {
     claim: async (sessionId, turnId, ownerId, currentSeq, lost) => {
       const taken = await this.leases.take(sessionId, { instanceId: this.instanceId, turnId, ownerId }, this.leaseMs);
       if (!taken) throw new AppError("busy", "A turn is already running in this chat. Stop it or wait for it to finish.");
-      const timer = setInterval(() => {
-        this.leases.renew(sessionId, this.instanceId, turnId, this.leaseMs, currentSeq()).then(
-          (held) => {
-            if (held) return;
-            this.log?.warn("lost a turn's lease (another process swept it); stopping the turn", { sessionId, turnId });
-            this.stopRenewing(timer);
-            lost();
-          },
-          // MongoDB away: the lease runs on; if it expires meanwhile, another process sweeps.
-          () => undefined,
-        );
-      }, Math.max(50, Math.floor(this.leaseMs / 3)));
+      const timer = setInterval(
+        () => {
+          this.leases.renew(sessionId, this.instanceId, turnId, this.leaseMs, currentSeq()).then(
+            (held) => {
+              if (held) return;
+              this.log?.warn("lost a turn's lease (another process swept it); stopping the turn", { sessionId, turnId });
+              this.stopRenewing(timer);
+              lost();
+            },
+            // MongoDB away: the lease runs on; if it expires meanwhile, another process sweeps.
+            () => undefined,
+          );
+        },
+        Math.max(50, Math.floor(this.leaseMs / 3)),
+      );
       timer.unref();
       this.renewals.add(timer);
       return {
         previousSeq: taken.previousSeq,
         release: async (seq) => {
           this.stopRenewing(timer);
-          await this.leases.release(sessionId, this.instanceId, turnId, seq).catch((error: unknown) => this.log?.warn("could not release a turn's lease; it will expire", { sessionId, error: String(error) }));
+          await this.leases
+            .release(sessionId, this.instanceId, turnId, seq)
+            .catch((error: unknown) =>
+              this.log?.warn("could not release a turn's lease; it will expire", { sessionId, error: String(error) }),
+            );
         },
       };
     },
@@ -173,7 +188,9 @@ export class Cluster {
   async route(sessionId: string, command: RoutedCommand): Promise<RoutedAnswer> {
     const lease = await this.leases.get(sessionId);
     if (!lease || !this.heldElsewhere(lease) || !this.io) return { handled: false };
-    const answers = await this.ask<RoutedAnswer>((ack) => this.io!.serverSideEmit("cluster:command", { target: lease.instanceId!, sessionId, command }, ack));
+    const answers = await this.ask<RoutedAnswer>((ack) =>
+      this.io!.serverSideEmit("cluster:command", { target: lease.instanceId!, sessionId, command }, ack),
+    );
     return answers.find((a) => a.handled) ?? { handled: false };
   }
 
@@ -303,7 +320,10 @@ export class Cluster {
     }
     let retry = false;
     try {
-      const lease = await this.leases.get(sessionId).then((l) => l ?? this.leases.ensure(sessionId, session.currentSeq)).catch(() => null);
+      const lease = await this.leases
+        .get(sessionId)
+        .then((l) => l ?? this.leases.ensure(sessionId, session.currentSeq))
+        .catch(() => null);
       let snapshot: MirrorSnapshot | null = null;
       if (lease && this.heldElsewhere(lease) && this.io) {
         const answers = await this.ask<MirrorSnapshot | null>((ack) => this.io!.serverSideEmit("cluster:snapshot", { sessionId }, ack));
@@ -327,7 +347,8 @@ export class Cluster {
       }
     }
     if (afterGap) this.io?.local.to(sessionRoom(sessionId)).emit("replay:complete", { sessionId, seq: session.currentSeq });
-    if (retry && !this.stopped) setTimeout(() => void (this.mirrors.get(sessionId) === session && this.resync(session, true)), 1_000).unref();
+    if (retry && !this.stopped)
+      setTimeout(() => void (this.mirrors.get(sessionId) === session && this.resync(session, true)), 1_000).unref();
   }
 
   private stopRenewing(timer: NodeJS.Timeout): void {

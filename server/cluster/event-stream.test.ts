@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest";
 import { parseEntry, streamKey } from "./event-stream";
 
 describe("a chat's stream entries", () => {
-  const event = { type: "turn:data", turnId: "t", runId: null, data: { kind: "token", step: 0, offset: 0, text: "hi" }, sessionId: "s1", seq: 7 };
+  const event = {
+    type: "turn:data",
+    turnId: "t",
+    runId: null,
+    data: { kind: "token", step: 0, offset: 0, text: "hi" },
+    sessionId: "s1",
+    seq: 7,
+  };
 
   it.each([
     { why: "a well-formed entry", fields: { i: "app-a", e: JSON.stringify(event) }, ok: true },

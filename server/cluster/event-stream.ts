@@ -26,7 +26,9 @@ export function parseEntry(fields: Record<string, unknown>): StreamEntry | null 
   if (typeof i !== "string" || typeof e !== "string") return null;
   try {
     const event = JSON.parse(e) as SessionEvent;
-    return typeof event === "object" && event !== null && typeof event.seq === "number" && typeof event.sessionId === "string" ? { instanceId: i, event } : null;
+    return typeof event === "object" && event !== null && typeof event.seq === "number" && typeof event.sessionId === "string"
+      ? { instanceId: i, event }
+      : null;
   } catch {
     return null;
   }
@@ -52,7 +54,12 @@ export function createPublisher(client: RedisClient, instanceId: string, log?: P
       }
       const key = streamKey(event.sessionId);
       client
-        .xAdd(key, "*", { i: instanceId, e: JSON.stringify(event) }, { TRIM: { strategy: "MAXLEN", strategyModifier: "~", threshold: STREAM_MAX_LEN } })
+        .xAdd(
+          key,
+          "*",
+          { i: instanceId, e: JSON.stringify(event) },
+          { TRIM: { strategy: "MAXLEN", strategyModifier: "~", threshold: STREAM_MAX_LEN } },
+        )
         .then(() => {
           failing = false;
         }, failed);
@@ -101,7 +108,9 @@ export class StreamTail {
     }
     if (this.offsets.has(sessionId)) return;
     this.offsets.set(sessionId, offset);
-    await this.lookup.xAdd(this.wakeKey, "*", { w: "1" }, { TRIM: { strategy: "MAXLEN", strategyModifier: "~", threshold: 10 } }).catch(() => undefined);
+    await this.lookup
+      .xAdd(this.wakeKey, "*", { w: "1" }, { TRIM: { strategy: "MAXLEN", strategyModifier: "~", threshold: 10 } })
+      .catch(() => undefined);
   }
 
   sessions(): string[] {

@@ -34,7 +34,10 @@ describe("cluster membership from the environment", () => {
   });
 
   it("with REDIS_URL joins the cluster under INSTANCE_ID with the configured lease", async () => {
-    const { instanceId, cluster } = await clusterFromEnv(parseEnv({ REDIS_URL: redis.url, LEASE_MS: "3000", INSTANCE_ID: "node-1" }), { models: db.models, store: db.store });
+    const { instanceId, cluster } = await clusterFromEnv(parseEnv({ REDIS_URL: redis.url, LEASE_MS: "3000", INSTANCE_ID: "node-1" }), {
+      models: db.models,
+      store: db.store,
+    });
     try {
       expect(instanceId).toBe("node-1");
       expect(cluster?.leaseMs).toBe(3000);
@@ -45,7 +48,10 @@ describe("cluster membership from the environment", () => {
   });
 
   it("a test harness app joins a cluster when asked, and says so in its health check", async () => {
-    const harness = await startHarness("cluster-harness", { runner: runtimeWith(createDemoModel({ chunkDelayMs: 0 })), clusterWith: { redisUrl: redis.url, instanceId: "harnessed", leaseMs: 2_000 } });
+    const harness = await startHarness("cluster-harness", {
+      runner: runtimeWith(createDemoModel({ chunkDelayMs: 0 })),
+      clusterWith: { redisUrl: redis.url, instanceId: "harnessed", leaseMs: 2_000 },
+    });
     try {
       expect(await (await fetch(`${harness.baseUrl}/api/health`)).json()).toMatchObject({ instance: "harnessed", redis: "up" });
     } finally {

@@ -16,6 +16,9 @@ export async function clusterFromEnv(
 ): Promise<{ instanceId: string; cluster: Cluster | undefined }> {
   const instanceId = config.INSTANCE_ID ?? defaultInstanceId();
   if (!config.REDIS_URL) return { instanceId, cluster: undefined };
-  const cluster = await Cluster.connect({ redisUrl: config.REDIS_URL, instanceId, leaseMs: config.LEASE_MS }, { leases: mongoLeases(deps.models), store: deps.store, log: deps.log });
+  const cluster = await Cluster.connect(
+    { redisUrl: config.REDIS_URL, instanceId, leaseMs: config.LEASE_MS },
+    { leases: mongoLeases(deps.models), store: deps.store, log: deps.log },
+  );
   return { instanceId, cluster };
 }

@@ -6,7 +6,13 @@ import { ghostEndEvents } from "./ghost-events";
 
 const stats = { inputTokens: 0, outputTokens: 0, costUsd: 0, steps: 0, durationMs: 0 } as unknown as ChatTurn["stats"];
 
-function run(runId: string, parentRunId: string | null, depth: number, status: SubagentProcess["status"], children: SubagentProcess[] = []): SubagentProcess {
+function run(
+  runId: string,
+  parentRunId: string | null,
+  depth: number,
+  status: SubagentProcess["status"],
+  children: SubagentProcess[] = [],
+): SubagentProcess {
   return {
     runId,
     parentRunId,
@@ -14,7 +20,21 @@ function run(runId: string, parentRunId: string | null, depth: number, status: S
     name: "worker",
     task: "t",
     prompt: "p",
-    steps: [{ text: "", thinking: "", toolCalls: children.map((c, i) => ({ callId: `c${runId}${i}`, name: "spawn", parameters: "{}", response: "", responseSize: 0, status: c.status === "running" ? "running" : "success", subagent: c })) }],
+    steps: [
+      {
+        text: "",
+        thinking: "",
+        toolCalls: children.map((c, i) => ({
+          callId: `c${runId}${i}`,
+          name: "spawn",
+          parameters: "{}",
+          response: "",
+          responseSize: 0,
+          status: c.status === "running" ? "running" : "success",
+          subagent: c,
+        })),
+      },
+    ],
     response: "",
     stats,
     status,
@@ -27,7 +47,21 @@ function turnWith(runs: SubagentProcess[]): ChatTurn {
     turnId: "t1",
     sessionId: "s1",
     prompt: "go",
-    steps: [{ text: "working", thinking: "", toolCalls: runs.map((r, i) => ({ callId: `call${i}`, name: "spawn", parameters: "{}", response: "", responseSize: 0, status: "running", subagent: r })) }],
+    steps: [
+      {
+        text: "working",
+        thinking: "",
+        toolCalls: runs.map((r, i) => ({
+          callId: `call${i}`,
+          name: "spawn",
+          parameters: "{}",
+          response: "",
+          responseSize: 0,
+          status: "running",
+          subagent: r,
+        })),
+      },
+    ],
     stats,
     status: "running",
     createdAt: "2026-12-01T12:00:00.000Z",

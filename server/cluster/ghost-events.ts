@@ -9,5 +9,15 @@ import { GHOST_RUNS_END, GHOST_TURN_ERROR } from "@/lib/turn/ghost-sweep";
  */
 export function ghostEndEvents(turn: ChatTurn, endedAt: string): AgentEvent[] {
   if (turn.status !== "running") return [];
-  return [{ type: "turn:ended", turnId: turn.turnId, status: "failed", stats: turn.stats, error: GHOST_TURN_ERROR, endedAt, runsEnd: GHOST_RUNS_END }];
+  return [
+    {
+      type: "turn:ended",
+      turnId: turn.turnId,
+      status: "failed",
+      stats: turn.stats,
+      error: GHOST_TURN_ERROR,
+      endedAt,
+      runsEnd: GHOST_RUNS_END,
+    },
+  ];
 }

@@ -16,7 +16,9 @@ const at = (ms: number) => new Date(Date.UTC(2026, 11, 1, 12, 0, 0, ms));
 describe("turn leases in MongoDB", () => {
   it("gives a chat's lease to exactly one of many processes taking it at once", async () => {
     const takes = await Promise.all(
-      ["a", "b", "c", "d", "e"].map((instanceId) => leases.take("race", { instanceId, turnId: `t-${instanceId}`, ownerId: "p" }, 10_000, at(0))),
+      ["a", "b", "c", "d", "e"].map((instanceId) =>
+        leases.take("race", { instanceId, turnId: `t-${instanceId}`, ownerId: "p" }, 10_000, at(0)),
+      ),
     );
     expect(takes.filter((t) => t !== null)).toHaveLength(1);
     const holder = await leases.get("race");

@@ -22,7 +22,12 @@ export interface LeaseTake {
 
 export interface LeaseStore {
   /** Takes the chat's lease for `turnId` if it is free or expired; null when another process holds it. */
-  take(sessionId: string, holder: { instanceId: string; turnId: string; ownerId: string }, leaseMs: number, now?: Date): Promise<LeaseTake | null>;
+  take(
+    sessionId: string,
+    holder: { instanceId: string; turnId: string; ownerId: string },
+    leaseMs: number,
+    now?: Date,
+  ): Promise<LeaseTake | null>;
   /** Extends the holder's lease; false when it is no longer theirs (swept after a stall). */
   renew(sessionId: string, instanceId: string, turnId: string, leaseMs: number, seq: number, now?: Date): Promise<boolean>;
   /** Frees the lease, recording the last sequence number; only the holder can. */
@@ -75,7 +80,14 @@ export function mongoLeases(models: Pick<Models, "TurnLease">): LeaseStore {
       try {
         const before = await TurnLease.findOneAndUpdate(
           { _id: sessionId, $or: [{ instanceId: null }, { expiresAt: { $lte: now } }] },
-          { $set: { instanceId: holder.instanceId, turnId: holder.turnId, ownerId: holder.ownerId, expiresAt: new Date(now.getTime() + leaseMs) } },
+          {
+            $set: {
+              instanceId: holder.instanceId,
+              turnId: holder.turnId,
+              ownerId: holder.ownerId,
+              expiresAt: new Date(now.getTime() + leaseMs),
+            },
+          },
           { upsert: true, returnDocument: "before" },
         ).lean<LeaseRow>();
         return { previousSeq: before ? (before.seq ?? 0) : null };
@@ -87,12 +99,18 @@ export function mongoLeases(models: Pick<Models, "TurnLease">): LeaseStore {
     },
 
     async renew(sessionId, instanceId, turnId, leaseMs, seq, now = new Date()) {
-      const result = await TurnLease.updateOne({ _id: sessionId, instanceId, turnId }, { $set: { expiresAt: new Date(now.getTime() + leaseMs), seq } });
+      const result = await TurnLease.updateOne(
+        { _id: sessionId, instanceId, turnId },
+        { $set: { expiresAt: new Date(now.getTime() + leaseMs), seq } },
+      );
       return result.matchedCount === 1;
     },
 
     async release(sessionId, instanceId, turnId, seq) {
-      const result = await TurnLease.updateOne({ _id: sessionId, instanceId, turnId }, { $set: { instanceId: null, turnId: null, ownerId: null, expiresAt: new Date(0), seq } });
+      const result = await TurnLease.updateOne(
+        { _id: sessionId, instanceId, turnId },
+        { $set: { instanceId: null, turnId: null, ownerId: null, expiresAt: new Date(0), seq } },
+      );
       return result.matchedCount === 1;
     },
 
@@ -125,7 +143,9 @@ export function mongoLeases(models: Pick<Models, "TurnLease">): LeaseStore {
     },
 
     async expired(now = new Date()) {
-      const rows = await TurnLease.find({ instanceId: { $ne: null }, expiresAt: { $lte: now } }).limit(100).lean<LeaseRow[]>();
+      const rows = await TurnLease.find({ instanceId: { $ne: null }, expiresAt: { $lte: now } })
+        .limit(100)
+        .lean<LeaseRow[]>();
       return rows.map(toLease);
     },
 

@@ -63,7 +63,14 @@ export async function connectClusterRedis(url: string, log?: Pick<Logger, "warn"
   // 'drain' and an event-loop turn: at Node's 16 KiB that let a busy owner put only ~50
   // events a turn on the wire, and viewers on other processes fell 1–2 s behind (measured
   // under `npm run load -- --processes 3`). Publishing is bounded upstream, by the turn.
-  const events = watch(createClient({ url, socket: { ...socket, writableHighWaterMark: PUBLISH_HIGH_WATER_MARK } as typeof socket, disableOfflineQueue: true }), "events");
+  const events = watch(
+    createClient({
+      url,
+      socket: { ...socket, writableHighWaterMark: PUBLISH_HIGH_WATER_MARK } as typeof socket,
+      disableOfflineQueue: true,
+    }),
+    "events",
+  );
   const blocking = watch(events.duplicate(), "blocking");
   await Promise.all([adapter.connect(), events.connect(), blocking.connect()]);
   up = events.isReady;

@@ -9,7 +9,13 @@ const ev = (seq: number, event: Record<string, unknown>) => ({ ...event, session
 describe("a dead owner's turn, rebuilt from its chat's event stream", () => {
   const events = [
     ev(1, { type: "turn:started", turnId: "t0", prompt: "old", createdAt: at }),
-    ev(2, { type: "turn:ended", turnId: "t0", status: "completed", stats: { inputTokens: 0, outputTokens: 0, durationMs: 1, toolCalls: 0, subagents: 0 }, endedAt: at }),
+    ev(2, {
+      type: "turn:ended",
+      turnId: "t0",
+      status: "completed",
+      stats: { inputTokens: 0, outputTokens: 0, durationMs: 1, toolCalls: 0, subagents: 0 },
+      endedAt: at,
+    }),
     ev(3, { type: "turn:started", turnId: "t1", prompt: "find the bug", createdAt: at }),
     ev(4, { type: "turn:data", turnId: "t1", runId: null, data: { kind: "token", step: 0, offset: 0, text: "Looking" } }),
     ev(5, { type: "turn:data", turnId: "t1", runId: null, data: { kind: "token", step: 0, offset: 7, text: " at it" } }),

@@ -40,7 +40,9 @@ export function startSweeper(deps: SweeperDeps): Sweeper {
         // expect; the others give it one lease period's head start, then step in.
         if (!registry.peekReady(lease.sessionId) && Date.now() - lease.expiresAt.getTime() < leaseMs) continue;
         if (!(await leases.takeOver(lease, instanceId, leaseMs))) continue;
-        await endGhost(lease).catch((error: unknown) => log?.error("could not end a dead process's turn", { sessionId: lease.sessionId, error: String(error) }));
+        await endGhost(lease).catch((error: unknown) =>
+          log?.error("could not end a dead process's turn", { sessionId: lease.sessionId, error: String(error) }),
+        );
       }
     } catch {
       // MongoDB away: the next round tries again.
@@ -64,7 +66,11 @@ export function startSweeper(deps: SweeperDeps): Sweeper {
       if (!(error instanceof AppError && error.code === "not_found")) throw error;
     }
     await leases.release(sessionId, instanceId, turnId, seq);
-    log?.warn("Ended a turn left running by a process that stopped renewing its lease (ghost sweep)", { sessionId, turnId, deadInstance: lease.instanceId });
+    log?.warn("Ended a turn left running by a process that stopped renewing its lease (ghost sweep)", {
+      sessionId,
+      turnId,
+      deadInstance: lease.instanceId,
+    });
   };
 
   const timer = setInterval(() => void sweep(), Math.max(100, Math.floor(leaseMs / 3)));

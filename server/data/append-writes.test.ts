@@ -47,7 +47,12 @@ function longAnswerRunner(chars: number): TurnRunner {
     await stream((offset) => ({ type: "subagent_data", ...ref, data: { kind: "token", step: 0, offset, text: TOKEN } }));
     const answer = processText(turn(), ref.runId);
     publish({ type: "subagent_completed", ...ref, response: answer, stats, endReason: "completed", endedAt: at });
-    publish({ type: "turn:data", turnId, runId: null, data: { kind: "tool_result", callId: "c1", response: "clean result", responseSize: 12, status: "success" } });
+    publish({
+      type: "turn:data",
+      turnId,
+      runId: null,
+      data: { kind: "tool_result", callId: "c1", response: "clean result", responseSize: 12, status: "success" },
+    });
     await stream((offset) => ({ type: "turn:data", turnId, runId: null, data: { kind: "token", step: 1, offset, text: TOKEN } }));
   });
 }
@@ -62,7 +67,14 @@ describe("bytes written for a long streamed answer", () => {
   it("are at most twice what the turn stores, and the stored turn reloads exactly", async () => {
     const { sessionId } = await store.createSession("owner-1");
     const meter = meterWrites(connection);
-    const drone = await DroneSession.open({ store, sessionId, title: "t", runner: longAnswerRunner(120_000), relay: () => undefined, flushMs: 20 });
+    const drone = await DroneSession.open({
+      store,
+      sessionId,
+      title: "t",
+      runner: longAnswerRunner(120_000),
+      relay: () => undefined,
+      flushMs: 20,
+    });
     const turnId = await drone.startTurn("answer at length");
     await drone.settled();
     meter.stop();
@@ -98,7 +110,12 @@ describe("an append whose reply is lost", () => {
     const { sessionId } = await store.createSession("owner-1");
     const turnId = "turn-lost-reply";
     let turn: ChatTurn | undefined;
-    const writer = mongoStore(proxiedModels).eventWriter({ sessionId, getTurn: () => turn, flushMs: 5, retry: { attempts: 3, baseDelayMs: 20 } });
+    const writer = mongoStore(proxiedModels).eventWriter({
+      sessionId,
+      getTurn: () => turn,
+      flushMs: 5,
+      retry: { attempts: 3, baseDelayMs: 20 },
+    });
     const publish = (event: AgentEvent) => {
       turn = event.type === "turn:started" ? turnFromStart(event, sessionId) : applyEvent(turn!, event);
       writer.record(event);
@@ -113,7 +130,13 @@ describe("an append whose reply is lost", () => {
     await writer.drain();
     await lost;
     publish({ type: "turn:data", turnId, runId: null, data: { kind: "token", step: 0, offset: 13 + second.length, text: "third." } });
-    publish({ type: "turn:ended", turnId, status: "completed", stats: emptyStats(), endedAt: new Date().toISOString() } satisfies AgentEventOf<"turn:ended">);
+    publish({
+      type: "turn:ended",
+      turnId,
+      status: "completed",
+      stats: emptyStats(),
+      endedAt: new Date().toISOString(),
+    } satisfies AgentEventOf<"turn:ended">);
     await writer.drain();
 
     const [stored] = await store.loadHistory(sessionId);

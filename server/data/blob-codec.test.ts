@@ -9,7 +9,13 @@ describe("model-call blob codec", () => {
   });
 
   it("compresses a long request at least three times and reads it back exactly, also as the driver's Binary", async () => {
-    const json = JSON.stringify({ role: "tool", content: Array.from({ length: 400 }, (_, i) => `src/module-${i % 40}.ts:${i}: export function handle${i % 7}(event) { return event; }`).join("\n") + " é 漢 🙂" });
+    const json = JSON.stringify({
+      role: "tool",
+      content:
+        Array.from({ length: 400 }, (_, i) => `src/module-${i % 40}.ts:${i}: export function handle${i % 7}(event) { return event; }`).join(
+          "\n",
+        ) + " é 漢 🙂",
+    });
     const stored = await encodeBlob(json);
     expect(stored.z).toBeInstanceOf(Buffer);
     expect(stored.json).toBeUndefined();

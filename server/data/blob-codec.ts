@@ -18,7 +18,9 @@ export type StoredBlob = { json: string; z?: undefined } | { z: Buffer; json?: u
 
 export async function encodeBlob(json: string): Promise<StoredBlob> {
   if (json.length < MIN_COMPRESSED_CHARS) return { json };
-  const z = await compress(Buffer.from(json, "utf8"), { params: { [constants.BROTLI_PARAM_QUALITY]: QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: json.length } });
+  const z = await compress(Buffer.from(json, "utf8"), {
+    params: { [constants.BROTLI_PARAM_QUALITY]: QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: json.length },
+  });
   return z.length < json.length ? { z } : { json };
 }
 

@@ -76,7 +76,14 @@ export class EventStore {
       case "turn:started":
         this.docs.set(event.turnId, newDoc("turn", event.turnId, null));
         this.enqueue(() =>
-          this.models.Turn.create({ _id: event.turnId, sessionId, prompt: event.prompt, status: "running", createdAt: new Date(event.createdAt), appendSeq: 0 }),
+          this.models.Turn.create({
+            _id: event.turnId,
+            sessionId,
+            prompt: event.prompt,
+            status: "running",
+            createdAt: new Date(event.createdAt),
+            appendSeq: 0,
+          }),
         );
         this.enqueue(() => this.touchSession());
         return;
@@ -119,10 +126,12 @@ export class EventStore {
         const doc = this.docs.get(event.turnId);
         if (!doc) return;
         this.dirty.delete(doc);
-        this.enqueue(this.appendOp(doc, true, () => {
-          const turn = this.options.getTurn(event.turnId);
-          return turn && { steps: turn.steps, fields: endedTurnFields(turn) };
-        }));
+        this.enqueue(
+          this.appendOp(doc, true, () => {
+            const turn = this.options.getTurn(event.turnId);
+            return turn && { steps: turn.steps, fields: endedTurnFields(turn) };
+          }),
+        );
         this.enqueue(() => this.touchSession());
         return;
       }
@@ -178,7 +187,11 @@ export class EventStore {
     await this.queue;
   }
 
-  private insertCall(turnId: string, runId: string | null, call: { step: number; callId: string; name: string; parameters: string; at?: string }): void {
+  private insertCall(
+    turnId: string,
+    runId: string | null,
+    call: { step: number; callId: string; name: string; parameters: string; at?: string },
+  ): void {
     const orderKey = `${turnId}|${runId ?? ""}`;
     const order = this.order.get(orderKey) ?? 0;
     this.order.set(orderKey, order + 1);
@@ -204,12 +217,23 @@ export class EventStore {
   private saveResult(turnId: string, runId: string | null, callId: string, result: ToolOutput & { status: string; at?: string }): void {
     const id = toolCallRecordId(turnId, runId, callId);
     const { response, responseSize, status, fullResponse: full, at } = result;
-    this.enqueue(() => this.models.ToolCall.updateOne({ _id: id }, { $set: { response, responseSize, status, ...(at !== undefined ? { endedAt: at } : {}) } }));
+    this.enqueue(() =>
+      this.models.ToolCall.updateOne(
+        { _id: id },
+        { $set: { response, responseSize, status, ...(at !== undefined ? { endedAt: at } : {}) } },
+      ),
+    );
     if (full !== undefined && full.length > response.length) {
       const { sessionId } = this.options;
       const chunks: { _id: string; sessionId: string; toolCallId: string; n: number; data: string }[] = [];
       for (let n = 0; n * OUTPUT_CHUNK_CHARS < full.length; n++) {
-        chunks.push({ _id: `${id}#${n}`, sessionId, toolCallId: id, n, data: full.slice(n * OUTPUT_CHUNK_CHARS, (n + 1) * OUTPUT_CHUNK_CHARS) });
+        chunks.push({
+          _id: `${id}#${n}`,
+          sessionId,
+          toolCallId: id,
+          n,
+          data: full.slice(n * OUTPUT_CHUNK_CHARS, (n + 1) * OUTPUT_CHUNK_CHARS),
+        });
       }
       // One chunk per insert keeps every write far below the 16 MB message limit.
       for (const chunk of chunks) this.enqueue(() => this.models.ToolOutput.create(chunk));
@@ -234,10 +258,12 @@ export class EventStore {
     const doc = this.docs.get(runId);
     if (!doc || doc.turnId !== turnId) return;
     this.dirty.delete(doc);
-    this.enqueue(this.appendOp(doc, true, () => {
-      const process = read();
-      return process && { steps: process.steps, fields: processFields(process), response: process.response };
-    }));
+    this.enqueue(
+      this.appendOp(doc, true, () => {
+        const process = read();
+        return process && { steps: process.steps, fields: processFields(process), response: process.response };
+      }),
+    );
   }
 
   private markDirty(docId: string, chars: number): void {
@@ -268,14 +294,16 @@ export class EventStore {
     for (const doc of this.dirty) {
       if (!all && doc.pendingChars < MIN_APPEND_CHARS && now - (doc.dirtySince ?? now) < MAX_WAIT_FLUSHES * this.flushMs) continue;
       this.dirty.delete(doc);
-      this.enqueue(this.appendOp(doc, false, () => {
-        if (doc.kind === "turn") {
-          const turn = this.options.getTurn(doc.turnId);
-          return turn && { steps: turn.steps, fields: { stats: storedStats(turn.stats), ...stepTimesOf(turn.steps) } };
-        }
-        const process = this.processOf(doc.turnId, doc.runId!);
-        return process && { steps: process.steps, fields: { stats: storedStats(process.stats), ...stepTimesOf(process.steps) } };
-      }));
+      this.enqueue(
+        this.appendOp(doc, false, () => {
+          if (doc.kind === "turn") {
+            const turn = this.options.getTurn(doc.turnId);
+            return turn && { steps: turn.steps, fields: { stats: storedStats(turn.stats), ...stepTimesOf(turn.steps) } };
+          }
+          const process = this.processOf(doc.turnId, doc.runId!);
+          return process && { steps: process.steps, fields: { stats: storedStats(process.stats), ...stepTimesOf(process.steps) } };
+        }),
+      );
     }
   }
 
@@ -285,7 +313,11 @@ export class EventStore {
    * and those of its other fields that changed. The filter names the `appendSeq` the
    * document had before, so a retry of an update that did land matches nothing.
    */
-  private appendOp(doc: DocState, final: boolean, read: () => { steps: readonly Step[]; fields: Record<string, unknown>; response?: string } | undefined): Op {
+  private appendOp(
+    doc: DocState,
+    final: boolean,
+    read: () => { steps: readonly Step[]; fields: Record<string, unknown>; response?: string } | undefined,
+  ): Op {
     let attempt: (() => Promise<void>) | undefined;
     return () => {
       if (!attempt) {
@@ -299,7 +331,11 @@ export class EventStore {
     };
   }
 
-  private planWrite(doc: DocState, state: { steps: readonly Step[]; fields: Record<string, unknown>; response?: string }, final: boolean): () => Promise<void> {
+  private planWrite(
+    doc: DocState,
+    state: { steps: readonly Step[]; fields: Record<string, unknown>; response?: string },
+    final: boolean,
+  ): () => Promise<void> {
     const rewrite = !extendsHeld(doc.heldSteps, state.steps, final);
     const from = rewrite ? emptyStoredTexts() : doc.texts;
     const textId = (i: number, field: string) => stepTextId(doc.turnId, doc.runId, `${i}:${field}`);
@@ -308,7 +344,10 @@ export class EventStore {
     const chunks = plan?.chunks.slice() ?? [];
     let inline = plan?.next.inline ?? from.inline;
     if (rewrite) {
-      this.options.log?.warn("a stored text was replaced rather than extended; rewriting it", { sessionId: this.options.sessionId, docId: doc.runId ?? doc.turnId });
+      this.options.log?.warn("a stored text was replaced rather than extended; rewriting it", {
+        sessionId: this.options.sessionId,
+        docId: doc.runId ?? doc.turnId,
+      });
       set.steps = state.steps.map((_, i) => plan?.set[`steps.${i}`]);
       for (const key of Object.keys(plan?.set ?? {})) delete set[key];
     }
@@ -330,7 +369,8 @@ export class EventStore {
         set.response = "";
         let n = 0;
         for (let at = 0; at < state.response.length; n++) {
-          const end = at + OUTPUT_CHUNK_CHARS >= state.response.length ? state.response.length : safeEnd(state.response, at + OUTPUT_CHUNK_CHARS);
+          const end =
+            at + OUTPUT_CHUNK_CHARS >= state.response.length ? state.response.length : safeEnd(state.response, at + OUTPUT_CHUNK_CHARS);
           chunks.push({ textId: responseId, offset: at, data: state.response.slice(at, end) });
           at = end;
         }
@@ -357,9 +397,10 @@ export class EventStore {
     // types, see `storedStats`) goes to the driver as is: mongoose's casting of it cost
     // about a third of each write, and the writes come ten times a second per running
     // text, on the relay's event loop. The last write and rewrites keep mongoose's casting.
-    const updateOne = final || rewrite
-      ? (filter: Record<string, unknown>) => model.updateOne(filter, update, { timestamps: false })
-      : (filter: Record<string, unknown>) => model.collection.updateOne(filter, update);
+    const updateOne =
+      final || rewrite
+        ? (filter: Record<string, unknown>) => model.updateOne(filter, update, { timestamps: false })
+        : (filter: Record<string, unknown>) => model.collection.updateOne(filter, update);
     let tries = 0;
     let cleared = !rewrite;
     return async () => {
@@ -372,11 +413,19 @@ export class EventStore {
       // Chunks first: a document never names text it does not have. Keyed by offset, so a retry overwrites.
       for (const chunk of chunks) {
         const { textId: id, offset, data } = chunk;
-        await this.models.TextChunk.updateOne({ _id: `${id}#${offset}` }, { $set: { sessionId, textId: id, n: offset, data } }, { upsert: true });
+        await this.models.TextChunk.updateOne(
+          { _id: `${id}#${offset}` },
+          { $set: { sessionId, textId: id, n: offset, data } },
+          { upsert: true },
+        );
       }
       const result = await updateOne({ _id: doc.runId ?? doc.turnId, appendSeq: expected });
       if (result.matchedCount === 0 && tries === 1) {
-        this.options.log?.warn("a stored turn or run was not where its writer left it", { sessionId, docId: doc.runId ?? doc.turnId, appendSeq: expected });
+        this.options.log?.warn("a stored turn or run was not where its writer left it", {
+          sessionId,
+          docId: doc.runId ?? doc.turnId,
+          appendSeq: expected,
+        });
       }
       commit();
     };
@@ -388,7 +437,10 @@ export class EventStore {
    */
   private enqueue(op: Op): void {
     if (this.pending >= MAX_PENDING_WRITES) {
-      this.options.log?.error("the database has been away too long: shedding an event write", { sessionId: this.options.sessionId, pending: this.pending });
+      this.options.log?.error("the database has been away too long: shedding an event write", {
+        sessionId: this.options.sessionId,
+        pending: this.pending,
+      });
       return;
     }
     this.pending++;
@@ -412,12 +464,17 @@ export class EventStore {
         shouldRetry: ({ error, retriesConsumed }) => !landed(error) && (unreachable(error) || retriesConsumed < attempts - 1),
         onFailedAttempt: ({ error, attemptNumber }) => {
           if (!landed(error) && (attemptNumber === 1 || attemptNumber % 10 === 0)) {
-            this.options.log?.warn("persisting an event failed; retrying", { attempt: attemptNumber, pending: this.pending, error: String(error) });
+            this.options.log?.warn("persisting an event failed; retrying", {
+              attempt: attemptNumber,
+              pending: this.pending,
+              error: String(error),
+            });
           }
         },
       });
     } catch (error) {
-      if (!landed(error)) this.options.log?.error("could not persist an event", { sessionId: this.options.sessionId, error: String(error) });
+      if (!landed(error))
+        this.options.log?.error("could not persist an event", { sessionId: this.options.sessionId, error: String(error) });
     }
   }
 }
@@ -435,7 +492,11 @@ function newDoc(kind: DocState["kind"], turnId: string, runId: string | null): D
  * after. While a run streams the fold only appends (by offset), so lengths say it; the
  * last write compares text, in case the fold ever replaced a text rather than extended it.
  */
-function extendsHeld(held: readonly { text: string; thinking: string }[], steps: readonly { text: string; thinking: string }[], compareText: boolean): boolean {
+function extendsHeld(
+  held: readonly { text: string; thinking: string }[],
+  steps: readonly { text: string; thinking: string }[],
+  compareText: boolean,
+): boolean {
   if (steps.length < held.length) return false;
   for (let i = 0; i < held.length; i++) {
     const before = held[i]!;
@@ -459,12 +520,14 @@ const landed = (error: unknown) => (error as { code?: number }).code === 11000;
 /** The database did not answer (down, paused, restarting), as opposed to refusing the write. */
 function unreachable(error: unknown): boolean {
   const { name = "", message = "" } = error as { name?: string; message?: string };
-  return /MongoNetwork|ServerSelection|PoolCleared|NotConnected|Topology/.test(name) || /buffering timed out|ECONNREFUSED|ECONNRESET|connection .*closed|timed out/i.test(message);
+  return (
+    /MongoNetwork|ServerSelection|PoolCleared|NotConnected|Topology/.test(name) ||
+    /buffering timed out|ECONNREFUSED|ECONNRESET|connection .*closed|timed out/i.test(message)
+  );
 }
 
 /** Longest text kept inside its turn or run document (a UTF-16 million is at most 3 MB of UTF-8). */
 const INLINE_TEXT_CHARS = 1_000_000;
-
 
 /** Names one long text of a turn: the master's (`m`) or a run's step text, reasoning or response. */
 export function stepTextId(turnId: string, runId: string | null, part: string): string {

@@ -1,4 +1,16 @@
-import type { Approval, ChatTurn, EndReason, RunStatus, Steer, Step, SubagentProcess, ToolCall, ToolStatus, TurnStats, TurnStatus } from "@/lib/contracts";
+import type {
+  Approval,
+  ChatTurn,
+  EndReason,
+  RunStatus,
+  Steer,
+  Step,
+  SubagentProcess,
+  ToolCall,
+  ToolStatus,
+  TurnStats,
+  TurnStatus,
+} from "@/lib/contracts";
 import { AppError, emptyStats } from "@/lib/contracts";
 import type { Models } from "@/models";
 import { stepTextId } from "./event-store";
@@ -67,7 +79,10 @@ export async function loadHistoryPageRows(models: Models, sessionId: string, lim
     if (!anchor) throw new AppError("bad_request", "Invalid session:older request: before is not a turn of this chat.");
     filter = { sessionId, $or: [{ createdAt: { $lt: anchor.createdAt } }, { createdAt: anchor.createdAt, _id: { $lt: anchor._id } }] };
   }
-  const newestFirst = await models.Turn.find(filter).sort(TURN_ORDER_NEWEST_FIRST).limit(limit + 1).lean<TurnRow[]>();
+  const newestFirst = await models.Turn.find(filter)
+    .sort(TURN_ORDER_NEWEST_FIRST)
+    .limit(limit + 1)
+    .lean<TurnRow[]>();
   const hasOlder = newestFirst.length > limit;
   const turns = newestFirst.slice(0, limit).reverse();
   if (turns.length === 0) return { turns, calls: [], runs: [], hasOlder };
@@ -84,10 +99,15 @@ async function withLongTexts(models: Models, sessionId: string, rows: Omit<Histo
   const { turns, runs } = rows;
   const ids = [
     ...turns.flatMap((t) => chunkedIds(t._id, null, t.steps)),
-    ...runs.flatMap((r) => [...chunkedIds(r.turnId, r._id, r.steps), ...(r.responseChunks ? [stepTextId(r.turnId, r._id, "response")] : [])]),
+    ...runs.flatMap((r) => [
+      ...chunkedIds(r.turnId, r._id, r.steps),
+      ...(r.responseChunks ? [stepTextId(r.turnId, r._id, "response")] : []),
+    ]),
   ];
   if (ids.length === 0) return rows;
-  const chunks = await models.TextChunk.find({ sessionId, textId: { $in: ids } }, { textId: 1, n: 1, data: 1 }).sort({ textId: 1, n: 1 }).lean<{ textId: string; data: string }[]>();
+  const chunks = await models.TextChunk.find({ sessionId, textId: { $in: ids } }, { textId: 1, n: 1, data: 1 })
+    .sort({ textId: 1, n: 1 })
+    .lean<{ textId: string; data: string }[]>();
   const longTexts = new Map<string, string>();
   for (const chunk of chunks) longTexts.set(chunk.textId, (longTexts.get(chunk.textId) ?? "") + chunk.data);
   return { ...rows, longTexts };
@@ -105,7 +125,12 @@ export async function loadHistory(models: Models, sessionId: string): Promise<Ch
 }
 
 /** A page of turns (see `loadHistoryPageRows`), assembled; `older` is its oldest turn's id while older turns exist. */
-export async function loadHistoryPage(models: Models, sessionId: string, limit: number, before?: string): Promise<{ turns: ChatTurn[]; older: string | null }> {
+export async function loadHistoryPage(
+  models: Models,
+  sessionId: string,
+  limit: number,
+  before?: string,
+): Promise<{ turns: ChatTurn[]; older: string | null }> {
   const rows = await loadHistoryPageRows(models, sessionId, limit, before);
   const turns = assembleHistory(sessionId, rows);
   return { turns, older: rows.hasOlder ? (turns[0]?.turnId ?? null) : null };
@@ -248,10 +273,16 @@ export function assembleHistory(sessionId: string, rows: HistoryRows): ChatTurn[
       name: run.name,
       task: run.task,
       prompt: run.prompt,
-      steps: run.steps !== undefined
-        ? stepsOf(run.steps ?? [], callsOf(run.turnId, run._id, depthGuard), (i, field) => long(stepTextId(run.turnId, run._id, `${i}:${field}`)), run.stepTimes)
-        : // 0.1: one step holding everything the run wrote and called.
-          stepsOf([{ text: run.response, thinking: run.thinking ?? "" }], [callsOf(run.turnId, run._id, depthGuard).flat()]),
+      steps:
+        run.steps !== undefined
+          ? stepsOf(
+              run.steps ?? [],
+              callsOf(run.turnId, run._id, depthGuard),
+              (i, field) => long(stepTextId(run.turnId, run._id, `${i}:${field}`)),
+              run.stepTimes,
+            )
+          : // 0.1: one step holding everything the run wrote and called.
+            stepsOf([{ text: run.response, thinking: run.thinking ?? "" }], [callsOf(run.turnId, run._id, depthGuard).flat()]),
       response: (run.responseChunks && long(stepTextId(run.turnId, run._id, "response"))) || run.response,
       stats: normalizeStats(run.stats),
       status: run.status as RunStatus,
@@ -272,9 +303,15 @@ export function assembleHistory(sessionId: string, rows: HistoryRows): ChatTurn[
       turnId: turn._id,
       sessionId,
       prompt: turn.prompt,
-      steps: turn.steps !== undefined || turn.response == null
-        ? stepsOf(turn.steps ?? [], callsOf(turn._id, null, 0), (i, field) => long(stepTextId(turn._id, null, `${i}:${field}`)), turn.stepTimes)
-        : legacyTurnSteps(turn.response, callsByRun.get(key(turn._id, null)) ?? [], callsOf(turn._id, null, 0)),
+      steps:
+        turn.steps !== undefined || turn.response == null
+          ? stepsOf(
+              turn.steps ?? [],
+              callsOf(turn._id, null, 0),
+              (i, field) => long(stepTextId(turn._id, null, `${i}:${field}`)),
+              turn.stepTimes,
+            )
+          : legacyTurnSteps(turn.response, callsByRun.get(key(turn._id, null)) ?? [], callsOf(turn._id, null, 0)),
       stats: normalizeStats(turn.stats),
       status: turn.status as TurnStatus,
       createdAt: turn.createdAt.toISOString(),

@@ -30,7 +30,8 @@ interface Pending {
 /** How many blob ids a log remembers as written (consecutive requests share most of them). */
 const KNOWN_LIMIT = 20_000;
 
-export const blobId = (sessionId: string, json: string) => `${sessionId}:${createHash("sha256").update(json).digest("base64url").slice(0, 32)}`;
+export const blobId = (sessionId: string, json: string) =>
+  `${sessionId}:${createHash("sha256").update(json).digest("base64url").slice(0, 32)}`;
 
 export class ModelCallLog {
   private readonly pending: Pending[] = [];
@@ -56,7 +57,10 @@ export class ModelCallLog {
       const oldest = this.pending.shift()!;
       this.pendingBytes -= oldest.bytes;
       this.dropped++;
-      this.options.log?.warn("model-call record dropped: the database has been unreachable too long", { sessionId: this.options.sessionId, dropped: this.dropped });
+      this.options.log?.warn("model-call record dropped: the database has been unreachable too long", {
+        sessionId: this.options.sessionId,
+        dropped: this.dropped,
+      });
     }
     this.running ??= this.run().finally(() => {
       this.running = null;
@@ -80,7 +84,11 @@ export class ModelCallLog {
         }
       } catch (error) {
         this.failures++;
-        if (this.failures === 1) this.options.log?.warn("could not store a model-call record; retrying", { sessionId: this.options.sessionId, error: String(error) });
+        if (this.failures === 1)
+          this.options.log?.warn("could not store a model-call record; retrying", {
+            sessionId: this.options.sessionId,
+            error: String(error),
+          });
         const wait = Math.min(this.delay.max, this.delay.base * 2 ** Math.min(this.failures - 1, 10));
         await new Promise((resolve) => setTimeout(resolve, wait).unref?.());
       }
@@ -103,7 +111,9 @@ export class ModelCallLog {
     if (fresh.length > 0) {
       const encoded = await Promise.all(fresh.map(async ([_id, json]) => ({ _id, blob: await encodeBlob(json) })));
       await ModelBlob.bulkWrite(
-        encoded.map(({ _id, blob }) => ({ updateOne: { filter: { _id }, update: { $setOnInsert: { sessionId, ...blob } }, upsert: true } })),
+        encoded.map(({ _id, blob }) => ({
+          updateOne: { filter: { _id }, update: { $setOnInsert: { sessionId, ...blob } }, upsert: true },
+        })),
         { ordered: false },
       );
       if (this.known.size + fresh.length > KNOWN_LIMIT) this.known.clear();
@@ -118,7 +128,12 @@ type BlobRow = { _id: string } & Parameters<typeof decodeBlob>[0];
 
 const SUMMARY_FIELDS = { messageIds: 0, toolsId: 0, response: 0, sessionId: 0 } as const;
 
-type CallRow = Omit<ModelCallSummary, "callId"> & { _id: string; messageIds: string[]; toolsId: string | null; response: ModelCallRecord["response"] };
+type CallRow = Omit<ModelCallSummary, "callId"> & {
+  _id: string;
+  messageIds: string[];
+  toolsId: string | null;
+  response: ModelCallRecord["response"];
+};
 
 function summaryOf(row: Omit<CallRow, "messageIds" | "toolsId" | "response">): ModelCallSummary {
   return {
@@ -179,7 +194,10 @@ export async function loadTurnModelCalls(models: Models, sessionId: string, turn
   };
   return rows.map((row) => ({
     ...summaryOf(row),
-    request: { messages: row.messageIds.map((id) => read<ModelCallRecord["request"]["messages"][number]>(id)), tools: row.toolsId ? read<ModelCallRecord["request"]["tools"]>(row.toolsId) : [] },
+    request: {
+      messages: row.messageIds.map((id) => read<ModelCallRecord["request"]["messages"][number]>(id)),
+      tools: row.toolsId ? read<ModelCallRecord["request"]["tools"]>(row.toolsId) : [],
+    },
     response: row.response,
   }));
 }

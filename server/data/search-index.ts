@@ -23,7 +23,6 @@ import { SESSION_SUMMARY_FIELDS as SUMMARY_FIELDS, toSummary, type SessionRow } 
 const CANDIDATE_TURNS = 300;
 const CANDIDATE_TITLES = 100;
 
-
 /** The filter on a term array for a parsed query: every whole word, and a term starting with the prefix. */
 function termFilter(field: string, q: ParsedQuery): Record<string, unknown> {
   const parts: Record<string, unknown>[] = [];
@@ -38,8 +37,14 @@ export async function searchSessions(models: Models, ownerId: string, query: str
   if (isEmptyQuery(q)) return { query, hits: [] };
   const { Session, SearchEntry } = models;
   const [titleRows, entryRows] = await Promise.all([
-    Session.find({ ownerId, ...termFilter("titleTerms", q) }, SUMMARY_FIELDS).sort({ updatedAt: -1 }).limit(CANDIDATE_TITLES).lean<SessionRow[]>(),
-    SearchEntry.find({ ownerId, ...termFilter(subagents ? "allTerms" : "terms", q) }, { sessionId: 1, at: 1, prompt: 1, answer: 1, results: 1 })
+    Session.find({ ownerId, ...termFilter("titleTerms", q) }, SUMMARY_FIELDS)
+      .sort({ updatedAt: -1 })
+      .limit(CANDIDATE_TITLES)
+      .lean<SessionRow[]>(),
+    SearchEntry.find(
+      { ownerId, ...termFilter(subagents ? "allTerms" : "terms", q) },
+      { sessionId: 1, at: 1, prompt: 1, answer: 1, results: 1 },
+    )
       .sort({ at: -1 })
       .limit(CANDIDATE_TURNS)
       .lean<{ _id: string; sessionId: string; at: Date; prompt: string; answer: string; results: string }[]>(),
@@ -51,7 +56,14 @@ export async function searchSessions(models: Models, ownerId: string, query: str
     const rows = await Session.find({ _id: { $in: missing }, ownerId }, SUMMARY_FIELDS).lean<SessionRow[]>();
     for (const row of rows) sessions.set(row._id, toSummary(row));
   }
-  const turns: MatchedTurn[] = entryRows.map((e) => ({ turnId: e._id, sessionId: e.sessionId, at: e.at, prompt: e.prompt, answer: e.answer, results: e.results }));
+  const turns: MatchedTurn[] = entryRows.map((e) => ({
+    turnId: e._id,
+    sessionId: e.sessionId,
+    at: e.at,
+    prompt: e.prompt,
+    answer: e.answer,
+    results: e.results,
+  }));
   return { query, hits: rankHits(q, sessions, new Set(titleRows.map((r) => r._id)), turns, subagents, MAX_SEARCH_RESULTS) };
 }
 
@@ -85,7 +97,10 @@ export async function backfillSearch(models: Models, options: { batch?: number }
     for (const row of rows) {
       await indexTurns(models, row._id, await loadHistory(models, row._id));
       // Not through `timestamps`: indexing is not activity, the sidebar order must not change.
-      await models.Session.collection.updateOne({ _id: row._id as never }, { $set: { titleTerms: termsOf(row.title), searchIndexed: true } });
+      await models.Session.collection.updateOne(
+        { _id: row._id as never },
+        { $set: { titleTerms: termsOf(row.title), searchIndexed: true } },
+      );
       done++;
     }
   }
@@ -95,8 +110,14 @@ export async function backfillSearch(models: Models, options: { batch?: number }
 export async function listSessionPage(models: Models, ownerId: string, limit: number, before?: SessionCursor): Promise<SessionPage> {
   const at = before ? new Date(before.updatedAt) : null;
   const filter = at ? { ownerId, $or: [{ updatedAt: { $lt: at } }, { updatedAt: at, _id: { $lt: before!.sessionId } }] } : { ownerId };
-  const rows = await models.Session.find(filter, SUMMARY_FIELDS).sort({ updatedAt: -1, _id: -1 }).limit(limit + 1).lean<SessionRow[]>();
+  const rows = await models.Session.find(filter, SUMMARY_FIELDS)
+    .sort({ updatedAt: -1, _id: -1 })
+    .limit(limit + 1)
+    .lean<SessionRow[]>();
   const page = rows.slice(0, limit);
   const last = page.at(-1);
-  return { sessions: page.map(toSummary), next: rows.length > limit && last ? { updatedAt: last.updatedAt.toISOString(), sessionId: last._id } : null };
+  return {
+    sessions: page.map(toSummary),
+    next: rows.length > limit && last ? { updatedAt: last.updatedAt.toISOString(), sessionId: last._id } : null,
+  };
 }

@@ -22,11 +22,28 @@ beforeAll(async () => {
       const delegated = script?.subagent;
       if (delegated) {
         const ref = turn.startSubagent("look it up");
-        turn.publish({ type: "subagent_completed", ...ref, response: delegated, stats: turn.stats, endReason: "completed", endedAt: turn.at });
-        turn.publish({ type: "turn:data", turnId: turn.turnId, runId: null, data: { kind: "tool_result", callId: "c1", response: "done", responseSize: 4, status: "success" } });
+        turn.publish({
+          type: "subagent_completed",
+          ...ref,
+          response: delegated,
+          stats: turn.stats,
+          endReason: "completed",
+          endedAt: turn.at,
+        });
+        turn.publish({
+          type: "turn:data",
+          turnId: turn.turnId,
+          runId: null,
+          data: { kind: "tool_result", callId: "c1", response: "done", responseSize: 4, status: "success" },
+        });
       }
       const answer = script?.answer ?? "OK.";
-      turn.publish({ type: "turn:data", turnId: turn.turnId, runId: null, data: { kind: "token", step: delegated ? 1 : 0, offset: 0, text: answer } });
+      turn.publish({
+        type: "turn:data",
+        turnId: turn.turnId,
+        runId: null,
+        data: { kind: "token", step: delegated ? 1 : 0, offset: 0, text: answer },
+      });
     }),
   });
 });
@@ -52,7 +69,10 @@ async function chatWith(
   const sent = await request(opened.socket, "turn:send", { sessionId: opened.sessionId, text: prompt });
   if (!sent.ok) throw new Error(sent.message);
   // Indexed as the turn ends (every scripted turn answers something).
-  await until(async () => Boolean((await harness.models.SearchEntry.findById(sent.data.turnId).lean<{ answer: string }>())?.answer), "the turn indexed");
+  await until(
+    async () => Boolean((await harness.models.SearchEntry.findById(sent.data.turnId).lean<{ answer: string }>())?.answer),
+    "the turn indexed",
+  );
   if (title) {
     const renamed = await request(opened.socket, "session:rename", { sessionId: opened.sessionId, title });
     if (!renamed.ok) throw new Error(renamed.message);
@@ -63,7 +83,8 @@ async function chatWith(
 async function until(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what} ${JSON.stringify(await harness.models.SearchEntry.find().lean())}`);
+    if (Date.now() > end)
+      throw new Error(`timed out waiting for ${what} ${JSON.stringify(await harness.models.SearchEntry.find().lean())}`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }
@@ -72,11 +93,19 @@ const ids = (results: SearchResults) => results.hits.map((h) => h.session.sessio
 
 describe("search over one's own chats", () => {
   it("finds a chat by its title, its prompt and its answer, with the match highlighted in the snippet", async () => {
-    const a = await chatWith("Where do the pelicans nest?", { answer: "Pelicans nest on the quayside of Marseille." }, undefined, "Harbour birds");
+    const a = await chatWith(
+      "Where do the pelicans nest?",
+      { answer: "Pelicans nest on the quayside of Marseille." },
+      undefined,
+      "Harbour birds",
+    );
     const byTitle = await search(a.socket, "harbour birds ");
     expect(ids(byTitle)).toEqual([a.sessionId]);
     expect(byTitle.hits[0]!.field).toBe("title");
-    expect(byTitle.hits[0]!.titleHighlights).toEqual([[0, 7], [8, 13]]);
+    expect(byTitle.hits[0]!.titleHighlights).toEqual([
+      [0, 7],
+      [8, 13],
+    ]);
 
     const byPrompt = await search(a.socket, "pelicans nest");
     expect(ids(byPrompt)).toEqual([a.sessionId]);
@@ -91,7 +120,10 @@ describe("search over one's own chats", () => {
   });
 
   it("searches subagents' results only when asked to", async () => {
-    const a = await chatWith("Check the tide tables", { answer: "Done, see the panel.", subagent: "The semidiurnal constituent dominates at Brest." });
+    const a = await chatWith("Check the tide tables", {
+      answer: "Done, see the panel.",
+      subagent: "The semidiurnal constituent dominates at Brest.",
+    });
     expect((await search(a.socket, "semidiurnal")).hits).toEqual([]);
     const withSubagents = await search(a.socket, "semidiurnal", true);
     expect(ids(withSubagents)).toEqual([a.sessionId]);
@@ -147,9 +179,27 @@ describe("search over one's own chats", () => {
     const ownerId = (await harness.models.Session.findById(identity.data.sessionId).lean<{ ownerId: string }>())!.ownerId;
     // As an older version stored it: no title terms, not marked indexed, no search entries.
     const sessionId = "legacychat01";
-    await harness.models.Session.collection.insertOne({ _id: sessionId as never, ownerId, title: "Old gazetteer", seqReserved: 0, createdAt: new Date(), updatedAt: new Date() });
-    const turn: ChatTurn = { ...newTurn({ sessionId, turnId: "legacyturn01", prompt: "List the fjords of Norway", createdAt: new Date().toISOString() }), status: "completed" };
-    await harness.models.Turn.create({ _id: turn.turnId, sessionId, prompt: turn.prompt, steps: [{ text: "Sognefjord first.", thinking: "" }], status: "completed", stats: turn.stats, createdAt: new Date() });
+    await harness.models.Session.collection.insertOne({
+      _id: sessionId as never,
+      ownerId,
+      title: "Old gazetteer",
+      seqReserved: 0,
+      createdAt: new Date(),
+      updatedAt: new Date(),
+    });
+    const turn: ChatTurn = {
+      ...newTurn({ sessionId, turnId: "legacyturn01", prompt: "List the fjords of Norway", createdAt: new Date().toISOString() }),
+      status: "completed",
+    };
+    await harness.models.Turn.create({
+      _id: turn.turnId,
+      sessionId,
+      prompt: turn.prompt,
+      steps: [{ text: "Sognefjord first.", thinking: "" }],
+      status: "completed",
+      stats: turn.stats,
+      createdAt: new Date(),
+    });
     expect((await search(socket, "fjords")).hits).toEqual([]);
     expect(await harness.store.backfillSearch()).toBeGreaterThanOrEqual(1);
     expect(ids(await search(socket, "fjords"))).toEqual([sessionId]);
@@ -161,9 +211,15 @@ describe("search over one's own chats", () => {
 
   it("finds an imported chat by its turns and subagents' results, as the importer's only", async () => {
     const a = await chatWith("Survey the marmots", { answer: "Counted them.", subagent: "Forty alpine marmots near the col." });
-    const file = await (await fetch(`${harness.baseUrl}/api/sessions/${a.sessionId}/export?format=json`, { headers: { cookie: a.cookie } })).text();
+    const file = await (
+      await fetch(`${harness.baseUrl}/api/sessions/${a.sessionId}/export?format=json`, { headers: { cookie: a.cookie } })
+    ).text();
     const importer = await harness.newCookie();
-    const res = await fetch(`${harness.baseUrl}/api/sessions/import`, { method: "POST", headers: { cookie: importer, origin: harness.baseUrl, "content-type": "application/json" }, body: file });
+    const res = await fetch(`${harness.baseUrl}/api/sessions/import`, {
+      method: "POST",
+      headers: { cookie: importer, origin: harness.baseUrl, "content-type": "application/json" },
+      body: file,
+    });
     expect(res.status).toBe(200);
     const copy = ((await res.json()) as { session: { sessionId: string } }).session.sessionId;
     const socket = await harness.client(importer);
@@ -195,7 +251,16 @@ describe("the sidebar's pages", () => {
     await harness.models.Session.collection.insertMany(
       Array.from({ length: chats - 1 }, (_, i) => {
         const at = new Date(base + Math.floor(i / 4) * 60_000);
-        return { _id: `pg${String(i).padStart(4, "0")}x${Math.floor(Math.random() * 1e6)}` as never, ownerId, title: `chat ${i + 1}`, seqReserved: 0, titleTerms: ["chat"], searchIndexed: true, createdAt: at, updatedAt: at };
+        return {
+          _id: `pg${String(i).padStart(4, "0")}x${Math.floor(Math.random() * 1e6)}` as never,
+          ownerId,
+          title: `chat ${i + 1}`,
+          seqReserved: 0,
+          titleTerms: ["chat"],
+          searchIndexed: true,
+          createdAt: at,
+          updatedAt: at,
+        };
       }),
     );
     const list = await request(socket, "session:list", {});
@@ -215,7 +280,9 @@ describe("the sidebar's pages", () => {
     } while (page.next);
     expect(seen).toHaveLength(123);
     expect(new Set(seen.map((s) => s.sessionId)).size).toBe(123);
-    const order = [...seen].sort((a, b) => (a.updatedAt === b.updatedAt ? (a.sessionId < b.sessionId ? 1 : -1) : a.updatedAt < b.updatedAt ? 1 : -1));
+    const order = [...seen].sort((a, b) =>
+      a.updatedAt === b.updatedAt ? (a.sessionId < b.sessionId ? 1 : -1) : a.updatedAt < b.updatedAt ? 1 : -1,
+    );
     expect(seen.map((s) => s.sessionId)).toEqual(order.map((s) => s.sessionId));
   });
 

@@ -1,4 +1,13 @@
-import { AppError, type ChatTurn, type ModelCallRecord, type ModelCallSummary, type SearchResults, type SessionCursor, type SessionPage, type SessionSummary } from "@/lib/contracts";
+import {
+  AppError,
+  type ChatTurn,
+  type ModelCallRecord,
+  type ModelCallSummary,
+  type SearchResults,
+  type SessionCursor,
+  type SessionPage,
+  type SessionSummary,
+} from "@/lib/contracts";
 import { termsOf } from "@/lib/search/terms";
 import type { Models } from "@/models";
 import { EventStore, toolCallRecordId, type EventStoreOptions } from "./event-store";
@@ -101,7 +110,11 @@ export function mongoStore(models: Models): ChatStore {
     },
 
     async renameSession(ownerId, sessionId, title) {
-      const row = await Session.findOneAndUpdate({ _id: sessionId, ownerId }, { $set: { title, titleTerms: termsOf(title) } }, { returnDocument: "after", projection: SUMMARY_FIELDS }).lean<SessionRow>();
+      const row = await Session.findOneAndUpdate(
+        { _id: sessionId, ownerId },
+        { $set: { title, titleTerms: termsOf(title) } },
+        { returnDocument: "after", projection: SUMMARY_FIELDS },
+      ).lean<SessionRow>();
       if (!row) throw notFound();
       return toSummary(row);
     },
@@ -123,15 +136,26 @@ export function mongoStore(models: Models): ChatStore {
     async deleteSession(ownerId, sessionId) {
       const removed = await Session.deleteOne({ _id: sessionId, ownerId });
       if (removed.deletedCount === 0) throw notFound();
-      await Promise.all([Turn, ToolCall, SubagentRun, ToolOutput, TextChunk, ModelCall, ModelBlob, models.SearchEntry].map((model) => (model as typeof Turn).deleteMany({ sessionId })));
+      await Promise.all(
+        [Turn, ToolCall, SubagentRun, ToolOutput, TextChunk, ModelCall, ModelBlob, models.SearchEntry].map((model) =>
+          (model as typeof Turn).deleteMany({ sessionId }),
+        ),
+      );
     },
 
     async touchSession(sessionId, title) {
-      await Session.updateOne({ _id: sessionId }, title ? { $set: { title, titleTerms: termsOf(title) } } : { $set: { updatedAt: new Date() } });
+      await Session.updateOne(
+        { _id: sessionId },
+        title ? { $set: { title, titleTerms: termsOf(title) } } : { $set: { updatedAt: new Date() } },
+      );
     },
 
     async reserveSeqBlock(sessionId, count) {
-      const row = await Session.findOneAndUpdate({ _id: sessionId }, { $inc: { seqReserved: count } }, { returnDocument: "after", projection: { seqReserved: 1 } }).lean<{ seqReserved: number }>();
+      const row = await Session.findOneAndUpdate(
+        { _id: sessionId },
+        { $inc: { seqReserved: count } },
+        { returnDocument: "after", projection: { seqReserved: 1 } },
+      ).lean<{ seqReserved: number }>();
       if (!row) throw notFound();
       return row.seqReserved - count;
     },
@@ -142,8 +166,13 @@ export function mongoStore(models: Models): ChatStore {
     async loadToolOutput(sessionId, callId, where = {}) {
       // Call ids come from models and repeat across runs (two subagents may both say
       // "call_1"), so the turn and run pin the call down; without them the newest match is used.
-      const filter = where.turnId !== undefined ? { _id: toolCallRecordId(where.turnId, where.runId ?? null, callId), sessionId } : { sessionId, callId };
-      const call = await ToolCall.findOne(filter, { response: 1, responseSize: 1 }).sort({ _id: -1 }).lean<{ _id: string; response: string; responseSize: number }>();
+      const filter =
+        where.turnId !== undefined
+          ? { _id: toolCallRecordId(where.turnId, where.runId ?? null, callId), sessionId }
+          : { sessionId, callId };
+      const call = await ToolCall.findOne(filter, { response: 1, responseSize: 1 })
+        .sort({ _id: -1 })
+        .lean<{ _id: string; response: string; responseSize: number }>();
       if (!call) throw new AppError("not_found", "That tool call does not exist.");
       if (call.response.length >= call.responseSize) return call.response;
       const chunks = await ToolOutput.find({ toolCallId: call._id }, { data: 1, n: 1 }).sort({ n: 1 }).lean<{ data: string }[]>();
@@ -167,14 +196,27 @@ export function mongoStore(models: Models): ChatStore {
     },
 
     async ghostSweep(now = new Date(), scope) {
-      const where: Record<string, unknown> = !scope ? {} : "turnId" in scope ? { sessionId: scope.sessionId, turnId: scope.turnId } : { sessionId: { $nin: scope.exceptSessions } };
+      const where: Record<string, unknown> = !scope
+        ? {}
+        : "turnId" in scope
+          ? { sessionId: scope.sessionId, turnId: scope.turnId }
+          : { sessionId: { $nin: scope.exceptSessions } };
       const turnWhere: Record<string, unknown> = scope && "turnId" in scope ? { _id: scope.turnId, sessionId: scope.sessionId } : where;
       // endRunning (lib/turn/reduce.ts) with GHOST_RUNS_END, as bulk updates: after a restart no fold holds these turns.
-      const runs = await SubagentRun.updateMany({ ...where, status: "running" }, { $set: { status: "error", endReason: GHOST_RUNS_END.endReason, error: GHOST_RUNS_END.error, endedAt: now } });
+      const runs = await SubagentRun.updateMany(
+        { ...where, status: "running" },
+        { $set: { status: "error", endReason: GHOST_RUNS_END.endReason, error: GHOST_RUNS_END.error, endedAt: now } },
+      );
       // Before the calls: a waiting approval ends unanswered and says why.
-      await ToolCall.updateMany({ ...where, "approval.state": "pending" }, { $set: { "approval.state": "cancelled", "approval.decidedAt": now.toISOString(), "approval.note": GHOST_RUNS_END.note } });
+      await ToolCall.updateMany(
+        { ...where, "approval.state": "pending" },
+        { $set: { "approval.state": "cancelled", "approval.decidedAt": now.toISOString(), "approval.note": GHOST_RUNS_END.note } },
+      );
       const calls = await ToolCall.updateMany({ ...where, status: "running" }, { $set: { status: "error" } });
-      const turns = await Turn.updateMany({ ...turnWhere, status: "running" }, { $set: { status: "failed", error: GHOST_TURN_ERROR, endedAt: now } });
+      const turns = await Turn.updateMany(
+        { ...turnWhere, status: "running" },
+        { $set: { status: "failed", error: GHOST_TURN_ERROR, endedAt: now } },
+      );
       return { turns: turns.modifiedCount, runs: runs.modifiedCount, calls: calls.modifiedCount };
     },
   };

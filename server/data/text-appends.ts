@@ -57,7 +57,11 @@ export const emptyStoredTexts = (): StoredTexts => ({ steps: [], inline: 0 });
  * What to send so the document holds `steps` (texts only ever grow at their end; the
  * caller checks that before asking). Returns undefined when it holds them already.
  */
-export function planAppends(stored: StoredTexts, steps: readonly { text: string; thinking: string }[], options: PlanOptions): AppendPlan | undefined {
+export function planAppends(
+  stored: StoredTexts,
+  steps: readonly { text: string; thinking: string }[],
+  options: PlanOptions,
+): AppendPlan | undefined {
   const plan: AppendPlan = { set: {}, push: {}, inc: {}, chunks: [], next: { steps: stored.steps.slice(), inline: stored.inline } };
   let changed = steps.length > stored.steps.length;
   for (let i = 0; i < steps.length; i++) {
@@ -81,7 +85,7 @@ export function planAppends(stored: StoredTexts, steps: readonly { text: string;
       if (isNew) fresh[field] = inline;
       else if (inline) plan.push[`steps.${i}.${field}Parts`] = inline;
       let chunks = 0;
-      for (let at = inlineEnd; at < delta.length; ) {
+      for (let at = inlineEnd; at < delta.length;) {
         const end = at + options.chunkChars >= delta.length ? delta.length : safeEnd(delta, at + options.chunkChars);
         plan.chunks.push({ textId: options.textId(i, field), offset: from + at, data: delta.slice(at, end) });
         chunks++;

@@ -26,7 +26,9 @@ async function freePort(): Promise<number> {
 async function stoppedForSure(pid: number): Promise<void> {
   const { readdirSync, readFileSync } = await import("node:fs");
   const allStopped = () =>
-    readdirSync(`/proc/${pid}/task`).every((tid) => / T /.test(readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").replace(/^.*\)/, ")")));
+    readdirSync(`/proc/${pid}/task`).every((tid) =>
+      / T /.test(readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").replace(/^.*\)/, ")")),
+    );
   for (let i = 0; i < 100; i++) {
     if (allStopped()) return;
     await new Promise((r) => setTimeout(r, 20));
@@ -38,7 +40,10 @@ describe("connectDatabase", () => {
   it("says the database is unreachable, keeps retrying, and connects once it is up", { timeout: 60_000 }, async () => {
     const port = await freePort();
     const warnings: string[] = [];
-    const pending = connectDatabase({ MONGODB_URI: `mongodb://127.0.0.1:${port}/startup`, DATA_DIR: ".data" }, { info: () => {}, warn: (m) => warnings.push(m) });
+    const pending = connectDatabase(
+      { MONGODB_URI: `mongodb://127.0.0.1:${port}/startup`, DATA_DIR: ".data" },
+      { info: () => {}, warn: (m) => warnings.push(m) },
+    );
     const settled = { done: false };
     void pending.then(() => (settled.done = true));
 

@@ -85,7 +85,13 @@ async function answersPing(connection: Connection): Promise<boolean> {
   if (connection.readyState !== 1 || !connection.db) return false;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), HEALTH_PING_MS)));
-  const ping = connection.db.admin().ping().then(() => true, () => false);
+  const ping = connection.db
+    .admin()
+    .ping()
+    .then(
+      () => true,
+      () => false,
+    );
   try {
     return await Promise.race([ping, timeout]);
   } finally {

@@ -45,8 +45,16 @@ export function mongodOnMachine(): boolean {
   return existsSync(cache) && readdirSync(cache).some((f) => f.startsWith("mongod"));
 }
 
-export async function startEmbedded(dataDir: string, requested: "auto" | EmbeddedEngine, log?: Pick<Logger, "info" | "warn">): Promise<RunningEmbedded> {
-  const engine = chooseEmbeddedEngine({ requested, mongodOnMachine: requested === "auto" && mongodOnMachine(), javaOnMachine: javaAvailable() });
+export async function startEmbedded(
+  dataDir: string,
+  requested: "auto" | EmbeddedEngine,
+  log?: Pick<Logger, "info" | "warn">,
+): Promise<RunningEmbedded> {
+  const engine = chooseEmbeddedEngine({
+    requested,
+    mongodOnMachine: requested === "auto" && mongodOnMachine(),
+    javaOnMachine: javaAvailable(),
+  });
   if (engine === "mongo-java-server") return superviseJavaServer(path.resolve(dataDir, "db", "delegate.mv.db"), log);
   const dbPath = path.resolve(dataDir, "mongod");
   mkdirSync(dbPath, { recursive: true });

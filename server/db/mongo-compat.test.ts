@@ -38,20 +38,16 @@ describe("mongoose operations on the test database server", () => {
   it("creates indexes, including a unique one, and reports duplicate keys as 11000", async () => {
     await Item.syncIndexes();
     await Item.create({ _id: "a", owner: "u1", title: "x" });
-    const err = await Item
-      .create({ _id: "b", owner: "u1", title: "x" })
-      .catch((e: unknown) => e);
+    const err = await Item.create({ _id: "b", owner: "u1", title: "x" }).catch((e: unknown) => e);
     expect((err as { code?: number }).code).toBe(11000);
   });
 
   it('findOneAndUpdate with upsert, returnDocument "after" and a projection', async () => {
-    const doc = await Item
-      .findOneAndUpdate(
-        { _id: "c" },
-        { $setOnInsert: { owner: "u2" }, $set: { title: "made" }, $inc: { count: 2 } },
-        { upsert: true, returnDocument: "after", projection: { title: 1, count: 1 } },
-      )
-      .lean();
+    const doc = await Item.findOneAndUpdate(
+      { _id: "c" },
+      { $setOnInsert: { owner: "u2" }, $set: { title: "made" }, $inc: { count: 2 } },
+      { upsert: true, returnDocument: "after", projection: { title: 1, count: 1 } },
+    ).lean();
     expect(doc).toMatchObject({ _id: "c", title: "made", count: 2 });
     expect(doc).not.toHaveProperty("owner");
   });
@@ -121,16 +117,29 @@ describe("mongoose operations on the test database server", () => {
  * update that already landed matches nothing.
  */
 describe("guarded appends into an array of subdocuments", () => {
-  const stepSchema = new Schema({ text: { type: String, default: "" }, textParts: { type: [String], default: undefined }, textChunks: Number }, { _id: false });
-  const docSchema = new Schema({ _id: String, steps: { type: [stepSchema], default: () => [] }, appendSeq: { type: Number, default: 0 } }, { versionKey: false });
+  const stepSchema = new Schema(
+    { text: { type: String, default: "" }, textParts: { type: [String], default: undefined }, textChunks: Number },
+    { _id: false },
+  );
+  const docSchema = new Schema(
+    { _id: String, steps: { type: [stepSchema], default: () => [] }, appendSeq: { type: Number, default: 0 } },
+    { versionKey: false },
+  );
   const makeDoc = (c: Connection) => c.model("AppendDoc", docSchema);
 
   it("sets new indices past the end, pushes onto an element's field and increments it, once per counter value", async () => {
     const Doc = makeDoc(conn);
     await Doc.create({ _id: "d1" });
-    const first = await Doc.updateOne({ _id: "d1", appendSeq: 0 }, { $set: { "steps.0": { text: "ab" }, "steps.1": { text: "" } }, $inc: { appendSeq: 1 } });
+    const first = await Doc.updateOne(
+      { _id: "d1", appendSeq: 0 },
+      { $set: { "steps.0": { text: "ab" }, "steps.1": { text: "" } }, $inc: { appendSeq: 1 } },
+    );
     expect(first.matchedCount).toBe(1);
-    const second = { $push: { "steps.0.textParts": "cd", "steps.1.textParts": "x" }, $set: Object.fromEntries(Array.from({ length: 10 }, (_, k) => [`steps.${k + 2}`, { text: `s${k + 2}` }])), $inc: { appendSeq: 1, "steps.1.textChunks": 2 } };
+    const second = {
+      $push: { "steps.0.textParts": "cd", "steps.1.textParts": "x" },
+      $set: Object.fromEntries(Array.from({ length: 10 }, (_, k) => [`steps.${k + 2}`, { text: `s${k + 2}` }])),
+      $inc: { appendSeq: 1, "steps.1.textChunks": 2 },
+    };
     expect((await Doc.updateOne({ _id: "d1", appendSeq: 1 }, second)).matchedCount).toBe(1);
     // The same update retried (its reply lost) finds the counter moved on and changes nothing.
     expect((await Doc.updateOne({ _id: "d1", appendSeq: 1 }, second)).matchedCount).toBe(0);

@@ -6,8 +6,22 @@ import { MASTER_PROMPT_MARKER } from "@/lib/agent/prompts";
 import { TOOL_RESPONSE_PREVIEW_CHARS, type ChatTurn, type SessionEvent } from "@/lib/contracts";
 import { sessionFileSchema, type SessionFile } from "@/lib/export/session-file";
 import { createOpenAIModel } from "@/lib/model/openai-adapter";
-import { scriptedReply, startScriptedOpenAIServer, type ScriptedOpenAIServer, type ScriptedRequest } from "@/test/support/model/scripted-openai-server";
-import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness, type TestClient } from "@/test/support/server/app-harness";
+import {
+  scriptedReply,
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+  type ScriptedRequest,
+} from "@/test/support/model/scripted-openai-server";
+import {
+  openSession,
+  recordEvents,
+  request,
+  runtimeWith,
+  startHarness,
+  waitFor,
+  type Harness,
+  type TestClient,
+} from "@/test/support/server/app-harness";
 
 /**
  * Export and import through the real server and database: a chat made by a real turn
@@ -29,18 +43,27 @@ function handler(r: ScriptedRequest) {
   const args = (value: unknown) => [JSON.stringify(value)];
   if (isMaster(r)) {
     if (last.role === "tool") return scriptedReply({ text: ["Done: the log has 3000 lines."] });
-    return scriptedReply({ text: ["Delegating. "], toolCalls: [{ id: "m1", name: "subagent", argumentChunks: args({ agent: "general", task: "TOP: count the log" }) }] });
+    return scriptedReply({
+      text: ["Delegating. "],
+      toolCalls: [{ id: "m1", name: "subagent", argumentChunks: args({ agent: "general", task: "TOP: count the log" }) }],
+    });
   }
   if (task.includes("TOP")) {
     const steps = messages.filter((m) => m.role === "assistant").length;
-    if (steps === 0) return scriptedReply({ reasoning: ["thinking about it"], text: ["Reading and asking. "], toolCalls: [
-      { id: "t1", name: "file_read", argumentChunks: args({ path: "big.log" }) },
-      { id: "t2", name: "subagent", argumentChunks: args({ agent: "explore", task: "LEAF: list files" }) },
-    ] });
+    if (steps === 0)
+      return scriptedReply({
+        reasoning: ["thinking about it"],
+        text: ["Reading and asking. "],
+        toolCalls: [
+          { id: "t1", name: "file_read", argumentChunks: args({ path: "big.log" }) },
+          { id: "t2", name: "subagent", argumentChunks: args({ agent: "explore", task: "LEAF: list files" }) },
+        ],
+      });
     return scriptedReply({ text: ["The log has 3000 lines."] });
   }
   const steps = messages.filter((m) => m.role === "assistant").length;
-  if (steps === 0) return scriptedReply({ text: ["Listing. "], toolCalls: [{ id: "l1", name: "list_files", argumentChunks: args({ path: "." }) }] });
+  if (steps === 0)
+    return scriptedReply({ text: ["Listing. "], toolCalls: [{ id: "l1", name: "list_files", argumentChunks: args({ path: "." }) }] });
   return scriptedReply({ text: ["One file: big.log."] });
 }
 
@@ -53,7 +76,10 @@ beforeAll(async () => {
   writeFileSync(path.join(workspace, "big.log"), BIG);
   server = await startScriptedOpenAIServer(handler);
   const model = createOpenAIModel({ baseURL: server.url, model: "scripted", timeoutMs: 10_000, maxRetries: 0 });
-  harness = await startHarness("export-import", { runner: runtimeWith(model, { workspaceDir: workspace }), importMaxBytes: 2 * 1024 * 1024 });
+  harness = await startHarness("export-import", {
+    runner: runtimeWith(model, { workspaceDir: workspace }),
+    importMaxBytes: 2 * 1024 * 1024,
+  });
 });
 afterAll(async () => {
   await harness?.close();
@@ -69,13 +95,25 @@ async function runTurn(socket: TestClient, sessionId: string, text: string): Pro
   await waitFor(() => events.some((e: SessionEvent) => e.type === "turn:ended"), 20_000, "the turn to end");
 }
 
-async function exportText(cookie: string, sessionId: string, query = "format=json"): Promise<{ status: number; text: string; headers: Headers }> {
+async function exportText(
+  cookie: string,
+  sessionId: string,
+  query = "format=json",
+): Promise<{ status: number; text: string; headers: Headers }> {
   const res = await fetch(`${harness.baseUrl}/api/sessions/${sessionId}/export?${query}`, { headers: { cookie } });
   return { status: res.status, text: await res.text(), headers: res.headers };
 }
 
-async function importText(cookie: string, body: string, origin = harness.baseUrl): Promise<{ status: number; json: { session?: { sessionId: string; title: string }; error?: { code: string; message: string } } }> {
-  const res = await fetch(`${harness.baseUrl}/api/sessions/import`, { method: "POST", headers: { cookie, origin, "content-type": "application/json" }, body });
+async function importText(
+  cookie: string,
+  body: string,
+  origin = harness.baseUrl,
+): Promise<{ status: number; json: { session?: { sessionId: string; title: string }; error?: { code: string; message: string } } }> {
+  const res = await fetch(`${harness.baseUrl}/api/sessions/import`, {
+    method: "POST",
+    headers: { cookie, origin, "content-type": "application/json" },
+    body,
+  });
   return { status: res.status, json: await res.json() };
 }
 
@@ -87,7 +125,11 @@ function normalised(file: SessionFile): unknown {
     return ids.get(value)!;
   };
   const text = JSON.stringify({ ...file, exportedAt: "", session: { ...file.session, createdAt: "" } }, (key, value: unknown) =>
-    typeof value === "string" && ["turnId", "runId", "parentRunId", "retryOf", "sessionId", "callId"].includes(key) && !/^[a-z]\d$/.test(value) ? id(value) : value,
+    typeof value === "string" &&
+    ["turnId", "runId", "parentRunId", "retryOf", "sessionId", "callId"].includes(key) &&
+    !/^[a-z]\d$/.test(value)
+      ? id(value)
+      : value,
   );
   return JSON.parse(text);
 }
@@ -119,7 +161,10 @@ describe("export and import", () => {
     expect(top.steps[0]!.thinking).toBe("thinking about it");
     // Two master requests, two of the top run, two of the leaf: each as sent.
     expect(turn.modelCalls.filter((c) => c.purpose === "chat")).toHaveLength(6);
-    expect(turn.modelCalls.find((c) => c.runId === null && c.index === 1)!.request.messages.at(-1)).toMatchObject({ role: "tool", toolCallId: "m1" });
+    expect(turn.modelCalls.find((c) => c.runId === null && c.index === 1)!.request.messages.at(-1)).toMatchObject({
+      role: "tool",
+      toolCallId: "m1",
+    });
   });
 
   it("imports as a new chat that exports again to the same file, ids aside, with the long output whole behind Show all", async () => {
@@ -135,9 +180,14 @@ describe("export and import", () => {
     // The timeline's times travel too: the master's steps, a subagent's steps and its calls.
     const master = again.turns[0]!.turn.steps[0]!;
     const nested = master.toolCalls[0]!.subagent!.steps[0]!;
-    expect([master.startedAt, master.endedAt, nested.startedAt, nested.endedAt, nested.toolCalls[0]!.startedAt, nested.toolCalls[0]!.endedAt]).toEqual(
-      Array(6).fill(expect.stringMatching(/^\d{4}-\d\d-\d\dT/)),
-    );
+    expect([
+      master.startedAt,
+      master.endedAt,
+      nested.startedAt,
+      nested.endedAt,
+      nested.toolCalls[0]!.startedAt,
+      nested.toolCalls[0]!.endedAt,
+    ]).toEqual(Array(6).fill(expect.stringMatching(/^\d{4}-\d\d-\d\dT/)));
     // New ids: the copy shares no turn or run with the original.
     const runIds = (file: SessionFile): string[] => JSON.stringify(file).match(/"runId":"[^"]+"/g) ?? [];
     expect(runIds(again).filter((r) => runIds(original).includes(r))).toEqual([]);
@@ -145,7 +195,10 @@ describe("export and import", () => {
     // Show all on the copy reads the whole output from the copy's own store.
     const call = again.turns[0]!.turn.steps[0]!.toolCalls[0]!.subagent!.steps[0]!.toolCalls.find((c) => c.name === "file_read")!;
     const run = again.turns[0]!.turn.steps[0]!.toolCalls[0]!.subagent!.runId;
-    const res = await fetch(`${harness.baseUrl}/api/sessions/${copy.sessionId}/tool-calls/${call.callId}?turn=${again.turns[0]!.turn.turnId}&run=${run}`, { headers: { cookie } });
+    const res = await fetch(
+      `${harness.baseUrl}/api/sessions/${copy.sessionId}/tool-calls/${call.callId}?turn=${again.turns[0]!.turn.turnId}&run=${run}`,
+      { headers: { cookie } },
+    );
     const whole = original.turns[0]!.toolOutputs.find((o) => o.callId === call.callId)!.text;
     expect(whole).toContain("line 2999: the quick brown fox");
     expect(whole.length).toBeGreaterThan(TOOL_RESPONSE_PREVIEW_CHARS);
@@ -154,7 +207,9 @@ describe("export and import", () => {
     // A second import of the same file is a third chat, colliding with nothing.
     const twice = await importText(cookie, JSON.stringify(original));
     expect(twice.status).toBe(200);
-    expect(normalised(sessionFileSchema.parse(JSON.parse((await exportText(cookie, twice.json.session!.sessionId)).text)))).toEqual(normalised(original));
+    expect(normalised(sessionFileSchema.parse(JSON.parse((await exportText(cookie, twice.json.session!.sessionId)).text)))).toEqual(
+      normalised(original),
+    );
   });
 
   it("the Markdown transcript folds each subagent, and with markup carries the seed's SubagentExecution markup", async () => {
@@ -183,9 +238,24 @@ describe("export and import", () => {
       ["not JSON", "{ this is not json", 400, /not valid JSON/],
       ["another format", JSON.stringify({ format: "chatgpt", version: 1 }), 400, /Not a Delegate session file/],
       ["a future version", JSON.stringify({ ...original, version: 2 }), 400, /version 1/],
-      ["a turn without steps", JSON.stringify({ ...original, turns: [{ ...turn, turn: { ...turn.turn, steps: "none" } }] }), 400, /turns\.0\.turn\.steps/],
-      ["a run under the wrong parent", JSON.stringify({ ...original, turns: [{ ...turn, turn: misplaced }] }), 400, /Turn 1 in the file is not consistent/],
-      ["a running turn", JSON.stringify({ ...original, turns: [{ ...turn, turn: { ...turn.turn, status: "running" } }] }), 400, /still running/],
+      [
+        "a turn without steps",
+        JSON.stringify({ ...original, turns: [{ ...turn, turn: { ...turn.turn, steps: "none" } }] }),
+        400,
+        /turns\.0\.turn\.steps/,
+      ],
+      [
+        "a run under the wrong parent",
+        JSON.stringify({ ...original, turns: [{ ...turn, turn: misplaced }] }),
+        400,
+        /Turn 1 in the file is not consistent/,
+      ],
+      [
+        "a running turn",
+        JSON.stringify({ ...original, turns: [{ ...turn, turn: { ...turn.turn, status: "running" } }] }),
+        400,
+        /still running/,
+      ],
       ["nesting a million deep", "[".repeat(1_000_000), 400, /nests deeper/],
       ["too large", JSON.stringify({ ...original, padding: "x".repeat(3 * 1024 * 1024) }), 413, /larger than/],
     ];

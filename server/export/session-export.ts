@@ -19,7 +19,13 @@ export interface SessionExport {
   chunks: AsyncIterable<string>;
 }
 
-export function exportSession(store: ChatStore, session: SessionSummary, turns: readonly ChatTurn[], format: ExportFormat, options: { markup?: boolean; now?: Date } = {}): SessionExport {
+export function exportSession(
+  store: ChatStore,
+  session: SessionSummary,
+  turns: readonly ChatTurn[],
+  format: ExportFormat,
+  options: { markup?: boolean; now?: Date } = {},
+): SessionExport {
   const finished = turns.filter((t) => t.status !== "running");
   const exportedAt = (options.now ?? new Date()).toISOString();
   const base = fileBase(session.title);
@@ -36,7 +42,10 @@ export function exportSession(store: ChatStore, session: SessionSummary, turns: 
   return {
     filename: `${base}.delegate.json`,
     contentType: "application/json; charset=utf-8",
-    chunks: sessionFileChunks({ title: session.title, createdAt: session.createdAt, exportedAt }, exportedTurns(store, session.sessionId, finished)),
+    chunks: sessionFileChunks(
+      { title: session.title, createdAt: session.createdAt, exportedAt },
+      exportedTurns(store, session.sessionId, finished),
+    ),
   };
 }
 

@@ -16,7 +16,8 @@ import type { ChatTurn, SessionSummary } from "@/lib/contracts";
  */
 
 export function parseSessionFile(text: string): SessionFile {
-  if (!jsonDepthWithin(text, MAX_JSON_DEPTH)) throw new AppError("bad_request", `The file nests deeper than ${MAX_JSON_DEPTH} levels; it is not a Delegate session file.`);
+  if (!jsonDepthWithin(text, MAX_JSON_DEPTH))
+    throw new AppError("bad_request", `The file nests deeper than ${MAX_JSON_DEPTH} levels; it is not a Delegate session file.`);
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -27,22 +28,33 @@ export function parseSessionFile(text: string): SessionFile {
   if (!parsed.success) {
     const issues: Issue[] = parsed.error.issues.slice(0, 20).map((i) => ({ path: i.path.join("."), message: i.message }));
     const first = issues[0]!;
-    throw new AppError("bad_request", `The file is not a valid Delegate session file: ${first.path ? `${first.path}: ` : ""}${first.message}`, issues);
+    throw new AppError(
+      "bad_request",
+      `The file is not a valid Delegate session file: ${first.path ? `${first.path}: ` : ""}${first.message}`,
+      issues,
+    );
   }
   const file = parsed.data;
   file.turns.forEach((entry, i) => {
-    if (entry.turn.status === "running") throw new AppError("bad_request", `Turn ${i + 1} in the file is still running; only finished turns can be imported.`);
+    if (entry.turn.status === "running")
+      throw new AppError("bad_request", `Turn ${i + 1} in the file is still running; only finished turns can be imported.`);
     // The turn must be what its own events fold into; a hand-edited tree that is not (a run
     // under the wrong parent, a call twice) would be stored differently from how it shows.
     const events = eventsOfTurn(entry.turn);
     const { sessionId, turnId, prompt, createdAt } = entry.turn;
     const folded = events.slice(1).reduce(applyEvent, newTurn({ sessionId, turnId, prompt, createdAt }));
-    if (!deepEqual(folded, entry.turn)) throw new AppError("bad_request", `Turn ${i + 1} in the file is not consistent (its subagents, calls or ids do not fit together).`);
+    if (!deepEqual(folded, entry.turn))
+      throw new AppError("bad_request", `Turn ${i + 1} in the file is not consistent (its subagents, calls or ids do not fit together).`);
   });
   return file;
 }
 
-export async function importSessionFile(store: ChatStore, ownerId: string, file: SessionFile, create: (title: string) => Promise<SessionSummary>): Promise<SessionSummary> {
+export async function importSessionFile(
+  store: ChatStore,
+  ownerId: string,
+  file: SessionFile,
+  create: (title: string) => Promise<SessionSummary>,
+): Promise<SessionSummary> {
   const session = await create(file.session.title || "Imported chat");
   try {
     const turns = new Map<string, ChatTurn>();

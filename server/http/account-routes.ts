@@ -13,7 +13,13 @@ import {
   signUpBody,
 } from "@/lib/contracts";
 import type { Logger } from "@/lib/log";
-import { ThrottledError, SESSION_TTL_MS, type AccountService, type Authenticated, type RequestMeta } from "@/server/accounts/account-service";
+import {
+  ThrottledError,
+  SESSION_TTL_MS,
+  type AccountService,
+  type Authenticated,
+  type RequestMeta,
+} from "@/server/accounts/account-service";
 import { toAppError } from "@/server/errors";
 import { readBody } from "./body";
 import { originAllowed } from "./origin";
@@ -36,13 +42,25 @@ export interface AccountHttpDeps {
 
 const MAX_BODY_BYTES = 10_000;
 
-const STATUS: Record<string, number> = { bad_request: 400, unauthorized: 401, not_found: 404, too_large: 413, rate_limited: 429, busy: 409, limit_reached: 429, unavailable: 503, internal: 500 };
+const STATUS: Record<string, number> = {
+  bad_request: 400,
+  unauthorized: 401,
+  not_found: 404,
+  too_large: 413,
+  rate_limited: 429,
+  busy: 409,
+  limit_reached: 429,
+  unavailable: 503,
+  internal: 500,
+};
 
 /** Reachable without signing in: the sign-in pages, what they load, the auth API and the health check. */
-const PUBLIC_PATH = /^\/(login|signup|reset)\/?$|^\/(api\/auth\/.*|api\/health|_next\/static\/.*|theme-init\.js|icon\.svg|favicon\.ico|icon-(?:192|512)\.png|apple-touch-icon\.png|manifest\.webmanifest)$/;
+const PUBLIC_PATH =
+  /^\/(login|signup|reset)\/?$|^\/(api\/auth\/.*|api\/health|_next\/static\/.*|theme-init\.js|icon\.svg|favicon\.ico|icon-(?:192|512)\.png|apple-touch-icon\.png|manifest\.webmanifest)$/;
 
 /** Static files: served without looking up a sign-in (no database read per asset). */
-const STATIC_PATH = /^\/(_next\/static\/.*|theme-init\.js|icon\.svg|favicon\.ico|icon-(?:192|512)\.png|apple-touch-icon\.png|manifest\.webmanifest)$/;
+const STATIC_PATH =
+  /^\/(_next\/static\/.*|theme-init\.js|icon\.svg|favicon\.ico|icon-(?:192|512)\.png|apple-touch-icon\.png|manifest\.webmanifest)$/;
 export function isStaticPath(pathname: string): boolean {
   return STATIC_PATH.test(pathname);
 }
@@ -52,7 +70,13 @@ export function isPublicPath(pathname: string): boolean {
 }
 
 export function sessionCookieHeader(token: string, secure: boolean): string {
-  return stringifySetCookie(SESSION_COOKIE, token, { path: "/", httpOnly: true, sameSite: "lax", maxAge: Math.floor(SESSION_TTL_MS / 1000), secure });
+  return stringifySetCookie(SESSION_COOKIE, token, {
+    path: "/",
+    httpOnly: true,
+    sameSite: "lax",
+    maxAge: Math.floor(SESSION_TTL_MS / 1000),
+    secure,
+  });
 }
 
 function clearedSessionCookie(secure: boolean): string {
@@ -71,7 +95,10 @@ export function refuseUnauthenticated(res: ServerResponse, url: URL): void {
     return;
   }
   const next = url.pathname + url.search;
-  res.writeHead(303, { location: `/login?next=${encodeURIComponent(next.startsWith("/") && !next.startsWith("//") ? next : "/")}`, "cache-control": "no-store" });
+  res.writeHead(303, {
+    location: `/login?next=${encodeURIComponent(next.startsWith("/") && !next.startsWith("//") ? next : "/")}`,
+    "cache-control": "no-store",
+  });
   res.end();
 }
 
@@ -128,8 +155,10 @@ const INVITE_ID = /^\/api\/admin\/invites\/([A-Za-z0-9_-]{1,64})\/revoke$/;
 /** Whether this path is one of the routes below (the OIDC ones are not). */
 export function isAccountRoute(pathname: string): boolean {
   return (
-    pathname.startsWith("/api/auth/") && !pathname.startsWith("/api/auth/oidc/")
-  ) || pathname.startsWith("/api/account/") || pathname.startsWith("/api/admin/");
+    (pathname.startsWith("/api/auth/") && !pathname.startsWith("/api/auth/oidc/")) ||
+    pathname.startsWith("/api/account/") ||
+    pathname.startsWith("/api/admin/")
+  );
 }
 
 /**
@@ -159,10 +188,16 @@ export async function handleAccountRoute(
     json(res, 200, answer.body, answer.cookies ? { "set-cookie": answer.cookies } : {});
   } catch (error) {
     const known = toAppError(error);
-    if (!known) deps.log?.error("account request failed", { path: url.pathname, error: error instanceof Error ? error.stack : String(error) });
+    if (!known)
+      deps.log?.error("account request failed", { path: url.pathname, error: error instanceof Error ? error.stack : String(error) });
     const appError = known ?? new AppError("internal", "Something went wrong on the server; nothing was changed.");
     const headers: Record<string, string> = error instanceof ThrottledError ? { "retry-after": String(error.retryAfterS) } : {};
-    json(res, STATUS[appError.code] ?? 500, { error: { code: appError.code, message: appError.message, ...(appError.issues ? { issues: appError.issues } : {}) } }, headers);
+    json(
+      res,
+      STATUS[appError.code] ?? 500,
+      { error: { code: appError.code, message: appError.message, ...(appError.issues ? { issues: appError.issues } : {}) } },
+      headers,
+    );
   }
 }
 

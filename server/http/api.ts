@@ -64,7 +64,7 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, userI
     const exportMatch = EXPORT_PATH.exec(url.pathname);
     if (exportMatch && method === "GET") {
       const format = url.searchParams.get("format") ?? "json";
-      if (format !== "json" && format !== "markdown") throw new AppError("bad_request", 'Ask for ?format=json or ?format=markdown.');
+      if (format !== "json" && format !== "markdown") throw new AppError("bad_request", "Ask for ?format=json or ?format=markdown.");
       const markup = url.searchParams.get("markup") === "1";
       await streamDownload(res, await deps.sessions.export(userId, exportMatch[1]!, format, { markup }), deps.log);
       return true;
@@ -76,14 +76,17 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, userI
     const known = toAppError(error);
     if (!known) deps.log?.error("api request failed", { path: url.pathname, error: error instanceof Error ? error.stack : String(error) });
     const appError = known ?? new AppError("internal", "Something went wrong on the server; nothing was changed.");
-    send(res, STATUS[appError.code], { error: { code: appError.code, message: appError.message, ...(appError.issues ? { issues: appError.issues } : {}) } });
+    send(res, STATUS[appError.code], {
+      error: { code: appError.code, message: appError.message, ...(appError.issues ? { issues: appError.issues } : {}) },
+    });
   }
   return true;
 }
 
 async function route(method: string, url: URL, userId: string, deps: ApiDeps): Promise<unknown> {
   const { pathname } = url;
-  if (pathname === "/api/health" && method === "GET") return { ok: true, database: (await deps.dbUp()) ? "up" : "down", ...deps.instance?.() };
+  if (pathname === "/api/health" && method === "GET")
+    return { ok: true, database: (await deps.dbUp()) ? "up" : "down", ...deps.instance?.() };
   const outputMatch = OUTPUT_PATH.exec(pathname);
   if (outputMatch && method === "GET") {
     const turnId = url.searchParams.get("turn") ?? undefined;
@@ -127,15 +130,16 @@ async function streamDownload(res: ServerResponse, download: SessionExport, log:
   try {
     for (let next = first; !next.done; next = await iterator.next()) {
       if (res.destroyed) break;
-      if (!res.write(next.value)) await new Promise<void>((resolve) => {
-        const done = () => {
-          res.off("drain", done);
-          res.off("close", done);
-          resolve();
-        };
-        res.once("drain", done);
-        res.once("close", done);
-      });
+      if (!res.write(next.value))
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            res.off("drain", done);
+            res.off("close", done);
+            resolve();
+          };
+          res.once("drain", done);
+          res.once("close", done);
+        });
     }
     res.end();
   } catch (error) {

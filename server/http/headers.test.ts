@@ -70,13 +70,27 @@ describe("security headers", () => {
 describe("the login page under APP_PASSWORD", () => {
   let gated: Harness;
   beforeAll(async () => {
-    gated = await startHarness("headers_gated", { runner: runtimeWith(createDemoModel({ chunkDelayMs: 0 })), password: "pw", pageHandler: fakeNext });
+    gated = await startHarness("headers_gated", {
+      runner: runtimeWith(createDemoModel({ chunkDelayMs: 0 })),
+      password: "pw",
+      pageHandler: fakeNext,
+    });
   });
   afterAll(async () => {
     await gated?.close();
   });
 
-  it.each(["/login", "/theme-init.js", "/icon.svg", "/favicon.ico", "/icon-192.png", "/icon-512.png", "/apple-touch-icon.png", "/manifest.webmanifest", "/_next/static/chunks/main.js"])("%s and what it loads are outside the gate", async (path) => {
+  it.each([
+    "/login",
+    "/theme-init.js",
+    "/icon.svg",
+    "/favicon.ico",
+    "/icon-192.png",
+    "/icon-512.png",
+    "/apple-touch-icon.png",
+    "/manifest.webmanifest",
+    "/_next/static/chunks/main.js",
+  ])("%s and what it loads are outside the gate", async (path) => {
     const res = await rawRequest(gated.baseUrl, path);
     expect(res.status).toBe(200);
   });

@@ -44,10 +44,13 @@ describe("Host allow-list (DNS rebinding)", () => {
     expect(res.headers["set-cookie"]).toBeUndefined();
   });
 
-  it.each([`127.0.0.1:${"PORT"}`, "localhost:PORT", "localhost", "[::1]:PORT", "LOCALHOST:PORT"])("serves the loopback name %s", async (host) => {
-    const res = await rawRequest(harness.baseUrl, "/api/health", { headers: { host: host.replace("PORT", port) } });
-    expect(res.status).toBe(200);
-  });
+  it.each([`127.0.0.1:${"PORT"}`, "localhost:PORT", "localhost", "[::1]:PORT", "LOCALHOST:PORT"])(
+    "serves the loopback name %s",
+    async (host) => {
+      const res = await rawRequest(harness.baseUrl, "/api/health", { headers: { host: host.replace("PORT", port) } });
+      expect(res.status).toBe(200);
+    },
+  );
 
   it("refuses the socket handshake under a foreign name", async () => {
     const cookie = await harness.newCookie();
@@ -66,14 +69,22 @@ describe("Host allow-list (DNS rebinding)", () => {
   });
 });
 
-
 describe("hostRules", () => {
   const allowed = (host: string | undefined, settings: Partial<HostSettings> = {}) =>
     hostAllowed(host, hostRules({ host: "127.0.0.1", allowedHosts: "", ...settings }));
 
   it("allows the loopback names on any port, and nothing else by default", () => {
     for (const host of ["localhost", "localhost:3000", "127.0.0.1:1", "[::1]:3000", "localhost.:3000"]) expect(allowed(host)).toBe(true);
-    for (const host of [undefined, "", "evil.example", "evil.example:3000", "127.0.0.1.evil.example", "localhost@evil.example", "[::2]:3000", "0.0.0.0:3000"]) {
+    for (const host of [
+      undefined,
+      "",
+      "evil.example",
+      "evil.example:3000",
+      "127.0.0.1.evil.example",
+      "localhost@evil.example",
+      "[::2]:3000",
+      "0.0.0.0:3000",
+    ]) {
       expect(allowed(host)).toBe(false);
     }
   });

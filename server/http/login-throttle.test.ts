@@ -15,7 +15,11 @@ afterAll(async () => {
 });
 
 const login = (password: string, cookie = "") =>
-  fetch(`${harness.baseUrl}/api/login`, { method: "POST", headers: { "content-type": "application/json", cookie }, body: JSON.stringify({ password }) });
+  fetch(`${harness.baseUrl}/api/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json", cookie },
+    body: JSON.stringify({ password }),
+  });
 
 describe("login throttle", () => {
   let knownDevice = "";
@@ -23,7 +27,11 @@ describe("login throttle", () => {
   it("a correct login marks the browser as a known device", async () => {
     const res = await login(PASSWORD);
     expect(res.status).toBe(200);
-    knownDevice = res.headers.getSetCookie().find((c) => c.startsWith("dlg_device="))?.split(";")[0] ?? "";
+    knownDevice =
+      res.headers
+        .getSetCookie()
+        .find((c) => c.startsWith("dlg_device="))
+        ?.split(";")[0] ?? "";
     expect(knownDevice).toMatch(/^dlg_device=/);
   });
 

@@ -14,7 +14,12 @@ afterAll(async () => {
 });
 
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${harness.baseUrl}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body), redirect: "manual" });
+  fetch(`${harness.baseUrl}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+    redirect: "manual",
+  });
 
 function cookieOf(res: Response, name: string): string {
   const header = res.headers.getSetCookie().find((c) => c.startsWith(`${name}=`)) ?? "";

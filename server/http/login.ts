@@ -24,7 +24,8 @@ export interface LoginDeps {
 const MAX_LOGIN_BODY_BYTES = 10_000;
 
 /** Paths reachable without logging in: the login page and what it loads. */
-const PUBLIC_PATH = /^\/(login\/?|api\/login|api\/health|api\/auth\/state|_next\/static\/.*|theme-init\.js|icon\.svg|favicon\.ico|icon-(?:192|512)\.png|apple-touch-icon\.png|manifest\.webmanifest)$/;
+const PUBLIC_PATH =
+  /^\/(login\/?|api\/login|api\/health|api\/auth\/state|_next\/static\/.*|theme-init\.js|icon\.svg|favicon\.ico|icon-(?:192|512)\.png|apple-touch-icon\.png|manifest\.webmanifest)$/;
 
 function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | string[]> = {}): void {
   res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers });
@@ -39,7 +40,13 @@ function authCookie(value: string, maxAgeS: number, secure: boolean): string {
  * Returns true when the request was answered here (login/logout, or refused for lack of
  * a login); false when it may go on.
  */
-export async function gateRequest(req: IncomingMessage, res: ServerResponse, url: URL, cookies: Cookies, deps: LoginDeps): Promise<boolean> {
+export async function gateRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  cookies: Cookies,
+  deps: LoginDeps,
+): Promise<boolean> {
   const method = req.method ?? "GET";
   if (url.pathname === "/api/login" && method === "POST") {
     await login(req, res, cookies, deps);
@@ -63,7 +70,10 @@ export async function gateRequest(req: IncomingMessage, res: ServerResponse, url
   if (url.pathname.startsWith("/api/")) {
     json(res, 401, { error: { code: "unauthorized", message: "Log in first." } });
   } else {
-    res.writeHead(303, { location: `/login?next=${encodeURIComponent(safeNextPath(url.pathname + url.search))}`, "cache-control": "no-store" });
+    res.writeHead(303, {
+      location: `/login?next=${encodeURIComponent(safeNextPath(url.pathname + url.search))}`,
+      "cache-control": "no-store",
+    });
     res.end();
   }
   return true;
@@ -80,7 +90,12 @@ async function login(req: IncomingMessage, res: ServerResponse, cookies: Cookies
   if ("retryAfterMs" in attempt) {
     req.resume();
     const seconds = Math.ceil(attempt.retryAfterMs / 1000);
-    json(res, 429, { error: { code: "rate_limited", message: `Too many wrong passwords. Try again in ${seconds} s.` } }, { "retry-after": String(seconds) });
+    json(
+      res,
+      429,
+      { error: { code: "rate_limited", message: `Too many wrong passwords. Try again in ${seconds} s.` } },
+      { "retry-after": String(seconds) },
+    );
     return;
   }
   let password = "";

@@ -100,7 +100,13 @@ describe("SSO sign-in over OpenID Connect", () => {
       const started = await other.start();
       const back = await other.provider.signIn(started.location, "alice");
       expect((await other.callback(back.search.slice(1), started.cookie)).session).toBe("session-for-alice");
-      expect(other.signIns[0]?.identity).toEqual({ issuer: other.provider.issuer, subject: "alice", email: "alice@example.com", emailVerified: true, name: "Alice Liddell" });
+      expect(other.signIns[0]?.identity).toEqual({
+        issuer: other.provider.issuer,
+        subject: "alice",
+        email: "alice@example.com",
+        emailVerified: true,
+        name: "Alice Liddell",
+      });
     } finally {
       await other.close();
     }
@@ -235,7 +241,10 @@ describe("SSO with a provider that is down", () => {
         const started = await app2.start("/c/abc");
         expect(new URL(started.location).origin).toBe(provider.issuer);
         const back = await provider.signIn(started.location, "alice");
-        expect(await app2.callback(back.search.slice(1), started.cookie)).toMatchObject({ location: "/c/abc", session: "session-for-alice" });
+        expect(await app2.callback(back.search.slice(1), started.cookie)).toMatchObject({
+          location: "/c/abc",
+          session: "session-for-alice",
+        });
       } finally {
         await provider.close();
       }

@@ -51,7 +51,13 @@ export function failurePage(reason: SsoFailureReason): string {
  * The start must be a link, not a <form>: the CSP's `form-action 'self'` also covers the
  * redirects after a form submission, so Chromium would block the hop to the provider.
  */
-export async function handleOidc(req: IncomingMessage, res: ServerResponse, url: URL, cookies: Cookies, deps: OidcRouteDeps): Promise<boolean> {
+export async function handleOidc(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  cookies: Cookies,
+  deps: OidcRouteDeps,
+): Promise<boolean> {
   const start = url.pathname === ACCOUNT_ROUTES.ssoStart;
   if (!start && url.pathname !== ACCOUNT_ROUTES.ssoCallback) return false;
   if (req.method !== "GET") {
@@ -80,7 +86,14 @@ async function begin(res: ServerResponse, url: URL, oidc: OidcClient, deps: Oidc
   }
 }
 
-async function callback(req: IncomingMessage, res: ServerResponse, url: URL, cookies: Cookies, oidc: OidcClient, deps: OidcRouteDeps): Promise<void> {
+async function callback(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  cookies: Cookies,
+  oidc: OidcClient,
+  deps: OidcRouteDeps,
+): Promise<void> {
   // One attempt, one callback: the cookie goes whatever happens next.
   const clear = attemptCookie("", 0, deps.secureCookies);
   let outcome: Awaited<ReturnType<OidcClient["complete"]>>;
@@ -92,7 +105,10 @@ async function callback(req: IncomingMessage, res: ServerResponse, url: URL, coo
     redirect(res, failurePage(reason), [clear]);
     return;
   }
-  const meta = { userAgent: (req.headers["user-agent"] ?? "").slice(0, MAX_USER_AGENT_CHARS), address: req.socket.remoteAddress ?? "unknown" };
+  const meta = {
+    userAgent: (req.headers["user-agent"] ?? "").slice(0, MAX_USER_AGENT_CHARS),
+    address: req.socket.remoteAddress ?? "unknown",
+  };
   let result: Awaited<ReturnType<OidcRouteDeps["signIn"]>>;
   try {
     result = await deps.signIn(outcome.identity, meta);

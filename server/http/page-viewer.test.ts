@@ -37,7 +37,11 @@ function chatPage(): { handler: (req: IncomingMessage, res: ServerResponse) => P
   };
 }
 
-async function page(harness: Harness, path: string, headers: Record<string, string> = {}): Promise<{ status: number; initial: InitialChat | null | undefined }> {
+async function page(
+  harness: Harness,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; initial: InitialChat | null | undefined }> {
   const res = await fetch(`${harness.baseUrl}${path}`, { headers, redirect: "manual" });
   const body = await res.text();
   return { status: res.status, initial: res.status === 200 ? (JSON.parse(body) as InitialChat | null) : undefined };
@@ -146,17 +150,30 @@ describe("APP_PASSWORD", () => {
   const PASSWORD = "tide pools at dawn";
 
   beforeAll(async () => {
-    harness = await startHarness("page-viewer-password", { pageHandler: rendered.handler, password: PASSWORD, runner: fakeRunner(async () => undefined) });
+    harness = await startHarness("page-viewer-password", {
+      pageHandler: rendered.handler,
+      password: PASSWORD,
+      runner: fakeRunner(async () => undefined),
+    });
   });
   afterAll(async () => {
     await harness?.close();
   });
 
   it("without a login the page is never rendered; the login page gets no viewer, whatever the client sends; logged in, the owner's chat", async () => {
-    const login = await fetch(`${harness.baseUrl}/api/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ password: PASSWORD }) });
+    const login = await fetch(`${harness.baseUrl}/api/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ password: PASSWORD }),
+    });
     const auth = login.headers.getSetCookie()[0]!.split(";")[0]!;
     const first = await fetch(`${harness.baseUrl}/api/health`, { headers: { cookie: auth } });
-    const cookie = `${auth}; ${first.headers.getSetCookie().find((c) => c.startsWith("dlg_uid="))!.split(";")[0]}`;
+    const cookie = `${auth}; ${
+      first.headers
+        .getSetCookie()
+        .find((c) => c.startsWith("dlg_uid="))!
+        .split(";")[0]
+    }`;
     const socket = await harness.client(cookie);
     const created = await request(socket, "session:create", {});
     if (!created.ok) throw new Error(created.message);

@@ -32,7 +32,9 @@ describe("MCP_CONFIG_FILE at start", () => {
     const file = await configFile("mcp.yaml", "servers:\n  Bad Name:\n    command: x\n  web:\n    url: not-a-url\n");
     const start = () => buildRuntime(parseEnv({ MCP_CONFIG_FILE: file }), log);
     expect(start).toThrow(McpConfigError);
-    expect(start).toThrow(/Invalid MCP config .*mcp\.yaml:\n {2}servers\.Bad Name: a server name must be lowercase.*\n {2}servers\.web\.url: /s);
+    expect(start).toThrow(
+      /Invalid MCP config .*mcp\.yaml:\n {2}servers\.Bad Name: a server name must be lowercase.*\n {2}servers\.web\.url: /s,
+    );
   });
 
   it("starts the servers and reports them, with their tools, in app:info", async () => {

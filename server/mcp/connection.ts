@@ -36,7 +36,11 @@ const MAX_TOOLS_PER_SERVER = 1_000;
 
 // The SDK's own schemas reject a whole list for one bad tool; these keep the list and let adapt.ts judge each tool.
 const toolListSchema = z.looseObject({ tools: z.array(z.looseObject({})).default([]), nextCursor: z.string().optional() });
-const callResultSchema = z.looseObject({ content: z.unknown().optional(), structuredContent: z.unknown().optional(), isError: z.unknown().optional() });
+const callResultSchema = z.looseObject({
+  content: z.unknown().optional(),
+  structuredContent: z.unknown().optional(),
+  isError: z.unknown().optional(),
+});
 
 export interface ConnectionOptions {
   backoff?: Backoff;
@@ -112,7 +116,9 @@ export class McpConnection {
     const generation = this.generation;
     const label = `"${this.name}"`;
     if (!client || this.status !== "connected") {
-      throw new ToolError(`MCP server ${label} is not available (${this.status}${this.error ? `: ${this.error}` : ""}); "${toolName}" was not run.`);
+      throw new ToolError(
+        `MCP server ${label} is not available (${this.status}${this.error ? `: ${this.error}` : ""}); "${toolName}" was not run.`,
+      );
     }
     try {
       return await client.request({ method: "tools/call", params: { name: toolName, arguments: args } }, callResultSchema, {
@@ -125,7 +131,9 @@ export class McpConnection {
         throw new ToolError(`MCP server ${label} did not answer the call to "${toolName}" within ${seconds(this.config.timeoutMs)}.`);
       }
       if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
-        throw new ToolError(`MCP server ${label} closed the connection during the call to "${toolName}" (it stopped or crashed); it is being restarted.`);
+        throw new ToolError(
+          `MCP server ${label} closed the connection during the call to "${toolName}" (it stopped or crashed); it is being restarted.`,
+        );
       }
       // Over HTTP nothing closes when the server goes away; a failed request (not an MCP error answer) says so.
       if (!(error instanceof McpError) && this.config.transport === "http") this.lost(generation, message(error));
@@ -180,7 +188,9 @@ export class McpConnection {
     this.stderrTail = "";
     const delay = Math.min(this.backoff.maxMs, this.backoff.initialMs * 2 ** this.failures);
     this.failures++;
-    this.options.log?.warn(`MCP server "${this.name}" ${wasConnected ? "stopped" : "failed to connect"}; retrying in ${seconds(delay)}`, { error: this.error });
+    this.options.log?.warn(`MCP server "${this.name}" ${wasConnected ? "stopped" : "failed to connect"}; retrying in ${seconds(delay)}`, {
+      error: this.error,
+    });
     this.setStatus(wasConnected ? "restarting" : "failed");
     this.retryTimer = setTimeout(() => void this.connect(), delay);
     this.retryTimer.unref();
@@ -190,12 +200,16 @@ export class McpConnection {
     const listed: RawMcpTool[] = [];
     let cursor: string | undefined;
     do {
-      const page = await client.request({ method: "tools/list", params: cursor ? { cursor } : {} }, toolListSchema, { timeout: this.connectTimeoutMs });
+      const page = await client.request({ method: "tools/list", params: cursor ? { cursor } : {} }, toolListSchema, {
+        timeout: this.connectTimeoutMs,
+      });
       listed.push(...page.tools);
       cursor = page.nextCursor;
     } while (cursor && listed.length < MAX_TOOLS_PER_SERVER);
     if (generation !== this.generation) return;
-    const adapted = adaptMcpTools(this.config, listed.slice(0, MAX_TOOLS_PER_SERVER), (name, args, signal) => this.call(name, args, signal));
+    const adapted = adaptMcpTools(this.config, listed.slice(0, MAX_TOOLS_PER_SERVER), (name, args, signal) =>
+      this.call(name, args, signal),
+    );
     const warnings = adapted.warnings.join("\n");
     if (warnings && warnings !== this.lastWarnings) for (const w of adapted.warnings) this.options.log?.warn(w);
     this.lastWarnings = warnings;
@@ -208,7 +222,13 @@ export class McpConnection {
     if (config.transport === "http") {
       return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
     }
-    const transport = new StdioClientTransport({ command: config.command, args: config.args, env: config.env, cwd: config.cwd, stderr: "pipe" });
+    const transport = new StdioClientTransport({
+      command: config.command,
+      args: config.args,
+      env: config.env,
+      cwd: config.cwd,
+      stderr: "pipe",
+    });
     // Read stderr always (a full pipe would block the server) and keep its tail for the error message.
     transport.stderr?.on("data", (chunk: Buffer) => {
       this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL_CHARS);

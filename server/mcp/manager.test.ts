@@ -3,7 +3,16 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ToolError, type Tool } from "@/lib/tools/types";
-import { EVERYTHING, FILESYSTEM, HOSTILE, httpServer, startEverythingHttp, stdioServer, waitFor, type RunningHttpServer } from "@/test/support/mcp/servers";
+import {
+  EVERYTHING,
+  FILESYSTEM,
+  HOSTILE,
+  httpServer,
+  startEverythingHttp,
+  stdioServer,
+  waitFor,
+  type RunningHttpServer,
+} from "@/test/support/mcp/servers";
 import { createMcpManager, type McpManager } from "./manager";
 
 /** The MCP client manager against real MCP servers, started here. */
@@ -21,7 +30,13 @@ afterEach(async () => {
 const ctx = (signal = new AbortController().signal) => ({ workspaceDir: tmpdir(), signal });
 const tool = (m: McpManager, name: string): Tool => {
   const found = m.tools().find((t) => t.spec.name === name);
-  if (!found) throw new Error(`no tool ${name} among ${m.tools().map((t) => t.spec.name).join(", ")}`);
+  if (!found)
+    throw new Error(
+      `no tool ${name} among ${m
+        .tools()
+        .map((t) => t.spec.name)
+        .join(", ")}`,
+    );
   return found;
 };
 const failure = async (promise: Promise<unknown>): Promise<ToolError> => {
@@ -84,7 +99,10 @@ describe("MCP servers over stdio and Streamable HTTP", () => {
 
 describe("MCP servers that fail", () => {
   it("reports a server that cannot start as failed with its error, and offers none of its tools", async () => {
-    manager = createMcpManager([stdioServer("broken", ["-e", "process.stderr.write('boom: missing API key'); process.exit(2)"])], { log, backoff: { initialMs: 5_000, maxMs: 5_000 } });
+    manager = createMcpManager([stdioServer("broken", ["-e", "process.stderr.write('boom: missing API key'); process.exit(2)"])], {
+      log,
+      backoff: { initialMs: 5_000, maxMs: 5_000 },
+    });
     await manager.ready();
     const [info] = manager.servers();
     expect(info).toMatchObject({ name: "broken", status: "failed", tools: [] });
@@ -98,7 +116,9 @@ describe("MCP servers that fail", () => {
     for (let i = 0; i < 2; i++) {
       const crashed = await failure(tool(manager, "hostile.crash").run({}, ctx()));
       const at = Date.now();
-      expect(crashed.message).toBe('MCP server "hostile" closed the connection during the call to "crash" (it stopped or crashed); it is being restarted.');
+      expect(crashed.message).toBe(
+        'MCP server "hostile" closed the connection during the call to "crash" (it stopped or crashed); it is being restarted.',
+      );
       expect(manager.servers()[0]).toMatchObject({ status: "restarting", error: expect.stringContaining("crashing on purpose") });
       // While it is down, a call says so at once instead of waiting.
       const down = await failure(tool(manager, "hostile.echo").run({ text: "x" }, ctx()));

@@ -6,7 +6,12 @@ import { processInTurn } from "@/lib/turn/paths";
 import { fileReadTool } from "@/lib/tools";
 import { masterText, ofType, startTestTurn, tempWorkspace } from "@/test/support/agent/harness";
 import { EVERYTHING, HOSTILE, stdioServer } from "@/test/support/mcp/servers";
-import { scriptedReply, startScriptedOpenAIServer, type ScriptedOpenAIServer, type ScriptedRequest } from "@/test/support/model/scripted-openai-server";
+import {
+  scriptedReply,
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+  type ScriptedRequest,
+} from "@/test/support/model/scripted-openai-server";
 import { createMcpManager, type McpManager } from "./manager";
 
 /**
@@ -47,7 +52,8 @@ function script(agent: string, wireTool: string, toolArgs: unknown) {
   return (r: ScriptedRequest) => {
     const last = messages(r).at(-1)!;
     if (isMaster(r)) {
-      if (last.role !== "tool") return scriptedReply({ toolCalls: [{ id: "m1", name: "subagent", argumentChunks: args({ agent, task: "Use your MCP tool" }) }] });
+      if (last.role !== "tool")
+        return scriptedReply({ toolCalls: [{ id: "m1", name: "subagent", argumentChunks: args({ agent, task: "Use your MCP tool" }) }] });
       return scriptedReply({ text: ["Done."] });
     }
     if (last.role !== "tool") return scriptedReply({ toolCalls: [{ id: "s1", name: wireTool, argumentChunks: args(toolArgs) }] });
@@ -65,7 +71,12 @@ describe("MCP tools in the agent runtime", () => {
     ws = await tempWorkspace();
     const mcp = manager;
     const run = startTestTurn(
-      { model: model(openai.url), workspaceDir: ws.dir, tools: () => [fileReadTool, ...mcp.tools()], definitions: [definition("echoer", ["everything.*"])] },
+      {
+        model: model(openai.url),
+        workspaceDir: ws.dir,
+        tools: () => [fileReadTool, ...mcp.tools()],
+        definitions: [definition("echoer", ["everything.*"])],
+      },
       "Echo something",
     );
     const result = await run.result;
@@ -97,7 +108,10 @@ describe("MCP tools in the agent runtime", () => {
     ws = await tempWorkspace();
     const mcp = manager;
     const started = Date.now();
-    const run = startTestTurn({ model: model(openai.url), workspaceDir: ws.dir, tools: () => mcp.tools(), definitions: [definition("waiter", ["hostile.never"])] }, "Wait");
+    const run = startTestTurn(
+      { model: model(openai.url), workspaceDir: ws.dir, tools: () => mcp.tools(), definitions: [definition("waiter", ["hostile.never"])] },
+      "Wait",
+    );
     const result = await run.result;
     expect(result.status).toBe("completed");
     expect(Date.now() - started).toBeLessThan(5_000);

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JoinResult } from "@/lib/contracts";
 import { createOpenAIModel } from "@/lib/model/openai-adapter";
-import { scriptedError, scriptedReply, startScriptedOpenAIServer, type ScriptedOpenAIServer, type ScriptedRequest } from "@/test/support/model/scripted-openai-server";
+import {
+  scriptedError,
+  scriptedReply,
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+  type ScriptedRequest,
+} from "@/test/support/model/scripted-openai-server";
 import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness } from "@/test/support/server/app-harness";
 import { dataOf } from "@/test/support/turn/agent-data";
 
@@ -33,7 +39,6 @@ afterAll(async () => {
   await harness?.close();
   await model?.close();
 });
-
 
 describe("chat over Socket.IO", () => {
   it("streams a reply to every client watching the session and stores it", async () => {

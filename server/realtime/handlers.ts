@@ -88,7 +88,14 @@ export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
       return { runId };
     });
     onCommand(socket, "tool:decide", guard, async ({ sessionId, callId, runId, decision, reason }) => {
-      await sessions.command(userId, sessionId, { kind: "decide", callId, runId, approve: decision === "approve", by: userId, ...(reason !== undefined ? { reason } : {}) });
+      await sessions.command(userId, sessionId, {
+        kind: "decide",
+        callId,
+        runId,
+        approve: decision === "approve",
+        by: userId,
+        ...(reason !== undefined ? { reason } : {}),
+      });
       return { callId };
     });
     onCommand(socket, "session:page", guard, ({ before, limit }) => sessions.page(userId, before, limit));

@@ -6,7 +6,10 @@ import { runtimeWith, startHarness, type Harness } from "@/test/support/server/a
 /** The socket accepts the app's own origin (and configured proxies), never another site's. */
 let harness: Harness;
 beforeAll(async () => {
-  harness = await startHarness("origin", { runner: runtimeWith(createDemoModel({ chunkDelayMs: 0 })), allowedOrigins: "https://chat.example.org" });
+  harness = await startHarness("origin", {
+    runner: runtimeWith(createDemoModel({ chunkDelayMs: 0 })),
+    allowedOrigins: "https://chat.example.org",
+  });
 });
 afterAll(async () => {
   await harness?.close();
@@ -14,7 +17,12 @@ afterAll(async () => {
 
 function tryConnect(cookie: string, origin: string): Promise<"connected" | string> {
   return new Promise((resolve) => {
-    const socket = connect(harness.baseUrl, { transports: ["polling"], extraHeaders: { cookie, origin }, reconnection: false, forceNew: true });
+    const socket = connect(harness.baseUrl, {
+      transports: ["polling"],
+      extraHeaders: { cookie, origin },
+      reconnection: false,
+      forceNew: true,
+    });
     const done = (result: string) => {
       socket.disconnect();
       resolve(result);

@@ -29,7 +29,11 @@ describe("caps per person", () => {
   it("refuses a chat past the cap with limit_reached; someone else still creates", async () => {
     const socket = await harness.client(await harness.newCookie());
     for (let i = 0; i < 3; i++) await create(socket);
-    expect(await request(socket, "session:create", {})).toMatchObject({ ok: false, code: "limit_reached", message: expect.stringMatching(/3 chats/) });
+    expect(await request(socket, "session:create", {})).toMatchObject({
+      ok: false,
+      code: "limit_reached",
+      message: expect.stringMatching(/3 chats/),
+    });
     const other = await harness.client(await harness.newCookie());
     expect(await request(other, "session:create", {})).toMatchObject({ ok: true });
   });
@@ -51,7 +55,9 @@ describe("caps per person", () => {
     const socket = await harness.client(await harness.newCookie());
     const chats = [await create(socket), await create(socket), await create(socket)];
     for (const sessionId of chats.slice(0, 2)) {
-      expect(await request(socket, "turn:send", { sessionId, text: "Investigate the open bugs and the release plan" })).toMatchObject({ ok: true });
+      expect(await request(socket, "turn:send", { sessionId, text: "Investigate the open bugs and the release plan" })).toMatchObject({
+        ok: true,
+      });
     }
     const third = await request(socket, "turn:send", { sessionId: chats[2], text: "hello" });
     expect(third).toMatchObject({ ok: false, code: "limit_reached", message: expect.stringMatching(/2 turns running/) });

@@ -8,8 +8,7 @@ export type AppSocket = Socket<ClientToServerEvents, ServerToClientEvents, Clust
 
 export type CommandName = keyof ClientToServerEvents;
 export type CommandInput<K extends CommandName> = Parameters<ClientToServerEvents[K]>[0];
-export type CommandResult<K extends CommandName> =
-  Parameters<Parameters<ClientToServerEvents[K]>[1]>[0] extends Ack<infer T> ? T : never;
+export type CommandResult<K extends CommandName> = Parameters<Parameters<ClientToServerEvents[K]>[1]>[0] extends Ack<infer T> ? T : never;
 
 export const sessionRoom = (sessionId: string) => `session:${sessionId}`;
 export const userRoom = (userId: string) => `user:${userId}`;

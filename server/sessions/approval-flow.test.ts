@@ -21,7 +21,10 @@ let ws: Awaited<ReturnType<typeof tempWorkspace>>;
 const model = scriptedModel((req) => {
   const results = toolResults(req.messages);
   if (results.length > 0) return { text: `Result: ${results[0]!.content}` };
-  return { text: "Fixing the typo.", toolCalls: [{ id: "e1", name: "file_edit", args: { path: "notes.md", old_string: "tied", new_string: "tide" } }] };
+  return {
+    text: "Fixing the typo.",
+    toolCalls: [{ id: "e1", name: "file_edit", args: { path: "notes.md", old_string: "tied", new_string: "tide" } }],
+  };
 });
 
 beforeAll(async () => {
@@ -53,7 +56,13 @@ describe("approval through the server", () => {
     const refused = await request(stranger, "tool:decide", { sessionId, callId: "e1", decision: "approve" });
     expect(refused).toMatchObject({ ok: false, code: "not_found", message: "That chat does not exist." });
 
-    const decided = await request(secondTab, "tool:decide", { sessionId, callId: "e1", runId: null, decision: "deny", reason: "Keep the old spelling" });
+    const decided = await request(secondTab, "tool:decide", {
+      sessionId,
+      callId: "e1",
+      runId: null,
+      decision: "deny",
+      reason: "Keep the old spelling",
+    });
     expect(decided).toEqual({ ok: true, data: { callId: "e1" } });
     const ended = (events: SessionEvent[]) => events.some((e) => e.type === "turn:ended");
     await waitFor(() => ended(first) && ended(second), 10_000, "the turn end in both tabs");
@@ -78,7 +87,10 @@ describe("approval through the server", () => {
     const reload = await harness.client(cookie);
     const joined = await request(reload, "session:join", { sessionId });
     if (!joined.ok || joined.data.mode !== "snapshot") throw new Error("expected a snapshot");
-    expect(masterCall(joined.data.turns)).toMatchObject({ status: "error", approval: { state: "denied", denyReason: "Keep the old spelling", decidedBy } });
+    expect(masterCall(joined.data.turns)).toMatchObject({
+      status: "error",
+      approval: { state: "denied", denyReason: "Keep the old spelling", decidedBy },
+    });
     expect(await harness.store.loadHistory(sessionId)).toStrictEqual(joined.data.turns);
   });
 
@@ -107,6 +119,9 @@ describe("approval through the server", () => {
     const turn = joined.data.turns[0]!;
     expect(turn).toMatchObject({ status: "failed", error: expect.stringMatching(/restarted/) });
     expect(masterCall(joined.data.turns)).toMatchObject({ status: "error", approval: { state: "cancelled", note: GHOST_APPROVAL_NOTE } });
-    expect(await request(reload, "tool:decide", { sessionId, callId: "e1", decision: "approve" })).toMatchObject({ ok: false, code: "not_found" });
+    expect(await request(reload, "tool:decide", { sessionId, callId: "e1", decision: "approve" })).toMatchObject({
+      ok: false,
+      code: "not_found",
+    });
   });
 });

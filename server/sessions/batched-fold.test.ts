@@ -21,7 +21,11 @@ beforeAll(async () => {
 afterAll(() => db?.close());
 
 /** A turn whose subagent streams `tokens` tokens (answer and reasoning, steps 0 and 1), calling `check` after each stretch of `every`. */
-async function streamWithChecks(tokens: number, every: number, check: (drone: DroneSession, runnerTurn: ChatTurn, relayed: SessionEvent[]) => Promise<void>) {
+async function streamWithChecks(
+  tokens: number,
+  every: number,
+  check: (drone: DroneSession, runnerTurn: ChatTurn, relayed: SessionEvent[]) => Promise<void>,
+) {
   const { sessionId } = await store.createSession("owner-1");
   const relayed: SessionEvent[] = [];
   let checks = 0;
@@ -36,14 +40,25 @@ async function streamWithChecks(tokens: number, every: number, check: (drone: Dr
       const text = `w${i} `;
       turn.publish({ type: "subagent_data", ...ref, data: { kind, step, offset: offsets[slot]!, text } });
       offsets[slot]! += text.length;
-      if (i % 10 === 9) turn.publish({ type: "turn:data", turnId: turn.turnId, runId: null, data: { kind: "token", step: 0, offset: (i - 9) / 10, text: "." } });
+      if (i % 10 === 9)
+        turn.publish({
+          type: "turn:data",
+          turnId: turn.turnId,
+          runId: null,
+          data: { kind: "token", step: 0, offset: (i - 9) / 10, text: "." },
+        });
       if ((i + 1) % every === 0) {
         await check(drone!, turn.turn(), relayed);
         checks++;
       }
     }
     turn.publish({ type: "subagent_completed", ...ref, response: "done", stats: turn.stats, endReason: "completed", endedAt: turn.at });
-    turn.publish({ type: "turn:data", turnId: turn.turnId, runId: null, data: { kind: "tool_result", callId: "c1", response: "done", responseSize: 4, status: "success" } });
+    turn.publish({
+      type: "turn:data",
+      turnId: turn.turnId,
+      runId: null,
+      data: { kind: "tool_result", callId: "c1", response: "done", responseSize: 4, status: "success" },
+    });
   });
   drone = await DroneSession.open({ store, sessionId, title: "t", runner, relay: (event) => relayed.push(event), flushMs: 5 });
   const turnId = await drone.startTurn("go");

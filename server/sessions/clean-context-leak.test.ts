@@ -7,7 +7,12 @@ import { MASTER_PROMPT_MARKER } from "@/lib/agent/prompts";
 import type { SessionEvent } from "@/lib/contracts";
 import { createOpenAIModel } from "@/lib/model/openai-adapter";
 import { processInTurn } from "@/lib/turn/paths";
-import { scriptedReply, startScriptedOpenAIServer, type ScriptedOpenAIServer, type ScriptedRequest } from "@/test/support/model/scripted-openai-server";
+import {
+  scriptedReply,
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+  type ScriptedRequest,
+} from "@/test/support/model/scripted-openai-server";
 import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness } from "@/test/support/server/app-harness";
 import { dataOf } from "@/test/support/turn/agent-data";
 
@@ -37,7 +42,8 @@ function handler(r: ScriptedRequest) {
   const messages = messagesOf(r);
   const last = messages.at(-1)!;
   if (isMaster(r)) {
-    if (last.role === "tool" && last.tool_call_id === "m_notes") return scriptedReply({ reasoning: [`${THINK}_STEP_1`], text: ["The notes say nothing."] });
+    if (last.role === "tool" && last.tool_call_id === "m_notes")
+      return scriptedReply({ reasoning: [`${THINK}_STEP_1`], text: ["The notes say nothing."] });
     if (last.role === "tool") return scriptedReply({ text: ["Both helpers reported."] });
     if (String(last.content).startsWith("Ponder")) {
       return scriptedReply({
@@ -170,7 +176,9 @@ describe("clean context through the HTTP adapter, the server, MongoDB and a rest
     expect(resultFields(a!)).toEqual(["tag", "status", "condensation", "blank", "answer", "blank", "footerRule", "footer"]);
     expect(a).toContain(`\n\n${ANSWER_A}\n\n---\n`);
     expect(resultFields(b!)).toEqual(["tag", "status", "error", "condensation", "blank", "answer", "blank", "footerRule", "footer"]);
-    expect(b).toContain("Status: Failed\nError: Reached its limit of 3 steps without a final answer.\nCondensation: Level 1 (passthrough)\n\n(no answer)\n");
+    expect(b).toContain(
+      "Status: Failed\nError: Reached its limit of 3 steps without a final answer.\nCondensation: Level 1 (passthrough)\n\n(no answer)\n",
+    );
   });
 
   it("no master request ever holds the master's own reasoning, though it is streamed and stored", async () => {
@@ -179,7 +187,11 @@ describe("clean context through the HTTP adapter, the server, MongoDB and a rest
     const live = await runTurn(harness, cookie, sessionId, "Ponder the notes");
 
     // The master's reasoning was streamed and stored with its steps…
-    expect(dataOf(live, "thinking", "master").map((d) => d.text).join("")).toBe(`${THINK}_STEP_0 which notes?${THINK}_STEP_1`);
+    expect(
+      dataOf(live, "thinking", "master")
+        .map((d) => d.text)
+        .join(""),
+    ).toBe(`${THINK}_STEP_0 which notes?${THINK}_STEP_1`);
     await (await harness.app.registry.peek(sessionId))?.drain();
     const [stored] = await harness.store.loadHistory(sessionId);
     expect(stored!.steps.map((s) => s.thinking)).toEqual([`${THINK}_STEP_0 which notes?`, `${THINK}_STEP_1`]);

@@ -44,13 +44,23 @@ describe("database outage during a turn", () => {
 
     await mongo.stop();
     const tokensBefore = events.filter((e) => (e.type === "turn:data" && e.data.kind === "token") || e.type === "subagent_data").length;
-    await waitFor(() => events.filter((e) => (e.type === "turn:data" && e.data.kind === "token") || e.type === "subagent_data").length > tokensBefore + 5, 20_000, "streaming to go on without the database");
+    await waitFor(
+      () =>
+        events.filter((e) => (e.type === "turn:data" && e.data.kind === "token") || e.type === "subagent_data").length > tokensBefore + 5,
+      20_000,
+      "streaming to go on without the database",
+    );
 
     await waitFor(() => events.some((e) => e.type === "turn:ended"), 60_000, "the turn to end without the database");
     const ended = events.find((e) => e.type === "turn:ended");
     expect(ended?.type === "turn:ended" && ended.status).toBe("completed");
     await new Promise((r) => setTimeout(r, 150_000));
-    expect(await harness.store.loadHistory(sessionId).then(() => "up", () => "down")).toBe("down");
+    expect(
+      await harness.store.loadHistory(sessionId).then(
+        () => "up",
+        () => "down",
+      ),
+    ).toBe("down");
 
     mongo = await startMongoJavaServer({ h2File: path.join(dir, "db.mv"), port });
 

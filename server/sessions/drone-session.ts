@@ -1,4 +1,14 @@
-import { AppError, TURN_PAGE_SIZE, isDataEvent, type AgentEvent, type ChatTurn, type RunCommand, type JoinResult, type RetryStarted, type SessionEvent } from "@/lib/contracts";
+import {
+  AppError,
+  TURN_PAGE_SIZE,
+  isDataEvent,
+  type AgentEvent,
+  type ChatTurn,
+  type RunCommand,
+  type JoinResult,
+  type RetryStarted,
+  type SessionEvent,
+} from "@/lib/contracts";
 import type { TurnRetry } from "@/lib/agent/retry";
 import { planRetry } from "@/lib/agent/retry-plan";
 import { findRun } from "@/lib/turn/retries";
@@ -25,7 +35,13 @@ export interface DroneCluster {
    * it renewed until `release`; `previousSeq` is where the chat's numbering stands (null:
    * never leased, numbers must start past every block reserved so far).
    */
-  claim(sessionId: string, turnId: string, ownerId: string, currentSeq: () => number, lost: () => void): Promise<{ previousSeq: number | null; release(seq: number): Promise<void> }>;
+  claim(
+    sessionId: string,
+    turnId: string,
+    ownerId: string,
+    currentSeq: () => number,
+    lost: () => void,
+  ): Promise<{ previousSeq: number | null; release(seq: number): Promise<void> }>;
   publish(event: SessionEvent): void;
 }
 
@@ -165,11 +181,20 @@ export class DroneSession {
       throw error;
     }
     slot.handle = handle;
-    slot.finished = handle.done.then(() => undefined, () => undefined).then(async () => {
-      // Cluster: the next holder loads the history from MongoDB, so it is all there first.
-      if (lease) await this.drain().then(() => lease.release(this.seq), () => lease.release(this.seq));
-      if (this.active === slot) this.active = undefined;
-    });
+    slot.finished = handle.done
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .then(async () => {
+        // Cluster: the next holder loads the history from MongoDB, so it is all there first.
+        if (lease)
+          await this.drain().then(
+            () => lease.release(this.seq),
+            () => lease.release(this.seq),
+          );
+        if (this.active === slot) this.active = undefined;
+      });
     return turnId;
   }
 
@@ -189,7 +214,10 @@ export class DroneSession {
         return this.control(this.active?.handle?.kill(command.runId), `Run ${command.runId} is not running.`);
       case "decide": {
         const decision = { approve: command.approve, by: command.by, ...(command.reason !== undefined ? { reason: command.reason } : {}) };
-        return this.control(this.active?.handle?.decide?.(command.callId, command.runId, decision), `No approval is waiting for call ${command.callId}.`);
+        return this.control(
+          this.active?.handle?.decide?.(command.callId, command.runId, decision),
+          `No approval is waiting for call ${command.callId}.`,
+        );
       }
       case "retry":
         return this.retry(command.runId, command.task, claim, ownerId);
@@ -221,7 +249,8 @@ export class DroneSession {
     if (active) {
       const result = active.handle?.retry?.(runId, task);
       if (result?.ok) return { mode: "in_turn", turnId: active.turnId, runId: result.runId };
-      if (result && result.reason !== "not_found") throw new AppError(result.reason === "already_read" ? "busy" : "bad_request", result.message);
+      if (result && result.reason !== "not_found")
+        throw new AppError(result.reason === "already_read" ? "busy" : "bad_request", result.message);
       if (findRun(await this.history(), runId)) {
         throw new AppError("busy", "A turn is running in this chat. Retry this run when it has finished, or stop it first.");
       }
@@ -242,7 +271,10 @@ export class DroneSession {
    * send the missed events and join the room before any later event is relayed: nothing
    * falls between, nothing arrives out of order.
    */
-  async join(lastSeq: number | undefined, subscribe: (missed: SessionEvent[] | null, seq: number) => void = () => undefined): Promise<JoinResult> {
+  async join(
+    lastSeq: number | undefined,
+    subscribe: (missed: SessionEvent[] | null, seq: number) => void = () => undefined,
+  ): Promise<JoinResult> {
     if (lastSeq !== undefined && this.canReplayFrom(lastSeq)) {
       subscribe(this.eventsAfter(lastSeq), this.seq);
       return { mode: "replay", sessionId: this.sessionId, seq: this.seq };
@@ -379,7 +411,8 @@ export class DroneSession {
    */
   adopt(snapshot: MirrorSnapshot): void {
     this.foldUnfolded();
-    for (const [turnId, turn] of this.liveTurns) if (turn.status === "running" && turnId !== snapshot.turn?.turnId) this.liveTurns.delete(turnId);
+    for (const [turnId, turn] of this.liveTurns)
+      if (turn.status === "running" && turnId !== snapshot.turn?.turnId) this.liveTurns.delete(turnId);
     if (snapshot.turn) this.liveTurns.set(snapshot.turn.turnId, snapshot.turn);
     this.seq = Math.max(0, snapshot.seq);
     this.replay = new ReplayWindow(REPLAY_LIMIT);
@@ -495,7 +528,8 @@ export class DroneSession {
   private nextSeq(): number {
     this.seq += 1;
     if (this.seqLimit - this.seq < SEQ_BLOCK / 2 && !this.reserving) {
-      this.reserving = this.deps.store.reserveSeqBlock(this.sessionId, SEQ_BLOCK)
+      this.reserving = this.deps.store
+        .reserveSeqBlock(this.sessionId, SEQ_BLOCK)
         .then((start) => {
           // Numbers below the newest reservation were never handed out by another process.
           this.seqLimit = start + SEQ_BLOCK;
@@ -523,7 +557,8 @@ export class DroneSession {
     const oneLine = prompt.replace(/\s+/g, " ").trim();
     const title = oneLine.length > TITLE_CHARS ? `${oneLine.slice(0, TITLE_CHARS - 1)}…` : oneLine;
     this.title = title;
-    void this.deps.store.touchSession(this.sessionId, title)
+    void this.deps.store
+      .touchSession(this.sessionId, title)
       .then(() => this.deps.onTitleChanged?.(title))
       .catch((error: unknown) => this.deps.log?.warn("could not save the title", { error: String(error) }));
   }

@@ -38,7 +38,12 @@ function hugeTurnRunner(): TurnRunner {
         const ref = { turnId, runId: `${turnId}-r1`, parentRunId: null, depth: 1 };
         const events: AgentEvent[] = [
           { type: "turn:started", turnId, prompt: input.prompt, createdAt: at },
-          { type: "turn:data", turnId, runId: null, data: { kind: "tool_call", step: 0, callId: "c1", name: "subagent", parameters: "{}" } },
+          {
+            type: "turn:data",
+            turnId,
+            runId: null,
+            data: { kind: "tool_call", step: 0, callId: "c1", name: "subagent", parameters: "{}" },
+          },
           { type: "subagent_started", ...ref, callId: "c1", name: "explore", task: "t", prompt: "p", startedAt: at },
         ];
         let turn = turnFromStart(events[0] as Extract<AgentEvent, { type: "turn:started" }>, input.sessionId);
@@ -55,8 +60,20 @@ function hugeTurnRunner(): TurnRunner {
           if (offset % 2_000_000 === 0) await new Promise((r) => setTimeout(r, 10));
         }
         const stats = emptyStats();
-        publish({ type: "subagent_completed", ...ref, response: PIECE.repeat(ANSWER_CHARS / PIECE.length), stats, endReason: "completed", endedAt: at });
-        publish({ type: "turn:data", turnId, runId: null, data: { kind: "tool_result", callId: "c1", response: "clean", responseSize: 5, status: "success" } });
+        publish({
+          type: "subagent_completed",
+          ...ref,
+          response: PIECE.repeat(ANSWER_CHARS / PIECE.length),
+          stats,
+          endReason: "completed",
+          endedAt: at,
+        });
+        publish({
+          type: "turn:data",
+          turnId,
+          runId: null,
+          data: { kind: "tool_result", callId: "c1", response: "clean", responseSize: 5, status: "success" },
+        });
         publish({ type: "turn:ended", turnId, status: "completed", stats, endedAt: at });
         return { status: "completed", stats, turn };
       })();
@@ -81,7 +98,8 @@ describe("a 21 MB answer", () => {
 
     let largest = 0;
     for (const model of [models.Turn, models.SubagentRun, models.TextChunk]) {
-      for (const doc of await (model as typeof models.Turn).find({ sessionId }).lean()) largest = Math.max(largest, mongoose.mongo.BSON.calculateObjectSize(doc));
+      for (const doc of await (model as typeof models.Turn).find({ sessionId }).lean())
+        largest = Math.max(largest, mongoose.mongo.BSON.calculateObjectSize(doc));
     }
     expect(largest).toBeLessThan(4 * 1024 * 1024);
   }, 120_000);

@@ -6,7 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChatTurn, JoinResult } from "@/lib/contracts";
 import { MASTER_PROMPT_MARKER } from "@/lib/agent/prompts";
 import { createOpenAIModel } from "@/lib/model/openai-adapter";
-import { scriptedReply, startScriptedOpenAIServer, type ScriptedOpenAIServer, type ScriptedRequest } from "@/test/support/model/scripted-openai-server";
+import {
+  scriptedReply,
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+  type ScriptedRequest,
+} from "@/test/support/model/scripted-openai-server";
 import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness } from "@/test/support/server/app-harness";
 
 /**
@@ -63,7 +68,16 @@ beforeAll(async () => {
   harness = await startHarness("largeturn", {
     runner: runtimeWith(chat, {
       workspaceDir: workspace,
-      limits: { maxSpawnDepth: 3, maxChildrenPerAgent: 5, maxResultTokens: 4000, subagentTimeoutMs: 120_000, maxSteps: 10, contextTokens: 50_000_000, resultFooter: true, turnTimeoutMs: 600_000 },
+      limits: {
+        maxSpawnDepth: 3,
+        maxChildrenPerAgent: 5,
+        maxResultTokens: 4000,
+        subagentTimeoutMs: 120_000,
+        maxSteps: 10,
+        contextTokens: 50_000_000,
+        resultFooter: true,
+        turnTimeoutMs: 600_000,
+      },
     }),
   });
 }, 60_000);
@@ -94,7 +108,8 @@ describe("a 50 MB turn", () => {
     const { BSON } = mongoose.mongo;
     let largest = 0;
     for (const Model of Object.values(harness.models)) {
-      for (const doc of await (Model as typeof harness.models.Turn).find({ sessionId }).lean()) largest = Math.max(largest, BSON.calculateObjectSize(doc));
+      for (const doc of await (Model as typeof harness.models.Turn).find({ sessionId }).lean())
+        largest = Math.max(largest, BSON.calculateObjectSize(doc));
     }
     expect(largest).toBeLessThan(BSON_LIMIT / 4);
 

@@ -37,7 +37,12 @@ function scriptedRunner(): TurnRunner {
     await resume;
     await stream(after);
     publish({ type: "subagent_completed", ...ref, response: "tok ".repeat(sent), stats, endReason: "completed", endedAt: at });
-    publish({ type: "turn:data", turnId, runId: null, data: { kind: "tool_result", callId: "c1", response: "watched", responseSize: 7, status: "success" } });
+    publish({
+      type: "turn:data",
+      turnId,
+      runId: null,
+      data: { kind: "tool_result", callId: "c1", response: "watched", responseSize: 7, status: "success" },
+    });
     publish({ type: "turn:data", turnId, runId: null, data: { kind: "token", step: 1, offset: 0, text: "Done." } });
   });
 }
@@ -57,7 +62,10 @@ async function dropAndRejoin(missed: number) {
   const { cookie, socket, sessionId } = await openSession(harness);
   const seen = recordEvents(socket);
   const joined = await request(socket, "session:join", { sessionId });
-  let state: SessionState = sessionReducer(initialSessionState(sessionId), { type: "joined", result: (joined as { data: JoinResult }).data });
+  let state: SessionState = sessionReducer(initialSessionState(sessionId), {
+    type: "joined",
+    result: (joined as { data: JoinResult }).data,
+  });
   await request(socket, "turn:send", { sessionId, text: "Stream while I am away" });
   await waitFor(() => seen.filter((e) => e.type === "subagent_data").length >= 20, 10_000, "the first tokens");
 

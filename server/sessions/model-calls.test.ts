@@ -2,7 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MASTER_PROMPT_MARKER } from "@/lib/agent/prompts";
 import type { ModelCallRecord, ModelCallSummary, SessionEvent } from "@/lib/contracts";
 import { createOpenAIModel } from "@/lib/model/openai-adapter";
-import { scriptedReply, startScriptedOpenAIServer, type ScriptedOpenAIServer, type ScriptedRequest } from "@/test/support/model/scripted-openai-server";
+import {
+  scriptedReply,
+  startScriptedOpenAIServer,
+  type ScriptedOpenAIServer,
+  type ScriptedRequest,
+} from "@/test/support/model/scripted-openai-server";
 import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness } from "@/test/support/server/app-harness";
 
 /**
@@ -12,7 +17,12 @@ import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor,
  * server received.
  */
 
-type WireMessage = { role: string; content: string | null; tool_call_id?: string; tool_calls?: { id: string; function: { name: string } }[] };
+type WireMessage = {
+  role: string;
+  content: string | null;
+  tool_call_id?: string;
+  tool_calls?: { id: string; function: { name: string } }[];
+};
 const messagesOf = (r: ScriptedRequest): WireMessage[] => r.body.messages;
 const isMaster = (r: ScriptedRequest) => String(messagesOf(r)[0]?.content ?? "").startsWith(MASTER_PROMPT_MARKER);
 
@@ -20,7 +30,8 @@ function handler(r: ScriptedRequest) {
   const messages = messagesOf(r);
   const last = messages.at(-1)!;
   if (isMaster(r)) {
-    if (last.role === "tool") return scriptedReply({ text: ["The helper found: ", "42."], usage: { promptTokens: 120, completionTokens: 6 } });
+    if (last.role === "tool")
+      return scriptedReply({ text: ["The helper found: ", "42."], usage: { promptTokens: 120, completionTokens: 6 } });
     return scriptedReply({
       text: ["Asking a helper. "],
       toolCalls: [{ id: "m_1", name: "subagent", argumentChunks: [JSON.stringify({ agent: "explore", task: "find the answer" })] }],
@@ -28,7 +39,11 @@ function handler(r: ScriptedRequest) {
     });
   }
   const steps = messages.filter((m) => m.role === "assistant").length;
-  if (steps < 2) return scriptedReply({ text: [`Looking (step ${steps}). `], toolCalls: [{ id: `l_${steps}`, name: "list_files", argumentChunks: ["{}"] }] });
+  if (steps < 2)
+    return scriptedReply({
+      text: [`Looking (step ${steps}). `],
+      toolCalls: [{ id: `l_${steps}`, name: "list_files", argumentChunks: ["{}"] }],
+    });
   return scriptedReply({ text: ["The answer is 42."] });
 }
 
@@ -85,10 +100,16 @@ describe("model-call records through the server", () => {
       const whole = await getJson(`/api/sessions/${sessionId}/model-calls/${call.callId}`, cookie);
       expect(whole.status).toBe(200);
       const record = whole.body.call!;
-      const match = wire.find((r) => JSON.stringify(messagesOf(r).map((m) => [m.role, m.content ?? ""])) === JSON.stringify(record.request.messages.map((m) => [m.role, m.content])));
+      const match = wire.find(
+        (r) =>
+          JSON.stringify(messagesOf(r).map((m) => [m.role, m.content ?? ""])) ===
+          JSON.stringify(record.request.messages.map((m) => [m.role, m.content])),
+      );
       expect(match, `call ${call.runId ?? "master"}#${call.index} matches a request on the wire`).toBeDefined();
       expect(messagesOf(match!).map((m) => m.tool_call_id ?? null)).toEqual(record.request.messages.map((m) => m.toolCallId ?? null));
-      expect((match!.body.tools ?? []).map((t: { function: { name: string } }) => t.function.name).sort()).toEqual(record.request.tools.map((t) => t.name).sort());
+      expect((match!.body.tools ?? []).map((t: { function: { name: string } }) => t.function.name).sort()).toEqual(
+        record.request.tools.map((t) => t.name).sort(),
+      );
     }
     const last = (await getJson(`/api/sessions/${sessionId}/model-calls/${master[1]!.callId}`, cookie)).body.call!;
     expect(last.response.text).toBe("The helper found: 42.");

@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { initialSessionState, sessionReducer, type SessionState } from "@/lib/chat/session-state";
 import { TURN_PAGE_SIZE, type ChatTurn, type JoinResult, type SessionEvent, type TurnPage } from "@/lib/contracts";
 import { generateHistory, insertHistory } from "@/bench/seed-session";
-import { openSession, recordEvents, request, startHarness, waitFor, type Harness, type TestClient } from "@/test/support/server/app-harness";
+import {
+  openSession,
+  recordEvents,
+  request,
+  startHarness,
+  waitFor,
+  type Harness,
+  type TestClient,
+} from "@/test/support/server/app-harness";
 import { fakeRunner } from "@/test/support/turn/fake-runner";
 import { dataOf } from "@/test/support/turn/agent-data";
 

@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest";
 import type { SessionEvent } from "@/lib/contracts";
 import { ReplayWindow } from "./replay-window";
 
-const event = (seq: number): SessionEvent => ({ type: "turn:data", turnId: "t1", runId: null, data: { kind: "token", step: 0, offset: seq, text: "x" }, sessionId: "s1", seq });
+const event = (seq: number): SessionEvent => ({
+  type: "turn:data",
+  turnId: "t1",
+  runId: null,
+  data: { kind: "token", step: 0, offset: seq, text: "x" },
+  sessionId: "s1",
+  seq,
+});
 const seqs = (events: SessionEvent[]) => events.map((e) => e.seq);
 
 describe("the replay window", () => {

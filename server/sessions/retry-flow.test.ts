@@ -56,8 +56,6 @@ afterAll(async () => {
   await harness?.close();
 });
 
-
-
 const endedTurns = (events: SessionEvent[]) => events.filter((e) => e.type === "turn:ended").length;
 const started = (events: SessionEvent[], task: string) =>
   events.flatMap((e) => (e.type === "subagent_started" && e.task === task ? [e.runId] : []));
@@ -96,7 +94,11 @@ describe("retry through the server", () => {
     expect(answer).toContain("beta done");
     expect(answer).not.toMatch(/killed/i);
     expect(answer).not.toContain("ALPHA_INTERNALS");
-    const children = model.requests.slice(before).filter((r) => !isMaster(r)).map(taskOf).sort();
+    const children = model.requests
+      .slice(before)
+      .filter((r) => !isMaster(r))
+      .map(taskOf)
+      .sort();
     expect(children).toEqual(["alpha", "alpha again", "beta"]);
 
     expect(retriedAs(stored).get(killed)).toBe(retried);
@@ -180,11 +182,18 @@ describe("retry through the server", () => {
 
     closeBeta();
     const others = [await openSession(harness, cookie), await openSession(harness, cookie)];
-    for (const other of others) expect(await request(other.socket, "turn:send", { sessionId: other.sessionId, text: "beta" })).toMatchObject({ ok: true });
-    expect(await request(socket, "subagent:retry", { sessionId, runId: killed, task: "alpha again" })).toMatchObject({ ok: false, code: "limit_reached" });
+    for (const other of others)
+      expect(await request(other.socket, "turn:send", { sessionId: other.sessionId, text: "beta" })).toMatchObject({ ok: true });
+    expect(await request(socket, "subagent:retry", { sessionId, runId: killed, task: "alpha again" })).toMatchObject({
+      ok: false,
+      code: "limit_reached",
+    });
     openBeta();
     for (const other of others) await (await harness.app.registry.peek(other.sessionId))?.settled();
-    expect(await request(socket, "subagent:retry", { sessionId, runId: killed, task: "alpha again" })).toMatchObject({ ok: true, data: { mode: "new_turn" } });
+    expect(await request(socket, "subagent:retry", { sessionId, runId: killed, task: "alpha again" })).toMatchObject({
+      ok: true,
+      data: { mode: "new_turn" },
+    });
     await waitFor(() => endedTurns(view.events) === 2, 20_000, "retry turn end");
   });
 });

@@ -1,4 +1,19 @@
-import { AppError, SESSION_PAGE_SIZE, TURN_PAGE_SIZE, type SearchResults, type SessionCursor, type SessionPage, type JoinResult, type ModelCallRecord, type ModelCallSummary, type RetryStarted, type RunCommand, type SessionEvent, type SessionSummary, type TurnPage } from "@/lib/contracts";
+import {
+  AppError,
+  SESSION_PAGE_SIZE,
+  TURN_PAGE_SIZE,
+  type SearchResults,
+  type SessionCursor,
+  type SessionPage,
+  type JoinResult,
+  type ModelCallRecord,
+  type ModelCallSummary,
+  type RetryStarted,
+  type RunCommand,
+  type SessionEvent,
+  type SessionSummary,
+  type TurnPage,
+} from "@/lib/contracts";
 import type { ChatStore } from "@/server/data/store";
 import { exportSession, type ExportFormat, type SessionExport } from "@/server/export/session-export";
 import { importSessionFile, parseSessionFile } from "@/server/export/session-import";
@@ -72,7 +87,10 @@ export class SessionService {
   async create(userId: string, title?: string): Promise<SessionSummary> {
     const session = await this.creates.run(userId, async () => {
       if ((await this.deps.store.countSessions(userId)) >= this.limits.chats) {
-        throw new AppError("limit_reached", `You have ${this.limits.chats} chats, the most one person can keep. Delete some to start a new one.`);
+        throw new AppError(
+          "limit_reached",
+          `You have ${this.limits.chats} chats, the most one person can keep. Delete some to start a new one.`,
+        );
       }
       return this.deps.store.createSession(userId, title);
     });
@@ -97,7 +115,12 @@ export class SessionService {
   }
 
   /** See `DroneSession.join`: `subscribe` runs in the same step the state is read. */
-  async join(userId: string, sessionId: string, lastSeq: number | undefined, subscribe?: (missed: SessionEvent[] | null, seq: number) => void): Promise<JoinResult> {
+  async join(
+    userId: string,
+    sessionId: string,
+    lastSeq: number | undefined,
+    subscribe?: (missed: SessionEvent[] | null, seq: number) => void,
+  ): Promise<JoinResult> {
     return (await this.open(userId, sessionId)).join(lastSeq, subscribe);
   }
 
@@ -112,7 +135,10 @@ export class SessionService {
     await this.checkClusterCaps(userId);
     // Counted and claimed in one synchronous step (startTurn claims its slot before it awaits).
     if (this.deps.registry.runningTurns(userId) >= this.limits.runningTurns) {
-      throw new AppError("limit_reached", `You have ${this.limits.runningTurns} turns running in other chats; wait for one to finish or stop it.`);
+      throw new AppError(
+        "limit_reached",
+        `You have ${this.limits.runningTurns} turns running in other chats; wait for one to finish or stop it.`,
+      );
     }
     const turnId = await session.startTurn(text, userId);
     this.deps.onSessionsChanged(userId);
@@ -139,7 +165,10 @@ export class SessionService {
   /** The same cap as `send`, for a retry that starts a turn. */
   private checkRunningTurns(userId: string): void {
     if (this.deps.registry.runningTurns(userId) >= this.limits.runningTurns) {
-      throw new AppError("limit_reached", `You have ${this.limits.runningTurns} turns running in other chats; wait for one to finish or stop it.`);
+      throw new AppError(
+        "limit_reached",
+        `You have ${this.limits.runningTurns} turns running in other chats; wait for one to finish or stop it.`,
+      );
     }
   }
 
@@ -160,7 +189,10 @@ export class SessionService {
   private async checkClusterCaps(userId: string): Promise<void> {
     if (!this.deps.registry.accepting) throw new AppError("unavailable", "This server is restarting; send again in a moment.");
     if (this.deps.cluster && (await this.deps.cluster.countRunning(userId)) >= this.limits.runningTurns) {
-      throw new AppError("limit_reached", `You have ${this.limits.runningTurns} turns running in other chats; wait for one to finish or stop it.`);
+      throw new AppError(
+        "limit_reached",
+        `You have ${this.limits.runningTurns} turns running in other chats; wait for one to finish or stop it.`,
+      );
     }
   }
 

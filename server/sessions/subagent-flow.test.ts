@@ -21,9 +21,6 @@ afterAll(async () => {
   await harness?.close();
 });
 
-
-
-
 const ended = (events: SessionEvent[]) => events.some((e) => e.type === "turn:ended");
 
 describe("subagents through the server", () => {
@@ -132,8 +129,30 @@ describe("ghost sweep", () => {
     const { cookie, sessionId } = await openSession(harness);
     const now = new Date();
     await harness.models.Turn.create({ _id: "ghostTurn1", sessionId: sessionId, prompt: "p", status: "running" });
-    await harness.models.ToolCall.create({ _id: "ghostTurn1:m:c1", sessionId: sessionId, turnId: "ghostTurn1", runId: null, callId: "c1", order: 0, name: "subagent", parameters: "{}", status: "running", step: 0 });
-    await harness.models.SubagentRun.create({ _id: "ghostRun1", sessionId: sessionId, turnId: "ghostTurn1", callId: "c1", parentRunId: null, depth: 1, name: "explore", task: "t", status: "running", startedAt: now });
+    await harness.models.ToolCall.create({
+      _id: "ghostTurn1:m:c1",
+      sessionId: sessionId,
+      turnId: "ghostTurn1",
+      runId: null,
+      callId: "c1",
+      order: 0,
+      name: "subagent",
+      parameters: "{}",
+      status: "running",
+      step: 0,
+    });
+    await harness.models.SubagentRun.create({
+      _id: "ghostRun1",
+      sessionId: sessionId,
+      turnId: "ghostTurn1",
+      callId: "c1",
+      parentRunId: null,
+      depth: 1,
+      name: "explore",
+      task: "t",
+      status: "running",
+      startedAt: now,
+    });
 
     const swept = await harness.store.ghostSweep();
     expect(swept).toMatchObject({ turns: 1, runs: 1, calls: 1 });

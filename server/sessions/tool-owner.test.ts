@@ -10,7 +10,11 @@ import { openSession, request, runtimeWith, startHarness, waitFor, type Harness 
  */
 const seen: { prompt: string; ownerId: string | undefined }[] = [];
 const whoami: Tool<{ tag: string }> = {
-  spec: { name: "whoami", description: "Records who the call is for.", parameters: { type: "object", properties: { tag: { type: "string" } } } },
+  spec: {
+    name: "whoami",
+    description: "Records who the call is for.",
+    parameters: { type: "object", properties: { tag: { type: "string" } } },
+  },
   parse: (args) => args as { tag: string },
   run: async (args, context) => {
     seen.push({ prompt: args.tag, ownerId: context.ownerId });
@@ -50,7 +54,11 @@ describe("the person a tool call is for", () => {
     const ann = await openSession(harness);
     const annAgain = await openSession(harness, ann.cookie);
     const bob = await openSession(harness);
-    for (const [who, { socket, sessionId }] of [["ann", ann], ["ann-2", annAgain], ["bob", bob]] as const) {
+    for (const [who, { socket, sessionId }] of [
+      ["ann", ann],
+      ["ann-2", annAgain],
+      ["bob", bob],
+    ] as const) {
       const sent = await request(socket, "turn:send", { sessionId, text: who });
       expect(sent.ok).toBe(true);
     }

@@ -56,7 +56,13 @@ afterAll(() => clients.forEach((c) => c.disconnect()));
 
 /** A viewer's share socket; rejects with the handshake's refusal. */
 function viewer(token: string, cookie = ""): Promise<ShareClient> {
-  const socket: ShareClient = connect(`${harness.baseUrl}${SHARE_NAMESPACE}`, { auth: { token }, transports: ["websocket"], extraHeaders: cookie ? { cookie } : {}, reconnection: false, forceNew: true });
+  const socket: ShareClient = connect(`${harness.baseUrl}${SHARE_NAMESPACE}`, {
+    auth: { token },
+    transports: ["websocket"],
+    extraHeaders: cookie ? { cookie } : {},
+    reconnection: false,
+    forceNew: true,
+  });
   clients.push(socket);
   return new Promise((resolve, reject) => {
     socket.once("connect", () => resolve(socket));
@@ -65,7 +71,9 @@ function viewer(token: string, cookie = ""): Promise<ShareClient> {
 }
 
 function ask<T>(socket: ShareClient, name: string, input: unknown): Promise<Ack<T>> {
-  return new Promise((resolve) => (socket.emit as unknown as (n: string, i: unknown, cb: (a: Ack<T>) => void) => void)(name, input, resolve));
+  return new Promise((resolve) =>
+    (socket.emit as unknown as (n: string, i: unknown, cb: (a: Ack<T>) => void) => void)(name, input, resolve),
+  );
 }
 
 async function finishedTurn(socket: Awaited<ReturnType<typeof ownerWithChat>>["socket"], sessionId: string) {
@@ -99,7 +107,10 @@ describe("creating and opening a share link", () => {
     const without = await createLink(jar, sessionId, {});
 
     const view = await viewer(withInspector.token);
-    const joined = await ask<{ chat: { sessionId: string; inspector: boolean }; join: { mode: string; turns: { turnId: string; steps: { toolCalls: { callId: string }[] }[] }[] } }>(view, "share:join", {});
+    const joined = await ask<{
+      chat: { sessionId: string; inspector: boolean };
+      join: { mode: string; turns: { turnId: string; steps: { toolCalls: { callId: string }[] }[] }[] };
+    }>(view, "share:join", {});
     expect(joined.ok).toBe(true);
     if (!joined.ok) return;
     expect(joined.data.chat).toMatchObject({ sessionId, inspector: true });
@@ -107,7 +118,9 @@ describe("creating and opening a share link", () => {
     expect(joined.data.join.turns.map((t) => t.turnId)).toEqual([turnId]);
 
     const call = joined.data.join.turns[0]!.steps.flatMap((s) => s.toolCalls)[0]!;
-    const output = await fetch(`${harness.baseUrl}${SHARE_ROUTES.viewerApi(withInspector.token)}/tool-calls/${encodeURIComponent(call.callId)}?turn=${turnId}`);
+    const output = await fetch(
+      `${harness.baseUrl}${SHARE_ROUTES.viewerApi(withInspector.token)}/tool-calls/${encodeURIComponent(call.callId)}?turn=${turnId}`,
+    );
     expect(output.status).toBe(200);
     expect(((await output.json()) as { response: string }).response.length).toBeGreaterThan(0);
 
@@ -245,7 +258,10 @@ describe("share management by a stranger", () => {
 describe("with APP_PASSWORD set", () => {
   let locked: Harness;
   beforeAll(async () => {
-    locked = await startHarness("share-links-password", { runner: runtimeWith(createDemoModel({ chunkDelayMs: 0 })), password: "open sesame" });
+    locked = await startHarness("share-links-password", {
+      runner: runtimeWith(createDemoModel({ chunkDelayMs: 0 })),
+      password: "open sesame",
+    });
   });
   afterAll(async () => {
     await locked?.close();
@@ -259,7 +275,13 @@ describe("with APP_PASSWORD set", () => {
   }
   const viewerOn = (token: string, cookie = "") =>
     new Promise<ShareClient>((resolve, reject) => {
-      const socket: ShareClient = connect(`${locked.baseUrl}${SHARE_NAMESPACE}`, { auth: { token }, transports: ["websocket"], extraHeaders: cookie ? { cookie } : {}, reconnection: false, forceNew: true });
+      const socket: ShareClient = connect(`${locked.baseUrl}${SHARE_NAMESPACE}`, {
+        auth: { token },
+        transports: ["websocket"],
+        extraHeaders: cookie ? { cookie } : {},
+        reconnection: false,
+        forceNew: true,
+      });
       clients.push(socket);
       socket.once("connect", () => resolve(socket));
       socket.once("connect_error", reject);
@@ -321,7 +343,13 @@ describe("with accounts (AUTH_MODE=open)", () => {
   }
   const viewerOn = (token: string, cookie = "") =>
     new Promise<ShareClient>((resolve, reject) => {
-      const socket: ShareClient = connect(`${accounts.baseUrl}${SHARE_NAMESPACE}`, { auth: { token }, transports: ["websocket"], extraHeaders: cookie ? { cookie } : {}, reconnection: false, forceNew: true });
+      const socket: ShareClient = connect(`${accounts.baseUrl}${SHARE_NAMESPACE}`, {
+        auth: { token },
+        transports: ["websocket"],
+        extraHeaders: cookie ? { cookie } : {},
+        reconnection: false,
+        forceNew: true,
+      });
       clients.push(socket);
       socket.once("connect", () => resolve(socket));
       socket.once("connect_error", reject);

@@ -23,7 +23,17 @@ export interface ShareHttpDeps {
   log?: Pick<Logger, "error">;
 }
 
-const STATUS: Record<ErrorCode, number> = { bad_request: 400, unauthorized: 401, not_found: 404, too_large: 413, rate_limited: 429, busy: 409, limit_reached: 429, unavailable: 503, internal: 500 };
+const STATUS: Record<ErrorCode, number> = {
+  bad_request: 400,
+  unauthorized: 401,
+  not_found: 404,
+  too_large: 413,
+  rate_limited: 429,
+  busy: 409,
+  limit_reached: 429,
+  unavailable: 503,
+  internal: 500,
+};
 const MAX_BODY_BYTES = 10_000;
 
 const LINKS_PATH = /^\/api\/sessions\/([A-Za-z0-9_-]{1,64})\/shares$/;
@@ -36,13 +46,20 @@ const VIEWER_CALL = /^\/model-calls\/([A-Za-z0-9_-]{1,100})$/;
 export const SHARE_PAGE_PATH = /^\/s\/([^/]{1,200})\/?$/;
 
 /** The owner's routes; false when the path is not one of them. */
-export async function handleShareOwnerApi(req: IncomingMessage, res: ServerResponse, url: URL, userId: string, deps: ShareHttpDeps): Promise<boolean> {
+export async function handleShareOwnerApi(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  userId: string,
+  deps: ShareHttpDeps,
+): Promise<boolean> {
   const links = LINKS_PATH.exec(url.pathname);
   const revoke = REVOKE_PATH.exec(url.pathname);
   if (!links && !revoke) return false;
   const method = req.method ?? "GET";
   await answer(req, res, url, deps, async () => {
-    if (method !== "GET" && !originAllowed(req, deps.allowedOrigins)) throw new AppError("unauthorized", "Cross-site requests are not allowed.");
+    if (method !== "GET" && !originAllowed(req, deps.allowedOrigins))
+      throw new AppError("unauthorized", "Cross-site requests are not allowed.");
     if (links && method === "GET") {
       req.resume();
       return { links: await deps.shares.list(userId, links[1]!) };
@@ -65,7 +82,12 @@ export async function handleShareOwnerApi(req: IncomingMessage, res: ServerRespo
  * The viewer's side: answers `/api/shared/…`; for the page, says whether it may be served
  * ("page") or was answered here (a redirect to sign in). Anything else: "pass".
  */
-export async function handleShareViewer(req: IncomingMessage, res: ServerResponse, url: URL, deps: ShareHttpDeps): Promise<"answered" | "page" | "pass"> {
+export async function handleShareViewer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  deps: ShareHttpDeps,
+): Promise<"answered" | "page" | "pass"> {
   const page = SHARE_PAGE_PATH.exec(url.pathname);
   if (page) {
     let link: ResolvedShare | null = null;
@@ -120,7 +142,11 @@ function parseBody(text: string) {
   const parsed = shareCreateBody.safeParse(raw);
   if (!parsed.success) {
     const issues = describeIssues(parsed.error.issues);
-    throw new AppError("bad_request", `Invalid share link: ${issues[0]?.path ? `${issues[0].path} ` : ""}${issues[0]?.message ?? ""}`.trim(), issues);
+    throw new AppError(
+      "bad_request",
+      `Invalid share link: ${issues[0]?.path ? `${issues[0].path} ` : ""}${issues[0]?.message ?? ""}`.trim(),
+      issues,
+    );
   }
   return parsed.data;
 }
@@ -133,14 +159,21 @@ function decode(part: string): string {
   }
 }
 
-async function answer(req: IncomingMessage, res: ServerResponse, url: URL, deps: ShareHttpDeps, act: () => Promise<unknown>): Promise<void> {
+async function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  deps: ShareHttpDeps,
+  act: () => Promise<unknown>,
+): Promise<void> {
   let status = 200;
   let body: unknown;
   try {
     body = await act();
   } catch (error) {
     const known = toAppError(error);
-    if (!known) deps.log?.error("share request failed", { path: url.pathname, error: error instanceof Error ? error.stack : String(error) });
+    if (!known)
+      deps.log?.error("share request failed", { path: url.pathname, error: error instanceof Error ? error.stack : String(error) });
     const e = known ?? new AppError("internal", "Something went wrong on the server; nothing was changed.");
     status = STATUS[e.code];
     body = { error: { code: e.code, message: e.message, ...(e.issues ? { issues: e.issues } : {}) } };

@@ -1,4 +1,12 @@
-import { AppError, SHARE_EXPIRY_MS, SHARE_ROUTES, type SessionSummary, type ShareCreate, type ShareCreated, type ShareLinkView } from "@/lib/contracts";
+import {
+  AppError,
+  SHARE_EXPIRY_MS,
+  SHARE_ROUTES,
+  type SessionSummary,
+  type ShareCreate,
+  type ShareCreated,
+  type ShareLinkView,
+} from "@/lib/contracts";
 import type { Models } from "@/models";
 import type { ShareLinkRecord } from "@/models/share-link";
 import { newPublicId, newToken, TOKEN_PATTERN, tokenDigest } from "@/server/accounts/tokens";

@@ -162,12 +162,19 @@ function onShareCommand<K extends ShareCommand>(
     const ack = typeof args.at(-1) === "function" ? (args.at(-1) as (r: Ack<Result<K>>) => void) : undefined;
     const inputs = ack ? args.slice(0, -1) : args;
     if (!ack) return;
-    if (inputs.length > 1) return ack({ ok: false, code: "bad_request", message: `Invalid ${name} request: send one input object and an acknowledgement.` });
-    if (!limiter.take()) return ack({ ok: false, code: "rate_limited", message: "Too many requests; slow down and try again in a moment." });
+    if (inputs.length > 1)
+      return ack({ ok: false, code: "bad_request", message: `Invalid ${name} request: send one input object and an acknowledgement.` });
+    if (!limiter.take())
+      return ack({ ok: false, code: "rate_limited", message: "Too many requests; slow down and try again in a moment." });
     const parsed = shareCommandSchemas[name].safeParse(inputs.length === 0 ? {} : inputs[0]);
     if (!parsed.success) {
       const issues = describeIssues(parsed.error.issues);
-      return ack({ ok: false, code: "bad_request", message: `Invalid ${name} request: ${issues[0]?.path ?? ""} ${issues[0]?.message ?? ""}`.trim(), issues });
+      return ack({
+        ok: false,
+        code: "bad_request",
+        message: `Invalid ${name} request: ${issues[0]?.path ?? ""} ${issues[0]?.message ?? ""}`.trim(),
+        issues,
+      });
     }
     handler(parsed.data as Input<K>).then(
       (data) => ack({ ok: true, data }),

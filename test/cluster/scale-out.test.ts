@@ -2,7 +2,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { request } from "@/test/support/server/live-app";
 import { testDatabaseUri } from "@/test/support/server/database";
 import { startCluster, type Cluster, type ClusterNode } from "@/test/support/cluster/cluster";
-import { createChat, lastTurnEnded, newIdentity, openStoredView, openViewer, publishedSeqs, runsOf, seqIntegrity, type StoredView, type Viewer } from "@/test/support/cluster/viewer";
+import {
+  createChat,
+  lastTurnEnded,
+  newIdentity,
+  openStoredView,
+  openViewer,
+  publishedSeqs,
+  runsOf,
+  seqIntegrity,
+  type StoredView,
+  type Viewer,
+} from "@/test/support/cluster/viewer";
 
 /**
  * Scale-out at the process level: three real app processes (`tsx server/index.ts`, the
@@ -77,14 +88,18 @@ const withLogs = async <T>(work: () => Promise<T>): Promise<T> => {
 describe("three app processes on one Redis and one database", () => {
   it("each process answers health with its own instance id, Redis up and the database up", async () => {
     const answers = await Promise.all(cluster.nodes.map((n) => n.health()));
-    expect(answers).toEqual(cluster.nodes.map((n) => expect.objectContaining({ ok: true, database: "up", instance: n.instanceId, redis: "up" })));
+    expect(answers).toEqual(
+      cluster.nodes.map((n) => expect.objectContaining({ ok: true, database: "up", instance: n.instanceId, redis: "up" })),
+    );
   });
 
   it("a viewer on b sees the turn a runs, live and in order, and ends with the stored turn", { timeout: 90_000 }, () =>
     withLogs(async () => {
       const a = cluster.node("a");
       const b = cluster.node("b");
-      const { viewers: [onA, onB] } = await chatWatchedFrom(a, [a, b]);
+      const {
+        viewers: [onA, onB],
+      } = await chatWatchedFrom(a, [a, b]);
       await send(onA!);
       // Live: b sees the subagents while they run, not only the end.
       await onB!.waitFor("running subagent", (s) => runsOf(s.turns.at(-1)).some((r) => r.status === "running"), 20_000);
@@ -100,18 +115,26 @@ describe("three app processes on one Redis and one database", () => {
       expect(onB!.events.map((e) => e.seq)).toEqual([...onB!.events.map((e) => e.seq)].sort((x, y) => x - y));
       await expectConverged(onB!);
       await expectConverged(onA!);
-    }));
+    }),
+  );
 
   it("steer and kill sent to b reach the subagents a runs, and both viewers see them", { timeout: 90_000 }, () =>
     withLogs(async () => {
       const a = cluster.node("a");
       const b = cluster.node("b");
-      const { viewers: [onA, onB] } = await chatWatchedFrom(a, [a, b]);
+      const {
+        viewers: [onA, onB],
+      } = await chatWatchedFrom(a, [a, b]);
       await send(onA!);
       await onB!.waitFor("two running subagents", (s) => runsOf(s.turns.at(-1)).filter((r) => r.status === "running").length === 2, 20_000);
       const [first, second] = runsOf(onB!.state().turns.at(-1));
 
-      const steered = await request(onB!.socket, "subagent:steer", { sessionId: onB!.sessionId, runId: first!.runId, message: "Also look at the changelog" }, 10_000);
+      const steered = await request(
+        onB!.socket,
+        "subagent:steer",
+        { sessionId: onB!.sessionId, runId: first!.runId, message: "Also look at the changelog" },
+        10_000,
+      );
       expect(steered, "steer through b").toEqual({ ok: true, data: { runId: first!.runId } });
       const killed = await request(onB!.socket, "subagent:kill", { sessionId: onB!.sessionId, runId: second!.runId }, 10_000);
       expect(killed, "kill through b").toEqual({ ok: true, data: { runId: second!.runId } });
@@ -120,18 +143,29 @@ describe("three app processes on one Redis and one database", () => {
       await onA!.waitFor("end of the turn", lastTurnEnded, 10_000);
       for (const viewer of [onA!, onB!]) {
         const runs = runsOf(viewer.state().turns.at(-1));
-        expect(runs.find((r) => r.runId === first!.runId)?.steering?.map((s) => s.message), viewer.label).toEqual(["Also look at the changelog"]);
-        expect(runs.find((r) => r.runId === second!.runId), viewer.label).toMatchObject({ status: "error", endReason: "killed" });
+        expect(
+          runs.find((r) => r.runId === first!.runId)?.steering?.map((s) => s.message),
+          viewer.label,
+        ).toEqual(["Also look at the changelog"]);
+        expect(
+          runs.find((r) => r.runId === second!.runId),
+          viewer.label,
+        ).toMatchObject({ status: "error", endReason: "killed" });
         await expectConverged(viewer);
       }
-    }));
+    }),
+  );
 
   it("two sends to one chat on a and c at once: one turn runs, the other sender is told busy", { timeout: 90_000 }, () =>
     withLogs(async () => {
       const a = cluster.node("a");
       const c = cluster.node("c");
-      const { viewers: [onA, onC] } = await chatWatchedFrom(a, [a, c]);
-      const acks = await Promise.all([onA!, onC!].map((v) => request(v.socket, "turn:send", { sessionId: v.sessionId, text: PROMPT }, 15_000)));
+      const {
+        viewers: [onA, onC],
+      } = await chatWatchedFrom(a, [a, c]);
+      const acks = await Promise.all(
+        [onA!, onC!].map((v) => request(v.socket, "turn:send", { sessionId: v.sessionId, text: PROMPT }, 15_000)),
+      );
       const won = acks.filter((ack) => ack.ok);
       const refused = acks.filter((ack) => !ack.ok);
       expect(won, JSON.stringify(acks)).toHaveLength(1);
@@ -143,7 +177,8 @@ describe("three app processes on one Redis and one database", () => {
       expect(await stored.turns(onC!.sessionId)).toHaveLength(1);
       await expectConverged(onA!);
       await expectConverged(onC!);
-    }));
+    }),
+  );
 
   it("a Redis restart mid-turn loses nothing: the turn completes and every viewer converges after rejoining", { timeout: 120_000 }, () =>
     withLogs(async () => {
@@ -172,12 +207,15 @@ describe("three app processes on one Redis and one database", () => {
         expect(seqIntegrity(viewer, publishedSeqs(watching)).duplicated, viewer.label).toBe(0);
         await expectConverged(viewer);
       }
-    }));
+    }),
+  );
 
   it("SIGTERM of c with a turn running: it ends the turn, says so to every viewer, releases the chat and exits", { timeout: 90_000 }, () =>
     withLogs(async () => {
       const [a, b, c] = [cluster.node("a"), cluster.node("b"), cluster.node("c")];
-      const { viewers: [onC, onA, onB] } = await chatWatchedFrom(c, [c, a, b]);
+      const {
+        viewers: [onC, onA, onB],
+      } = await chatWatchedFrom(c, [c, a, b]);
       await send(onC!);
       await onA!.waitFor("a running subagent", (s) => runsOf(s.turns.at(-1)).some((r) => r.status === "running"), 20_000);
 
@@ -192,7 +230,10 @@ describe("three app processes on one Redis and one database", () => {
         await viewer.waitFor("end of the turn", lastTurnEnded, 10_000);
         const turn = viewer.state().turns.at(-1)!;
         expect(turn.status, viewer.label).toBe("cancelled");
-        expect(runsOf(turn).every((r) => r.status !== "running"), viewer.label).toBe(true);
+        expect(
+          runsOf(turn).every((r) => r.status !== "running"),
+          viewer.label,
+        ).toBe(true);
         await expectConverged(viewer);
       }
       expect(onC!.state().turns.at(-1)!.status).toBe("cancelled");
@@ -200,15 +241,20 @@ describe("three app processes on one Redis and one database", () => {
       await send(onB!, "hello");
       await onB!.waitFor("end of the next turn", (s) => s.turns.length === 2 && lastTurnEnded(s), TURN_MS);
       expect(onB!.state().turns.at(-1)!.status).toBe("completed");
-    }));
+    }),
+  );
 
   it("SIGKILL of the owner mid-turn: another process sweeps it within the lease time and every viewer converges", { timeout: 90_000 }, () =>
     withLogs(async () => {
       const [a, b] = [cluster.node("a"), cluster.node("b")];
-      const { viewers: [onA, onB] } = await chatWatchedFrom(a, [a, b]);
+      const {
+        viewers: [onA, onB],
+      } = await chatWatchedFrom(a, [a, b]);
       await send(onA!);
       await onB!.waitFor("a running subagent", (s) => runsOf(s.turns.at(-1)).some((r) => r.status === "running"), 20_000);
-      const runningAtKill = runsOf(onB!.state().turns.at(-1)).filter((r) => r.status === "running").map((r) => r.runId);
+      const runningAtKill = runsOf(onB!.state().turns.at(-1))
+        .filter((r) => r.status === "running")
+        .map((r) => r.runId);
 
       await a.kill();
       const killedAt = Date.now();
@@ -238,5 +284,6 @@ describe("three app processes on one Redis and one database", () => {
       await send(onB!, "hello");
       await onB!.waitFor("end of the next turn", (s) => s.turns.length === 2 && lastTurnEnded(s), TURN_MS);
       expect(onB!.state().turns.at(-1)!.status).toBe("completed");
-    }));
+    }),
+  );
 });

@@ -24,7 +24,11 @@ export interface AccountsHostileServer {
 }
 
 export async function startAccountsHostileServer(label: string): Promise<AccountsHostileServer> {
-  const harness = await startHarness(label, { runner: runtimeWith(createDemoModel({ chunkDelayMs: 0 })), authMode: "open", accountThrottle: createLoginThrottle({ maxFailures: 10_000 }) });
+  const harness = await startHarness(label, {
+    runner: runtimeWith(createDemoModel({ chunkDelayMs: 0 })),
+    authMode: "open",
+    accountThrottle: createLoginThrottle({ maxFailures: 10_000 }),
+  });
   const jar = () => new CookieJar(harness.baseUrl);
   const signUp = async (email: string, password = "some passphrase") => {
     const j = jar();

@@ -35,7 +35,9 @@ describe("expand", () => {
   });
 
   it("fills known placeholders and leaves others", () => {
-    expect(expand({ "{session}": "/api/sessions/{session}/{unknown}" }, { session: "abc" })).toEqual({ abc: "/api/sessions/abc/{unknown}" });
+    expect(expand({ "{session}": "/api/sessions/{session}/{unknown}" }, { session: "abc" })).toEqual({
+      abc: "/api/sessions/abc/{unknown}",
+    });
   });
 
   it("refuses a descriptor that would build an absurd value", () => {
@@ -49,14 +51,24 @@ describe("the hostile corpus", () => {
   const sizes = Object.fromEntries(files.map((f) => [f, loadCorpus(f).cases.length]));
 
   it("holds at least 200 cases across its files, each file described", () => {
-    expect(files).toEqual(expect.arrayContaining(["socket-commands.json", "http-requests.json", "socket-flood.json", "file-tools.json", "url-fetch.json", "render.json"]));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        "socket-commands.json",
+        "http-requests.json",
+        "socket-flood.json",
+        "file-tools.json",
+        "url-fetch.json",
+        "render.json",
+      ]),
+    );
     expect(Object.values(sizes).reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(200);
     for (const f of files) expect(loadCorpus(f).description.length, f).toBeGreaterThan(50);
   });
 
   it("names an expected outcome for every case", () => {
-    for (const f of files) for (const c of loadCorpus<{ id: string; expect?: unknown; expectText?: string; expectToolText?: string }>(f).cases) {
-      expect(c.expect ?? c.expectText ?? c.expectToolText, `${f} ${c.id}`).toBeTruthy();
-    }
+    for (const f of files)
+      for (const c of loadCorpus<{ id: string; expect?: unknown; expectText?: string; expectToolText?: string }>(f).cases) {
+        expect(c.expect ?? c.expectText ?? c.expectToolText, `${f} ${c.id}`).toBeTruthy();
+      }
   });
 });

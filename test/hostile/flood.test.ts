@@ -30,7 +30,10 @@ interface FloodCase {
      * reconnecting refilled breaks it by a whole burst).
      */
     bucketOverPrevious?: { burst: number; perSecond: number };
-    servedCode?: string; limitedMessageMatches: string; createdEqualsServed?: boolean };
+    servedCode?: string;
+    limitedMessageMatches: string;
+    createdEqualsServed?: boolean;
+  };
 }
 
 const corpus = loadCorpus<FloodCase>("socket-flood.json");

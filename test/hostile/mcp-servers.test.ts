@@ -49,8 +49,10 @@ describe("hostile MCP servers: the tool list agents get", () => {
     if (want.noneMatch) expect(names.filter((n) => new RegExp(want.noneMatch!).test(n))).toEqual([]);
     for (const [n, count] of Object.entries(want.count ?? {})) expect(names.filter((x) => x === n)).toHaveLength(count);
     if (want.maxNameLength) expect(Math.max(...names.map((n) => n.length))).toBeLessThanOrEqual(want.maxNameLength);
-    for (const [n, schema] of Object.entries(want.schemas ?? {})) expect(tools().find((t) => t.spec.name === n)?.spec.parameters).toEqual(schema);
-    for (const [n, text] of Object.entries(want.descriptions ?? {})) expect(tools().find((t) => t.spec.name === n)?.spec.description).toBe(text);
+    for (const [n, schema] of Object.entries(want.schemas ?? {}))
+      expect(tools().find((t) => t.spec.name === n)?.spec.parameters).toEqual(schema);
+    for (const [n, text] of Object.entries(want.descriptions ?? {}))
+      expect(tools().find((t) => t.spec.name === n)?.spec.description).toBe(text);
   });
 });
 

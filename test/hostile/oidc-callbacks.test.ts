@@ -105,6 +105,11 @@ describe("hostile SSO callbacks", () => {
   it("the genuine answer still signs in after all that (the control)", async () => {
     const started = await app.start("/c/ok");
     const back = await app.provider.signIn(started.location, "alice");
-    expect(await app.callback(back.search.slice(1), started.cookie)).toEqual({ status: 302, location: "/c/ok", session: "session-for-alice", attemptCleared: true });
+    expect(await app.callback(back.search.slice(1), started.cookie)).toEqual({
+      status: 302,
+      location: "/c/ok",
+      session: "session-for-alice",
+      attemptCleared: true,
+    });
   });
 });

@@ -1,6 +1,12 @@
 import { io as connect, type Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SHARE_NAMESPACE, shareCommandSchemas, type Ack, type ShareClientToServerEvents, type ShareServerToClientEvents } from "@/lib/contracts";
+import {
+  SHARE_NAMESPACE,
+  shareCommandSchemas,
+  type Ack,
+  type ShareClientToServerEvents,
+  type ShareServerToClientEvents,
+} from "@/lib/contracts";
 import { expand, label, loadCorpus, type Vars } from "./corpus";
 import { checkHttpReply, sendHttpCase, type HttpCase } from "./http-cases";
 import { prototypePolluted, startHostileServer, type HostileServer } from "./hostile-server";
@@ -11,7 +17,17 @@ import { prototypePolluted, startHostileServer, type HostileServer } from "./hos
  * expired tokens one not_found; a share socket refuses every command but its two reads.
  * After all of it, the bystander's link still works and nobody else's chat was touched.
  */
-type ShareCase = ({ kind: "http" } & HttpCase) | { kind: "socket"; id: string; note?: string; token: unknown; command?: string; input?: unknown; expect: { handshake?: string; ack?: { ok: boolean; code?: string; messageMatches?: string } } };
+type ShareCase =
+  | ({ kind: "http" } & HttpCase)
+  | {
+      kind: "socket";
+      id: string;
+      note?: string;
+      token: unknown;
+      command?: string;
+      input?: unknown;
+      expect: { handshake?: string; ack?: { ok: boolean; code?: string; messageMatches?: string } };
+    };
 type ShareClient = Socket<ShareServerToClientEvents, ShareClientToServerEvents>;
 
 const corpus = loadCorpus<ShareCase>("share-links.json");
@@ -23,14 +39,21 @@ beforeAll(async () => {
   server = await startHostileServer("hostile_share");
   const shares = server.harness.app.shares!;
   const foreignOwner = (await server.harness.models.Session.findById(server.vars.foreign).lean<{ ownerId: string }>())!.ownerId;
-  const link = (options: { expiresIn?: "1d" | "never" } = {}) => shares.create(foreignOwner, server.vars.foreign, { expiresIn: options.expiresIn ?? "never", inspector: false, public: false });
+  const link = (options: { expiresIn?: "1d" | "never" } = {}) =>
+    shares.create(foreignOwner, server.vars.foreign, { expiresIn: options.expiresIn ?? "never", inspector: false, public: false });
   const token = (path: string) => path.slice("/s/".length);
   const live = await link();
   const revoked = await link();
   await shares.revoke(foreignOwner, server.vars.foreign, revoked.link.linkId);
   const expired = await link({ expiresIn: "1d" });
   await server.harness.models.ShareLink.updateOne({ linkId: expired.link.linkId }, { $set: { expiresAt: new Date(Date.now() - 1000) } });
-  vars = { ...server.vars, foreignLink: live.link.linkId, shareToken: token(live.path), revokedToken: token(revoked.path), expiredToken: token(expired.path) };
+  vars = {
+    ...server.vars,
+    foreignLink: live.link.linkId,
+    shareToken: token(live.path),
+    revokedToken: token(revoked.path),
+    expiredToken: token(expired.path),
+  };
 });
 afterAll(async () => {
   sockets.forEach((s) => s.disconnect());
@@ -38,7 +61,13 @@ afterAll(async () => {
 });
 
 function open(token: unknown): Promise<{ socket: ShareClient } | { refused: string }> {
-  const socket: ShareClient = connect(`${server.harness.baseUrl}${SHARE_NAMESPACE}`, { auth: { token }, transports: ["websocket"], extraHeaders: { cookie: server.attackerCookie }, reconnection: false, forceNew: true });
+  const socket: ShareClient = connect(`${server.harness.baseUrl}${SHARE_NAMESPACE}`, {
+    auth: { token },
+    transports: ["websocket"],
+    extraHeaders: { cookie: server.attackerCookie },
+    reconnection: false,
+    forceNew: true,
+  });
   sockets.push(socket);
   return new Promise((resolve) => {
     socket.once("connect", () => resolve({ socket }));
@@ -69,10 +98,14 @@ describe("hostile share requests", () => {
     if (!("socket" in opened)) throw new Error(`${c.id}: refused: ${opened.refused}`);
     const ack = await new Promise<Ack<unknown>>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`${c.id}: no answer`)), 10_000);
-      (opened.socket.emit as unknown as (n: string, i: unknown, cb: (a: Ack<unknown>) => void) => void)(c.command!, expand(c.input, vars), (a) => {
-        clearTimeout(timer);
-        resolve(a);
-      });
+      (opened.socket.emit as unknown as (n: string, i: unknown, cb: (a: Ack<unknown>) => void) => void)(
+        c.command!,
+        expand(c.input, vars),
+        (a) => {
+          clearTimeout(timer);
+          resolve(a);
+        },
+      );
     });
     const want = c.expect.ack!;
     expect(ack.ok, `${c.id}: ${JSON.stringify(ack).slice(0, 300)}`).toBe(want.ok);

@@ -109,7 +109,9 @@ export function checkOutcome(c: SocketCase, outcome: Outcome): unknown {
     expect(ack.code, `${c.id}: never an internal error`).not.toBe("internal");
     if (want.ack!.code) expect(ack.code).toBe(want.ack!.code);
     if (want.ack!.messageMatches) expect(ack.message).toMatch(new RegExp(want.ack!.messageMatches));
-    expect(ack.message.length, `${c.id}: the error should be a sentence, not an echo`).toBeLessThanOrEqual(want.messageMaxChars ?? DEFAULT_MESSAGE_MAX_CHARS);
+    expect(ack.message.length, `${c.id}: the error should be a sentence, not an echo`).toBeLessThanOrEqual(
+      want.messageMaxChars ?? DEFAULT_MESSAGE_MAX_CHARS,
+    );
     return undefined;
   }
   if (want.ack!.data) expect(ack.data).toMatchObject(want.ack!.data);

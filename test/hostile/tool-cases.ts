@@ -88,8 +88,14 @@ export async function buildHostileWorkspace(): Promise<{ base: string; ws: strin
   await writeFile(path.join(outside, "secret.txt"), "TOP SECRET outside the workspace\n");
   await writeFile(path.join(ws, "notes.txt"), "one\ntwo\nthree\n");
   await writeFile(path.join(ws, "docs", "readme.md"), "# Docs\n");
-  await writeFile(path.join(ws, "evil.html"), '<html><body><script>window.__pwned=1</script><img src=x onerror="window.__pwned=2"></body></html>\n');
-  await writeFile(path.join(ws, "image.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]));
+  await writeFile(
+    path.join(ws, "evil.html"),
+    '<html><body><script>window.__pwned=1</script><img src=x onerror="window.__pwned=2"></body></html>\n',
+  );
+  await writeFile(
+    path.join(ws, "image.png"),
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]),
+  );
   await writeFile(path.join(ws, "nul-early.txt"), `${"text ".repeat(100)}\u0000more text\n`);
   await writeFile(path.join(ws, "latin1.txt"), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x20, 0xc0, 0xff, 0x0a]));
   await writeFile(path.join(ws, "huge.log"), "filler line of text for a big file\n".repeat(180_000));

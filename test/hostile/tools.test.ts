@@ -37,7 +37,11 @@ describe("file tools refuse escapes and cap what they return", () => {
 
 describe("url_fetch refuses local and private targets, redirects included", () => {
   it.each(urlCases.map((c) => ({ name: label(c), c })))("$name", async ({ c }) => {
-    const tool = createUrlFetchTool({ allowHosts: c.allowLocal ? ["127.0.0.1"] : [], timeoutMs: c.timeoutMs ?? 5_000, maxBytes: c.maxBytes });
+    const tool = createUrlFetchTool({
+      allowHosts: c.allowLocal ? ["127.0.0.1"] : [],
+      timeoutMs: c.timeoutMs ?? 5_000,
+      maxBytes: c.maxBytes,
+    });
     checkToolOutcome(c, await runTool(tool, { url: expand(c.url, vars) }, workspace.ws));
   });
 });
@@ -50,7 +54,9 @@ export async function startTargetServer(): Promise<Server> {
     switch (url.pathname) {
       case "/page":
         res.writeHead(200, { "content-type": "text/html" });
-        return res.end('<html><head><title>Hostile</title><script>window.__pwned=1</script></head><body><p>Hi <img src=x onerror="window.__pwned=2"></p></body></html>');
+        return res.end(
+          '<html><head><title>Hostile</title><script>window.__pwned=1</script></head><body><p>Hi <img src=x onerror="window.__pwned=2"></p></body></html>',
+        );
       case "/redirect":
         return res.writeHead(302, { location: expand(url.searchParams.get("to") ?? "/", vars) as string }).end();
       case "/loop":

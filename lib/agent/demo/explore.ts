@@ -35,14 +35,21 @@ const OUTLINE = /^\s*(def |class |async def |"""|'''|from \.)/;
 const QUOTE_CHARS = 160;
 
 export function exploreReply(task: string, messages: readonly ChatMessage[], tools: Set<string>): ExploreReply {
-  const steering = messages.filter((m) => m.role === "user" && m.content.startsWith(STEER_TAG)).map((m) => m.content.slice(STEER_TAG.length).trim());
+  const steering = messages
+    .filter((m) => m.role === "user" && m.content.startsWith(STEER_TAG))
+    .map((m) => m.content.slice(STEER_TAG.length).trim());
   const keywords = keywordsOf([task, ...steering].join(" "));
   const results = messages.filter((m): m is ToolMessage => m.role === "tool");
   const listing = results.filter((r) => r.toolName === "list_files").flatMap((r) => parseListing(r.content));
   const hits = results.filter((r) => r.toolName === "grep").flatMap((r) => parseGrep(r.content));
-  const reads = results.filter((r) => r.toolName === "file_read").map((r) => parseFileRead(r.content)).filter((r) => r !== null);
+  const reads = results
+    .filter((r) => r.toolName === "file_read")
+    .map((r) => parseFileRead(r.content))
+    .filter((r) => r !== null);
   if (!tools.has("grep") || !tools.has("file_read") || !tools.has("list_files") || keywords.length === 0) {
-    return { text: `I could not research "${task}": ${keywords.length === 0 ? "it names nothing to search for" : "I have no workspace tools"}.` };
+    return {
+      text: `I could not research "${task}": ${keywords.length === 0 ? "it names nothing to search for" : "I have no workspace tools"}.`,
+    };
   }
   const searched = results.some((r) => r.toolName === "grep" || r.toolName === "list_files");
   if (!searched) {
@@ -56,7 +63,10 @@ export function exploreReply(task: string, messages: readonly ChatMessage[], too
   }
   const best = bestFile(listing, hits, keywords, MODULE_TASK.test(task));
   if (reads.length === 0 && best) {
-    return { thinking: `The most relevant file looks like ${best}.`, toolCalls: [{ name: "file_read", args: { path: best, endLine: 80 } }] };
+    return {
+      thinking: `The most relevant file looks like ${best}.`,
+      toolCalls: [{ name: "file_read", args: { path: best, endLine: 80 } }],
+    };
   }
   return { text: exploreAnswer(keywords, hits, reads[0] ?? null, steering) };
 }
@@ -69,7 +79,11 @@ export function bestFile(listing: string[], hits: GrepHit[], keywords: string[],
     const hitScore = Math.min(5, hits.filter((h) => h.path === path).length);
     if (nameScore + hitScore === 0) continue;
     // A module task wants the source file named after it: not another file that mentions it often, nor its test.
-    const bonus = wantsSource ? (SOURCE_FILE.test(name) && nameScore > 0 ? 10 : 0) - (TEST_PATH.test(name) ? 2 : 0) : TEXT_FILE.test(name) ? 1 : 0;
+    const bonus = wantsSource
+      ? (SOURCE_FILE.test(name) && nameScore > 0 ? 10 : 0) - (TEST_PATH.test(name) ? 2 : 0)
+      : TEXT_FILE.test(name)
+        ? 1
+        : 0;
     scores.set(path, nameScore + hitScore + bonus);
   }
   return [...scores.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]?.[0];
@@ -101,13 +115,19 @@ function exploreAnswer(keywords: string[], hits: GrepHit[], read: FileRead | nul
 
 /** The answer's one-line summary, a verb phrase after "I": the file read and what matters in it. */
 function finding(read: FileRead | null, keywords: string[], otherFiles: number): string {
-  const elsewhere = otherFiles ? `; ${otherFiles} other file${otherFiles === 1 ? "" : "s"} mention${otherFiles === 1 ? "s" : ""} it too` : "";
+  const elsewhere = otherFiles
+    ? `; ${otherFiles} other file${otherFiles === 1 ? "" : "s"} mention${otherFiles === 1 ? "s" : ""} it too`
+    : "";
   if (!read) {
-    return otherFiles ? `found ${keywords.join(", ")} in ${otherFiles} file${otherFiles === 1 ? "" : "s"}, but could not read one.` : `found nothing: no file in the workspace mentions ${keywords.join(", ")}.`;
+    return otherFiles
+      ? `found ${keywords.join(", ")} in ${otherFiles} file${otherFiles === 1 ? "" : "s"}, but could not read one.`
+      : `found nothing: no file in the workspace mentions ${keywords.join(", ")}.`;
   }
   if (SOURCE_FILE.test(read.path)) return `found \`${read.path}\`${moduleFacts(read)}`;
   const key = keyLine(read, keywords);
-  return key ? `found \`${read.path}\`, line ${key.number}: “${clip(plain(key.text), QUOTE_CHARS)}”${elsewhere}.` : `found \`${read.path}\`${elsewhere}.`;
+  return key
+    ? `found \`${read.path}\`, line ${key.number}: “${clip(plain(key.text), QUOTE_CHARS)}”${elsewhere}.`
+    : `found \`${read.path}\`${elsewhere}.`;
 }
 
 /** What a Python module is for and what it offers: its docstring, definitions and sibling imports. */
@@ -117,7 +137,13 @@ function moduleFacts(read: FileRead): string {
   const defs = read.lines.flatMap((l) => DEFINITION.exec(l.text)?.[1] ?? []).filter((d) => !d.startsWith("_"));
   const uses = read.lines.flatMap((l) => RELATIVE_IMPORT.exec(l.text)?.[1] ?? []);
   const facts: string[] = [];
-  if (defs.length) facts.push(`defines ${defs.slice(0, 4).map((d) => `\`${d}\``).join(", ")}${defs.length > 4 ? ` and ${defs.length - 4} more` : ""}`);
+  if (defs.length)
+    facts.push(
+      `defines ${defs
+        .slice(0, 4)
+        .map((d) => `\`${d}\``)
+        .join(", ")}${defs.length > 4 ? ` and ${defs.length - 4} more` : ""}`,
+    );
   if (uses.length) facts.push(`uses ${uses.map((u) => `\`${u}\``).join(", ")}`);
   const what = doc ? `: “${clip(doc, QUOTE_CHARS)}”` : ".";
   return `${size}${what}${facts.length ? ` It ${facts.join("; it ")}.` : ""}`;
@@ -152,7 +178,14 @@ export function keyLine(read: FileRead, keywords: string[]): { number: number; t
 function plain(text: string): string {
   const row = TABLE_ROW.exec(text.trim());
   // A row that starts with a bare number is an issue-like record: "#41 · …".
-  const prose = row ? row[1]!.split("|").map((c) => c.trim()).filter(Boolean).join(" · ").replace(/^(\d+) · /, "#$1 · ") : text.trim();
+  const prose = row
+    ? row[1]!
+        .split("|")
+        .map((c) => c.trim())
+        .filter(Boolean)
+        .join(" · ")
+        .replace(/^(\d+) · /, "#$1 · ")
+    : text.trim();
   return prose.replace(BOLD, "$1").replace(/`/g, "");
 }
 

@@ -15,7 +15,15 @@ beforeEach(async () => {
 afterEach(() => ws.cleanup());
 
 function start(prompt: string): TurnRun {
-  return startTestTurn({ model: createDemoModel({ chunkDelayMs: 0 }), workspaceDir: ws.dir, tools: createWorkspaceTools(), definitions: [...BUILTIN_DEFINITIONS] }, prompt);
+  return startTestTurn(
+    {
+      model: createDemoModel({ chunkDelayMs: 0 }),
+      workspaceDir: ws.dir,
+      tools: createWorkspaceTools(),
+      definitions: [...BUILTIN_DEFINITIONS],
+    },
+    prompt,
+  );
 }
 async function pending(run: TurnRun): Promise<DataOf<"approval">> {
   for (let i = 0; i < 500; i++) {
@@ -31,7 +39,10 @@ describe("demo: fix the typo", () => {
     const run = start("Fix the typo in CONTRIBUTING.md");
     const asked = await pending(run);
     const started = ofType(run.events, "subagent_started");
-    expect(started.map((s) => [s.name, s.depth])).toEqual([["general", 1], ["general", 2]]);
+    expect(started.map((s) => [s.name, s.depth])).toEqual([
+      ["general", 1],
+      ["general", 2],
+    ]);
     expect(asked.runId).toBe(started[1]!.runId);
     expect(asked.approval.reason).toBe('Line 3 of CONTRIBUTING.md says "recieve"; it should be "receive". I\'d like to correct that word.');
     expect(asked.approval.preview).toContain("+- Pull requests receive a review.");
@@ -47,7 +58,7 @@ describe("demo: fix the typo", () => {
     const asked = await pending(run);
     run.handle.decide!(asked.callId, asked.runId, { approve: false, reason: "leave it for the author", by: "u1" });
     const result = await run.result;
-    expect(masterText(result.turn)).toContain("The edit was not made. A person denied \"file_edit\": leave it for the author.");
+    expect(masterText(result.turn)).toContain('The edit was not made. A person denied "file_edit": leave it for the author.');
     expect(await readFile(join(ws.dir, "CONTRIBUTING.md"), "utf8")).toContain("recieve");
   });
 });

@@ -46,7 +46,9 @@ export function masterFix(prompt: string, results: readonly ToolMessage[], calls
   const file = fileIn(prompt);
   return {
     text: "Changing a file needs care, so I'm handing this to a `general` subagent. Any edit waits for your approval.\n\n",
-    toolCalls: [{ name: SUBAGENT_TOOL_NAME, args: { agent: "general", task: `Fix the typo in ${file ?? "the workspace"}`, objective: prompt } }],
+    toolCalls: [
+      { name: SUBAGENT_TOOL_NAME, args: { agent: "general", task: `Fix the typo in ${file ?? "the workspace"}`, objective: prompt } },
+    ],
   };
 }
 
@@ -55,7 +57,12 @@ export function delegateFix(task: string, results: readonly ToolMessage[]): FixR
   if (results.length > 0) return { text: resultBody(results[0]!) };
   return {
     thinking: "An editor subagent can find the misspelling and propose the edit; I only coordinate.",
-    toolCalls: [{ name: SUBAGENT_TOOL_NAME, args: { agent: "general", task: `Find and fix the typo in ${fileIn(task) ?? "the workspace"}`, objective: task } }],
+    toolCalls: [
+      {
+        name: SUBAGENT_TOOL_NAME,
+        args: { agent: "general", task: `Find and fix the typo in ${fileIn(task) ?? "the workspace"}`, objective: task },
+      },
+    ],
   };
 }
 
@@ -64,7 +71,8 @@ export function editFix(task: string, results: readonly ToolMessage[]): FixReply
   const file = fileIn(task);
   const edit = results.find((r) => r.toolName === "file_edit");
   if (edit) {
-    if (edit.content.startsWith("Error [")) return { text: `The edit was not made. ${edit.content.replace(/^Error \[[a-z_]+\]: /, "")} I left the file unchanged.` };
+    if (edit.content.startsWith("Error ["))
+      return { text: `The edit was not made. ${edit.content.replace(/^Error \[[a-z_]+\]: /, "")} I left the file unchanged.` };
     return { text: `Done: ${edit.content}` };
   }
   const grep = results.find((r) => r.toolName === "grep");

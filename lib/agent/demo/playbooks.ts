@@ -97,7 +97,11 @@ function workerReply(messages: readonly ChatMessage[]): DemoReply {
   const cited = results.map((r) => citeResult(r, calls.get(r.toolCallId)));
   const n = cited.length;
   return {
-    text: [`I split it into ${n === 1 ? "one part" : `${n} parts`}, ${n === 1 ? "read by an explore agent" : "one explore agent each"}:`, "", ...cited.map((c) => `- ${c.line}`)].join("\n"),
+    text: [
+      `I split it into ${n === 1 ? "one part" : `${n} parts`}, ${n === 1 ? "read by an explore agent" : "one explore agent each"}:`,
+      "",
+      ...cited.map((c) => `- ${c.line}`),
+    ].join("\n"),
   };
 }
 

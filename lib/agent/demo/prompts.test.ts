@@ -23,7 +23,10 @@ beforeAll(() => {
 afterAll(() => rmSync(workspace, { recursive: true, force: true }));
 
 function start(prompt: string, pace: { chunkDelayMs: number; replyDelayMs?: number } = { chunkDelayMs: 0 }): TurnRun {
-  return startTestTurn({ model: createDemoModel(pace), workspaceDir: workspace, tools: createWorkspaceTools(), definitions: [...BUILTIN_DEFINITIONS] }, prompt);
+  return startTestTurn(
+    { model: createDemoModel(pace), workspaceDir: workspace, tools: createWorkspaceTools(), definitions: [...BUILTIN_DEFINITIONS] },
+    prompt,
+  );
 }
 
 /** Approves the first approval asked for (only the typo fix asks). */
@@ -40,10 +43,23 @@ async function approveWhenAsked(run: TurnRun): Promise<void> {
 
 /** Each listed prompt's promised shape: [agent, depth] per subagent, in start order. */
 const SHAPES: Record<string, [string, number][]> = {
-  "Investigate the open bugs and the release plan": [["explore", 1], ["explore", 1]],
-  "Compare the harmonics, constituents, datums, extremes and stations modules": Array.from({ length: 5 }, () => ["explore", 1] as [string, number]),
-  "Deep dive into the tide predictor and the datum conversion": [["general", 1], ["explore", 2], ["explore", 2]],
-  "Fix the typo in CONTRIBUTING.md": [["general", 1], ["general", 2]],
+  "Investigate the open bugs and the release plan": [
+    ["explore", 1],
+    ["explore", 1],
+  ],
+  "Compare the harmonics, constituents, datums, extremes and stations modules": Array.from(
+    { length: 5 },
+    () => ["explore", 1] as [string, number],
+  ),
+  "Deep dive into the tide predictor and the datum conversion": [
+    ["general", 1],
+    ["explore", 2],
+    ["explore", 2],
+  ],
+  "Fix the typo in CONTRIBUTING.md": [
+    ["general", 1],
+    ["general", 2],
+  ],
   hello: [],
 };
 
@@ -87,14 +103,20 @@ describe("the demo prompts offered to newcomers", () => {
     const started = ofType(run.events, "subagent_started");
     const firstEnd = run.events.findIndex((e) => e.type === "subagent_completed");
     expect(started.every((s) => run.events.indexOf(s) < firstEnd)).toBe(true);
-    const reads = ofType(run.events, "subagent_data").flatMap((e) => (e.data.kind === "tool_call" && e.data.name === "file_read" ? [JSON.parse(e.data.parameters).path] : []));
+    const reads = ofType(run.events, "subagent_data").flatMap((e) =>
+      e.data.kind === "tool_call" && e.data.name === "file_read" ? [JSON.parse(e.data.parameters).path] : [],
+    );
     expect(reads.sort()).toEqual(["constituents", "datums", "extremes", "harmonics", "stations"].map((m) => `src/tidepool/${m}.py`));
     const answer = masterText(result.turn);
     expect(answer).toContain("To compare them, I'm sending an `explore` subagent to each of the 5 at once.");
-    expect(answer).toContain("- The explore agent on *the datums module* found `src/tidepool/datums.py` (32 lines): “Converting heights between tidal datums.” It defines `offset`, `convert`; it uses `stations`.");
+    expect(answer).toContain(
+      "- The explore agent on *the datums module* found `src/tidepool/datums.py` (32 lines): “Converting heights between tidal datums.” It defines `offset`, `convert`; it uses `stations`.",
+    );
     expect(answer).toContain("Status: 5 Completed.");
     // What only a reader of all five answers can say.
-    expect(answer).toContain("**Compared:** `stations` is the largest (68 lines) and `extremes` the smallest (31); `stations` is the one the others lean on (used by `harmonics` and `datums`).");
+    expect(answer).toContain(
+      "**Compared:** `stations` is the largest (68 lines) and `extremes` the smallest (31); `stations` is the one the others lean on (used by `harmonics` and `datums`).",
+    );
     // Short: what it is doing, a lead, a line per subagent, the comparison, the outcome.
     expect(answer.split("\n").filter((l) => l.trim())).toHaveLength(9);
   });

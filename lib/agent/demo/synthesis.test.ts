@@ -5,15 +5,39 @@ import { citeResult, synthesize } from "./synthesis";
 
 type ToolMessage = Extract<ChatMessage, { role: "tool" }>;
 
-const STATS = { chat: { inputTokens: 900, outputTokens: 120 }, system: { inputTokens: 0, outputTokens: 0 }, steps: 3, runtimeMs: 2400, cost: 0 };
+const STATS = {
+  chat: { inputTokens: 900, outputTokens: 120 },
+  system: { inputTokens: 0, outputTokens: 0 },
+  steps: 3,
+  runtimeMs: 2400,
+  cost: 0,
+};
 
 /** A subagent's result exactly as its parent's model reads it (its narrative cast). */
-function result(callId: string, name: string, runId: string, endReason: "completed" | "killed" | "failed", body: string, error?: string): ToolMessage {
-  const content = castNarrative({ label: runLabel(name, runId), endReason, level: 1, body, stats: STATS, originalTokens: 100, bodyTokens: 100, footer: true, ...(error ? { error } : {}) });
+function result(
+  callId: string,
+  name: string,
+  runId: string,
+  endReason: "completed" | "killed" | "failed",
+  body: string,
+  error?: string,
+): ToolMessage {
+  const content = castNarrative({
+    label: runLabel(name, runId),
+    endReason,
+    level: 1,
+    body,
+    stats: STATS,
+    originalTokens: 100,
+    bodyTokens: 100,
+    footer: true,
+    ...(error ? { error } : {}),
+  });
   return { role: "tool", toolCallId: callId, toolName: "subagent", content };
 }
 
-const BUGS_ANSWER = "I found `notes/bug-triage.md`, line 11: “#41 · MLLW predictions too high”.\n\nFrom `notes/bug-triage.md`:\n\n```text\n11: | 41 | MLLW predictions too high |\n```\n\nAlso mentioned in 2 other file(s):\n- `README.md:24` — #41";
+const BUGS_ANSWER =
+  "I found `notes/bug-triage.md`, line 11: “#41 · MLLW predictions too high”.\n\nFrom `notes/bug-triage.md`:\n\n```text\n11: | 41 | MLLW predictions too high |\n```\n\nAlso mentioned in 2 other file(s):\n- `README.md:24` — #41";
 
 describe("the demo's synthesis", () => {
   it.each([
@@ -31,7 +55,12 @@ describe("the demo's synthesis", () => {
     },
     {
       name: "a refused call (no run at all)",
-      message: { role: "tool", toolCallId: "c3", toolName: "subagent", content: "Error [limit]: at most 5 subagents may run at once" } as ToolMessage,
+      message: {
+        role: "tool",
+        toolCallId: "c3",
+        toolName: "subagent",
+        content: "Error [limit]: at most 5 subagents may run at once",
+      } as ToolMessage,
       call: { agent: "explore", task: "a sixth thing" },
       line: "The explore agent on *a sixth thing* could not start: at most 5 subagents may run at once",
     },
@@ -46,7 +75,13 @@ describe("the demo's synthesis", () => {
   });
 
   it("a delegating general's own citations stay nested under its line", () => {
-    const general = result("g1", "general", "99887766", "completed", "I split it into 2 parts, one explore agent each:\n\n- The explore agent on *a* found `a.md`.\n- The explore agent on *b* found `b.md`.");
+    const general = result(
+      "g1",
+      "general",
+      "99887766",
+      "completed",
+      "I split it into 2 parts, one explore agent each:\n\n- The explore agent on *a* found `a.md`.\n- The explore agent on *b* found `b.md`.",
+    );
     const text = synthesize([general], new Map([["g1", { agent: "general", task: "a and b" }]]));
     expect(text).toBe(
       [
@@ -66,7 +101,13 @@ describe("the demo's synthesis", () => {
       result("c1", "explore", "bf177ec4aa", "completed", BUGS_ANSWER),
       result("c2", "explore", "0a1b2c3d", "killed", "partial"),
     ];
-    const text = synthesize(results, new Map([["c1", { agent: "explore", task: "the open bugs" }], ["c2", { agent: "explore", task: "the release plan" }]]));
+    const text = synthesize(
+      results,
+      new Map([
+        ["c1", { agent: "explore", task: "the open bugs" }],
+        ["c2", { agent: "explore", task: "the release plan" }],
+      ]),
+    );
     expect(text).toContain("The explore agent on *the open bugs*");
     expect(text).toContain("The explore agent on *the release plan*");
     expect(text).not.toMatch(/bf177ec4|0a1b2c3d/);

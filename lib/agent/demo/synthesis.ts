@@ -49,15 +49,28 @@ interface Cited {
 export function citeResult(result: ToolMessage, call: SpawnedCall | undefined): Cited {
   if (!result.content.startsWith("[Subagent Result:")) {
     const who = call ? `The ${call.agent || "subagent"} agent on *${escapeMarkdown(call.task)}*` : "A subagent";
-    return { agent: call?.agent || "subagent", line: `${who} could not start: ${firstLine(result.content).replace(/^Error \[[a-z_]+\]: /, "")}`, status: "Refused", nested: [] };
+    return {
+      agent: call?.agent || "subagent",
+      line: `${who} could not start: ${firstLine(result.content).replace(/^Error \[[a-z_]+\]: /, "")}`,
+      status: "Refused",
+      nested: [],
+    };
   }
   const { label, status, body } = narrativeBody(result.content);
   const agent = call?.agent || label.replace(RUN_LABEL_SUFFIX, "");
   const who = call ? `The ${agent} agent on *${escapeMarkdown(call.task)}*` : `The ${agent} agent`;
-  const nested = body.split("\n").filter((l) => CITATION.test(l)).map((l) => l.slice(2));
+  const nested = body
+    .split("\n")
+    .filter((l) => CITATION.test(l))
+    .map((l) => l.slice(2));
   if (status !== "Completed") {
     const error = /^Error: (.+)$/m.exec(result.content)?.[1];
-    return { agent, line: `${who} ended **${status}**${error ? ` (${error})` : ""} before it finished; its panel has what it did and a Retry.`, status, nested: [] };
+    return {
+      agent,
+      line: `${who} ended **${status}**${error ? ` (${error})` : ""} before it finished; its panel has what it did and a Retry.`,
+      status,
+      nested: [],
+    };
   }
   const summary = firstLine(body);
   const line = FIRST_PERSON.test(summary) ? `${who} ${summary.replace(FIRST_PERSON, "")}` : `${who} reports: ${summary}`;
@@ -78,7 +91,14 @@ export function synthesize(results: readonly ToolMessage[], calls: Map<string, S
   const counts = new Map<string, number>();
   for (const c of cited) counts.set(c.status, (counts.get(c.status) ?? 0) + 1);
   const outcome = [...counts.entries()].map(([status, k]) => `${k} ${status}`).join(" · ");
-  return [lead, "", ...cited.flatMap((c) => [`- ${c.line}`, ...c.nested.map((l) => `  - ${l}`)]), "", ...(compared ? [compared, ""] : []), `Status: ${outcome}.`].join("\n");
+  return [
+    lead,
+    "",
+    ...cited.flatMap((c) => [`- ${c.line}`, ...c.nested.map((l) => `  - ${l}`)]),
+    "",
+    ...(compared ? [compared, ""] : []),
+    `Status: ${outcome}.`,
+  ].join("\n");
 }
 
 const MODULE_FINDING = /found `([^`]+\/)?([\w-]+)\.py` \((\d+) lines\)/;

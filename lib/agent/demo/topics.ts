@@ -7,11 +7,14 @@ export type Intent = "deep" | "research" | "chat";
 
 const DEEP = /\b(deep[- ]?dive|thorough(ly)?|in[- ]depth)\b/i;
 const RESEARCH = /\b(investigate|compare|research|look into|analy[sz]e|explore|find|review|summari[sz]e|check)\b/i;
-const LEAD_IN = /^(please\s+|can you\s+|could you\s+|would you\s+|i want you to\s+|let'?s\s+)*(do a\s+)?(deep[- ]?dive( into| on)?|investigate|compare|research|look into|analy[sz]e|explore|find( out)?|review|summari[sz]e|check)\s+/i;
+const LEAD_IN =
+  /^(please\s+|can you\s+|could you\s+|would you\s+|i want you to\s+|let'?s\s+)*(do a\s+)?(deep[- ]?dive( into| on)?|investigate|compare|research|look into|analy[sz]e|explore|find( out)?|review|summari[sz]e|check)\s+/i;
 const TRAILING = /\s*(thoroughly|in[- ]depth|for me|please)?[.?!]*\s*$/i;
 const SPLIT = /\s*(?:,|;|&|\band\b|\bvs\.?|\bversus\b|\bwith\b)\s*/i;
 const STOPWORDS = new Set(
-  "the a an of to in on for and or with about what which who how is are was were be this that these those it its our my your their into from by at as all any some open current module modules".split(" "),
+  "the a an of to in on for and or with about what which who how is are was were be this that these those it its our my your their into from by at as all any some open current module modules".split(
+    " ",
+  ),
 );
 
 export function classify(prompt: string): Intent {

@@ -68,7 +68,12 @@ export interface HarnessOptions {
 }
 
 /** `extra.turnId` also prefixes the run ids, so a later turn's ids do not collide with "t1"'s. */
-export function startTestTurn(options: HarnessOptions, prompt: string, history: ChatTurn[] = [], extra: Pick<TurnInput, "retry" | "recordModelCall"> & { turnId?: string } = {}): TurnRun {
+export function startTestTurn(
+  options: HarnessOptions,
+  prompt: string,
+  history: ChatTurn[] = [],
+  extra: Pick<TurnInput, "retry" | "recordModelCall"> & { turnId?: string } = {},
+): TurnRun {
   let ids = 0;
   const prefix = extra.turnId ? `${extra.turnId}-` : "";
   const runtime = createAgentRuntime({

@@ -43,7 +43,10 @@ export function scriptedModel(handler: ScriptedHandler, label = "scripted"): Scr
         return;
       }
       for (const call of reply.toolCalls ?? []) {
-        yield { type: "tool_call", call: { id: call.id, name: call.name, arguments: typeof call.args === "string" ? call.args : JSON.stringify(call.args) } };
+        yield {
+          type: "tool_call",
+          call: { id: call.id, name: call.name, arguments: typeof call.args === "string" ? call.args : JSON.stringify(call.args) },
+        };
       }
       if (reply.usage) yield { type: "usage", ...reply.usage };
       yield { type: "done", finishReason: reply.toolCalls?.length ? "tool_calls" : "stop" };

@@ -23,7 +23,8 @@ export function testCaddyfile(port: number, upstreams: string[]): string {
   const deployed = readFileSync(DEPLOY_CADDYFILE, "utf8");
   const site = /^:3000 \{$/m;
   const proxy = /reverse_proxy app-a:3000 app-b:3000 \{/;
-  if (!site.test(deployed) || !proxy.test(deployed)) throw new Error(`${DEPLOY_CADDYFILE} no longer has the site and upstream lines this test rewrites`);
+  if (!site.test(deployed) || !proxy.test(deployed))
+    throw new Error(`${DEPLOY_CADDYFILE} no longer has the site and upstream lines this test rewrites`);
   return deployed
     .replace("auto_https off", "auto_https off\n\tadmin off")
     .replace(site, `:${port} {`)

@@ -76,7 +76,9 @@ const CLUSTER_SECRET = "cluster-test-secret-cluster-test-secret-0123";
 
 export function assertProductionBuild(): void {
   if (!existsSync(".next/BUILD_ID")) {
-    throw new Error("the app processes serve the production build, and there is none: run `npx next build --webpack` first (scripts/test-all.sh builds before the tests)");
+    throw new Error(
+      "the app processes serve the production build, and there is none: run `npx next build --webpack` first (scripts/test-all.sh builds before the tests)",
+    );
   }
 }
 

@@ -25,7 +25,12 @@ export async function newIdentity(node: ClusterNode): Promise<string> {
 }
 
 export async function connectTo(node: ClusterNode, cookie: string): Promise<LiveClient> {
-  const socket: LiveClient = connect(node.baseUrl, { transports: ["websocket"], extraHeaders: { cookie }, reconnection: false, forceNew: true });
+  const socket: LiveClient = connect(node.baseUrl, {
+    transports: ["websocket"],
+    extraHeaders: { cookie },
+    reconnection: false,
+    forceNew: true,
+  });
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`could not connect to node ${node.name} within 10 s`)), 10_000);
     socket.once("connect", () => (clearTimeout(timer), resolve()));
@@ -224,7 +229,10 @@ export function runsOf(turn: ChatTurn | undefined): SubagentProcess[] {
  * snapshot. Sequence numbers may jump (each process numbers from its own reserved block),
  * so a hole between two numbers is not a loss; an event someone else got is.
  */
-export function seqIntegrity(viewer: Pick<Viewer, "events" | "snapshotSeqs">, published: Iterable<number>): { duplicated: number; lost: number } {
+export function seqIntegrity(
+  viewer: Pick<Viewer, "events" | "snapshotSeqs">,
+  published: Iterable<number>,
+): { duplicated: number; lost: number } {
   const seen = new Set<number>();
   let duplicated = 0;
   for (const e of viewer.events) {
@@ -273,7 +281,8 @@ export async function openStoredView(mongoUri: string): Promise<StoredView> {
         if (!state.needsResync && JSON.stringify(mine) === JSON.stringify(theirs)) return null;
         if (Date.now() > deadline) {
           if (state.needsResync) return "the viewer saw a gap and never resynced";
-          if (mine.length !== theirs.length) return `the viewer holds ${mine.length} turns, the database ${theirs.length} (viewer: ${describeTurns(state.turns)}; stored: ${describeTurns(stored)})`;
+          if (mine.length !== theirs.length)
+            return `the viewer holds ${mine.length} turns, the database ${theirs.length} (viewer: ${describeTurns(state.turns)}; stored: ${describeTurns(stored)})`;
           const at = mine.findIndex((m, i) => m !== theirs[i]);
           const a = mine[at]!;
           const b = theirs[at]!;

@@ -27,7 +27,11 @@ const tools = () => [
   { name: "array_props", description: "Its properties are an array.", inputSchema: { type: "object", properties: ["a"] } },
   { name: "file_read", description: "Same name as a built-in.", inputSchema: { type: "object" } },
   { name: "subagent", description: "Same name as the spawn tool.", inputSchema: { type: "object" } },
-  { name: "<script>alert(1)</script>", description: "<img src=x onerror=alert(2)> markup in a description", inputSchema: { type: "object" } },
+  {
+    name: "<script>alert(1)</script>",
+    description: "<img src=x onerror=alert(2)> markup in a description",
+    inputSchema: { type: "object" },
+  },
   { name: "<SubagentExecution>", description: "A forged panel tag.", inputSchema: { type: "object" } },
   { name: "x y", description: "Sanitises to x_y.", inputSchema: { type: "object" } },
   { name: "x_y", description: "Already x_y.", inputSchema: { type: "object" } },

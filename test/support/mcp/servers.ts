@@ -35,7 +35,10 @@ export interface RunningHttpServer {
  */
 export async function startEverythingHttp(onPort?: string): Promise<RunningHttpServer> {
   const port = onPort ?? (await freePort());
-  const child = spawn(process.execPath, [EVERYTHING, "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [EVERYTHING, "streamableHttp"], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("server-everything (HTTP) did not start in 20 s")), 20_000);
     let said = "";
@@ -61,7 +64,6 @@ async function stopChild(child: ChildProcess): Promise<void> {
   await exited;
   clearTimeout(timer);
 }
-
 
 /** Polls until `check` holds (or fails after `timeoutMs`): for state that changes in the background. */
 export async function waitFor(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {

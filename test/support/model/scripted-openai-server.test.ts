@@ -3,9 +3,7 @@ import { scriptedReply, startScriptedOpenAIServer } from "./scripted-openai-serv
 
 describe("startScriptedOpenAIServer", () => {
   it("listens on loopback only, answers from the script by request, and records bodies", async () => {
-    const server = await startScriptedOpenAIServer((request) =>
-      scriptedReply({ text: [`echo:${request.body.messages[0].content}`] }),
-    );
+    const server = await startScriptedOpenAIServer((request) => scriptedReply({ text: [`echo:${request.body.messages[0].content}`] }));
     expect(new URL(server.url).hostname).toBe("127.0.0.1");
     const response = await fetch(`${server.url}/chat/completions`, {
       method: "POST",

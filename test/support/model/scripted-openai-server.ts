@@ -106,9 +106,7 @@ export function scriptedError(status: number, message: string, headers?: Record<
   };
 }
 
-export async function startScriptedOpenAIServer(
-  script: ScriptedResponse[] | ScriptedHandler,
-): Promise<ScriptedOpenAIServer> {
+export async function startScriptedOpenAIServer(script: ScriptedResponse[] | ScriptedHandler): Promise<ScriptedOpenAIServer> {
   const requests: ScriptedRequest[] = [];
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
@@ -173,12 +171,7 @@ export async function startScriptedOpenAIServer(
     }
   }
 
-  async function stream(
-    req: IncomingMessage,
-    res: ServerResponse,
-    response: Extract<ScriptedResponse, { type: "stream" }>,
-    model: string,
-  ) {
+  async function stream(req: IncomingMessage, res: ServerResponse, response: Extract<ScriptedResponse, { type: "stream" }>, model: string) {
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
     const base = { id: "chatcmpl-scripted", object: "chat.completion.chunk", created: 1_700_000_000, model };
     for (const step of response.steps) {

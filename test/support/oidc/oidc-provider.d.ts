@@ -35,6 +35,11 @@ declare module "oidc-provider" {
     use(middleware: (ctx: KoaContext, next: () => Promise<void>) => Promise<void>): this;
     on(event: string, listener: (...args: unknown[]) => void): this;
     interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<Interaction>;
-    interactionFinished(req: IncomingMessage, res: ServerResponse, result: Record<string, unknown>, options?: { mergeWithLastSubmission?: boolean }): Promise<void>;
+    interactionFinished(
+      req: IncomingMessage,
+      res: ServerResponse,
+      result: Record<string, unknown>,
+      options?: { mergeWithLastSubmission?: boolean },
+    ): Promise<void>;
   }
 }

@@ -129,7 +129,10 @@ export async function startTestProvider(options: TestProviderOptions): Promise<T
     const interaction = /^\/interaction\/[\w-]+\/(login|abort)(\?|$)/.exec(req.url ?? "");
     if (!interaction) return handle(req, res);
     const params = new URL(req.url ?? "/", issuer).searchParams;
-    const result = interaction[1] === "login" ? { login: { accountId: params.get("account") ?? "" } } : { error: "access_denied", error_description: "The person cancelled." };
+    const result =
+      interaction[1] === "login"
+        ? { login: { accountId: params.get("account") ?? "" } }
+        : { error: "access_denied", error_description: "The person cancelled." };
     provider.interactionFinished(req, res, result, { mergeWithLastSubmission: false }).catch((error: unknown) => {
       res.writeHead(400, { "content-type": "text/plain" }).end(String(error));
     });

@@ -100,13 +100,22 @@ export async function startSsoApp(
         return;
       }
       deps.oidc = createOidcClient(
-        { issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret, redirectUri, timeoutS: 5, ...settings },
+        {
+          issuer: provider.issuer,
+          clientId: provider.clientId,
+          clientSecret: provider.clientSecret,
+          redirectUri,
+          timeoutS: 5,
+          ...settings,
+        },
         createSigner(SECRET),
         now,
       );
     },
     async start(next) {
-      const res = await fetch(`${baseUrl}/api/auth/oidc/start${next === undefined ? "" : `?next=${encodeURIComponent(next)}`}`, { redirect: "manual" });
+      const res = await fetch(`${baseUrl}/api/auth/oidc/start${next === undefined ? "" : `?next=${encodeURIComponent(next)}`}`, {
+        redirect: "manual",
+      });
       const line = res.headers.getSetCookie().find((c) => c.startsWith(`${ATTEMPT_COOKIE}=`));
       return { status: res.status, location: res.headers.get("location") ?? "", cookie: line ? line.split(";")[0]! : "" };
     },

@@ -29,13 +29,32 @@ export async function startTestRedis(options: { port?: number } = {}): Promise<T
 
   const start = async () => {
     if (child) return;
-    const proc = spawn(REDIS_SERVER_PATH, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "yes", "--loglevel", "warning"], {
-      stdio: ["ignore", "ignore", "pipe"],
-    });
+    const proc = spawn(
+      REDIS_SERVER_PATH,
+      [
+        "--port",
+        String(port),
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--protected-mode",
+        "yes",
+        "--loglevel",
+        "warning",
+      ],
+      {
+        stdio: ["ignore", "ignore", "pipe"],
+      },
+    );
     let stderr = "";
     proc.stderr?.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
     const spawned = new Promise<void>((resolve, reject) => {
-      proc.once("error", (error) => reject(new Error(`could not start ${REDIS_SERVER_PATH} (install Debian's redis-server): ${error.message}`)));
+      proc.once("error", (error) =>
+        reject(new Error(`could not start ${REDIS_SERVER_PATH} (install Debian's redis-server): ${error.message}`)),
+      );
       proc.once("spawn", () => resolve());
     });
     await spawned;

@@ -39,21 +39,55 @@ export function runtimeWith(model: ChatModel, overrides: Partial<AgentRuntimeDep
     tools: createWorkspaceTools(),
     definitions: [...BUILTIN_DEFINITIONS],
     workspaceDir: process.cwd() + "/workspace",
-    limits: { maxSpawnDepth: 3, maxChildrenPerAgent: 5, maxResultTokens: 4000, subagentTimeoutMs: 30_000, maxSteps: 10, contextTokens: 100_000, resultFooter: true, turnTimeoutMs: 600_000 },
+    limits: {
+      maxSpawnDepth: 3,
+      maxChildrenPerAgent: 5,
+      maxResultTokens: 4000,
+      subagentTimeoutMs: 30_000,
+      maxSteps: 10,
+      contextTokens: 100_000,
+      resultFooter: true,
+      turnTimeoutMs: 600_000,
+    },
     ...overrides,
   });
 }
 
 export async function startHarness(
   label: string,
-  options: { runner: TurnRunner; mongoUri?: string; /** Accounts on: the app gets this mode and the test database's account collections. */ authMode?: AuthMode; /** The sign-in and sign-up throttle in the account modes (tests all come from one address). */ accountThrottle?: LoginThrottle; /** Single sign-on in the account modes (server/auth/oidc.ts). */ sso?: { label: string; oidc: OidcClient }; /** Scale-out: this app joins a cluster (a real Redis) with leases on this harness's database; see also cluster-apps.ts. */ clusterWith?: ClusterOptions } & Partial<AppOptions>,
+  options: {
+    runner: TurnRunner;
+    mongoUri?: string;
+    /** Accounts on: the app gets this mode and the test database's account collections. */ authMode?: AuthMode;
+    /** The sign-in and sign-up throttle in the account modes (tests all come from one address). */ accountThrottle?: LoginThrottle;
+    /** Single sign-on in the account modes (server/auth/oidc.ts). */ sso?: { label: string; oidc: OidcClient };
+    /** Scale-out: this app joins a cluster (a real Redis) with leases on this harness's database; see also cluster-apps.ts. */ clusterWith?: ClusterOptions;
+  } & Partial<AppOptions>,
 ): Promise<Harness> {
   const db = await openTestDatabase(label, options.mongoUri);
   const { connection, models, store } = db;
   const start = async (): Promise<Harness> => {
-    const accounts = options.authMode ? { mode: options.authMode, models, throttle: options.accountThrottle, creationThrottle: options.accountThrottle, sso: options.sso ?? null } : options.accounts;
-    const cluster = options.clusterWith ? await Cluster.connect(options.clusterWith, { leases: mongoLeases(models), store }) : options.cluster;
-    const live = await startLiveApp({ flushMs: 20, store, shareLinks: models.ShareLink, ...options, accounts, cluster, ...(cluster ? { instanceId: cluster.instanceId } : {}) });
+    const accounts = options.authMode
+      ? {
+          mode: options.authMode,
+          models,
+          throttle: options.accountThrottle,
+          creationThrottle: options.accountThrottle,
+          sso: options.sso ?? null,
+        }
+      : options.accounts;
+    const cluster = options.clusterWith
+      ? await Cluster.connect(options.clusterWith, { leases: mongoLeases(models), store })
+      : options.cluster;
+    const live = await startLiveApp({
+      flushMs: 20,
+      store,
+      shareLinks: models.ShareLink,
+      ...options,
+      accounts,
+      cluster,
+      ...(cluster ? { instanceId: cluster.instanceId } : {}),
+    });
     return {
       ...live,
       connection,

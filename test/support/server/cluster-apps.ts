@@ -37,7 +37,10 @@ export interface ClusterApps {
 
 export async function startClusterApps(
   label: string,
-  options: { count?: number; leaseMs?: number; runnerFor: (index: number) => TurnRunner } & Omit<Partial<AppOptions>, "runner" | "store" | "cluster">,
+  options: { count?: number; leaseMs?: number; runnerFor: (index: number) => TurnRunner } & Omit<
+    Partial<AppOptions>,
+    "runner" | "store" | "cluster"
+  >,
 ): Promise<ClusterApps> {
   const { count = 3, leaseMs = 10_000, runnerFor, ...appOptions } = options;
   const redis = await startTestRedis();
@@ -45,7 +48,10 @@ export async function startClusterApps(
   const members: ClusterMember[] = [];
   for (let i = 0; i < count; i++) {
     const instanceId = `app-${String.fromCharCode(97 + i)}`;
-    const cluster = await Cluster.connect({ redisUrl: redis.url, instanceId, leaseMs }, { leases: mongoLeases(db.models), store: db.store, log: process.env.CLUSTER_TEST_LOG ? createLogger() : undefined });
+    const cluster = await Cluster.connect(
+      { redisUrl: redis.url, instanceId, leaseMs },
+      { leases: mongoLeases(db.models), store: db.store, log: process.env.CLUSTER_TEST_LOG ? createLogger() : undefined },
+    );
     const live = await startLiveApp({ flushMs: 20, ...appOptions, store: db.store, runner: runnerFor(i), cluster });
     members.push({ ...live, cluster, instanceId });
   }

@@ -26,7 +26,12 @@ export class CookieJar {
   async fetch(path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Response> {
     const res = await fetch(`${this.baseUrl}${path}`, {
       method: init.method ?? (init.body === undefined ? "GET" : "POST"),
-      headers: { ...this.headers, ...(init.body === undefined ? {} : { "content-type": "application/json" }), cookie: this.header, ...init.headers },
+      headers: {
+        ...this.headers,
+        ...(init.body === undefined ? {} : { "content-type": "application/json" }),
+        cookie: this.header,
+        ...init.headers,
+      },
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
       redirect: "manual",
     });

@@ -38,7 +38,12 @@ export async function startLiveApp(options: Pick<AppOptions, "runner" | "store">
       return (res.headers.get("set-cookie") ?? "").split(";")[0]!;
     },
     async client(cookie) {
-      const socket: LiveClient = connect(baseUrl, { transports: ["websocket"], extraHeaders: { cookie }, reconnection: false, forceNew: true });
+      const socket: LiveClient = connect(baseUrl, {
+        transports: ["websocket"],
+        extraHeaders: { cookie },
+        reconnection: false,
+        forceNew: true,
+      });
       clients.push(socket);
       await new Promise<void>((resolve, reject) => {
         socket.once("connect", () => resolve());

@@ -22,11 +22,15 @@ export interface RawOptions {
 
 export function rawRequest(baseUrl: string, path: string, options: RawOptions = {}): Promise<RawReply> {
   return new Promise((resolve, reject) => {
-    const req = request(new URL(path, baseUrl), { method: options.method ?? "GET", headers: options.headers, setHost: !options.noHost }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }));
-    });
+    const req = request(
+      new URL(path, baseUrl),
+      { method: options.method ?? "GET", headers: options.headers, setHost: !options.noHost },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }));
+      },
+    );
     req.on("error", reject);
     if (!options.bodyAfter) {
       req.end(options.body);

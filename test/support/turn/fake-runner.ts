@@ -39,7 +39,12 @@ export function fakeRunner(script: (turn: FakeTurn) => Promise<void>): TurnRunne
         stats,
         startSubagent(task) {
           const ref = { turnId, runId: `${turnId}-r1`, parentRunId: null, depth: 1 };
-          publish({ type: "turn:data", turnId, runId: null, data: { kind: "tool_call", step: 0, callId: "c1", name: "subagent", parameters: JSON.stringify({ task }) } });
+          publish({
+            type: "turn:data",
+            turnId,
+            runId: null,
+            data: { kind: "tool_call", step: 0, callId: "c1", name: "subagent", parameters: JSON.stringify({ task }) },
+          });
           publish({ type: "subagent_started", ...ref, callId: "c1", name: "explore", task, prompt: `Task: ${task}`, startedAt: at });
           return ref;
         },

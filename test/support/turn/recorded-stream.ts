@@ -129,9 +129,16 @@ export function recordedStream(options: RecordedStreamOptions = {}): RecordedStr
       roll < 0.4
         ? { ...pending, state: "approved", decidedAt: at(step + 2), decidedBy: "owner-1" }
         : roll < 0.8
-          ? { ...pending, state: "denied", decidedAt: at(step + 2), decidedBy: "owner-1", ...(random() < 0.5 ? { denyReason: o.hostile ? "<b>no</b> & never" : "not now" } : {}) }
+          ? {
+              ...pending,
+              state: "denied",
+              decidedAt: at(step + 2),
+              decidedBy: "owner-1",
+              ...(random() < 0.5 ? { denyReason: o.hostile ? "<b>no</b> & never" : "not now" } : {}),
+            }
           : { ...pending, state: "expired", decidedAt: at(step + 3), note: "No one answered in time." };
-    const event = (approval: Approval): AgentEvent => dataEvent(turnId, runRefs.get(runId ?? "") ?? null, { kind: "approval", callId, approval });
+    const event = (approval: Approval): AgentEvent =>
+      dataEvent(turnId, runRefs.get(runId ?? "") ?? null, { kind: "approval", callId, approval });
     return { events: [event(pending), event(ended)], stored: ended };
   }
 
@@ -143,20 +150,45 @@ export function recordedStream(options: RecordedStreamOptions = {}): RecordedStr
     const name = o.hostile && runIndex % 3 === 1 ? 'research "<b>deep</b>"' : "researcher";
     // Runs record their model's label; every fourth stands for one stored before labels were kept.
     const model =
-      runIndex % 4 === 3 ? undefined : o.hostile && runIndex % 3 === 1 ? 'gpt "<b>4</b>" & co' : runIndex % 2 ? "reviewer-model via 127.0.0.1" : "Offline demo model";
+      runIndex % 4 === 3
+        ? undefined
+        : o.hostile && runIndex % 3 === 1
+          ? 'gpt "<b>4</b>" & co'
+          : runIndex % 2
+            ? "reviewer-model via 127.0.0.1"
+            : "Offline demo model";
     const labelled = model === undefined ? {} : { model };
     const events: AgentEvent[] = [];
     const ref = { turnId, runId, parentRunId, depth };
     runRefs.set(runId, { runId, parentRunId, depth });
     const process: SubagentProcess = {
-      runId, parentRunId, depth, name, task, prompt: `Task: ${task}`, steps: [], response: "",
-      stats: zeroStats(), status: "running", startedAt: at(runIndex * 100), ...labelled,
+      runId,
+      parentRunId,
+      depth,
+      name,
+      task,
+      prompt: `Task: ${task}`,
+      steps: [],
+      response: "",
+      stats: zeroStats(),
+      status: "running",
+      startedAt: at(runIndex * 100),
+      ...labelled,
     };
     const stepAt = (index: number): Step => {
       while (process.steps.length <= index) process.steps.push({ text: "", thinking: "", toolCalls: [] });
       return process.steps[index]!;
     };
-    events.push({ type: "subagent_started", ...ref, callId, name, task, prompt: process.prompt, startedAt: process.startedAt, ...labelled });
+    events.push({
+      type: "subagent_started",
+      ...ref,
+      callId,
+      name,
+      task,
+      prompt: process.prompt,
+      startedAt: process.startedAt,
+      ...labelled,
+    });
     let streamed = 0;
     const token = (step: number): AgentEvent => {
       streamed++;
@@ -205,10 +237,29 @@ export function recordedStream(options: RecordedStreamOptions = {}): RecordedStr
         const parameters = JSON.stringify({ task: childTask });
         const stored: ToolCall = { callId: childCall, name: "subagent", parameters, response: "", responseSize: 0, status: "running" };
         stepAt(1).toolCalls.push(stored);
-        events.push({ type: "subagent_data", ...ref, data: { kind: "tool_call", step: 1, callId: childCall, name: "subagent", parameters } });
+        events.push({
+          type: "subagent_data",
+          ...ref,
+          data: { kind: "tool_call", step: 1, callId: childCall, name: "subagent", parameters },
+        });
         const child = runThread(runId, depth + 1, childCall, childTask);
-        Object.assign(stored, { response: child.condensed, responseSize: child.condensed.length, status: child.status, subagent: child.process });
-        child.events.push({ type: "subagent_data", ...ref, data: { kind: "tool_result", callId: childCall, response: child.condensed, responseSize: child.condensed.length, status: child.status } });
+        Object.assign(stored, {
+          response: child.condensed,
+          responseSize: child.condensed.length,
+          status: child.status,
+          subagent: child.process,
+        });
+        child.events.push({
+          type: "subagent_data",
+          ...ref,
+          data: {
+            kind: "tool_result",
+            callId: childCall,
+            response: child.condensed,
+            responseSize: child.condensed.length,
+            status: child.status,
+          },
+        });
         return child.events;
       });
       events.push(...interleave(children, random));
@@ -216,7 +267,11 @@ export function recordedStream(options: RecordedStreamOptions = {}): RecordedStr
     }
     // A person's steer, injected before the answering step.
     if (runIndex < o.steers) {
-      const steer = { step: answerStep, message: o.hostile ? 'Only "<b>dates</b>" & </SubagentExecution>' : "Focus on dates", at: at(runIndex * 100 + 20) };
+      const steer = {
+        step: answerStep,
+        message: o.hostile ? 'Only "<b>dates</b>" & </SubagentExecution>' : "Focus on dates",
+        at: at(runIndex * 100 + 20),
+      };
       events.push({ type: "subagent_data", ...ref, data: { kind: "steer", index: 0, ...steer } });
       process.steering = [steer];
     }
@@ -252,14 +307,24 @@ export function recordedStream(options: RecordedStreamOptions = {}): RecordedStr
     if (ids % 5 === 0) return { stored, started: { step, callId, name, parameters }, result: { callId, response, responseSize, status } };
     stored.startedAt = tick();
     stored.endedAt = tick();
-    return { stored, started: { step, callId, name, parameters, at: stored.startedAt }, result: { callId, response, responseSize, status, at: stored.endedAt } };
+    return {
+      stored,
+      started: { step, callId, name, parameters, at: stored.startedAt },
+      result: { callId, response, responseSize, status, at: stored.endedAt },
+    };
   }
 
   const prompt = o.hostile ? 'Compare "<a>" & <b> for me' : "Compare a and b for me";
   const createdAt = at(0);
   const events: AgentEvent[] = [{ type: "turn:started", turnId, prompt, createdAt }];
   const expected: ChatTurn = {
-    turnId, sessionId: o.sessionId, prompt, steps: [], stats: zeroStats(), status: "running", createdAt,
+    turnId,
+    sessionId: o.sessionId,
+    prompt,
+    steps: [],
+    stats: zeroStats(),
+    status: "running",
+    createdAt,
   };
   const masterStep = (index: number): Step => {
     while (expected.steps.length <= index) expected.steps.push({ text: "", thinking: "", toolCalls: [] });
@@ -297,17 +362,32 @@ export function recordedStream(options: RecordedStreamOptions = {}): RecordedStr
     const spawn: AgentEvent = master({ kind: "tool_call", step: 1, callId, name: "subagent", parameters });
     const run = runThread(null, 1, callId, task);
     Object.assign(stored, { response: run.condensed, responseSize: run.condensed.length, status: run.status, subagent: run.process });
-    const thread = [spawn, ...run.events, master({ kind: "tool_result", callId, response: run.condensed, responseSize: run.condensed.length, status: run.status })];
+    const thread = [
+      spawn,
+      ...run.events,
+      master({ kind: "tool_result", callId, response: run.condensed, responseSize: run.condensed.length, status: run.status }),
+    ];
     if (o.parallel) threads.push(thread);
     else events.push(...thread);
   }
   if (o.parallel) {
     events.push(...threads.map((t) => t[0]!));
-    events.push(...interleave(threads.map((t) => t.slice(1)), random));
+    events.push(
+      ...interleave(
+        threads.map((t) => t.slice(1)),
+        random,
+      ),
+    );
   }
   const rest = Math.max(1, o.masterTokens - 2 * third);
   for (let i = 0; i < rest; i++) events.push(masterToken(2));
-  const stats: TurnStats = { chat: { inputTokens: 900, outputTokens: 300 }, system: { inputTokens: 50, outputTokens: 10 }, steps: 3, runtimeMs: 5000, cost: 0.0125 };
+  const stats: TurnStats = {
+    chat: { inputTokens: 900, outputTokens: 300 },
+    system: { inputTokens: 50, outputTokens: 10 },
+    steps: 3,
+    runtimeMs: 5000,
+    cost: 0.0125,
+  };
   const endedAt = at(10_000);
   const stepTiming = { step: 2, startedAt: tick(), endedAt: tick() };
   Object.assign(masterStep(2), { startedAt: stepTiming.startedAt, endedAt: stepTiming.endedAt });
