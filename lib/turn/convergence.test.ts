@@ -11,10 +11,10 @@ import { processInTurn } from "./paths";
 import { applyEvent, newTurn } from "./reduce";
 
 /**
- * DESIGN invariant 3, pure half: one reducer folds every holder's turn, so the server's
+ * Live and replay converge, pure half: one reducer folds every holder's turn, so the server's
  * fold, the browser's session state (its own reducer around the same turn reducer) and a
  * viewer that reconnected — from a snapshot or by replay, with overlaps and duplicates —
- * hold deep-equal turns after every event, and the seed's markup string round-trips.
+ * hold deep-equal turns after every event, and the `<SubagentExecution>` markup string round-trips.
  * The rebuild from MongoDB is held to the same fold in server/data/storage-convergence.test.ts.
  */
 

@@ -8,7 +8,7 @@ import { liveView, startClusterApps, type ClusterApps } from "@/test/support/ser
 import { dataOf } from "@/test/support/turn/agent-data";
 
 /**
- * What happens to a turn when its process dies or Redis goes away (issue 15), with three
+ * What happens to a turn when its process dies or Redis goes away, with three
  * apps on one database and a real redis-server. The model here answers slowly on cue:
  * a subagent that hangs ("HANG") keeps a turn running as long as the test needs.
  */

@@ -5,7 +5,7 @@ import { request, runtimeWith, waitFor } from "@/test/support/server/app-harness
 import { liveView, startClusterApps, type ClusterApps } from "@/test/support/server/cluster-apps";
 
 /**
- * Three app processes' worth of apps on one database and one real Redis (issue 15): a
+ * Three app processes' worth of apps on one database and one real Redis: a
  * turn runs in exactly one of them, and a browser connected to any of them sees it live,
  * in order, and can steer, kill and stop it.
  */

@@ -30,7 +30,7 @@ export function defaultInstanceId(): string {
 const ANSWER_TIMEOUT_MS = 5_000;
 
 /**
- * Scale-out inside one app process (issue 15): the Socket.IO adapter, the turn leases and
+ * Scale-out inside one app process: the Socket.IO adapter, the turn leases and
  * their heartbeat, the shared event streams (publishing ours, mirroring the others'),
  * command routing to a turn's owner and the sweeper of dead processes' turns.
  * Everything else in the app is the same with or without it.

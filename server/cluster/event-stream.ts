@@ -3,7 +3,7 @@ import type { Logger } from "@/lib/log";
 import type { RedisClient } from "./redis";
 
 /**
- * A chat's shared log (issue 15): the owner of a running turn appends every relayed event
+ * A chat's shared log: the owner of a running turn appends every relayed event
  * (already numbered) to a Redis stream per chat; every other process with viewers of that
  * chat reads it and delivers to its own sockets. Bounded (MAXLEN ~, about the replay
  * window) and expiring an hour after a turn ends: MongoDB is the durable record.

@@ -8,7 +8,7 @@ import { mongoLeases } from "./lease";
 /**
  * The process's cluster membership from its configuration: with REDIS_URL, a connected
  * Cluster; without, undefined and not one Redis connection attempted (the app then runs
- * as one process, exactly as before issue 15).
+ * as one process, with no Redis connection).
  */
 export async function clusterFromEnv(
   config: Pick<Env, "REDIS_URL" | "LEASE_MS" | "INSTANCE_ID">,

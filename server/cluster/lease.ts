@@ -1,7 +1,7 @@
 import type { Models } from "@/models";
 
 /**
- * One owner per running turn (issue 15): a lease document per chat in MongoDB. Every
+ * One owner per running turn: a lease document per chat in MongoDB. Every
  * change is one atomic findOneAndUpdate/updateOne whose filter states who may make it,
  * so two processes can never both hold a chat, and only the holder renews or releases.
  */

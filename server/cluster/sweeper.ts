@@ -6,7 +6,7 @@ import type { Lease, LeaseStore } from "./lease";
 import type { StreamTurn } from "./stream-turn";
 
 /**
- * The sweeper of every cluster member (issue 15): every third of a lease it looks for
+ * The sweeper of every cluster member: every third of a lease it looks for
  * leases whose holder stopped renewing them (the process died), takes each over
  * atomically (so exactly one member acts) and ends that turn as `ghost_sweep`: stored,
  * then told to the viewers with the chat's next numbers, then the lease is freed.

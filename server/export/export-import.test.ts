@@ -212,7 +212,7 @@ describe("export and import", () => {
     );
   });
 
-  it("the Markdown transcript folds each subagent, and with markup carries the seed's SubagentExecution markup", async () => {
+  it("the Markdown transcript folds each subagent, and with markup carries the SubagentExecution markup", async () => {
     const md = await exportText(cookie, sessionId, "format=markdown");
     expect(md.status).toBe(200);
     expect(md.headers.get("content-type")).toMatch(/text\/markdown/);
