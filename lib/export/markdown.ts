@@ -27,7 +27,8 @@ export function turnMarkdown(turn: ChatTurn, options: MarkdownOptions = {}): str
   if (turn.error) out += `\n> **${turn.status === "cancelled" ? "Stopped" : "Failed"}:** ${inline(turn.error)}\n`;
   else if (turn.status === "cancelled") out += "\n> **Stopped** before it finished.\n";
   out += `\n<sub>${statsLine(turn.stats)}</sub>\n`;
-  if (options.markup) out += `\n<details><summary>SubagentExecution markup</summary>\n\n${fence(serializeTurn(turn), "xml")}\n\n</details>\n`;
+  if (options.markup)
+    out += `\n<details><summary>SubagentExecution markup</summary>\n\n${fence(serializeTurn(turn), "xml")}\n\n</details>\n`;
   return out;
 }
 
