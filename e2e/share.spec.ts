@@ -126,9 +126,11 @@ test.describe("with APP_PASSWORD", () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
+  /** Signs in on the login page and waits until it has left it (the page's own navigation must not race the test's next one). */
   async function logIn(page: Page): Promise<void> {
     await page.getByTestId("login-password").fill(PASSWORD);
     await page.getByTestId("login-submit").click();
+    await page.waitForURL((url) => !url.pathname.startsWith("/login"));
   }
 
   test("a link needs the login unless the owner made it public", async ({ browser }, testInfo) => {
