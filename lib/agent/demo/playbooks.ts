@@ -65,6 +65,7 @@ function masterReply(messages: readonly ChatMessage[], tools: Set<string>): Demo
   if (intent === "chat" || !tools.has(SUBAGENT_TOOL_NAME)) return { text: chatAnswer(prompt) };
   if (intent === "deep") {
     return {
+      thinking: "This needs digging: one general subagent can split it and keep the detail away from me.",
       text: "This needs depth, so I'm handing it to a `general` subagent that can delegate further.\n\n",
       toolCalls: [{ name: SUBAGENT_TOOL_NAME, args: { agent: "general", task: topicsOf(prompt).join(" and "), objective: prompt } }],
     };
@@ -77,6 +78,7 @@ function masterReply(messages: readonly ChatMessage[], tools: Set<string>): Demo
         ? `To compare them, I'm sending an \`explore\` subagent to each of the ${topics.length} at once.\n\n`
         : `I'll research these ${topics.length} aspects in parallel with \`explore\` subagents.\n\n`;
   return {
+    thinking: `${topics.length === 1 ? "One part" : `${topics.length} independent parts`}: an explore subagent for each, so I read their answers and none of their file reads.`,
     text,
     toolCalls: topics.map((topic) => ({ name: SUBAGENT_TOOL_NAME, args: { agent: "explore", task: topic, objective: prompt } })),
   };
