@@ -234,10 +234,15 @@ export class Cluster {
    * Later resubscriptions (after Redis restarts) are node-redis's own and handled there.
    */
   private async adaptersSubscribed(): Promise<void> {
-    if (!this.io || !this.redis.events.isReady) return;
+    if (!this.io) return;
     const channels = [...this.io._nsps.values()].map((nsp) => `socket.io#${nsp.name}#${(nsp.adapter as { uid?: string }).uid ?? ""}#`);
     const deadline = Date.now() + 10_000;
     while (Date.now() < deadline) {
+      // A loaded machine may still be connecting: the SUBSCRIBE is on its way all the same.
+      if (!this.redis.events.isReady) {
+        await new Promise((r) => setTimeout(r, 20));
+        continue;
+      }
       try {
         const counts = await this.redis.events.pubSubNumSub(channels);
         if (channels.every((channel) => Number(counts[channel] ?? 0) > 0)) return;
