@@ -37,9 +37,10 @@ test("the context inspector shows what the master and a depth-2 subagent were se
   await ledger.getByTestId("inspect-context").click();
   await expect(inspector).toBeVisible();
   await expect(inspector).toContainText("explore:");
-  const kinds = await inspector.getByTestId("inspector-message").evaluateAll((items) => items.map((i) => i.getAttribute("data-kind")));
-  expect(kinds.slice(0, 2)).toEqual(["system", "task"]);
-  expect(kinds).toContain("tool_result");
+  // The run's requests load after the inspector opens: wait for them, then read them.
+  const kinds = () => inspector.getByTestId("inspector-message").evaluateAll((items) => items.map((i) => i.getAttribute("data-kind")));
+  await expect.poll(async () => (await kinds()).slice(0, 2)).toEqual(["system", "task"]);
+  expect(await kinds()).toContain("tool_result");
   await inspector.getByTestId("inspector-call").first().click();
   await expect(inspector.getByTestId("inspector-detail")).toContainText("Offline demo model");
   await shot(page, "inspector-subagent");
