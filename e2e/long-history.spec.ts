@@ -107,9 +107,9 @@ test("a page that fails to load says why, and Try again loads it", async ({ page
   await expect(page.getByTestId("earlier-turns-error")).toHaveCount(0);
 });
 
-test("a Retry of link to a run in a turn not loaded yet loads the pages before it and shows that panel", async ({ page, context }) => {
-  const { sessionId, history } = await longChat(page, context, "lineage");
-  // The newest turn with a subagent retried the run of the first turn with one, many pages back.
+/** A long chat whose newest turn with a subagent retried the run of the first turn with one, many pages back. */
+async function lineageChat(page: Page, context: BrowserContext, label: string) {
+  const { sessionId, history } = await longChat(page, context, label);
   const runOf = (turn: ChatTurn) => turn.steps.flatMap((s) => s.toolCalls).find((c) => c.subagent)?.subagent;
   const newer = history.findLast((t) => runOf(t))!;
   const older = history.find((t) => runOf(t))!;
@@ -118,13 +118,53 @@ test("a Retry of link to a run in a turn not loaded yet loads the pages before i
   const oldRunId = runOf(older)!.runId;
   const newRunId = runOf(newer)!.runId;
   await withModels((models) => models.SubagentRun.updateOne({ _id: newRunId }, { $set: { retryOf: oldRunId } }));
+  return { sessionId, oldRunId, newRunId };
+}
 
-  await page.goto(`/c/${sessionId}`);
-  await expect(page.getByTestId("message-user")).toHaveCount(RENDERED);
-  await expect(page.locator(`#run-${oldRunId}`)).toHaveCount(0);
-  await page.locator(`#run-${newRunId}`).getByTestId("retry-of").getByRole("link").click();
+/** The old run's panel is on screen with the focus on its header, and links back to its retry. */
+async function expectPanelShown(page: Page, oldRunId: string, newRunId: string) {
   const target = page.locator(`#run-${oldRunId}`);
   await expect(target).toBeInViewport();
   await expect(target.getByTestId("subagent-toggle")).toBeFocused();
   await expect(target.getByTestId("retried-as").locator(`[data-run-link="${newRunId}"]`)).toBeVisible();
+}
+
+test("a Retry of link to a run in a turn not loaded yet loads the pages before it and shows that panel", async ({ page, context }) => {
+  const { sessionId, oldRunId, newRunId } = await lineageChat(page, context, "lineage");
+  await page.goto(`/c/${sessionId}`);
+  await expect(page.getByTestId("message-user")).toHaveCount(RENDERED);
+  await expect(page.locator(`#run-${oldRunId}`)).toHaveCount(0);
+  // From the keyboard: a mouse click on a link thousands of pixels up the list needs a
+  // scroll by script first, which the list (following its end) may take back.
+  await page.locator(`#run-${newRunId}`).getByTestId("retry-of").getByRole("link").focus();
+  await page.keyboard.press("Enter");
+  await expectPanelShown(page, oldRunId, newRunId);
+});
+
+test("the same link clicked before the page is interactive, or opened from the address bar, gets there too", async ({ page, context }) => {
+  const { sessionId, oldRunId, newRunId } = await lineageChat(page, context, "early");
+  // The app's scripts held back: the click is the browser's own, a hash change on the HTML.
+  const scripts = /\/_next\/static\/chunks\/.*\.js(\?|$)/;
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let held = 0;
+  await page.route(scripts, async (route) => {
+    held++;
+    await released;
+    await route.continue();
+  });
+  await page.goto(`/c/${sessionId}`, { waitUntil: "commit" });
+  await page.locator(`#run-${newRunId}`).getByTestId("retry-of").getByRole("link").click();
+  await expect(page).toHaveURL(new RegExp(`#run-${oldRunId}$`));
+  expect(held).toBeGreaterThan(0);
+  await expect(page.locator(`#run-${oldRunId}`)).toHaveCount(0);
+  release();
+  await expectPanelShown(page, oldRunId, newRunId);
+  await page.unroute(scripts);
+
+  // A link to the panel pasted into the address bar.
+  const pasted = await context.newPage();
+  await pasted.goto(`/c/${sessionId}#run-${oldRunId}`);
+  await expectPanelShown(pasted, oldRunId, newRunId);
+  await pasted.close();
 });

@@ -4,13 +4,14 @@ import { useEffect, useLayoutEffect, useRef, useState, type ReactNode } from "re
 import type { ChatTurn } from "@/lib/contracts";
 import type { PendingPrompt } from "@/lib/chat/session-state";
 import { AlertIcon, SpinnerIcon } from "@/components/ui/icons";
-import { RunFinderProvider, showPanel } from "@/components/subagents/retry-links";
+import { RunFinderProvider, runOfHash, showPanel } from "@/components/subagents/retry-links";
 import { findRun } from "@/lib/turn/retries";
 import { AssistantMessage, Working } from "./assistant-message";
 import type { OlderTurns } from "./use-session";
 import { UserMessage } from "./user-message";
 import { TURNS_PER_PAGE } from "./turn-window";
 import { onTurnRequest, showTurn, takeTurnRequest } from "./turn-seek";
+import { useSeek } from "./use-seek";
 import { REVEAL_EVENT } from "@/components/steps/reveal-window";
 
 /** Within this many pixels of the bottom, the list follows new content. */
@@ -179,65 +180,47 @@ export function MessageList({ turns, pending, footer, older }: MessageListProps)
     promptsBefore.current = { count, first: firstTurnId };
   }, [turns, pending.length, firstTurnId]);
 
-  // A "Retry of" link to a run not in the page: load older pages until its turn is held,
-  // reveal down to it, then show its panel. Ends when it is shown or cannot be found.
-  const [seeking, setSeeking] = useState<string | null>(null);
-  useEffect(() => {
-    if (seeking === null) return;
-    const index = turns.findIndex((turn) => findRun([turn], seeking));
-    if (index >= 0 && index < hidden) {
-      if (scroller.current) heightBeforeMore.current = scroller.current.scrollHeight;
-      setShown(turns.length - index);
-      return;
-    }
-    if (index >= 0) {
-      // Rendered with this commit; scrolled to once laid out.
-      requestAnimationFrame(() => showPanel(seeking));
-      setSeeking(null);
-      return;
-    }
-    if (older?.hasMore && !older.error) {
-      if (!older.loading) older.load();
-      return;
-    }
-    setSeeking(null);
-  }, [seeking, turns, hidden, older]);
+  const reveal = (index: number) => {
+    if (scroller.current) heightBeforeMore.current = scroller.current.scrollHeight;
+    setShown(turns.length - index);
+  };
+  const view = { turns, hidden, older, reveal };
 
-  // A search result's turn: the same walk as above, by turn id, then scrolled to.
+  // A "Retry of" link to a run not in the page: walk to its turn, then show its panel.
+  const seekRun = useSeek((turn, runId: string) => !!findRun([turn], runId), showPanel, view);
+  // A link to a panel (`#run-…`) clicked before the page was interactive, or opened from
+  // the address bar, or a hash changed by hand: the browser alone cannot reach a panel
+  // whose turn is not loaded yet.
+  useEffect(() => {
+    const fromHash = () => {
+      const runId = runOfHash(window.location.hash);
+      if (runId && !showPanel(runId)) seekRun(runId);
+    };
+    fromHash();
+    window.addEventListener("hashchange", fromHash);
+    return () => window.removeEventListener("hashchange", fromHash);
+  }, [seekRun]);
+
+  // A search result's turn: the same walk, by turn id, then scrolled to.
+  const seekTurn = useSeek(
+    (turn, turnId: string) => turn.turnId === turnId,
+    (turnId) => {
+      // The reader asked to be here: the list stops following the bottom.
+      stick.current = false;
+      if (showTurn(turnId)) setShowJump(true);
+    },
+    view,
+  );
   const sessionId = turns[0]?.sessionId;
-  const [seekingTurn, setSeekingTurn] = useState<string | null>(null);
   useEffect(() => {
     if (!sessionId) return;
     const take = () => {
       const turnId = takeTurnRequest(sessionId);
-      if (turnId) setSeekingTurn(turnId);
+      if (turnId) seekTurn(turnId);
     };
     take();
     return onTurnRequest(take);
-  }, [sessionId]);
-  useEffect(() => {
-    if (seekingTurn === null) return;
-    const index = turns.findIndex((turn) => turn.turnId === seekingTurn);
-    if (index >= 0 && index < hidden) {
-      if (scroller.current) heightBeforeMore.current = scroller.current.scrollHeight;
-      setShown(turns.length - index);
-      return;
-    }
-    if (index >= 0) {
-      requestAnimationFrame(() => {
-        // The reader asked to be here: the list stops following the bottom.
-        stick.current = false;
-        if (showTurn(seekingTurn)) setShowJump(true);
-      });
-      setSeekingTurn(null);
-      return;
-    }
-    if (older?.hasMore && !older.error) {
-      if (!older.loading) older.load();
-      return;
-    }
-    setSeekingTurn(null);
-  }, [seekingTurn, turns, hidden, older]);
+  }, [sessionId, seekTurn]);
 
   const jump = () => {
     const el = scroller.current;
@@ -261,7 +244,7 @@ export function MessageList({ turns, pending, footer, older }: MessageListProps)
               <EarlierTurns hidden={hidden} older={older} onReveal={revealMore} />
             </div>
           ) : null}
-          <RunFinderProvider value={setSeeking}>
+          <RunFinderProvider value={seekRun}>
             {turns.slice(hidden).map((turn) => (
               <div
                 key={turn.turnId}

@@ -1,6 +1,6 @@
 "use client";
 
-import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type Dispatch } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState, type Dispatch } from "react";
 import type { Ack, ErrorCode, JoinResult, SessionEvent, TurnPage } from "@/lib/contracts";
 import { initialSessionState, sessionReducer, type JoinSnapshot, type SessionAction, type SessionState } from "@/lib/chat/session-state";
 import { frameBatch } from "./frame-batch";
@@ -83,7 +83,9 @@ export function useSessionFeed(channel: FeedChannel, sessionId: string, initial?
   /** Bumped after every join, so a resync still pending after a replay-mode join retries. */
   const [joins, setJoins] = useState(0);
 
-  useEffect(() => {
+  // A layout effect: it runs before any passive effect of this commit, the children's
+  // included, so one that asks for the next older page reads the cursor of now.
+  useLayoutEffect(() => {
     stateRef.current = state;
   }, [state]);
 

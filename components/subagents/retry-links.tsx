@@ -44,6 +44,12 @@ export function panelAnchor(runId: string): string {
   return `run-${runId}`;
 }
 
+/** The run a URL's hash points at (`#run-…`), or null. */
+export function runOfHash(hash: string): string | null {
+  const prefix = `#${panelAnchor("")}`;
+  return hash.startsWith(prefix) && hash.length > prefix.length ? decodeURIComponent(hash.slice(prefix.length)) : null;
+}
+
 /** "Retry of …" on a retry, "Retried as …" on the run it replaced; nothing on other runs. */
 export function RetryLineage({ panel }: { panel: SubagentProcess }) {
   const newer = useRetriedAs(panel.runId);

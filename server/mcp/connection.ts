@@ -144,7 +144,9 @@ export class McpConnection {
   private async connect(): Promise<void> {
     if (this.closed) return;
     const generation = ++this.generation;
-    this.setStatus("connecting");
+    // A retry keeps reading "failed" (or "restarting") until it succeeds: a server that keeps
+    // failing should not flicker back to "connecting…" for the moment each attempt takes.
+    if (this.failures === 0) this.setStatus("connecting");
     const client = new Client({ name: "delegate", version: "1.0.0" }, { capabilities: {} });
     client.onclose = () => this.lost(generation, "the connection closed");
     // Transport errors (a bad line from the server, a failed send) surface through the calls they break.

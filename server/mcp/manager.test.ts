@@ -13,6 +13,7 @@ import {
   waitFor,
   type RunningHttpServer,
 } from "@/test/support/mcp/servers";
+import { McpConnection } from "./connection";
 import { createMcpManager, type McpManager } from "./manager";
 
 /** The MCP client manager against real MCP servers, started here. */
@@ -107,6 +108,22 @@ describe("MCP servers that fail", () => {
     const [info] = manager.servers();
     expect(info).toMatchObject({ name: "broken", status: "failed", tools: [] });
     expect(info!.error).toContain("boom: missing API key");
+  });
+
+  it("keeps reading failed while it retries a server that cannot start, never connecting again", async () => {
+    const statuses: string[] = [];
+    const connection = new McpConnection(stdioServer("broken", ["-e", "process.exit(2)"]), {
+      backoff: { initialMs: 20, maxMs: 20 },
+      onChange: () => statuses.push(connection.status),
+    });
+    connection.start();
+    try {
+      await waitFor(() => statuses.filter((s) => s === "failed").length >= 3, "three failed attempts");
+      expect(statuses[0]).toBe("connecting");
+      expect(statuses.slice(1)).toEqual(statuses.slice(1).map(() => "failed"));
+    } finally {
+      await connection.close();
+    }
   });
 
   it("turns a crash mid-call into a tool error naming the server, and restarts it with a growing backoff", async () => {
