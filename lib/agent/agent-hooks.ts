@@ -12,8 +12,7 @@ export function agentHooks(node: AgentNode, now: () => number, startedMs: number
   let stepStartedAt = iso();
   let steers = 0;
   return {
-    onText: (step, text, offset) => node.emit({ kind: "token", step, offset, text }),
-    onThinking: (step, text, offset) => node.emit({ kind: "thinking", step, offset, text }),
+    emit: node.emit,
     onToolCall: (step, c) => node.emit({ kind: "tool_call", step, callId: c.id, name: c.name, parameters: c.arguments, at: iso() }),
     onToolResult: (callId, content, status) => node.emit({ kind: "tool_result", callId, ...toolOutputOf(content), status, at: iso() }),
     onChatUsage: (usage) => node.meter.addChat(usage),

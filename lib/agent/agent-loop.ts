@@ -1,4 +1,4 @@
-import type { Usage } from "@/lib/contracts";
+import type { AgentData, Usage } from "@/lib/contracts";
 import { cleanSubagentContent, type WarnLog } from "@/lib/context/clean-result";
 import { COMPACT_SYSTEM_PROMPT, compactMessages, reinforceObjective } from "@/lib/context/compact";
 import { estimateRequestTokens } from "@/lib/context/tokens";
@@ -12,8 +12,8 @@ import { toolErrorText } from "./tool-errors";
  * calls it asks for (independent calls concurrently, a few at a time), feed the results back as role:"tool"
  * messages with the same ids, and stop on a final answer or after `maxSteps` requests.
  *
- * The loop owns no transport: it reports through hooks, and the caller decides whether
- * that becomes `turn:*`/`tool:*` events (master) or `subagent_data` (a child).
+ * The loop owns no transport: it reports through hooks (`agentHooks`), which make the
+ * agent's events of them, the master's and a subagent's alike.
  */
 
 export interface ToolOutcome {
@@ -38,8 +38,8 @@ export interface ToolInvoker {
 
 /** What the loop reports, each tagged with the step (model request, from 0) it belongs to. */
 export interface LoopHooks {
-  onText?(step: number, text: string, offset: number): void;
-  onThinking?(step: number, text: string, offset: number): void;
+  /** Where the agent's streamed text (token, thinking) goes, as its payload, made by the loop itself. */
+  emit?(data: AgentData): void;
   onToolCall?(step: number, call: ModelToolCall): void;
   /** `content` is exactly what the calling model reads. */
   onToolResult?(callId: string, content: string, status: ToolOutcome["status"]): void;
@@ -99,20 +99,14 @@ export async function runAgentLoop(options: LoopOptions, state: LoopState): Prom
     await compactIfNeeded(options, state);
 
     const index = state.steps;
-    let textLength = 0;
-    let thinkingLength = 0;
+    const emit = hooks.emit;
     const step = await runModelStep(
       options.model,
       { messages: [...state.messages], tools: invoker.specs.length ? invoker.specs : undefined, signal },
       {
-        onText: (text) => {
-          hooks.onText?.(index, text, textLength);
-          textLength += text.length;
-        },
-        onThinking: (text) => {
-          hooks.onThinking?.(index, text, thinkingLength);
-          thinkingLength += text.length;
-        },
+        // Streamed text becomes the agent's payload here, in one call, and goes on as is.
+        onText: emit && ((text, offset) => emit({ kind: "token", step: index, offset, text })),
+        onThinking: emit && ((text, offset) => emit({ kind: "thinking", step: index, offset, text })),
         onToolCall: (call) => hooks.onToolCall?.(index, call),
       },
     );

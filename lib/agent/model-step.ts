@@ -8,8 +8,9 @@ import { ModelError, type ChatModel, type ModelRequest, type ModelToolCall } fro
  */
 
 export interface StepHooks {
-  onText?(text: string): void;
-  onThinking?(text: string): void;
+  /** `offset`: where `text` starts in the step's text (its reasoning, for onThinking). */
+  onText?(text: string, offset: number): void;
+  onThinking?(text: string, offset: number): void;
   onToolCall?(call: ModelToolCall): void;
 }
 
@@ -34,49 +35,35 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
 }
 
 /**
- * Iterates `source` but gives up as soon as `signal` aborts, even if the source never
- * yields again — a hung provider must not keep a killed or timed-out run alive.
+ * One request, read to its end: each event the model streams is taken here straight from
+ * its iterator (and shown to the request's observer, if any). It gives up as soon as the
+ * signal aborts, even if the model never yields again: a hung provider must not keep a
+ * killed or timed-out run alive.
  */
-export async function* abortable<T>(source: AsyncIterable<T>, signal: AbortSignal | undefined): AsyncGenerator<T> {
-  const iterator = source[Symbol.asyncIterator]();
-  let onAbort: (() => void) | undefined;
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(new AbortedError(signal?.reason));
-    if (signal?.aborted) onAbort();
-    else signal?.addEventListener("abort", onAbort, { once: true });
-  });
-  aborted.catch(() => undefined);
-  let finished = false;
-  try {
-    while (true) {
-      const next = await Promise.race([iterator.next(), aborted]);
-      if (next.done) {
-        finished = true;
-        return;
-      }
-      yield next.value;
-    }
-  } finally {
-    if (onAbort) signal?.removeEventListener("abort", onAbort);
-    if (!finished) void Promise.resolve(iterator.return?.()).catch(() => undefined);
-  }
-}
-
 export async function runModelStep(model: ChatModel, request: ModelRequest, hooks: StepHooks = {}): Promise<StepResult> {
   const result: StepResult = { text: "", thinking: "", toolCalls: [], usage: { inputTokens: 0, outputTokens: 0 }, finishReason: "stop" };
   let reported: Usage | null = null;
   throwIfAborted(request.signal);
+  const observer = model.observe?.(request);
+  const iterator = model.stream(request)[Symbol.asyncIterator]();
+  const stop = stopOn(request.signal);
+  let finished = false;
+  let failure: unknown;
   try {
-    for await (const event of abortable(model.stream(request), request.signal)) {
+    while (true) {
+      const next = await Promise.race([iterator.next(), stop.aborted]);
+      if (next.done) break;
+      const event = next.value;
+      observer?.event(event);
       // Model output enters here: normalised once (see wellFormed), so every later holder agrees.
       if (event.type === "text") {
         const text = wellFormed(event.text);
+        hooks.onText?.(text, result.text.length);
         result.text += text;
-        hooks.onText?.(text);
       } else if (event.type === "thinking") {
         const text = wellFormed(event.text);
+        hooks.onThinking?.(text, result.thinking.length);
         result.thinking += text;
-        hooks.onThinking?.(text);
       } else if (event.type === "tool_call") {
         const call = { ...event.call, name: wellFormed(event.call.name), arguments: wellFormed(event.call.arguments) };
         result.toolCalls.push(call);
@@ -87,9 +74,15 @@ export async function runModelStep(model: ChatModel, request: ModelRequest, hook
         result.finishReason = event.finishReason;
       }
     }
+    finished = true;
   } catch (error) {
+    failure = error;
     if (request.signal?.aborted) throw new AbortedError(request.signal.reason);
     throw error;
+  } finally {
+    stop.dispose();
+    if (!finished) void Promise.resolve(iterator.return?.()).catch(() => undefined);
+    observer?.end(failure);
   }
   throwIfAborted(request.signal);
   result.usage = reported ?? {
@@ -97,6 +90,18 @@ export async function runModelStep(model: ChatModel, request: ModelRequest, hook
     outputTokens: estimateTokens(result.text + result.thinking) + result.toolCalls.reduce((n, c) => n + estimateTokens(c.arguments) + 4, 0),
   };
   return result;
+}
+
+/** A promise that rejects with an AbortedError when `signal` aborts (never settles otherwise), and its cleanup. */
+function stopOn(signal: AbortSignal | undefined): { aborted: Promise<never>; dispose: () => void } {
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(new AbortedError(signal?.reason));
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
+  });
+  aborted.catch(() => undefined);
+  return { aborted, dispose: () => onAbort && signal?.removeEventListener("abort", onAbort) };
 }
 
 /** A readable sentence for any failure, fit for the chat. */

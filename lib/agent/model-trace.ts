@@ -1,13 +1,14 @@
 import type { ModelCallRecord, ModelCallSink, ModelMessage } from "@/lib/contracts";
 import { estimateRequestTokens } from "@/lib/context/tokens";
-import type { ChatModel, ChatMessage, ModelRequest, ModelStreamEvent } from "@/lib/model/types";
+import type { ChatModel, ChatMessage, ModelRequest, StreamObserver } from "@/lib/model/types";
 
 /**
  * A model that reports each request it serves: the messages and tools exactly as sent,
- * what came back, the provider's own usage, and how it ended. It wraps the model an
- * agent runs on, so every call site (a step, a compaction, a condensation) is recorded
- * without the loop knowing. The record is made when the stream ends, fails or is
- * abandoned (a kill, a cancel), so an aborted request is recorded too.
+ * what came back, the provider's own usage, and how it ended. It adds an observer to the
+ * model an agent runs on, so every call site (a step, a compaction, a condensation) is
+ * recorded without the loop knowing, and the stream's events pass by it rather than
+ * through it. The record is made when the stream ends, fails or is abandoned (a kill, a
+ * cancel), so an aborted request is recorded too.
  */
 
 export interface TraceTag {
@@ -27,20 +28,19 @@ export function traceModel(
     id: model.id,
     label: model.label,
     isDemo: model.isDemo,
-    stream(request) {
-      return traced(model, request, tag, index++, sink, options);
-    },
+    stream: (request) => model.stream(request),
+    observe: (request) => recorder(model, request, tag, index++, sink, options),
   };
 }
 
-async function* traced(
+function recorder(
   model: ChatModel,
   request: ModelRequest,
   tag: TraceTag,
   index: number,
   sink: ModelCallSink,
   options: { now: () => number; newId: () => string },
-): AsyncGenerator<ModelStreamEvent> {
+): StreamObserver {
   const started = options.now();
   // Copied now: the caller's transcript keeps growing after the request leaves.
   const messages = request.messages.map(plainMessage);
@@ -48,47 +48,44 @@ async function* traced(
   const response: ModelCallRecord["response"] = { text: "", thinking: "", toolCalls: [] };
   let usage: ModelCallRecord["usage"] = null;
   let finishReason: ModelCallRecord["finishReason"] = null;
-  let error: string | null = "abandoned before the reply ended";
-  try {
-    for await (const event of model.stream(request)) {
+  return {
+    event(event) {
       if (event.type === "text") response.text += event.text;
       else if (event.type === "thinking") response.thinking += event.text;
       else if (event.type === "tool_call") response.toolCalls.push({ ...event.call });
       else if (event.type === "usage") usage = { inputTokens: event.inputTokens, outputTokens: event.outputTokens };
       else if (event.type === "done") finishReason = event.finishReason;
-      yield event;
-    }
-    error = null;
-  } catch (e) {
-    error = e instanceof Error ? e.message || e.name : String(e);
-    throw e;
-  } finally {
-    // Cut off by a kill, a cancel or a watchdog: whatever the stream did after the abort.
-    if (request.signal?.aborted && finishReason === null) error = `aborted (${String(request.signal.reason ?? "stopped")})`;
-    try {
-      sink({
-        callId: options.newId(),
-        turnId: tag.turnId,
-        runId: tag.runId,
-        purpose: tag.purpose,
-        index,
-        model: model.id,
-        modelLabel: model.label,
-        startedAt: new Date(started).toISOString(),
-        endedAt: new Date(options.now()).toISOString(),
-        messageCount: messages.length,
-        estimatedInputTokens: estimateRequestTokens(request.messages, request.tools),
-        toolCount: tools.length,
-        usage,
-        finishReason,
-        error,
-        request: { messages, tools },
-        response,
-      });
-    } catch {
-      // Recording is an audit aid: a failing sink must never fail the request it records.
-    }
-  }
+    },
+    end(failure) {
+      let error: string | null =
+        failure === undefined ? null : failure instanceof Error ? failure.message || failure.name : String(failure);
+      // Cut off by a kill, a cancel or a watchdog: whatever the stream did after the abort.
+      if (request.signal?.aborted && finishReason === null) error = `aborted (${String(request.signal.reason ?? "stopped")})`;
+      try {
+        sink({
+          callId: options.newId(),
+          turnId: tag.turnId,
+          runId: tag.runId,
+          purpose: tag.purpose,
+          index,
+          model: model.id,
+          modelLabel: model.label,
+          startedAt: new Date(started).toISOString(),
+          endedAt: new Date(options.now()).toISOString(),
+          messageCount: messages.length,
+          estimatedInputTokens: estimateRequestTokens(request.messages, request.tools),
+          toolCount: tools.length,
+          usage,
+          finishReason,
+          error,
+          request: { messages, tools },
+          response,
+        });
+      } catch {
+        // Recording is an audit aid: a failing sink must never fail the request it records.
+      }
+    },
+  };
 }
 
 function plainMessage(message: ChatMessage): ModelMessage {

@@ -44,6 +44,18 @@ export interface ChatModel {
   readonly label: string;
   readonly isDemo: boolean;
   stream(request: ModelRequest): AsyncIterable<ModelStreamEvent>;
+  /** A watcher of one request (the model-call record), told what the reader of its stream reads. */
+  observe?(request: ModelRequest): StreamObserver;
+}
+
+/**
+ * Watches a request's stream beside its reader rather than in its way: it is told each
+ * event the reader takes, then how the stream ended, and hands nothing on.
+ */
+export interface StreamObserver {
+  event(event: ModelStreamEvent): void;
+  /** `error`: why the stream failed; undefined when it ran to its end (or was stopped, see the request's signal). */
+  end(error?: unknown): void;
 }
 
 export type ModelErrorCode =

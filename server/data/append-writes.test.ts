@@ -110,24 +110,19 @@ describe("an append whose reply is lost", () => {
     const { sessionId } = await store.createSession("owner-1");
     const turnId = "turn-lost-reply";
     let turn: ChatTurn | undefined;
-    const writer = mongoStore(proxiedModels).eventWriter({
-      sessionId,
-      getTurn: () => turn,
-      flushMs: 5,
-      retry: { attempts: 3, baseDelayMs: 20 },
-    });
+    const writer = mongoStore(proxiedModels).eventWriter({ sessionId, retry: { attempts: 3, baseDelayMs: 20 } });
     const publish = (event: AgentEvent) => {
       turn = event.type === "turn:started" ? turnFromStart(event, sessionId) : applyEvent(turn!, event);
-      writer.record(event);
+      writer.record(event, turn);
     };
     publish({ type: "turn:started", turnId, prompt: "p", createdAt: new Date().toISOString() });
     publish({ type: "turn:data", turnId, runId: null, data: { kind: "token", step: 0, offset: 0, text: "first piece. " } });
-    await writer.drain();
+    await writer.drain([turn!]);
 
     const lost = proxy.dropNextReply("update", "turns");
     const second = "second piece, whose reply the network loses. ";
     publish({ type: "turn:data", turnId, runId: null, data: { kind: "token", step: 0, offset: 13, text: second } });
-    await writer.drain();
+    await writer.drain([turn!]);
     await lost;
     publish({ type: "turn:data", turnId, runId: null, data: { kind: "token", step: 0, offset: 13 + second.length, text: "third." } });
     publish({
@@ -137,7 +132,7 @@ describe("an append whose reply is lost", () => {
       stats: emptyStats(),
       endedAt: new Date().toISOString(),
     } satisfies AgentEventOf<"turn:ended">);
-    await writer.drain();
+    await writer.drain([turn!]);
 
     const [stored] = await store.loadHistory(sessionId);
     expect(stored!.steps[0]!.text).toBe(`first piece. ${second}third.`);

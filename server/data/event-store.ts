@@ -8,10 +8,11 @@ import type { Logger } from "@/lib/log";
 /**
  * Persists a session's agent events as they are relayed. Writes run one at a time in
  * event order; streamed text is not written per token but coalesced, at most one write
- * per document per `flushMs`, and each write appends only what the document does not hold
- * yet (text-appends.ts): the bytes sent grow with an answer's length, not its square. The
- * in-memory turn (folded from the same events by the turn reducer) is the source of every
- * text and state written, so what is stored is what viewers were shown. A failed write is
+ * per document per flush (its owner calls `flush`, a few times a second), and each write
+ * appends only what the document does not hold yet (text-appends.ts): the bytes sent grow
+ * with an answer's length, not its square. The store is handed the turn each event folded
+ * into (the session's one fold, see docs/architecture.md) and writes from that, so what is
+ * stored is what viewers were shown; it keeps no turn of its own and asks for none. A failed write is
  * retried with backoff, so a database that drops out for a while loses nothing once it is
  * back, and an append whose reply was lost is not stored twice (see `appendOp`).
  */
@@ -21,9 +22,6 @@ const OUTPUT_CHUNK_CHARS = 1_000_000;
 export interface EventStoreOptions {
   models: Models;
   sessionId: string;
-  /** The current in-memory state of a turn (reduced from the same events). */
-  getTurn: (turnId: string) => ChatTurn | undefined;
-  flushMs?: number;
   retry?: { attempts: number; baseDelayMs: number };
   log?: Pick<Logger, "warn" | "error">;
 }
@@ -45,9 +43,9 @@ interface DocState {
   /** JSON of each other field as last written, so an unchanged field is not sent again. */
   fields: Map<string, string>;
   response?: string;
-  /** Text streamed since its last append was queued, and since when it waits. */
+  /** Text streamed since its last append was queued, and for how many flushes it has waited. */
   pendingChars: number;
-  dirtySince?: number;
+  waitedFlushes: number;
 }
 
 export class EventStore {
@@ -56,8 +54,6 @@ export class EventStore {
   /** Turn and run documents by id (a turn's id, or a run's). */
   private readonly docs = new Map<string, DocState>();
   private readonly dirty = new Set<DocState>();
-  private flushTimer: NodeJS.Timeout | undefined;
-  private readonly flushMs: number;
   private readonly retry: { attempts: number; baseDelayMs: number };
   private pending = 0;
 
@@ -65,12 +61,14 @@ export class EventStore {
 
   constructor(private readonly options: EventStoreOptions) {
     this.models = options.models;
-    this.flushMs = options.flushMs ?? 100;
     this.retry = options.retry ?? { attempts: 8, baseDelayMs: 250 };
   }
 
-  /** Records one event, already folded into the turn `getTurn` returns. */
-  record(event: AgentEvent): void {
+  /**
+   * Records one event. `turn`: the turn as folded with it; a text event needs none (its
+   * text is written by `flush`, which its owner calls with the turn of then).
+   */
+  record(event: AgentEvent, turn?: ChatTurn): void {
     const { sessionId } = this.options;
     switch (event.type) {
       case "turn:started":
@@ -89,7 +87,7 @@ export class EventStore {
         return;
       case "turn:data":
       case "subagent_data":
-        this.recordData(event.turnId, event.runId, event.data);
+        this.recordData(event.turnId, event.runId, event.data, turn);
         return;
       case "subagent_started": {
         const doc = newDoc("run", event.turnId, event.runId);
@@ -117,7 +115,7 @@ export class EventStore {
       }
       case "subagent_completed":
       case "subagent_error":
-        this.writeProcessLater(event.turnId, event.runId, () => this.processOf(event.turnId, event.runId));
+        this.writeProcessLater(event.turnId, event.runId, turn && processInTurn(turn, event.runId));
         return;
       case "agent:complete":
         // The clean result lands on the spawning call with that call's own result.
@@ -126,12 +124,7 @@ export class EventStore {
         const doc = this.docs.get(event.turnId);
         if (!doc) return;
         this.dirty.delete(doc);
-        this.enqueue(
-          this.appendOp(doc, true, () => {
-            const turn = this.options.getTurn(event.turnId);
-            return turn && { steps: turn.steps, fields: endedTurnFields(turn) };
-          }),
-        );
+        this.enqueue(this.appendOp(doc, true, turn && { steps: turn.steps, fields: endedTurnFields(turn) }));
         this.enqueue(() => this.touchSession());
         return;
       }
@@ -139,7 +132,7 @@ export class EventStore {
   }
 
   /** What one agent did: the master's doings go to the turn's document, a run's to its own, by the same rules. */
-  private recordData(turnId: string, runId: string | null, data: AgentData): void {
+  private recordData(turnId: string, runId: string | null, data: AgentData, turn: ChatTurn | undefined): void {
     switch (data.kind) {
       case "token":
       case "thinking":
@@ -156,7 +149,7 @@ export class EventStore {
         return;
       case "approval": {
         // What the fold kept (the first decision wins there, see firstDecisionWins), not the event as sent.
-        const agent = this.agentOf(turnId, runId);
+        const agent = turn && agentOf(turn, runId);
         const at = agent && findCall(agent, data.callId);
         const approval = (at && callAt(agent, at)?.approval) ?? data.approval;
         const id = toolCallRecordId(turnId, runId, data.callId);
@@ -164,26 +157,30 @@ export class EventStore {
         return;
       }
       case "steer":
-        this.saveSteering(turnId, runId);
+        this.saveSteering(turnId, runId, turn && agentOf(turn, runId));
         return;
     }
   }
 
   /** An agent's steering messages as the fold holds them (a few short lines, written whole: rare). */
-  private saveSteering(turnId: string, runId: string | null): void {
-    const steering = this.agentOf(turnId, runId)?.steering;
+  private saveSteering(turnId: string, runId: string | null, agent: Agent | undefined): void {
+    const steering = agent?.steering;
     if (!steering) return;
     if (runId === null) this.enqueue(() => this.models.Turn.updateOne({ _id: turnId }, { $set: { steering } }));
     else this.enqueue(() => this.models.SubagentRun.updateOne({ _id: runId }, { $set: { steering } }));
   }
 
-  /** Resolves once everything recorded so far is written (or given up on). */
-  async drain(): Promise<void> {
-    if (this.flushTimer) {
-      clearTimeout(this.flushTimer);
-      this.flushTimer = undefined;
-    }
-    this.flushDirty(true);
+  /** The turns with streamed text not queued for writing yet: what the next `flush` is for. */
+  waiting(): Set<string> {
+    return new Set([...this.dirty].map((doc) => doc.turnId));
+  }
+
+  /**
+   * Resolves once everything recorded so far is written (or given up on); the text still
+   * waiting of each turn handed here is queued first, whatever its length.
+   */
+  async drain(turns: Iterable<ChatTurn> = []): Promise<void> {
+    for (const turn of turns) this.flush(turn, true);
     await this.queue;
   }
 
@@ -244,65 +241,39 @@ export class EventStore {
     await this.models.Session.updateOne({ _id: this.options.sessionId }, { $set: { updatedAt: new Date() } });
   }
 
-  private processOf(turnId: string, runId: string): SubagentProcess | undefined {
-    const turn = this.options.getTurn(turnId);
-    return turn && processInTurn(turn, runId);
-  }
-
-  private agentOf(turnId: string, runId: string | null): Agent | undefined {
-    return runId === null ? this.options.getTurn(turnId) : this.processOf(turnId, runId);
-  }
-
   /** A run's last write: what it has not stored yet of its texts, its answer and how it ended. */
-  private writeProcessLater(turnId: string, runId: string, read: () => SubagentProcess | undefined): void {
+  private writeProcessLater(turnId: string, runId: string, process: SubagentProcess | undefined): void {
     const doc = this.docs.get(runId);
     if (!doc || doc.turnId !== turnId) return;
     this.dirty.delete(doc);
-    this.enqueue(
-      this.appendOp(doc, true, () => {
-        const process = read();
-        return process && { steps: process.steps, fields: processFields(process), response: process.response };
-      }),
-    );
+    this.enqueue(this.appendOp(doc, true, process && { steps: process.steps, fields: processFields(process), response: process.response }));
   }
 
   private markDirty(docId: string, chars: number): void {
     const doc = this.docs.get(docId);
     if (!doc) return;
     doc.pendingChars += chars;
-    doc.dirtySince ??= Date.now();
     this.dirty.add(doc);
-    this.scheduleFlush();
-  }
-
-  private scheduleFlush(): void {
-    if (this.flushTimer) return;
-    this.flushTimer = setTimeout(() => {
-      this.flushTimer = undefined;
-      this.flushDirty(false);
-      if (this.dirty.size > 0) this.scheduleFlush();
-    }, this.flushMs);
   }
 
   /**
-   * Queues an append for each document with text waiting: at once when enough has
-   * streamed for the write to be mostly text, else once it has waited `MAX_WAIT_FLUSHES`
-   * flushes (a slow stream would otherwise send more filter than text).
+   * Queues an append for each document of `turn` (its own, its runs') with text waiting:
+   * at once when enough has streamed for the write to be mostly text, else once it has
+   * waited `MAX_WAIT_FLUSHES` flushes (a slow stream would otherwise send more filter
+   * than text); `all`: whatever waits. `turn` is the fold of now, its text included.
    */
-  private flushDirty(all: boolean): void {
-    const now = Date.now();
+  flush(turn: ChatTurn, all = false): void {
     for (const doc of this.dirty) {
-      if (!all && doc.pendingChars < MIN_APPEND_CHARS && now - (doc.dirtySince ?? now) < MAX_WAIT_FLUSHES * this.flushMs) continue;
+      if (doc.turnId !== turn.turnId) continue;
+      if (!all && doc.pendingChars < MIN_APPEND_CHARS && ++doc.waitedFlushes < MAX_WAIT_FLUSHES) continue;
       this.dirty.delete(doc);
+      const agent = agentOf(turn, doc.runId);
       this.enqueue(
-        this.appendOp(doc, false, () => {
-          if (doc.kind === "turn") {
-            const turn = this.options.getTurn(doc.turnId);
-            return turn && { steps: turn.steps, fields: { stats: storedStats(turn.stats), ...stepTimesOf(turn.steps) } };
-          }
-          const process = this.processOf(doc.turnId, doc.runId!);
-          return process && { steps: process.steps, fields: { stats: storedStats(process.stats), ...stepTimesOf(process.steps) } };
-        }),
+        this.appendOp(
+          doc,
+          false,
+          agent && { steps: agent.steps, fields: { stats: storedStats(agent.stats), ...stepTimesOf(agent.steps) } },
+        ),
       );
     }
   }
@@ -316,14 +287,13 @@ export class EventStore {
   private appendOp(
     doc: DocState,
     final: boolean,
-    read: () => { steps: readonly Step[]; fields: Record<string, unknown>; response?: string } | undefined,
+    state: { steps: readonly Step[]; fields: Record<string, unknown>; response?: string } | undefined,
   ): Op {
+    doc.pendingChars = 0;
+    doc.waitedFlushes = 0;
     let attempt: (() => Promise<void>) | undefined;
     return () => {
       if (!attempt) {
-        doc.pendingChars = 0;
-        doc.dirtySince = undefined;
-        const state = read();
         if (!state) return Promise.resolve();
         attempt = this.planWrite(doc, state, final);
       }
@@ -484,7 +454,22 @@ const MIN_APPEND_CHARS = 512;
 const MAX_WAIT_FLUSHES = 10;
 
 function newDoc(kind: DocState["kind"], turnId: string, runId: string | null): DocState {
-  return { kind, turnId, runId, appendSeq: 0, texts: emptyStoredTexts(), heldSteps: [], fields: new Map(), pendingChars: 0 };
+  return {
+    kind,
+    turnId,
+    runId,
+    appendSeq: 0,
+    texts: emptyStoredTexts(),
+    heldSteps: [],
+    fields: new Map(),
+    pendingChars: 0,
+    waitedFlushes: 0,
+  };
+}
+
+/** The master's turn itself (`runId` null), or one of its runs at any depth. */
+function agentOf(turn: ChatTurn, runId: string | null): Agent | undefined {
+  return runId === null ? turn : processInTurn(turn, runId);
 }
 
 /**

@@ -128,9 +128,10 @@ export function mongoStore(models: Models): ChatStore {
         ToolCall.deleteMany({ sessionId, turnId }),
         TextChunk.deleteMany({ sessionId, textId: textIds }),
       ]);
-      const writer = new EventStore({ models, sessionId, getTurn: (id) => (id === turnId ? turn : undefined) });
-      for (const event of eventsOfTurn(turn)) writer.record(event);
-      await writer.drain();
+      // Each event is handed the whole turn: what it writes is the turn's, as it ended.
+      const writer = new EventStore({ models, sessionId });
+      for (const event of eventsOfTurn(turn)) writer.record(event, turn);
+      await writer.drain([turn]);
     },
 
     async deleteSession(ownerId, sessionId) {

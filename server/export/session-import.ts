@@ -57,17 +57,18 @@ export async function importSessionFile(
 ): Promise<SessionSummary> {
   const session = await create(file.session.title || "Imported chat");
   try {
-    const turns = new Map<string, ChatTurn>();
-    const writer = store.eventWriter({ sessionId: session.sessionId, getTurn: (turnId) => turns.get(turnId) });
+    const turns: ChatTurn[] = [];
+    const writer = store.eventWriter({ sessionId: session.sessionId });
     const calls = store.modelCallLog({ sessionId: session.sessionId });
     for (const original of file.turns) {
       const entry = reidentify(original, session.sessionId, newId);
-      turns.set(entry.turn.turnId, entry.turn);
+      turns.push(entry.turn);
       const full = new Map(entry.toolOutputs.map((o) => [`${o.runId ?? ""}|${o.callId}`, o.text]));
-      for (const event of eventsOfTurn(entry.turn, (runId, callId) => full.get(`${runId ?? ""}|${callId}`))) writer.record(event);
+      for (const event of eventsOfTurn(entry.turn, (runId, callId) => full.get(`${runId ?? ""}|${callId}`)))
+        writer.record(event, entry.turn);
       for (const record of entry.modelCalls) calls.write(record);
     }
-    await Promise.all([writer.drain(), calls.drain()]);
+    await Promise.all([writer.drain(turns), calls.drain()]);
     // The writer retries and logs rather than throwing: check that every turn landed.
     const stored = await store.loadHistory(session.sessionId);
     if (stored.length !== file.turns.length) throw new Error(`${stored.length} of ${file.turns.length} turns were stored`);

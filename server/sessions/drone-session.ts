@@ -70,6 +70,8 @@ const SEQ_BLOCK = 1_000_000;
 export const REPLAY_LIMIT = 50_000;
 /** Text events folded at once at most (a bound on the work of one read and on what waits). */
 const FOLD_BATCH = 1_024;
+/** How often streamed text is handed to the store to write (at most one write per document each time). */
+const FLUSH_MS = 100;
 const TITLE_CHARS = 60;
 
 export interface DroneSessionDeps {
@@ -108,6 +110,7 @@ export class DroneSession {
   private active: ActiveTurn | undefined;
   /** Being deleted: no turn may start any more. */
   private closed = false;
+  private flushTimer: NodeJS.Timeout | undefined;
   private readonly store: EventStore;
   private readonly modelCalls: ModelCallLog;
   /** The search index's writes for this chat, chained (see `index`). */
@@ -116,12 +119,7 @@ export class DroneSession {
   private constructor(private readonly deps: DroneSessionDeps) {
     this.sessionId = deps.sessionId;
     this.title = deps.title;
-    this.store = deps.store.eventWriter({
-      sessionId: deps.sessionId,
-      getTurn: (turnId) => this.liveTurn(turnId),
-      flushMs: deps.flushMs,
-      log: deps.log,
-    });
+    this.store = deps.store.eventWriter({ sessionId: deps.sessionId, log: deps.log });
     this.modelCalls = deps.store.modelCallLog({ sessionId: deps.sessionId, log: deps.log });
   }
 
@@ -331,7 +329,10 @@ export class DroneSession {
 
   /** Resolves when every event so far is in MongoDB. */
   async drain(): Promise<void> {
-    await Promise.all([this.store.drain(), this.modelCalls.drain()]);
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    this.foldUnfolded();
+    await Promise.all([this.store.drain(this.liveTurns.values()), this.modelCalls.drain()]);
   }
 
   /** Waits for the running turn, if any, to end, and for everything to be written. */
@@ -467,8 +468,24 @@ export class DroneSession {
 
   private onEvent(event: AgentEvent): void {
     this.foldInOrder(event);
-    this.store.record(event);
+    if (isTextEvent(event)) this.store.record(event);
+    else this.store.record(event, this.liveTurns.get(event.turnId));
     this.emit(event);
+    if (!this.flushTimer && this.store.waiting().size > 0) this.scheduleFlush();
+  }
+
+  /** A few times a second, the store is handed the fold of streamed text to write. */
+  private scheduleFlush(): void {
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      this.foldUnfolded();
+      for (const turnId of this.store.waiting()) {
+        const turn = this.liveTurns.get(turnId);
+        if (turn) this.store.flush(turn);
+        else this.deps.log?.warn("streamed text of a turn no longer held was not written", { turnId });
+      }
+      if (this.store.waiting().size > 0) this.scheduleFlush();
+    }, this.deps.flushMs ?? FLUSH_MS);
   }
 
   /** Stamps the next number, keeps it for replay and relays it (and, in a cluster, publishes it). */
