@@ -88,17 +88,23 @@ describe("a subagent panel's states, as rendered", () => {
   it("a call cut short by a stop is neutral (Cancelled); a call that failed on its own stays Failed", () => {
     const cut = {
       ...grep,
-      status: "error" as const,
+      status: "cancelled" as const,
       response: 'Error [cancelled]: "grep" was stopped before it finished.',
       responseSize: 57,
     };
-    const swept = { ...grep, status: "error" as const };
+    const swept = { ...grep, status: "cancelled" as const };
     const broken = { ...grep, status: "error" as const, response: "Error [tool_failed]: no such file", responseSize: 33 };
     for (const call of [cut, swept]) {
       const html = renderToString(<ToolCallView call={call} ownerRunId="r1" />);
       expect(html).toContain('aria-label="Cancelled"');
+      expect(html).toContain('data-status="cancelled"');
       expect(html).not.toContain("text-red");
     }
     expect(renderToString(<ToolCallView call={broken} ownerRunId="r1" />)).toContain('aria-label="Failed"');
+  });
+
+  it("reads the status, not the text: an error whose output mentions cancelling is still Failed", () => {
+    const call = { ...grep, status: "error" as const, response: "Error [cancelled] was printed by the tool", responseSize: 41 };
+    expect(renderToString(<ToolCallView call={call} ownerRunId="r1" />)).toContain('aria-label="Failed"');
   });
 });

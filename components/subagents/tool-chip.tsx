@@ -5,7 +5,6 @@ import type { ToolCall } from "@/lib/contracts";
 import { argumentHint, prettyJson } from "@/lib/format/display";
 import { ChevronRightIcon, WrenchIcon } from "@/components/ui/icons";
 import { useDisclosure } from "@/components/ui/disclosure";
-import { callCancelled } from "@/lib/turn/run-summary";
 import { ApprovalAudit, ApprovalCard, ApprovalOutcome } from "./approval-card";
 import { useAgentName, useTurnId } from "./panel-actions";
 import { StatusIcon } from "./status-icon";
@@ -28,14 +27,7 @@ export function ToolChip({ call, ownerRunId }: ToolCallViewProps) {
   const { approval } = call;
   const waiting = approval?.state === "pending";
   return (
-    <div
-      data-testid="tool-call"
-      data-call-id={call.callId}
-      data-status={call.status}
-      data-cancelled={callCancelled(call) || undefined}
-      data-approval={approval?.state}
-      className="min-w-0"
-    >
+    <div data-testid="tool-call" data-call-id={call.callId} data-status={call.status} data-approval={approval?.state} className="min-w-0">
       <button
         type="button"
         aria-expanded={open}
@@ -52,7 +44,7 @@ export function ToolChip({ call, ownerRunId }: ToolCallViewProps) {
             needs approval
           </span>
         ) : null}
-        <StatusIcon status={callCancelled(call) ? "cancelled" : call.status} size={13} />
+        <StatusIcon status={call.status} size={13} />
       </button>
       {/* A waiting call is never folded away: the card is the point of the page until decided. */}
       {waiting ? (

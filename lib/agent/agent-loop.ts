@@ -1,4 +1,4 @@
-import type { AgentData, Usage } from "@/lib/contracts";
+import type { AgentData, ToolStatus, Usage } from "@/lib/contracts";
 import { cleanSubagentContent, type WarnLog } from "@/lib/context/clean-result";
 import { COMPACT_SYSTEM_PROMPT, compactMessages, reinforceObjective } from "@/lib/context/compact";
 import { estimateRequestTokens } from "@/lib/context/tokens";
@@ -19,7 +19,8 @@ import { toolErrorText } from "./tool-errors";
 export interface ToolOutcome {
   /** What the calling model reads. For a subagent call: the clean narrative result. */
   content: string;
-  status: "success" | "error";
+  /** `cancelled`: the run stopped before the call finished (the content still says so, for the model). */
+  status: Exclude<ToolStatus, "running">;
 }
 
 export interface ToolInvoker {

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ModelError, type ModelRequest } from "@/lib/model/types";
 import { MASTER_PROMPT_MARKER } from "./prompts";
-import { masterText, ofType, startTestTurn, tempWorkspace, processOfRun } from "@/test/support/agent/harness";
+import type { Tool } from "@/lib/tools/types";
+import { masterText, ofType, readNoteTool, startTestTurn, tempWorkspace, processOfRun } from "@/test/support/agent/harness";
 import { lastUser, scriptedModel, systemOf, toolResults, type ScriptedReply } from "@/test/support/agent/scripted-model";
 import { dataOf, isData } from "@/test/support/turn/agent-data";
 
@@ -155,6 +156,37 @@ describe("agent runtime: master turn", () => {
     const result = await run.result;
     expect(result.status).toBe("cancelled");
     expect(ofType(run.events, "turn:ended")).toEqual([expect.objectContaining({ status: "cancelled" })]);
+  });
+
+  it("cancels a tool call still running: it ends cancelled, and the model later reads the same text as before", async () => {
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    // Ignores the abort signal: the runtime must not wait for it.
+    const waitForever: Tool<Record<string, never>> = {
+      spec: { name: "wait_forever", description: "Never returns.", parameters: { type: "object", properties: {} } },
+      parse: () => ({}),
+      run: () => {
+        started();
+        return new Promise<string>(() => undefined);
+      },
+    };
+    const tools = [readNoteTool, waitForever];
+    const first = scriptedModel(() => ({ toolCalls: [{ id: "w1", name: "wait_forever", args: {} }] }));
+    const run = startTestTurn({ model: first, workspaceDir: ws.dir, tools }, "wait");
+    await running;
+    run.handle.cancel();
+    const result = await run.result;
+    // The text the model reads for a stopped call, exactly as it was before the status said so.
+    const stoppedText = 'Error [cancelled]: "wait_forever" was stopped before it finished.';
+    expect(result.status).toBe("cancelled");
+    expect(dataOf(run.events, "tool_result", "master")).toEqual([
+      expect.objectContaining({ callId: "w1", status: "cancelled", response: stoppedText }),
+    ]);
+    expect(result.turn.steps[0]!.toolCalls[0]).toMatchObject({ callId: "w1", status: "cancelled", response: stoppedText });
+
+    const next = scriptedModel(() => ({ text: "It was stopped." }));
+    await startTestTurn({ model: next, workspaceDir: ws.dir, tools }, "what happened?", [result.turn], { turnId: "t2" }).result;
+    expect(toolResults(next.requests[0]!.messages)).toEqual([expect.objectContaining({ toolCallId: "w1", content: stoppedText })]);
   });
 });
 

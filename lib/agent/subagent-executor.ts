@@ -8,7 +8,7 @@ import { runChild } from "./child-run";
 import { SUBAGENT_TOOL_NAME, type SubagentDefinition } from "./definitions";
 import { describeError } from "./model-step";
 import { subagentArgsSchema, subagentToolSpec } from "./subagent-tool";
-import { toolErrorText } from "./tool-errors";
+import { toolErrorStatus, toolErrorText, type ToolErrorCode } from "./tool-errors";
 import { toolMatcher } from "./tool-patterns";
 import { runWorkspaceCall } from "./workspace-call";
 
@@ -174,6 +174,6 @@ export class SubagentExecutor implements RunHost {
   }
 }
 
-function refuse(code: Parameters<typeof toolErrorText>[0], message: string): ToolOutcome {
-  return { content: toolErrorText(code, message), status: "error" };
+function refuse(code: ToolErrorCode, message: string): ToolOutcome {
+  return { content: toolErrorText(code, message), status: toolErrorStatus(code) };
 }

@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ModelRequest } from "@/lib/model/types";
 import { BUILTIN_DEFINITIONS, type SubagentDefinition } from "./definitions";
 import { MASTER_PROMPT_MARKER } from "./prompts";
-import { masterText, ofType, startTestTurn, tempWorkspace, processOfRun } from "@/test/support/agent/harness";
+import type { Tool } from "@/lib/tools/types";
+import { masterText, ofType, readNoteTool, startTestTurn, tempWorkspace, processOfRun } from "@/test/support/agent/harness";
 import { lastUser, scriptedModel, systemOf, toolResults, type ScriptedReply } from "@/test/support/agent/scripted-model";
 import { dataOf } from "@/test/support/turn/agent-data";
 
@@ -149,6 +150,33 @@ describe("subagent lifecycle controls", () => {
     expect(result.status).toBe("completed");
     expect(masterText(result.turn)).toContain("Status: Killed");
     expect(run.handle.kill("run1")).toEqual({ ok: false, message: "Run run1 is not running (status: killed) -- cannot kill." });
+  });
+
+  it("kills a child while its tool runs: the child's call ends cancelled, with the text its model would have read", async () => {
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const waitForever: Tool<Record<string, never>> = {
+      spec: { name: "wait_forever", description: "Never returns.", parameters: { type: "object", properties: {} } },
+      parse: () => ({}),
+      run: () => {
+        started();
+        return new Promise<string>(() => undefined);
+      },
+    };
+    const model = master([spawn("m1", "explore", "wait")], () => ({ toolCalls: [{ id: "x1", name: "wait_forever", args: {} }] }));
+    const definitions = BUILTIN_DEFINITIONS.map((d) => ({ ...d, allowedTools: [...d.allowedTools, "wait_forever"] }));
+    const run = startTestTurn({ model, workspaceDir: ws.dir, tools: [readNoteTool, waitForever], definitions }, "go");
+    await running;
+    expect(run.handle.kill("run1")).toEqual({ ok: true });
+    const result = await run.result;
+    expect(result.status).toBe("completed");
+    const child = await processOfRun(run, "run1");
+    expect(child).toMatchObject({ status: "error", endReason: "killed" });
+    expect(child.steps[0]!.toolCalls[0]).toMatchObject({
+      callId: "x1",
+      status: "cancelled",
+      response: 'Error [cancelled]: "wait_forever" was stopped before it finished.',
+    });
   });
 
   it("injects a steer at the child's next step boundary and keeps its transcript", async () => {

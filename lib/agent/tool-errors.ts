@@ -15,3 +15,8 @@ export type ToolErrorCode =
 export function toolErrorText(code: ToolErrorCode, message: string): string {
   return `Error [${code}]: ${message}`;
 }
+
+/** The status an error result is recorded with: a call its run's stop cut short says so, the rest failed. */
+export function toolErrorStatus(code: ToolErrorCode): "error" | "cancelled" {
+  return code === "cancelled" ? "cancelled" : "error";
+}

@@ -4,7 +4,7 @@ import type { ModelToolCall } from "@/lib/model/types";
 import { ToolError, type Tool } from "@/lib/tools/types";
 import type { ToolOutcome } from "./agent-loop";
 import { describeError } from "./model-step";
-import { toolErrorText } from "./tool-errors";
+import { toolErrorStatus, toolErrorText, type ToolErrorCode } from "./tool-errors";
 
 /**
  * Runs one workspace tool call. Arguments are untrusted model output: bad JSON, a failed
@@ -55,8 +55,8 @@ export async function runWorkspaceCall(
   }
 }
 
-function error(code: Parameters<typeof toolErrorText>[0], message: string): ToolOutcome {
-  return { content: toolErrorText(code, message), status: "error" };
+function error(code: ToolErrorCode, message: string): ToolOutcome {
+  return { content: toolErrorText(code, message), status: toolErrorStatus(code) };
 }
 
 function describeParseError(e: unknown): string {

@@ -42,7 +42,12 @@ export const RUN_STATUSES = ["running", "success", "error"] as const;
 export const runStatusSchema = z.enum(RUN_STATUSES);
 export type RunStatus = z.infer<typeof runStatusSchema>;
 
-export const TOOL_STATUSES = ["running", "success", "error"] as const;
+/**
+ * `cancelled`: the call was stopped before it finished (its run was cancelled or killed
+ * while it ran, or its turn ended before it had a result). The status alone says so: the
+ * text its model read is the same `Error [cancelled]` result (or none) as for any stop.
+ */
+export const TOOL_STATUSES = ["running", "success", "error", "cancelled"] as const;
 export const toolStatusSchema = z.enum(TOOL_STATUSES);
 export type ToolStatus = z.infer<typeof toolStatusSchema>;
 

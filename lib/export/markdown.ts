@@ -1,4 +1,4 @@
-import type { ChatTurn, Step, SubagentProcess, ToolCall } from "@/lib/contracts";
+import type { ChatTurn, Step, SubagentProcess, ToolCall, ToolStatus } from "@/lib/contracts";
 import { endReasonLabel, formatCost, formatDuration, formatTokens, prettyJson, totalTokens } from "@/lib/format/display";
 import { serializeTurn } from "@/lib/markup/serialize";
 
@@ -42,8 +42,16 @@ function stepsMarkdown(steps: readonly Step[], depth: number): string {
   return out;
 }
 
+/** What a call's summary adds after its name: nothing for a success, a stop is not an error. */
+const TOOL_STATUS_NOTE: Record<ToolStatus, string> = {
+  running: " — did not finish",
+  success: "",
+  error: " — error",
+  cancelled: " — stopped",
+};
+
 function toolMarkdown(call: ToolCall): string {
-  const status = call.status === "error" ? " — error" : call.status === "running" ? " — did not finish" : "";
+  const status = TOOL_STATUS_NOTE[call.status];
   const more =
     call.responseSize > call.response.length
       ? `\n\n_Output cut at ${call.response.length} of ${call.responseSize} characters; the JSON export holds all of it._`

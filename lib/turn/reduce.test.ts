@@ -113,9 +113,10 @@ describe("applyEvent", () => {
     const t = fold([ev.usageTurn(), ev.ended("failed", "Model unavailable")], base);
     expect(t).toMatchObject({ status: "failed", error: "Model unavailable", stats: STATS, endedAt: "2026-01-01T00:01:00.000Z" });
     expect(r1(t)).toMatchObject({ status: "error", endReason: "failed" });
-    expect(r1(t).steps[0]!.toolCalls[0]!.status).toBe("error");
+    // A call the end cut short is cancelled, not failed: it never got a result.
+    expect(r1(t).steps[0]!.toolCalls[0]!.status).toBe("cancelled");
     expect(r2(t).status).toBe("error");
-    expect(t.steps[0]!.toolCalls[0]!.status).toBe("error");
+    expect(t.steps[0]!.toolCalls[0]!.status).toBe("cancelled");
     expect(fold([ev.ended("completed")], t)).toBe(t);
     expect(fold([ev.token(3, "late")], t)).toBe(t);
   });

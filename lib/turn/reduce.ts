@@ -228,8 +228,9 @@ export function runsEndOf(status: Exclude<TurnStatus, "running">): RunsEnd {
 
 /**
  * The one rule for "end everything still running" under `agent`: each run still running
- * ends with `how`, each call still running fails, each pending approval ends unanswered
- * with `how.note`. The database's restart sweep (server/data/store.ts) writes the same.
+ * ends with `how`, each call still running is cancelled, each pending approval ends
+ * unanswered with `how.note`. The database's restart sweep (server/data/store.ts) writes
+ * the same.
  */
 export function endRunning<A extends Agent>(agent: A, how: RunsEnd, endedAt: string): A {
   const steps = mapShared(agent.steps, (step) => {
@@ -243,7 +244,8 @@ function endCall(call: ToolCall, how: RunsEnd, endedAt: string): ToolCall {
   const process = call.subagent && endProcessRunning(call.subagent, how, endedAt);
   const waiting = call.approval?.state === "pending";
   if (call.status !== "running" && process === call.subagent && !waiting) return call;
-  const next: ToolCall = { ...call, status: call.status === "running" ? "error" : call.status };
+  // A call still running was cut short, not failed: it never got a result.
+  const next: ToolCall = { ...call, status: call.status === "running" ? "cancelled" : call.status };
   if (waiting) next.approval = { ...call.approval!, state: "cancelled", decidedAt: endedAt, note: how.note };
   if (process) next.subagent = process;
   return next;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Step, SubagentProcess, ToolCall } from "@/lib/contracts";
 import { finishedProcess } from "@/test/support/turn/event-builders";
-import { callCancelled, callSummary, firstLine, liveStatus, outcomeLine, panelSequence, runCounts, runOutcome } from "./run-summary";
+import { callSummary, firstLine, liveStatus, outcomeLine, panelSequence, runCounts, runOutcome } from "./run-summary";
 
 const call = (name: string, args: object, extra: Partial<ToolCall> = {}): ToolCall => ({
   callId: `c-${name}`,
@@ -28,23 +28,6 @@ describe("runOutcome", () => {
   ];
   it.each(table)("%o reads as %s", (p, expected) => {
     expect(runOutcome(p as SubagentProcess)).toBe(expected);
-  });
-});
-
-describe("callCancelled", () => {
-  const table: [string, Partial<ToolCall>, boolean][] = [
-    [
-      "stopped while it ran",
-      { status: "error", response: 'Error [cancelled]: "grep" was stopped before it finished.', responseSize: 60 },
-      true,
-    ],
-    ["closed by its turn's end, no result", { status: "error", response: "", responseSize: 0 }, true],
-    ["a real failure", { status: "error", response: "Error [tool_failed]: no such file", responseSize: 33 }, false],
-    ["a success that mentions cancelling", { status: "success", response: "Error [cancelled] is a string", responseSize: 29 }, false],
-    ["still running", { status: "running" }, false],
-  ];
-  it.each(table)("%s → %s", (_name, c, expected) => {
-    expect(callCancelled(call("grep", {}, c))).toBe(expected);
   });
 });
 

@@ -18,17 +18,6 @@ export function runOutcome(process: Pick<SubagentProcess, "status" | "endReason"
   return "failed";
 }
 
-const CANCELLED_RESULT = /^Error \[cancelled\]/;
-
-/**
- * A call that was cut short rather than failing: its run stopped while it ran (the result
- * says `cancelled`) or its turn ended first (closed with no result at all).
- */
-export function callCancelled(call: Pick<ToolCall, "status" | "response" | "responseSize">): boolean {
-  if (call.status !== "error") return false;
-  return (call.response === "" && call.responseSize === 0) || CANCELLED_RESULT.test(call.response);
-}
-
 export interface RunCounts {
   /** Tool calls made by the run and by every run below it (subagent calls excluded). */
   toolCalls: number;

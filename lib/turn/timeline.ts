@@ -1,6 +1,6 @@
 import type { ChatTurn, Step, SubagentProcess, ToolCall } from "@/lib/contracts";
 import { waitsForApproval } from "./approvals";
-import { callCancelled, runOutcome } from "./run-summary";
+import { runOutcome } from "./run-summary";
 
 /**
  * The trace timeline of a turn as rows on one time axis: each master step, then the calls
@@ -184,7 +184,7 @@ function callRow(call: ToolCall, ctx: Context): TimelineRow {
         : "running"
       : call.status === "success"
         ? "done"
-        : callCancelled(call)
+        : call.status === "cancelled"
           ? "stopped"
           : "failed";
   return {

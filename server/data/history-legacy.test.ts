@@ -117,3 +117,53 @@ describe("loadHistory on 0.1 records", () => {
     ]);
   });
 });
+
+describe("loadHistory on calls stored before a stopped call had its own status", () => {
+  it("reads an error that says cancelled, or that never got a result, as cancelled; the model reads the same text", async () => {
+    const sessionId = "legacy2";
+    await models.Turn.collection.insertOne({
+      _id: "t2" as never,
+      sessionId,
+      prompt: "look",
+      steps: [{ text: "Looking.", thinking: "" }],
+      status: "cancelled",
+      stats,
+      createdAt: at,
+      updatedAt: at,
+    });
+    const stopped = 'Error [cancelled]: "grep" was stopped before it finished.';
+    const row = (callId: string, order: number, response: string, status: string) => ({
+      _id: `t2:m:${callId}` as never,
+      sessionId,
+      turnId: "t2",
+      runId: null,
+      callId,
+      step: 0,
+      order,
+      name: "grep",
+      parameters: "{}",
+      response,
+      responseSize: response.length,
+      status,
+    });
+    await models.ToolCall.collection.insertMany([
+      row("c1", 0, stopped, "error"),
+      row("c2", 1, "", "error"),
+      row("c3", 2, "Error [tool_failed]: no such file", "error"),
+      row("c4", 3, "Error [cancelled] is what it printed", "success"),
+    ]);
+
+    const [turn] = await loadHistory(models, sessionId);
+    expect(turn!.steps[0]!.toolCalls.map((c) => [c.callId, c.status])).toEqual([
+      ["c1", "cancelled"],
+      ["c2", "cancelled"],
+      ["c3", "error"],
+      ["c4", "success"],
+    ]);
+    expect(
+      buildSessionContext([turn!])
+        .filter((m) => m.role === "tool")
+        .map((m) => m.content),
+    ).toEqual([stopped, "", "Error [tool_failed]: no such file", "Error [cancelled] is what it printed"]);
+  });
+});

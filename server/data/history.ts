@@ -251,7 +251,7 @@ export function assembleHistory(sessionId: string, rows: HistoryRows): ChatTurn[
         parameters: call.parameters,
         response: call.response,
         responseSize: call.responseSize,
-        status: call.status as ToolStatus,
+        status: toolStatusOf(call),
       };
       if (call.approval) out.approval = approvalOf(call.approval);
       if (typeof call.startedAt === "string") out.startedAt = call.startedAt;
@@ -322,4 +322,15 @@ export function assembleHistory(sessionId: string, rows: HistoryRows): ChatTurn[
     if (steering) out.steering = steering;
     return out;
   });
+}
+
+/**
+ * A stored call's status. Before `cancelled` was a status, a call cut short was stored as
+ * an `error` whose result reads `Error [cancelled]` (its run stopped while it ran) or with
+ * no result at all (its turn ended first): such a row reads as cancelled, never rewritten.
+ */
+function toolStatusOf(row: { status: string; response: string; responseSize: number }): ToolStatus {
+  if (row.status !== "error") return row.status as ToolStatus;
+  const cutShort = row.response.startsWith("Error [cancelled]") || (row.response === "" && row.responseSize === 0);
+  return cutShort ? "cancelled" : "error";
 }

@@ -213,7 +213,7 @@ export function mongoStore(models: Models): ChatStore {
         { ...where, "approval.state": "pending" },
         { $set: { "approval.state": "cancelled", "approval.decidedAt": now.toISOString(), "approval.note": GHOST_RUNS_END.note } },
       );
-      const calls = await ToolCall.updateMany({ ...where, status: "running" }, { $set: { status: "error" } });
+      const calls = await ToolCall.updateMany({ ...where, status: "running" }, { $set: { status: "cancelled" } });
       const turns = await Turn.updateMany(
         { ...turnWhere, status: "running" },
         { $set: { status: "failed", error: GHOST_TURN_ERROR, endedAt: now } },

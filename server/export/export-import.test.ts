@@ -228,6 +228,27 @@ describe("export and import", () => {
     expect((md.text.match(/<details>/g) ?? []).length).toBe((md.text.match(/<\/details>/g) ?? []).length);
   });
 
+  it("a file from before a stopped call had its own status imports with the call cancelled, and the new status imports too", async () => {
+    // As an older server exported it: the leaf's call stopped while it ran, stored as an error saying so.
+    const old: SessionFile = JSON.parse(JSON.stringify(original));
+    const leafCall = (file: SessionFile) =>
+      file.turns[0]!.turn.steps[0]!.toolCalls[0]!.subagent!.steps[0]!.toolCalls.find((c) => c.name === "subagent")!.subagent!.steps[0]!
+        .toolCalls[0]!;
+    const stopped = 'Error [cancelled]: "list_files" was stopped before it finished.';
+    Object.assign(leafCall(old), { status: "error", response: stopped, responseSize: stopped.length });
+    const imported = await importText(cookie, JSON.stringify(old));
+    expect(imported.status).toBe(200);
+    const again = sessionFileSchema.parse(JSON.parse((await exportText(cookie, imported.json.session!.sessionId)).text));
+    expect(leafCall(again)).toMatchObject({ name: "list_files", status: "cancelled", response: stopped, responseSize: stopped.length });
+    // A file that says cancelled in the status is a valid file, and stays so.
+    const twice = await importText(cookie, JSON.stringify(again));
+    expect(twice.status).toBe(200);
+    expect(leafCall(sessionFileSchema.parse(JSON.parse((await exportText(cookie, twice.json.session!.sessionId)).text)))).toMatchObject({
+      status: "cancelled",
+      response: stopped,
+    });
+  });
+
   it("refuses bad files with a clear error and creates nothing", async () => {
     const count = () => harness.models.Session.countDocuments({});
     const before = await count();
