@@ -105,10 +105,6 @@ export class ApprovalGate {
     matches[0]!.settle(decision);
     return { ok: true };
   }
-
-  get size(): number {
-    return this.waiting.size;
-  }
 }
 
 export function formatWait(ms: number): string {

@@ -136,10 +136,6 @@ export class ToolCallAssembler {
     });
   }
 
-  get size(): number {
-    return this.calls.length;
-  }
-
   /**
    * The finished calls. Arguments that are not a JSON object pass through as written: the
    * tool answers them with an `invalid_arguments` error result the model can correct,

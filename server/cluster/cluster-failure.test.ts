@@ -170,8 +170,8 @@ describe("when the owner of a turn dies", () => {
     await waitFor(() => onB.events.some((e) => e.type === "subagent_data"), 10_000, "the subagent working, seen on B");
 
     // A dies: no more renewals, heartbeats or Redis; its sockets drop; its turn stays "running" in MongoDB.
-    cluster.kill(a!);
     const diedAt = Date.now();
+    await cluster.kill(a!);
 
     await waitFor(() => ended(onB.events), LEASE_MS * 4, "the sweep's end on B");
     // Expiry, then the next sweep round (a third of the lease), with room for a loaded machine.

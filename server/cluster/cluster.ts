@@ -253,21 +253,6 @@ export class Cluster {
     }
   }
 
-  /**
-   * Tests only: this process "dies" — no more heartbeats, renewals, sweeps or reads, and
-   * its Redis connections drop without a goodbye — while its turns stay as they were,
-   * as after a SIGKILL (the process-level test kills a real process).
-   */
-  simulateDeath(): void {
-    this.stopped = true;
-    this.sweeper?.stop();
-    for (const timer of this.renewals) clearInterval(timer);
-    this.renewals.clear();
-    void this.tail.stop();
-    this.redis.destroy();
-    (this.io?.of("/").adapter as { close?: () => void } | undefined)?.close?.();
-  }
-
   private heldElsewhere(lease: Lease): boolean {
     return lease.instanceId !== null && lease.instanceId !== this.instanceId && lease.expiresAt.getTime() > Date.now();
   }

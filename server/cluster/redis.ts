@@ -21,8 +21,6 @@ export interface ClusterRedis {
   /** Called each time the event connection is back after an outage. */
   onReconnect(listener: () => void): void;
   close(): Promise<void>;
-  /** Tests: drops the connections at once, as a killed process does (no QUIT). */
-  destroy(): void;
 }
 
 const PUBLISH_HIGH_WATER_MARK = 8 * 1024 * 1024;
@@ -83,9 +81,6 @@ export async function connectClusterRedis(url: string, log?: Pick<Logger, "warn"
     onReconnect: (listener) => void reconnected.push(listener),
     async close() {
       await Promise.all(clients.map((c) => (c.isOpen ? c.close().catch(() => c.destroy()) : undefined)));
-    },
-    destroy() {
-      for (const c of clients) if (c.isOpen) c.destroy();
     },
   };
 }

@@ -22,6 +22,7 @@ import {
 } from "@/server/accounts/account-service";
 import { toAppError } from "@/server/errors";
 import { readBody } from "./body";
+import { httpStatusOf } from "./error-status";
 import { originAllowed } from "./origin";
 
 /**
@@ -41,18 +42,6 @@ export interface AccountHttpDeps {
 }
 
 const MAX_BODY_BYTES = 10_000;
-
-const STATUS: Record<string, number> = {
-  bad_request: 400,
-  unauthorized: 401,
-  not_found: 404,
-  too_large: 413,
-  rate_limited: 429,
-  busy: 409,
-  limit_reached: 429,
-  unavailable: 503,
-  internal: 500,
-};
 
 /** Reachable without signing in: the sign-in pages, what they load, the auth API and the health check. */
 const PUBLIC_PATH =
@@ -124,7 +113,7 @@ export async function gateAccountRequest(
     const known = toAppError(error);
     if (!known) throw error;
     req.resume();
-    json(res, STATUS[known.code] ?? 500, { error: { code: known.code, message: known.message } });
+    json(res, httpStatusOf(known.code), { error: { code: known.code, message: known.message } });
     return { answered: true };
   }
   if (isAccountRoute(url.pathname)) {
@@ -194,7 +183,7 @@ export async function handleAccountRoute(
     const headers: Record<string, string> = error instanceof ThrottledError ? { "retry-after": String(error.retryAfterS) } : {};
     json(
       res,
-      STATUS[appError.code] ?? 500,
+      httpStatusOf(appError.code),
       { error: { code: appError.code, message: appError.message, ...(appError.issues ? { issues: appError.issues } : {}) } },
       headers,
     );

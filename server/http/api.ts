@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { AppError, type ErrorCode } from "@/lib/contracts";
+import { AppError } from "@/lib/contracts";
 import { toAppError } from "@/server/errors";
 import type { SessionService } from "@/server/sessions/session-service";
 import type { SessionExport } from "@/server/export/session-export";
 import { readBody } from "./body";
+import { httpStatusOf } from "./error-status";
 import { originAllowed } from "./origin";
 import type { Logger } from "@/lib/log";
 
@@ -14,18 +15,6 @@ import type { Logger } from "@/lib/log";
  * request as sent, for the context inspector). Everything else a browser does goes
  * over the socket; both doors call the same session service, which checks ownership.
  */
-
-const STATUS: Record<ErrorCode, number> = {
-  bad_request: 400,
-  unauthorized: 401,
-  not_found: 404,
-  too_large: 413,
-  rate_limited: 429,
-  busy: 409,
-  limit_reached: 429,
-  unavailable: 503,
-  internal: 500,
-};
 
 export interface ApiDeps {
   sessions: SessionService;
@@ -76,7 +65,7 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, userI
     const known = toAppError(error);
     if (!known) deps.log?.error("api request failed", { path: url.pathname, error: error instanceof Error ? error.stack : String(error) });
     const appError = known ?? new AppError("internal", "Something went wrong on the server; nothing was changed.");
-    send(res, STATUS[appError.code], {
+    send(res, httpStatusOf(appError.code), {
       error: { code: appError.code, message: appError.message, ...(appError.issues ? { issues: appError.issues } : {}) },
     });
   }

@@ -100,10 +100,8 @@ export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
     });
     onCommand(socket, "session:page", guard, ({ before, limit }) => sessions.page(userId, before, limit));
     onCommand(socket, "session:search", guard, ({ query, subagents }) => sessions.search(userId, query, subagents));
-    onCommand(socket, "subagent:retry", guard, async ({ sessionId, runId, task }) => {
-      const started = await sessions.command(userId, sessionId, { kind: "retry", runId, ...(task !== undefined ? { task } : {}) });
-      if (!started) throw new Error("a retry always answers how it started");
-      return started;
-    });
+    onCommand(socket, "subagent:retry", guard, ({ sessionId, runId, task }) =>
+      sessions.command(userId, sessionId, { kind: "retry", runId, ...(task !== undefined ? { task } : {}) }),
+    );
   });
 }

@@ -50,9 +50,5 @@ export function createKeyedRateLimiter(options: RateLimit, now: () => number = D
       bucket.tokens -= 1;
       return true;
     },
-    /** Buckets held; for tests. */
-    get size() {
-      return buckets.size;
-    },
   };
 }

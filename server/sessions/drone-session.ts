@@ -24,6 +24,9 @@ import type { Logger } from "@/lib/log";
 import { followStep } from "@/server/cluster/follow";
 import { ghostEndEvents } from "@/server/cluster/ghost-events";
 
+/** The one command that answers something: how the retry started. */
+export type RetryCommand = Extract<RunCommand, { kind: "retry" }>;
+
 /**
  * Scale-out (server/cluster, docs/architecture.md "Cluster"): present only with REDIS_URL. A turn starts only
  * once this process holds the chat's lease, and every relayed event is also published
@@ -201,6 +204,8 @@ export class DroneSession {
    * command meets the runtime. `claim` and `ownerId` are the caller's, for a retry that
    * starts a new turn.
    */
+  command(command: RetryCommand, claim?: () => void, ownerId?: string): Promise<RetryStarted>;
+  command(command: RunCommand): Promise<RetryStarted | undefined>;
   async command(command: RunCommand, claim?: () => void, ownerId?: string): Promise<RetryStarted | undefined> {
     switch (command.kind) {
       case "cancel":

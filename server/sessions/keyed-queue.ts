@@ -18,9 +18,5 @@ export function createKeyedQueue() {
       });
       return result;
     },
-    /** Keys with work queued; for tests. */
-    get size() {
-      return tails.size;
-    },
   };
 }

@@ -17,7 +17,7 @@ import {
 import type { ChatStore } from "@/server/data/store";
 import { exportSession, type ExportFormat, type SessionExport } from "@/server/export/session-export";
 import { importSessionFile, parseSessionFile } from "@/server/export/session-import";
-import type { DroneSession } from "./drone-session";
+import type { DroneSession, RetryCommand } from "./drone-session";
 import { createKeyedQueue } from "./keyed-queue";
 import type { SessionRegistry } from "./registry";
 import type { RoutedAnswer, RoutedCommand } from "@/server/cluster/protocol";
@@ -151,14 +151,23 @@ export class SessionService {
    * lease names the process) and its answer is ours; otherwise the local session acts. A
    * retry that starts a new turn has the same caps as a send.
    */
-  async command(userId: string, sessionId: string, command: RunCommand): Promise<RetryStarted | undefined> {
+  command(userId: string, sessionId: string, command: RetryCommand): Promise<RetryStarted>;
+  command(userId: string, sessionId: string, command: Exclude<RunCommand, RetryCommand>): Promise<void>;
+  async command(userId: string, sessionId: string, command: RunCommand): Promise<RetryStarted | void> {
     const session = await this.open(userId, sessionId);
     const routed = await this.routed(session, command);
-    if (routed) return routed.result;
-    if (command.kind !== "retry") return session.command(command);
+    if (command.kind !== "retry") {
+      if (!routed) await session.command(command);
+      return;
+    }
+    if (routed) {
+      // The one answer the compiler cannot vouch for: another process's, over the wire.
+      if (!routed.result) throw new Error("the process running the turn answered a retry without how it started");
+      return routed.result;
+    }
     await this.checkClusterCaps(userId);
     const started = await session.command(command, () => this.checkRunningTurns(userId), userId);
-    if (started?.mode === "new_turn") this.deps.onSessionsChanged(userId);
+    if (started.mode === "new_turn") this.deps.onSessionsChanged(userId);
     return started;
   }
 

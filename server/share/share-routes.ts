@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { AppError, describeIssues, shareCreateBody, type ErrorCode, type ShareViewer } from "@/lib/contracts";
+import { AppError, describeIssues, shareCreateBody, type ShareViewer } from "@/lib/contracts";
 import type { Logger } from "@/lib/log";
 import { toAppError } from "@/server/errors";
 import { readBody } from "@/server/http/body";
+import { httpStatusOf } from "@/server/http/error-status";
 import { originAllowed } from "@/server/http/origin";
 import type { SessionService } from "@/server/sessions/session-service";
 import type { ResolvedShare, ShareService } from "./share-service";
@@ -23,17 +24,6 @@ export interface ShareHttpDeps {
   log?: Pick<Logger, "error">;
 }
 
-const STATUS: Record<ErrorCode, number> = {
-  bad_request: 400,
-  unauthorized: 401,
-  not_found: 404,
-  too_large: 413,
-  rate_limited: 429,
-  busy: 409,
-  limit_reached: 429,
-  unavailable: 503,
-  internal: 500,
-};
 const MAX_BODY_BYTES = 10_000;
 
 const LINKS_PATH = /^\/api\/sessions\/([A-Za-z0-9_-]{1,64})\/shares$/;
@@ -175,7 +165,7 @@ async function answer(
     if (!known)
       deps.log?.error("share request failed", { path: url.pathname, error: error instanceof Error ? error.stack : String(error) });
     const e = known ?? new AppError("internal", "Something went wrong on the server; nothing was changed.");
-    status = STATUS[e.code];
+    status = httpStatusOf(e.code);
     body = { error: { code: e.code, message: e.message, ...(e.issues ? { issues: e.issues } : {}) } };
   }
   res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });

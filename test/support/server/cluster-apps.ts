@@ -31,7 +31,7 @@ export interface ClusterApps {
    * renewals, heartbeats, sweeps or Redis, its sockets dropped, nothing written for it
    * afterwards by this harness. Its turns stay as they were, in memory and in MongoDB.
    */
-  kill(member: ClusterMember): void;
+  kill(member: ClusterMember): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -65,10 +65,17 @@ export async function startClusterApps(
       for (const m of members) if (!dead.has(m)) await (await m.app.registry.peek(sessionId).catch(() => undefined))?.drain();
       return db.store.loadHistory(sessionId);
     },
-    kill(member) {
+    async kill(member) {
       dead.add(member);
-      member.cluster.simulateDeath();
+      // Closing its Cluster alone is what the others see of a SIGKILL: its renewals and sweeps
+      // stop at once and its Redis connections go, while its leases and turns stay as they
+      // were (a graceful shutdown ends the turns first, in the registry). Its adapters are
+      // closed after Redis, so their goodbye to the others never leaves, and with them go the
+      // adapters' own connections: no more heartbeats, nothing read.
+      const closing = member.cluster.close();
       member.app.io.local.disconnectSockets(true);
+      await closing;
+      for (const namespace of member.app.io._nsps.values()) await namespace.adapter.close();
     },
     async close() {
       await Promise.all(members.map((m) => m.close().catch(() => undefined)));

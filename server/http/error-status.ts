@@ -1,0 +1,18 @@
+import type { ErrorCode } from "@/lib/contracts";
+
+/** Every error code's HTTP status, one place for every route; a new code does not compile until it has one. */
+const STATUS: Record<ErrorCode, number> = {
+  bad_request: 400,
+  unauthorized: 401,
+  not_found: 404,
+  too_large: 413,
+  rate_limited: 429,
+  busy: 409,
+  limit_reached: 429,
+  unavailable: 503,
+  internal: 500,
+};
+
+export function httpStatusOf(code: ErrorCode): number {
+  return STATUS[code];
+}
