@@ -4,7 +4,7 @@ import { emptyStoredTexts, planAppends, safeEnd, type StoredTexts } from "./text
 const options = { textId: (i: number, field: string) => `t:${i}:${field}`, inlineBudget: 10, chunkChars: 4, final: false };
 const step = (text: string, thinking = "") => ({ text, thinking });
 
-/** What a document holds after applying plans, as history.ts reads it back. */
+/** What a document holds after applying plans, as assemble-turn.ts reads it back. */
 function apply(plans: NonNullable<ReturnType<typeof planAppends>>[]): { text: string[]; chunks: Map<string, string> } {
   const text: string[] = [];
   const chunks = new Map<string, string>();

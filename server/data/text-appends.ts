@@ -5,7 +5,7 @@
  * `TextChunk` documents keyed by character offset. Each write carries only what the
  * document does not hold yet, so the bytes sent grow with the text, not its square.
  *
- * A stored text reads back as `text + textParts.join("") + chunks` (server/data/history.ts);
+ * A stored text reads back as `text + textParts.join("") + chunks` (server/data/assemble-turn.ts);
  * records written before this scheme have "" inline when chunked, which reads the same.
  */
 
