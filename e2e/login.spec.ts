@@ -70,7 +70,9 @@ test("no other site can frame the app", async ({ browser }) => {
   const page = await context.newPage();
   await page.setContent(`<iframe src="${app.baseUrl}/login" width="400" height="300"></iframe>`);
   const frame = page.frames()[1]!;
-  await page.waitForTimeout(1000);
+  // Loaded (here: refused, so the browser's error page stands in the frame), not pending.
+  await frame.waitForLoadState("load");
+  expect(frame.url()).not.toBe(`${app.baseUrl}/login`);
   await expect(frame.getByTestId("login-password")).toHaveCount(0);
   await context.close();
 });

@@ -71,8 +71,9 @@ test("keyboard: Load earlier turns is a button at the top that keeps focus page 
   await button.focus();
   for (let i = 0; i < 20 && (await users.count()) < TURNS; i++) {
     await expect(button).toBeFocused();
+    const before = await users.count();
     await page.keyboard.press("Enter");
-    await page.waitForTimeout(300);
+    await expect.poll(() => users.count()).toBeGreaterThan(before);
   }
   await expect(users).toHaveCount(TURNS);
   expect(await turnIds(page)).toEqual(history.map((t) => t.turnId));

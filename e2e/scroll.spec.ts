@@ -78,8 +78,9 @@ test("scrolling up mid-stream is never undone; Jump to latest follows again and 
   await page.mouse.wheel(0, -400);
   await page.waitForTimeout(300);
   const readingAt = await list.evaluate((el) => el.scrollTop);
-  // The stream goes on below; the reader's place stays put.
-  await page.waitForTimeout(1_500);
+  const heightAt = await list.evaluate((el) => el.scrollHeight);
+  // The stream goes on below (the list grows by a few lines); the reader's place stays put.
+  await expect.poll(() => list.evaluate((el) => el.scrollHeight), { timeout: 30_000 }).toBeGreaterThan(heightAt + 100);
   expect(await list.evaluate((el) => el.scrollTop)).toBeLessThanOrEqual(readingAt + 2);
   expect(readingAt).toBeGreaterThan(0);
   const jump = page.getByRole("button", { name: /jump to latest/i });
