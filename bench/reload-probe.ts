@@ -4,7 +4,7 @@ import path from "node:path";
 import { chromium } from "playwright-core";
 import { startAppProcess } from "@/e2e/app-process";
 import { CHROMIUM_ARGS } from "@/playwright.config";
-import { IDENTITY_COOKIE } from "@/server/auth/identity";
+import { IDENTITY_COOKIE } from "@/server/accounts/identity";
 import { BENCH_SECRET } from "./bench-app";
 import { openBenchDatabase } from "./bench-database";
 import { CHROMIUM_PATH } from "./browser-bench";

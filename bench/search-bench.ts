@@ -8,7 +8,7 @@ import { turnSearchText } from "@/lib/search/turn-text";
 import { mulberry32 } from "@/test/support/turn/recorded-stream";
 import { startAppProcess } from "@/e2e/app-process";
 import { CHROMIUM_ARGS } from "@/playwright.config";
-import { IDENTITY_COOKIE } from "@/server/auth/identity";
+import { IDENTITY_COOKIE } from "@/server/accounts/identity";
 import { BENCH_SECRET, command, startBenchApp } from "./bench-app";
 import type { BenchDatabase } from "./bench-database";
 import { CHROMIUM_PATH } from "./browser-bench";

@@ -5,7 +5,7 @@ import { chromium, type Page } from "playwright-core";
 import { startAppProcess } from "@/e2e/app-process";
 import { MASTER_PROMPT_MARKER } from "@/lib/agent/prompts";
 import { CHROMIUM_ARGS } from "@/playwright.config";
-import { IDENTITY_COOKIE } from "@/server/auth/identity";
+import { IDENTITY_COOKIE } from "@/server/accounts/identity";
 import {
   scriptedReply,
   startScriptedOpenAIServer,

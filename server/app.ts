@@ -13,12 +13,12 @@ import {
 } from "@/lib/contracts";
 import { AccountService, type AccountServiceDeps } from "@/server/accounts/account-service";
 import { gateAccountRequest, SESSION_COOKIE, sessionCookieHeader } from "@/server/http/account-routes";
-import type { OidcClient } from "@/server/auth/oidc";
+import type { OidcClient } from "@/server/accounts/oidc";
 import { handleOidc, type OidcRouteDeps } from "@/server/http/oidc-routes";
-import { createIdentity, IDENTITY_COOKIE, identityCookieHeader } from "@/server/auth/identity";
-import { createKnownDevices } from "@/server/auth/known-device";
-import { createLoginThrottle } from "@/server/auth/login-throttle";
-import { AUTH_COOKIE, createPasswordGate } from "@/server/auth/password-gate";
+import { createIdentity, IDENTITY_COOKIE, identityCookieHeader } from "@/server/accounts/identity";
+import { createKnownDevices } from "@/server/accounts/known-device";
+import { createLoginThrottle } from "@/server/accounts/login-throttle";
+import { AUTH_COOKIE, createPasswordGate } from "@/server/accounts/password-gate";
 import { handleApi, type ApiDeps } from "@/server/http/api";
 import { admitPageViewer, refusePageViewer, type PageViewer } from "@/server/http/page-viewer";
 import { contentSecurityPolicy, hardenResponse, newNonce, withNonce } from "@/server/http/headers";

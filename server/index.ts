@@ -6,12 +6,12 @@ import { EnvError, env as loadEnv, type Env } from "@/lib/env";
 import { McpConfigError } from "@/lib/mcp/config";
 import { buildRuntime } from "@/server/agent/build-runtime";
 import { createApp } from "@/server/app";
-import { loadOrCreateSecret } from "@/server/auth/identity";
+import { loadOrCreateSecret } from "@/server/accounts/identity";
 import { connectDatabase, redact } from "@/server/db/connect";
 import { mongoStore } from "@/server/data/store";
 import { createLogger } from "@/server/log";
-import { oidcFromEnv, type OidcClient } from "@/server/auth/oidc";
-import { createSigner } from "@/server/auth/signer";
+import { oidcFromEnv, type OidcClient } from "@/server/accounts/oidc";
+import { createSigner } from "@/server/accounts/signer";
 import { clusterFromEnv } from "@/server/cluster/from-env";
 
 /**

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { AccountPage } from "@/components/account/account-page";
+import { AccountPage } from "@/components/accounts/account-page";
 
 export const metadata: Metadata = { title: "Your account · Delegate" };
 

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { AdminPage } from "@/components/account/admin-page";
+import { AdminPage } from "@/components/accounts/admin-page";
 
 export const metadata: Metadata = { title: "Administration · Delegate" };
 

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { SignInPage } from "@/components/auth/sign-in-page";
+import { SignInPage } from "@/components/accounts/sign-in-page";
 
 export const metadata: Metadata = { title: "Sign in · Delegate" };
 

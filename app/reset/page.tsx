@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { ResetPage } from "@/components/auth/reset-page";
+import { ResetPage } from "@/components/accounts/reset-page";
 
 export const metadata: Metadata = { title: "Reset password · Delegate" };
 

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { SignUpPage } from "@/components/auth/sign-up-page";
+import { SignUpPage } from "@/components/accounts/sign-up-page";
 
 export const metadata: Metadata = { title: "Create an account · Delegate" };
 

@@ -2,8 +2,8 @@
 
 import { useParams, usePathname } from "next/navigation";
 import { useCallback, useEffect, useState, type ReactNode } from "react";
-import { ClaimBanner } from "@/components/account/claim-banner";
-import { SessionEnded } from "@/components/auth/session-ended";
+import { ClaimBanner } from "@/components/accounts/claim-banner";
+import { SessionEnded } from "@/components/accounts/session-ended";
 import { useAppInfo } from "@/components/realtime/use-app-info";
 import { useConnection } from "@/components/realtime/use-connection";
 import { Header } from "./header";

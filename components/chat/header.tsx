@@ -2,8 +2,8 @@
 
 import type { AppInfo } from "@/lib/contracts";
 import type { ConnectionState } from "@/components/realtime/use-connection";
-import { AccountMenu } from "@/components/account/account-menu";
-import { LogoutButton } from "@/components/auth/logout-button";
+import { AccountMenu } from "@/components/accounts/account-menu";
+import { LogoutButton } from "@/components/accounts/logout-button";
 import { MenuIcon } from "@/components/ui/icons";
 import { ThemeToggle } from "@/components/ui/theme-toggle";
 import { ContextMeter } from "./context-meter";

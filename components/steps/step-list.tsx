@@ -6,7 +6,7 @@ import { useHydrated } from "@/components/ui/use-hydrated";
 import { parseTime } from "@/lib/format/display";
 import { SteerIcon } from "@/components/subagents/status-icon";
 import { useTurnId } from "@/components/subagents/panel-actions";
-import { panelSequence, type SequenceEntry } from "@/lib/turn/run-summary";
+import { panelSequence, type SequenceEntry } from "@/lib/subagents/run-summary";
 import { callLeadsTo, type RevealTarget } from "./reveal-window";
 import { CallViewProvider, type CallView } from "./call-view";
 import { StepView } from "./step-view";

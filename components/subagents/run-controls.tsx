@@ -2,7 +2,7 @@
 
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { MAX_STEER_CHARS, type SubagentProcess } from "@/lib/contracts";
-import { runOutcome } from "@/lib/turn/run-summary";
+import { runOutcome } from "@/lib/subagents/run-summary";
 import { ActionError } from "@/components/ui/action-error";
 import { useAction, type Action } from "@/components/ui/use-action";
 import { usePanelActions, type PanelActions } from "./panel-actions";

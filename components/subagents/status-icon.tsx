@@ -1,4 +1,4 @@
-import type { RunOutcome } from "@/lib/turn/run-summary";
+import type { RunOutcome } from "@/lib/subagents/run-summary";
 import { CheckIcon, SpinnerIcon, XIcon } from "@/components/ui/icons";
 
 /** How a run or a call reads: a run's outcome, or a call's status (a cut-short call is "cancelled", as neutral as a stop). */

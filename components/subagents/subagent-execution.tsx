@@ -8,7 +8,7 @@ import { ChevronRightIcon } from "@/components/ui/icons";
 import { useDisclosure } from "@/components/ui/disclosure";
 import { FoldedSection } from "@/components/ui/folded-section";
 import { waitsForApproval } from "@/lib/turn/approvals";
-import { liveStatus, outcomeLine, runCounts, runOutcome, type RunOutcome } from "@/lib/turn/run-summary";
+import { liveStatus, outcomeLine, runCounts, runOutcome, type RunOutcome } from "@/lib/subagents/run-summary";
 import { RunSteps } from "@/components/steps/step-list";
 import { Elapsed } from "./elapsed";
 import { AgentNameProvider } from "./panel-actions";

@@ -3,7 +3,7 @@
 import { setDisclosure } from "@/components/ui/disclosure";
 import { panelAnchor } from "@/components/subagents/retry-links";
 import { announceReveal, revealInWindows } from "@/components/steps/reveal-window";
-import type { TimelineRow } from "@/lib/turn/timeline";
+import type { TimelineRow } from "@/lib/timeline/timeline";
 
 /**
  * Opens what a timeline row stands for and scrolls to it: the panels that hold it, then

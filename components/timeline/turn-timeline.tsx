@@ -4,7 +4,7 @@ import { memo, useCallback, useEffect, useId, useMemo, useRef, useState, type Ke
 import { useVirtualizer } from "@tanstack/react-virtual";
 import type { ChatTurn } from "@/lib/contracts";
 import { formatDuration, formatTokens } from "@/lib/format/display";
-import { axisSpan, barSpan, timelineLayout, type TimelineRow, type TimelineStatus } from "@/lib/turn/timeline";
+import { axisSpan, barSpan, timelineLayout, type TimelineRow, type TimelineStatus } from "@/lib/timeline/timeline";
 import { useDisclosure } from "@/components/ui/disclosure";
 import { revealRow } from "./reveal";
 
@@ -14,7 +14,7 @@ import { revealRow } from "./reveal";
  * turn runs, the same after a reload (the times are stored). Only the rows in view are
  * rendered (@tanstack/react-virtual over the timeline's own scroller, rows of one fixed
  * height), so a turn of 5,000 calls costs what twenty rows cost; the layout is a memoised
- * pure function of the turn (lib/turn/timeline.ts) that reuses the rows of untouched runs.
+ * pure function of the turn (lib/timeline/timeline.ts) that reuses the rows of untouched runs.
  */
 
 const ROW_HEIGHT = 28;

@@ -15,15 +15,15 @@ import {
 import { ACCOUNT_PAGES } from "@/lib/contracts/account";
 import type { Logger } from "@/lib/log";
 import type { Models } from "@/models";
-import type { LoginThrottle } from "@/server/auth/login-throttle";
 import { createKeyedQueue } from "@/server/sessions/keyed-queue";
 import type { AccountRecord, OneTimeLinkRecord } from "@/models/account";
+import type { LoginThrottle } from "./login-throttle";
 import { hashPassword, verifyAgainstDummy, verifyPassword } from "./password";
 import { SignInSessions, type Authenticated } from "./sign-in-sessions";
 import { linkView, oneTimeLinks, type OneTimeLinks } from "./links";
 import { sumUsage, type ChatUsageRow, type TurnUsageRow } from "./usage";
 import { newAccountId, TOKEN_PATTERN } from "./tokens";
-import type { VerifiedIdentity } from "@/server/auth/oidc";
+import type { VerifiedIdentity } from "./oidc";
 
 export { SESSION_TTL_MS, type Authenticated } from "./sign-in-sessions";
 

@@ -7,7 +7,6 @@ import {
   type SessionEvent,
   type SignInSessionView,
 } from "@/lib/contracts";
-import { createLoginThrottle } from "@/server/auth/login-throttle";
 import { scriptedModel } from "@/test/support/agent/scripted-model";
 import {
   recordEvents,
@@ -20,6 +19,7 @@ import {
 } from "@/test/support/server/app-harness";
 import { CookieJar } from "@/test/support/server/cookie-jar";
 import { dataOf } from "@/test/support/turn/agent-data";
+import { createLoginThrottle } from "./login-throttle";
 import { SIGN_IN_FAILED } from "./account-service";
 
 /**

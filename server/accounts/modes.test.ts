@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACCOUNT_ROUTES, type AuthState, type OneTimeLink } from "@/lib/contracts";
 import { createDemoModel } from "@/lib/model/demo-model";
-import { createLoginThrottle } from "@/server/auth/login-throttle";
 import { runtimeWith, startHarness, type Harness } from "@/test/support/server/app-harness";
 import { CookieJar } from "@/test/support/server/cookie-jar";
+import { createLoginThrottle } from "./login-throttle";
 import { LINK_INVALID, SIGN_IN_FAILED, type VerifiedIdentity } from "./account-service";
 
 /**

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACCOUNT_ROUTES, type AuthState } from "@/lib/contracts";
 import { createDemoModel } from "@/lib/model/demo-model";
-import { createOidcClient, type OidcClient } from "@/server/auth/oidc";
-import { createLoginThrottle } from "@/server/auth/login-throttle";
-import { createSigner } from "@/server/auth/signer";
 import { startTestProvider, type TestProvider } from "@/test/support/oidc/provider";
 import { runtimeWith, startHarness, type Harness } from "@/test/support/server/app-harness";
 import { CookieJar } from "@/test/support/server/cookie-jar";
+import { createOidcClient, type OidcClient } from "./oidc";
+import { createLoginThrottle } from "./login-throttle";
+import { createSigner } from "./signer";
 
 /**
  * Single sign-on wired into the real app (sso mode): a real OpenID provider on loopback,

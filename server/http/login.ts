@@ -1,9 +1,9 @@
 import { stringifySetCookie, type Cookies } from "cookie";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { safeNextPath } from "@/lib/accounts/safe-next";
-import { DEVICE_COOKIE, deviceCookieHeader, type KnownDevices } from "@/server/auth/known-device";
-import type { LoginThrottle } from "@/server/auth/login-throttle";
-import { AUTH_COOKIE, type PasswordGate } from "@/server/auth/password-gate";
+import { DEVICE_COOKIE, deviceCookieHeader, type KnownDevices } from "@/server/accounts/known-device";
+import type { LoginThrottle } from "@/server/accounts/login-throttle";
+import { AUTH_COOKIE, type PasswordGate } from "@/server/accounts/password-gate";
 import { readBody } from "./body";
 import { originAllowed } from "./origin";
 

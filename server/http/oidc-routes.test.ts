@@ -1,6 +1,6 @@
 import { createServer } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ATTEMPT_COOKIE } from "@/server/auth/oidc";
+import { ATTEMPT_COOKIE } from "@/server/accounts/oidc";
 import { freePort } from "@/test/support/free-port";
 import { startSsoApp, type SsoApp } from "@/test/support/oidc/sso-app";
 import { startTestProvider } from "@/test/support/oidc/provider";

@@ -2,7 +2,14 @@ import { stringifySetCookie, type Cookies } from "cookie";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ACCOUNT_PAGES, ACCOUNT_ROUTES, type SsoFailureReason } from "@/lib/contracts/account";
 import type { Logger } from "@/lib/log";
-import { ATTEMPT_COOKIE, ATTEMPT_COOKIE_PATH, ATTEMPT_TTL_MS, OidcError, type OidcClient, type VerifiedIdentity } from "@/server/auth/oidc";
+import {
+  ATTEMPT_COOKIE,
+  ATTEMPT_COOKIE_PATH,
+  ATTEMPT_TTL_MS,
+  OidcError,
+  type OidcClient,
+  type VerifiedIdentity,
+} from "@/server/accounts/oidc";
 
 /**
  * The two single sign-on routes. GET /api/auth/oidc/start sends the browser to the

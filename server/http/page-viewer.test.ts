@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACCOUNT_ROUTES, type JoinResult, type SessionEvent } from "@/lib/contracts";
 import { initialSessionState, sessionReducer, type InitialChat } from "@/lib/chat/session-state";
-import { createLoginThrottle } from "@/server/auth/login-throttle";
+import { createLoginThrottle } from "@/server/accounts/login-throttle";
 import { openSession, recordEvents, request, startHarness, waitFor, type Harness } from "@/test/support/server/app-harness";
 import { CookieJar } from "@/test/support/server/cookie-jar";
 import { fakeRunner } from "@/test/support/turn/fake-runner";

@@ -14,7 +14,7 @@ import {
   type SessionEvent,
 } from "@/lib/contracts";
 import { createDemoModel } from "@/lib/model/demo-model";
-import { createLoginThrottle } from "@/server/auth/login-throttle";
+import { createLoginThrottle } from "@/server/accounts/login-throttle";
 import { openSession, request, runtimeWith, startHarness, waitFor, type Harness } from "@/test/support/server/app-harness";
 import { CookieJar } from "@/test/support/server/cookie-jar";
 import { SHARE_NOT_FOUND } from "./share-service";

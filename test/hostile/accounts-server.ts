@@ -1,6 +1,6 @@
 import { ACCOUNT_ROUTES, type AuthState, type SignInSessionView } from "@/lib/contracts";
 import { createDemoModel } from "@/lib/model/demo-model";
-import { createLoginThrottle } from "@/server/auth/login-throttle";
+import { createLoginThrottle } from "@/server/accounts/login-throttle";
 import { runtimeWith, startHarness, type Harness } from "@/test/support/server/app-harness";
 import { CookieJar } from "@/test/support/server/cookie-jar";
 

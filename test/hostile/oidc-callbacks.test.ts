@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ATTEMPT_COOKIE } from "@/server/auth/oidc";
-import { createSigner } from "@/server/auth/signer";
+import { ATTEMPT_COOKIE } from "@/server/accounts/oidc";
+import { createSigner } from "@/server/accounts/signer";
 import { SECRET, startSsoApp, type SsoApp } from "@/test/support/oidc/sso-app";
 import { expand, label, loadCorpus } from "./corpus";
 

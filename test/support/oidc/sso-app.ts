@@ -1,8 +1,8 @@
 import { parseCookie, parseSetCookie } from "cookie";
 import { createServer } from "node:http";
 import type { Logger } from "@/lib/log";
-import { ATTEMPT_COOKIE, createOidcClient, type OidcSettings, type VerifiedIdentity } from "@/server/auth/oidc";
-import { createSigner } from "@/server/auth/signer";
+import { ATTEMPT_COOKIE, createOidcClient, type OidcSettings, type VerifiedIdentity } from "@/server/accounts/oidc";
+import { createSigner } from "@/server/accounts/signer";
 import { handleOidc, type OidcRouteDeps } from "@/server/http/oidc-routes";
 import { startTestProvider, type ProviderAccount, type TestProvider, type TestProviderOptions } from "./provider";
 

@@ -6,12 +6,12 @@ import type { ChatModel } from "@/lib/model/types";
 import { createWorkspaceTools } from "@/lib/tools";
 import type { Models } from "@/models";
 import type { ChatStore } from "@/server/data/store";
-import type { LoginThrottle } from "@/server/auth/login-throttle";
+import type { LoginThrottle } from "@/server/accounts/login-throttle";
 import type { AppOptions } from "@/server/app";
 import type { TurnRunner } from "@/server/sessions/turn-runner";
 import { openTestDatabase } from "./database";
 import { recordEvents, request, startLiveApp, type LiveApp, type LiveClient } from "./live-app";
-import type { OidcClient } from "@/server/auth/oidc";
+import type { OidcClient } from "@/server/accounts/oidc";
 import { Cluster, type ClusterOptions } from "@/server/cluster/cluster";
 import { mongoLeases } from "@/server/cluster/lease";
 
@@ -60,7 +60,7 @@ export async function startHarness(
     mongoUri?: string;
     /** Accounts on: the app gets this mode and the test database's account collections. */ authMode?: AuthMode;
     /** The sign-in and sign-up throttle in the account modes (tests all come from one address). */ accountThrottle?: LoginThrottle;
-    /** Single sign-on in the account modes (server/auth/oidc.ts). */ sso?: { label: string; oidc: OidcClient };
+    /** Single sign-on in the account modes (server/accounts/oidc.ts). */ sso?: { label: string; oidc: OidcClient };
     /** Scale-out: this app joins a cluster (a real Redis) with leases on this harness's database; see also cluster-apps.ts. */ clusterWith?: ClusterOptions;
   } & Partial<AppOptions>,
 ): Promise<Harness> {

@@ -2,19 +2,10 @@
 
 import { useCallback, useEffect, useState } from "react";
 import { ACCOUNT_PAGES, ACCOUNT_ROUTES, type AccountView, type SignInSessionView } from "@/lib/contracts/account";
-import { fetchList, post } from "@/components/auth/account-api";
-import {
-  DANGER_BUTTON,
-  Field,
-  FormError,
-  Notice,
-  PASSWORD_RULE,
-  passwordProblem,
-  PRIMARY_BUTTON,
-  SECONDARY_BUTTON,
-} from "@/components/auth/fields";
-import { useAuthState } from "@/components/auth/use-auth-state";
-import { useFormSubmit } from "@/components/auth/use-form-submit";
+import { fetchList, post } from "./account-api";
+import { DANGER_BUTTON, Field, FormError, Notice, PASSWORD_RULE, passwordProblem, PRIMARY_BUTTON, SECONDARY_BUTTON } from "./fields";
+import { useAuthState } from "./use-auth-state";
+import { useFormSubmit } from "./use-form-submit";
 import { PageFrame, Section, When } from "./page-frame";
 import { describeUserAgent } from "./user-agent";
 

@@ -2,9 +2,9 @@
 
 import { useCallback, useEffect, useRef, useState, type ReactNode } from "react";
 import { ACCOUNT_ROUTES, type AdminAccountView, type ResetLink } from "@/lib/contracts/account";
-import { fetchList, post } from "@/components/auth/account-api";
-import { DANGER_BUTTON, FormError, SECONDARY_BUTTON } from "@/components/auth/fields";
 import { CopyButton } from "@/components/ui/copy-button";
+import { fetchList, post } from "./account-api";
+import { DANGER_BUTTON, FormError, SECONDARY_BUTTON } from "./fields";
 import { Section, When } from "./page-frame";
 
 const NUMBER = new Intl.NumberFormat("en-GB");

@@ -1,7 +1,7 @@
 "use client";
 
 import { notFound } from "next/navigation";
-import { useAuthState } from "@/components/auth/use-auth-state";
+import { useAuthState } from "./use-auth-state";
 import { AdminAccounts } from "./admin-accounts";
 import { AdminInvites } from "./admin-invites";
 import { PageFrame } from "./page-frame";

@@ -2,9 +2,9 @@
 
 import { useCallback, useEffect, useId, useState, type FormEvent } from "react";
 import { ACCOUNT_ROUTES, type AuthMode, type OneTimeLink } from "@/lib/contracts/account";
-import { fetchList, post } from "@/components/auth/account-api";
-import { FormError, INPUT_CLASS, PRIMARY_BUTTON, SECONDARY_BUTTON } from "@/components/auth/fields";
 import { CopyButton } from "@/components/ui/copy-button";
+import { fetchList, post } from "./account-api";
+import { FormError, INPUT_CLASS, PRIMARY_BUTTON, SECONDARY_BUTTON } from "./fields";
 import { Section, When } from "./page-frame";
 
 const EXPIRY_CHOICES: [number, string][] = [

@@ -2,8 +2,8 @@
 
 import { useState } from "react";
 import { ACCOUNT_ROUTES, type ClaimResult } from "@/lib/contracts/account";
-import { post } from "@/components/auth/account-api";
-import { useAuthState } from "@/components/auth/use-auth-state";
+import { post } from "./account-api";
+import { useAuthState } from "./use-auth-state";
 
 /**
  * Chats this browser made before it signed in belong to its old cookie identity. They are

@@ -2,8 +2,8 @@
 
 import { PopoverMenu } from "@/components/ui/popover-menu";
 import { ACCOUNT_PAGES, ACCOUNT_ROUTES } from "@/lib/contracts/account";
-import { post } from "@/components/auth/account-api";
-import { useAuthState } from "@/components/auth/use-auth-state";
+import { post } from "./account-api";
+import { useAuthState } from "./use-auth-state";
 
 const ITEM =
   "block w-full rounded-md px-3 py-2 text-left text-sm text-zinc-800 hover:bg-zinc-100 focus:bg-zinc-100 focus:outline-none dark:text-zinc-100 dark:hover:bg-zinc-800 dark:focus:bg-zinc-800";

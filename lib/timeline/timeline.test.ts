@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AgentEvent, ChatTurn, TurnStats } from "@/lib/contracts";
 import { emptyStats } from "@/lib/contracts";
-import { applyEvent, newTurn } from "./reduce";
+import { applyEvent, newTurn } from "@/lib/turn/reduce";
 import { axisSpan, barSpan, timelineLayout } from "./timeline";
 
 const T0 = Date.UTC(2026, 11, 1, 12, 0, 0);

@@ -1,6 +1,6 @@
 import type { ChatTurn, Step, SubagentProcess, ToolCall } from "@/lib/contracts";
-import { waitsForApproval } from "./approvals";
-import { runOutcome } from "./run-summary";
+import { waitsForApproval } from "@/lib/turn/approvals";
+import { runOutcome } from "@/lib/subagents/run-summary";
 
 /**
  * The trace timeline of a turn as rows on one time axis: each master step, then the calls
