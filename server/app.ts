@@ -90,7 +90,7 @@ export interface AppOptions {
   accounts?: {
     mode: AuthMode;
     models: AccountServiceDeps["models"];
-    /** The OpenID Connect client (server/auth/oidc.ts) and its button's label; absent: no SSO. */
+    /** The OpenID Connect client (server/accounts/oidc.ts) and its button's label; absent: no SSO. */
     sso?: { label: string; oidc: OidcClient } | null;
     throttle?: AccountServiceDeps["throttle"];
     creationThrottle?: AccountServiceDeps["creationThrottle"];
