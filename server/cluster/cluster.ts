@@ -1,7 +1,6 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
-import { createAdapter } from "@socket.io/redis-streams-adapter";
-import { AppError, type SessionEvent } from "@/lib/contracts";
+import type { SessionEvent } from "@/lib/contracts";
 import type { Logger } from "@/lib/log";
 import type { ChatStore } from "@/server/data/store";
 import { toAppError } from "@/server/errors";
@@ -10,8 +9,10 @@ import type { DroneCluster, DroneSession, MirrorSnapshot } from "@/server/sessio
 import type { SessionRegistry } from "@/server/sessions/registry";
 import { createPublisher, StreamTail, type EventPublisher, type StreamEntry } from "./event-stream";
 import type { Lease, LeaseStore } from "./lease";
+import { LeaseKeeper } from "./lease-keeper";
 import type { RoutedAnswer, RoutedCommand } from "./protocol";
 import { connectClusterRedis, type ClusterRedis, type RedisStatus } from "./redis";
+import { adaptersSubscribed, streamsAdapter } from "./socket-adapter";
 import { startSweeper, type Sweeper } from "./sweeper";
 import { turnFromStream } from "./stream-turn";
 
@@ -46,7 +47,7 @@ export class Cluster {
   private readonly mirrors = new Map<string, DroneSession>();
   /** Chats resynchronising: events read meanwhile wait here, in order. */
   private readonly syncing = new Map<string, SessionEvent[]>();
-  private readonly renewals = new Set<NodeJS.Timeout>();
+  private readonly leaseKeeper: LeaseKeeper;
   private sweeper: Sweeper | undefined;
   private stopped = false;
   /** The adapters' first SUBSCRIBE, confirmed (see `adaptersSubscribed`). */
@@ -62,6 +63,7 @@ export class Cluster {
     this.instanceId = options.instanceId;
     this.leaseMs = options.leaseMs;
     this.publisher = createPublisher(redis.events, this.instanceId, log);
+    this.leaseKeeper = new LeaseKeeper(leases, this.instanceId, this.leaseMs, log);
     this.tail = new StreamTail(redis.blocking, redis.events, `dlg:wake:${this.instanceId}`, (sessionId, entry) =>
       this.onEntry(sessionId, entry),
     );
@@ -77,14 +79,9 @@ export class Cluster {
     return new Cluster(options, redis, deps.leases, deps.store, deps.log);
   }
 
-  /**
-   * Socket.IO across processes. The streams adapter rather than the pub/sub one: it reads
-   * a Redis stream from its last offset, so a broadcast sent while Redis restarts is
-   * delivered once it is back instead of being dropped with the subscription.
-   */
+  /** Socket.IO across processes (see socket-adapter.ts). */
   adapter() {
-    const heartbeatInterval = Math.min(2_000, Math.max(250, Math.floor(this.leaseMs / 3)));
-    return createAdapter(this.redis.adapter, { streamName: "dlg:socket.io", heartbeatInterval, heartbeatTimeout: heartbeatInterval * 3 });
+    return streamsAdapter(this.redis.adapter, this.leaseMs);
   }
 
   redisStatus(): RedisStatus {
@@ -96,7 +93,7 @@ export class Cluster {
     this.io = io;
     this.registry = registry;
     // After the rest of createApp has run, so every namespace's adapter exists.
-    this.subscribed = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.adaptersSubscribed());
+    this.subscribed = new Promise<void>((resolve) => setImmediate(resolve)).then(() => adaptersSubscribed(io, this.redis.events));
     io.on("cluster:snapshot", ({ sessionId }, reply) => reply(registry.peekReady(sessionId)?.mirrorSnapshot() ?? null));
     io.on("cluster:cancel-owner", ({ ownerId }) => registry.cancelTurns(ownerId));
     io.on("cluster:command", ({ target, sessionId, command }, reply) => {
@@ -116,38 +113,7 @@ export class Cluster {
 
   /** The hooks a DroneSession uses (see DroneCluster). */
   readonly drone: DroneCluster = {
-    claim: async (sessionId, turnId, ownerId, currentSeq, lost) => {
-      const taken = await this.leases.take(sessionId, { instanceId: this.instanceId, turnId, ownerId }, this.leaseMs);
-      if (!taken) throw new AppError("busy", "A turn is already running in this chat. Stop it or wait for it to finish.");
-      const timer = setInterval(
-        () => {
-          this.leases.renew(sessionId, this.instanceId, turnId, this.leaseMs, currentSeq()).then(
-            (held) => {
-              if (held) return;
-              this.log?.warn("lost a turn's lease (another process swept it); stopping the turn", { sessionId, turnId });
-              this.stopRenewing(timer);
-              lost();
-            },
-            // MongoDB away: the lease runs on; if it expires meanwhile, another process sweeps.
-            () => undefined,
-          );
-        },
-        Math.max(50, Math.floor(this.leaseMs / 3)),
-      );
-      timer.unref();
-      this.renewals.add(timer);
-      return {
-        previousSeq: taken.previousSeq,
-        release: async (seq) => {
-          this.stopRenewing(timer);
-          await this.leases
-            .release(sessionId, this.instanceId, turnId, seq)
-            .catch((error: unknown) =>
-              this.log?.warn("could not release a turn's lease; it will expire", { sessionId, error: String(error) }),
-            );
-        },
-      };
-    },
+    claim: (...args) => this.leaseKeeper.claim(...args),
     publish: (event) => this.publisher.publish(event),
   };
 
@@ -219,38 +185,10 @@ export class Cluster {
   async close(): Promise<void> {
     this.stopped = true;
     this.sweeper?.stop();
-    for (const timer of this.renewals) clearInterval(timer);
-    this.renewals.clear();
+    this.leaseKeeper.stop();
     await this.tail.stop();
     await this.subscribed;
     await this.redis.close();
-  }
-
-  /**
-   * Waits (at most 10 s: a loaded machine) until each namespace's adapter has subscribed to
-   * its private channel, once, from the start. The adapter does not await its first
-   * SUBSCRIBE: closing the connection while it is still on the way rejects it with nobody
-   * listening, an unhandled rejection (seen when a process stops right after it started).
-   * Later resubscriptions (after Redis restarts) are node-redis's own and handled there.
-   */
-  private async adaptersSubscribed(): Promise<void> {
-    if (!this.io) return;
-    const channels = [...this.io._nsps.values()].map((nsp) => `socket.io#${nsp.name}#${(nsp.adapter as { uid?: string }).uid ?? ""}#`);
-    const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline) {
-      // A loaded machine may still be connecting: the SUBSCRIBE is on its way all the same.
-      if (!this.redis.events.isReady) {
-        await new Promise((r) => setTimeout(r, 20));
-        continue;
-      }
-      try {
-        const counts = await this.redis.events.pubSubNumSub(channels);
-        if (channels.every((channel) => Number(counts[channel] ?? 0) > 0)) return;
-      } catch {
-        return;
-      }
-      await new Promise((r) => setTimeout(r, 20));
-    }
   }
 
   private heldElsewhere(lease: Lease): boolean {
@@ -339,10 +277,5 @@ export class Cluster {
     if (afterGap) this.io?.local.to(sessionRoom(sessionId)).emit("replay:complete", { sessionId, seq: session.currentSeq });
     if (retry && !this.stopped)
       setTimeout(() => void (this.mirrors.get(sessionId) === session && this.resync(session, true)), 1_000).unref();
-  }
-
-  private stopRenewing(timer: NodeJS.Timeout): void {
-    clearInterval(timer);
-    this.renewals.delete(timer);
   }
 }
