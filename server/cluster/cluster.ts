@@ -3,13 +3,14 @@ import { randomBytes } from "node:crypto";
 import type { SessionEvent } from "@/lib/contracts";
 import type { Logger } from "@/lib/log";
 import type { ChatStore } from "@/server/data/store";
-import { toAppError } from "@/server/errors";
 import { sessionRoom, type AppServer } from "@/server/realtime/types";
 import type { DroneCluster, DroneSession, MirrorSnapshot } from "@/server/sessions/drone-session";
 import type { SessionRegistry } from "@/server/sessions/registry";
+import { routeToOwner, stopTurnElsewhere, type RoutingDeps } from "./command-routing";
 import { createPublisher, StreamTail, type EventPublisher, type StreamEntry } from "./event-stream";
-import type { Lease, LeaseStore } from "./lease";
+import type { LeaseStore } from "./lease";
 import { LeaseKeeper } from "./lease-keeper";
+import { answerPeers, askSnapshot, heldElsewhere, tellCancelOwner } from "./peer-requests";
 import type { RoutedAnswer, RoutedCommand } from "./protocol";
 import { connectClusterRedis, type ClusterRedis, type RedisStatus } from "./redis";
 import { adaptersSubscribed, streamsAdapter } from "./socket-adapter";
@@ -26,9 +27,6 @@ export interface ClusterOptions {
 export function defaultInstanceId(): string {
   return `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
 }
-
-/** How long a process waits for the others' answers (a dead one is counted until the adapter's heartbeat drops it). */
-const ANSWER_TIMEOUT_MS = 5_000;
 
 /**
  * Scale-out inside one app process: the Socket.IO adapter, the turn leases and
@@ -48,6 +46,7 @@ export class Cluster {
   /** Chats resynchronising: events read meanwhile wait here, in order. */
   private readonly syncing = new Map<string, SessionEvent[]>();
   private readonly leaseKeeper: LeaseKeeper;
+  private readonly routing: RoutingDeps;
   private sweeper: Sweeper | undefined;
   private stopped = false;
   /** The adapters' first SUBSCRIBE, confirmed (see `adaptersSubscribed`). */
@@ -64,6 +63,7 @@ export class Cluster {
     this.leaseMs = options.leaseMs;
     this.publisher = createPublisher(redis.events, this.instanceId, log);
     this.leaseKeeper = new LeaseKeeper(leases, this.instanceId, this.leaseMs, log);
+    this.routing = { leases, instanceId: this.instanceId, io: () => this.io };
     this.tail = new StreamTail(redis.blocking, redis.events, `dlg:wake:${this.instanceId}`, (sessionId, entry) =>
       this.onEntry(sessionId, entry),
     );
@@ -94,12 +94,7 @@ export class Cluster {
     this.registry = registry;
     // After the rest of createApp has run, so every namespace's adapter exists.
     this.subscribed = new Promise<void>((resolve) => setImmediate(resolve)).then(() => adaptersSubscribed(io, this.redis.events));
-    io.on("cluster:snapshot", ({ sessionId }, reply) => reply(registry.peekReady(sessionId)?.mirrorSnapshot() ?? null));
-    io.on("cluster:cancel-owner", ({ ownerId }) => registry.cancelTurns(ownerId));
-    io.on("cluster:command", ({ target, sessionId, command }, reply) => {
-      if (target !== this.instanceId) return reply({ handled: false });
-      void this.act(sessionId, command).then(reply);
-    });
+    answerPeers(io, { instanceId: this.instanceId, registry, log: this.log });
     this.sweeper = startSweeper({
       leases: this.leases,
       store: this.store,
@@ -147,39 +142,20 @@ export class Cluster {
     this.syncing.delete(sessionId);
   }
 
-  /**
-   * A command for a turn another process runs: sent to the lease holder, whose answer is
-   * returned. `handled: false` when no other live process runs a turn in this chat.
-   */
-  async route(sessionId: string, command: RoutedCommand): Promise<RoutedAnswer> {
-    const lease = await this.leases.get(sessionId);
-    if (!lease || !this.heldElsewhere(lease) || !this.io) return { handled: false };
-    const answers = await this.ask<RoutedAnswer>((ack) =>
-      this.io!.serverSideEmit("cluster:command", { target: lease.instanceId!, sessionId, command }, ack),
-    );
-    return answers.find((a) => a.handled) ?? { handled: false };
+  /** A command for a turn another process runs, answered there (see routeToOwner). */
+  route(sessionId: string, command: RoutedCommand): Promise<RoutedAnswer> {
+    return routeToOwner(this.routing, sessionId, command);
   }
 
   /** Stops `ownerId`'s turns here and in every other process. */
   cancelOwnerTurns(ownerId: string): void {
     this.registry?.cancelTurns(ownerId);
-    this.io?.serverSideEmit("cluster:cancel-owner", { ownerId });
+    if (this.io) tellCancelOwner(this.io, ownerId);
   }
 
-  /**
-   * Before a chat is deleted here: a turn another process runs in it is stopped there, and
-   * this waits (a few seconds at most) until that process has stored it and let go.
-   */
-  async stopElsewhere(sessionId: string): Promise<void> {
-    const lease = await this.leases.get(sessionId);
-    if (!lease?.turnId || !this.heldElsewhere(lease)) return;
-    await this.route(sessionId, { kind: "cancel", turnId: lease.turnId });
-    const deadline = Date.now() + ANSWER_TIMEOUT_MS;
-    while (Date.now() < deadline) {
-      const now = await this.leases.get(sessionId);
-      if (!now || !this.heldElsewhere(now)) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+  /** Before a chat is deleted here: its turn on another process stops there first (see stopTurnElsewhere). */
+  stopElsewhere(sessionId: string): Promise<void> {
+    return stopTurnElsewhere(this.routing, sessionId);
   }
 
   async close(): Promise<void> {
@@ -189,35 +165,6 @@ export class Cluster {
     await this.tail.stop();
     await this.subscribed;
     await this.redis.close();
-  }
-
-  private heldElsewhere(lease: Lease): boolean {
-    return lease.instanceId !== null && lease.instanceId !== this.instanceId && lease.expiresAt.getTime() > Date.now();
-  }
-
-  private async act(sessionId: string, command: RoutedCommand): Promise<RoutedAnswer> {
-    const session = this.registry?.peekReady(sessionId);
-    if (!session?.runningTurnId) return { handled: false };
-    try {
-      const result = await session.command(command);
-      return result ? { handled: true, ok: true, result } : { handled: true, ok: true };
-    } catch (error) {
-      const known = toAppError(error);
-      if (known) return { handled: true, ok: false, code: known.code, message: known.message };
-      this.log?.error("a routed command failed", { error: error instanceof Error ? error.stack : String(error) });
-      return { handled: true, ok: false, code: "internal", message: "Something went wrong on the server; nothing was changed." };
-    }
-  }
-
-  /** Every other process's answers (those that answered in time). */
-  private ask<T>(emit: (ack: (error: Error | null, answers: T[]) => void) => void): Promise<T[]> {
-    return new Promise((resolve) => {
-      const guard = setTimeout(() => resolve([]), ANSWER_TIMEOUT_MS + 1_000);
-      emit((_error, answers) => {
-        clearTimeout(guard);
-        resolve(answers ?? []);
-      });
-    });
   }
 
   private onEntry(sessionId: string, { instanceId, event }: StreamEntry): void {
@@ -253,9 +200,8 @@ export class Cluster {
         .then((l) => l ?? this.leases.ensure(sessionId, session.currentSeq))
         .catch(() => null);
       let snapshot: MirrorSnapshot | null = null;
-      if (lease && this.heldElsewhere(lease) && this.io) {
-        const answers = await this.ask<MirrorSnapshot | null>((ack) => this.io!.serverSideEmit("cluster:snapshot", { sessionId }, ack));
-        snapshot = answers.find((a) => a !== null) ?? null;
+      if (lease && heldElsewhere(lease, this.instanceId) && this.io) {
+        snapshot = await askSnapshot(this.io, sessionId);
         // The owner did not answer (Redis away, or it just died): try again later.
         if (!snapshot) retry = true;
       } else if (lease && lease.instanceId === null && !session.runningTurnId) {
