@@ -15,7 +15,7 @@ export type ConnectionState = "pending" | "connecting" | "connected" | "reconnec
 const SLOW_CONNECT_MS = 2_000;
 /** Paced, so a server that keeps closing the connection does not get a tight loop. */
 const RETRY_MS = 500;
-/** The handshake refusals of server/app.ts that mean this browser's sign-in is over. */
+/** The handshake refusals of server/realtime/handshake.ts that mean this browser's sign-in is over. */
 const SIGN_IN_ENDED: readonly string[] = Object.values(HANDSHAKE_SIGNED_OUT);
 
 export function useConnection(): ConnectionState {

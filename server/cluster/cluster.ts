@@ -1,17 +1,19 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
-import { createAdapter } from "@socket.io/redis-streams-adapter";
-import { AppError, type SessionEvent } from "@/lib/contracts";
 import type { Logger } from "@/lib/log";
 import type { ChatStore } from "@/server/data/store";
-import { toAppError } from "@/server/errors";
-import { sessionRoom, type AppServer } from "@/server/realtime/types";
-import type { DroneCluster, DroneSession, MirrorSnapshot } from "@/server/sessions/drone-session";
+import type { AppServer } from "@/server/realtime/types";
+import type { DroneCluster, DroneSession } from "@/server/sessions/drone-session";
 import type { SessionRegistry } from "@/server/sessions/registry";
-import { createPublisher, StreamTail, type EventPublisher, type StreamEntry } from "./event-stream";
-import type { Lease, LeaseStore } from "./lease";
+import { routeToOwner, stopTurnElsewhere, type RoutingDeps } from "./command-routing";
+import { createPublisher, type EventPublisher } from "./event-stream";
+import type { LeaseStore } from "./lease";
+import { LeaseKeeper } from "./lease-keeper";
+import { Mirrors } from "./mirrors";
+import { answerPeers, tellCancelOwner } from "./peer-requests";
 import type { RoutedAnswer, RoutedCommand } from "./protocol";
 import { connectClusterRedis, type ClusterRedis, type RedisStatus } from "./redis";
+import { adaptersSubscribed, streamsAdapter } from "./socket-adapter";
 import { startSweeper, type Sweeper } from "./sweeper";
 import { turnFromStream } from "./stream-turn";
 
@@ -26,14 +28,13 @@ export function defaultInstanceId(): string {
   return `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
 }
 
-/** How long a process waits for the others' answers (a dead one is counted until the adapter's heartbeat drops it). */
-const ANSWER_TIMEOUT_MS = 5_000;
-
 /**
- * Scale-out inside one app process: the Socket.IO adapter, the turn leases and
- * their heartbeat, the shared event streams (publishing ours, mirroring the others'),
- * command routing to a turn's owner and the sweeper of dead processes' turns.
- * Everything else in the app is the same with or without it.
+ * Scale-out inside one app process: the Socket.IO adapter (socket-adapter.ts), the turn
+ * leases and their heartbeat (lease-keeper.ts), the shared event streams, publishing ours
+ * (event-stream.ts) and following the others' (mirrors.ts), command routing to a turn's
+ * owner (command-routing.ts over peer-requests.ts) and the sweeper of dead processes'
+ * turns (sweeper.ts). This class joins them and is all the rest of the app sees of them;
+ * everything else in the app is the same with or without it.
  */
 export class Cluster {
   readonly instanceId: string;
@@ -41,14 +42,10 @@ export class Cluster {
   private io: AppServer | undefined;
   private registry: SessionRegistry | undefined;
   private readonly publisher: EventPublisher;
-  private readonly tail: StreamTail;
-  /** The sessions this process follows, from the moment `attach` starts (before the registry calls them ready). */
-  private readonly mirrors = new Map<string, DroneSession>();
-  /** Chats resynchronising: events read meanwhile wait here, in order. */
-  private readonly syncing = new Map<string, SessionEvent[]>();
-  private readonly renewals = new Set<NodeJS.Timeout>();
+  private readonly leaseKeeper: LeaseKeeper;
+  private readonly mirrors: Mirrors;
+  private readonly routing: RoutingDeps;
   private sweeper: Sweeper | undefined;
-  private stopped = false;
   /** The adapters' first SUBSCRIBE, confirmed (see `adaptersSubscribed`). */
   private subscribed: Promise<void> = Promise.resolve();
 
@@ -61,15 +58,14 @@ export class Cluster {
   ) {
     this.instanceId = options.instanceId;
     this.leaseMs = options.leaseMs;
+    const io = () => this.io;
     this.publisher = createPublisher(redis.events, this.instanceId, log);
-    this.tail = new StreamTail(redis.blocking, redis.events, `dlg:wake:${this.instanceId}`, (sessionId, entry) =>
-      this.onEntry(sessionId, entry),
-    );
+    this.leaseKeeper = new LeaseKeeper(leases, this.instanceId, this.leaseMs, log);
+    this.mirrors = new Mirrors({ redis, leases, instanceId: this.instanceId, io, log });
+    this.routing = { leases, instanceId: this.instanceId, io };
     // Events published while Redis was away are lost to us (and a restarted Redis starts
     // empty): every mirrored chat resyncs from its owner and its viewers rejoin.
-    redis.onReconnect(() => {
-      for (const session of this.mirrors.values()) void this.resync(session, true);
-    });
+    redis.onReconnect(() => this.mirrors.resyncAll());
   }
 
   static async connect(options: ClusterOptions, deps: { leases: LeaseStore; store: ChatStore; log?: Logger }): Promise<Cluster> {
@@ -77,14 +73,9 @@ export class Cluster {
     return new Cluster(options, redis, deps.leases, deps.store, deps.log);
   }
 
-  /**
-   * Socket.IO across processes. The streams adapter rather than the pub/sub one: it reads
-   * a Redis stream from its last offset, so a broadcast sent while Redis restarts is
-   * delivered once it is back instead of being dropped with the subscription.
-   */
+  /** Socket.IO across processes (see socket-adapter.ts). */
   adapter() {
-    const heartbeatInterval = Math.min(2_000, Math.max(250, Math.floor(this.leaseMs / 3)));
-    return createAdapter(this.redis.adapter, { streamName: "dlg:socket.io", heartbeatInterval, heartbeatTimeout: heartbeatInterval * 3 });
+    return streamsAdapter(this.redis.adapter, this.leaseMs);
   }
 
   redisStatus(): RedisStatus {
@@ -96,13 +87,8 @@ export class Cluster {
     this.io = io;
     this.registry = registry;
     // After the rest of createApp has run, so every namespace's adapter exists.
-    this.subscribed = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.adaptersSubscribed());
-    io.on("cluster:snapshot", ({ sessionId }, reply) => reply(registry.peekReady(sessionId)?.mirrorSnapshot() ?? null));
-    io.on("cluster:cancel-owner", ({ ownerId }) => registry.cancelTurns(ownerId));
-    io.on("cluster:command", ({ target, sessionId, command }, reply) => {
-      if (target !== this.instanceId) return reply({ handled: false });
-      void this.act(sessionId, command).then(reply);
-    });
+    this.subscribed = new Promise<void>((resolve) => setImmediate(resolve)).then(() => adaptersSubscribed(io, this.redis.events));
+    answerPeers(io, { instanceId: this.instanceId, registry, log: this.log });
     this.sweeper = startSweeper({
       leases: this.leases,
       store: this.store,
@@ -116,38 +102,7 @@ export class Cluster {
 
   /** The hooks a DroneSession uses (see DroneCluster). */
   readonly drone: DroneCluster = {
-    claim: async (sessionId, turnId, ownerId, currentSeq, lost) => {
-      const taken = await this.leases.take(sessionId, { instanceId: this.instanceId, turnId, ownerId }, this.leaseMs);
-      if (!taken) throw new AppError("busy", "A turn is already running in this chat. Stop it or wait for it to finish.");
-      const timer = setInterval(
-        () => {
-          this.leases.renew(sessionId, this.instanceId, turnId, this.leaseMs, currentSeq()).then(
-            (held) => {
-              if (held) return;
-              this.log?.warn("lost a turn's lease (another process swept it); stopping the turn", { sessionId, turnId });
-              this.stopRenewing(timer);
-              lost();
-            },
-            // MongoDB away: the lease runs on; if it expires meanwhile, another process sweeps.
-            () => undefined,
-          );
-        },
-        Math.max(50, Math.floor(this.leaseMs / 3)),
-      );
-      timer.unref();
-      this.renewals.add(timer);
-      return {
-        previousSeq: taken.previousSeq,
-        release: async (seq) => {
-          this.stopRenewing(timer);
-          await this.leases
-            .release(sessionId, this.instanceId, turnId, seq)
-            .catch((error: unknown) =>
-              this.log?.warn("could not release a turn's lease; it will expire", { sessionId, error: String(error) }),
-            );
-        },
-      };
-    },
+    claim: (...args) => this.leaseKeeper.claim(...args),
     publish: (event) => this.publisher.publish(event),
   };
 
@@ -161,188 +116,36 @@ export class Cluster {
     return this.leases.leasedSessions();
   }
 
-  /**
-   * A session this process just opened: from now on it follows the chat's stream, and it
-   * starts from the owner's snapshot of the running turn (or the chat's last number), so
-   * a join here answers as a join on the owner would.
-   */
-  async attach(session: DroneSession): Promise<void> {
-    const { sessionId } = session;
-    this.mirrors.set(sessionId, session);
-    // Events read from here on wait for the snapshot, in order.
-    this.syncing.set(sessionId, []);
-    await this.tail.add(sessionId);
-    await this.resync(session, false, true);
+  /** A session this process just opened follows its chat from now on (see Mirrors.attach). */
+  attach(session: DroneSession): Promise<void> {
+    return this.mirrors.attach(session);
   }
 
   detach(sessionId: string): void {
-    this.mirrors.delete(sessionId);
-    this.tail.remove(sessionId);
-    this.syncing.delete(sessionId);
+    this.mirrors.detach(sessionId);
   }
 
-  /**
-   * A command for a turn another process runs: sent to the lease holder, whose answer is
-   * returned. `handled: false` when no other live process runs a turn in this chat.
-   */
-  async route(sessionId: string, command: RoutedCommand): Promise<RoutedAnswer> {
-    const lease = await this.leases.get(sessionId);
-    if (!lease || !this.heldElsewhere(lease) || !this.io) return { handled: false };
-    const answers = await this.ask<RoutedAnswer>((ack) =>
-      this.io!.serverSideEmit("cluster:command", { target: lease.instanceId!, sessionId, command }, ack),
-    );
-    return answers.find((a) => a.handled) ?? { handled: false };
+  /** A command for a turn another process runs, answered there (see routeToOwner). */
+  route(sessionId: string, command: RoutedCommand): Promise<RoutedAnswer> {
+    return routeToOwner(this.routing, sessionId, command);
   }
 
   /** Stops `ownerId`'s turns here and in every other process. */
   cancelOwnerTurns(ownerId: string): void {
     this.registry?.cancelTurns(ownerId);
-    this.io?.serverSideEmit("cluster:cancel-owner", { ownerId });
+    if (this.io) tellCancelOwner(this.io, ownerId);
   }
 
-  /**
-   * Before a chat is deleted here: a turn another process runs in it is stopped there, and
-   * this waits (a few seconds at most) until that process has stored it and let go.
-   */
-  async stopElsewhere(sessionId: string): Promise<void> {
-    const lease = await this.leases.get(sessionId);
-    if (!lease?.turnId || !this.heldElsewhere(lease)) return;
-    await this.route(sessionId, { kind: "cancel", turnId: lease.turnId });
-    const deadline = Date.now() + ANSWER_TIMEOUT_MS;
-    while (Date.now() < deadline) {
-      const now = await this.leases.get(sessionId);
-      if (!now || !this.heldElsewhere(now)) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+  /** Before a chat is deleted here: its turn on another process stops there first (see stopTurnElsewhere). */
+  stopElsewhere(sessionId: string): Promise<void> {
+    return stopTurnElsewhere(this.routing, sessionId);
   }
 
   async close(): Promise<void> {
-    this.stopped = true;
     this.sweeper?.stop();
-    for (const timer of this.renewals) clearInterval(timer);
-    this.renewals.clear();
-    await this.tail.stop();
+    this.leaseKeeper.stop();
+    await this.mirrors.stop();
     await this.subscribed;
     await this.redis.close();
-  }
-
-  /**
-   * Waits (at most 10 s: a loaded machine) until each namespace's adapter has subscribed to
-   * its private channel, once, from the start. The adapter does not await its first
-   * SUBSCRIBE: closing the connection while it is still on the way rejects it with nobody
-   * listening, an unhandled rejection (seen when a process stops right after it started).
-   * Later resubscriptions (after Redis restarts) are node-redis's own and handled there.
-   */
-  private async adaptersSubscribed(): Promise<void> {
-    if (!this.io) return;
-    const channels = [...this.io._nsps.values()].map((nsp) => `socket.io#${nsp.name}#${(nsp.adapter as { uid?: string }).uid ?? ""}#`);
-    const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline) {
-      // A loaded machine may still be connecting: the SUBSCRIBE is on its way all the same.
-      if (!this.redis.events.isReady) {
-        await new Promise((r) => setTimeout(r, 20));
-        continue;
-      }
-      try {
-        const counts = await this.redis.events.pubSubNumSub(channels);
-        if (channels.every((channel) => Number(counts[channel] ?? 0) > 0)) return;
-      } catch {
-        return;
-      }
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
-
-  private heldElsewhere(lease: Lease): boolean {
-    return lease.instanceId !== null && lease.instanceId !== this.instanceId && lease.expiresAt.getTime() > Date.now();
-  }
-
-  private async act(sessionId: string, command: RoutedCommand): Promise<RoutedAnswer> {
-    const session = this.registry?.peekReady(sessionId);
-    if (!session?.runningTurnId) return { handled: false };
-    try {
-      const result = await session.command(command);
-      return result ? { handled: true, ok: true, result } : { handled: true, ok: true };
-    } catch (error) {
-      const known = toAppError(error);
-      if (known) return { handled: true, ok: false, code: known.code, message: known.message };
-      this.log?.error("a routed command failed", { error: error instanceof Error ? error.stack : String(error) });
-      return { handled: true, ok: false, code: "internal", message: "Something went wrong on the server; nothing was changed." };
-    }
-  }
-
-  /** Every other process's answers (those that answered in time). */
-  private ask<T>(emit: (ack: (error: Error | null, answers: T[]) => void) => void): Promise<T[]> {
-    return new Promise((resolve) => {
-      const guard = setTimeout(() => resolve([]), ANSWER_TIMEOUT_MS + 1_000);
-      emit((_error, answers) => {
-        clearTimeout(guard);
-        resolve(answers ?? []);
-      });
-    });
-  }
-
-  private onEntry(sessionId: string, { instanceId, event }: StreamEntry): void {
-    if (instanceId === this.instanceId || event.sessionId !== sessionId) return;
-    const waiting = this.syncing.get(sessionId);
-    if (waiting) {
-      waiting.push(event);
-      return;
-    }
-    const session = this.mirrors.get(sessionId);
-    if (session && session.follow(event) === "gap") {
-      this.log?.info("events of a chat were missed here; resyncing from its owner", { sessionId, had: session.currentSeq, got: event.seq });
-      void this.resync(session, true);
-    }
-  }
-
-  /**
-   * Brings a session up to the chat's live state: the owner's snapshot of its running
-   * turn, or with no turn held elsewhere the chat's last number from the lease. Events
-   * read meanwhile are applied after it (those it covers are skipped by number). After a
-   * gap, local viewers are told to rejoin (a `replay:complete` past their number).
-   */
-  private async resync(session: DroneSession, afterGap: boolean, buffering = false): Promise<void> {
-    const { sessionId } = session;
-    if (!buffering) {
-      if (this.syncing.has(sessionId)) return;
-      this.syncing.set(sessionId, []);
-    }
-    let retry = false;
-    try {
-      const lease = await this.leases
-        .get(sessionId)
-        .then((l) => l ?? this.leases.ensure(sessionId, session.currentSeq))
-        .catch(() => null);
-      let snapshot: MirrorSnapshot | null = null;
-      if (lease && this.heldElsewhere(lease) && this.io) {
-        const answers = await this.ask<MirrorSnapshot | null>((ack) => this.io!.serverSideEmit("cluster:snapshot", { sessionId }, ack));
-        snapshot = answers.find((a) => a !== null) ?? null;
-        // The owner did not answer (Redis away, or it just died): try again later.
-        if (!snapshot) retry = true;
-      } else if (lease && lease.instanceId === null && !session.runningTurnId) {
-        snapshot = { turn: null, seq: lease.seq };
-      }
-      // A snapshot older than what this process already follows (it travelled slower than
-      // the stream) would take it backwards; only the first one, at attach, is taken as is.
-      if (snapshot && (buffering || snapshot.seq >= session.currentSeq)) session.adopt(snapshot);
-    } finally {
-      const waiting = this.syncing.get(sessionId) ?? [];
-      this.syncing.delete(sessionId);
-      for (const event of waiting) {
-        if (session.follow(event) === "gap") {
-          retry = true;
-          break;
-        }
-      }
-    }
-    if (afterGap) this.io?.local.to(sessionRoom(sessionId)).emit("replay:complete", { sessionId, seq: session.currentSeq });
-    if (retry && !this.stopped)
-      setTimeout(() => void (this.mirrors.get(sessionId) === session && this.resync(session, true)), 1_000).unref();
-  }
-
-  private stopRenewing(timer: NodeJS.Timeout): void {
-    clearInterval(timer);
-    this.renewals.delete(timer);
   }
 }

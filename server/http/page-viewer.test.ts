@@ -10,10 +10,10 @@ import { initialChat, PAGE_VIEWER_HEADER, pageViewer } from "./page-viewer";
 import { dataOf } from "@/test/support/turn/agent-data";
 
 /**
- * The chat page's first page of turns, read in-process for whoever server/app.ts admitted
- * the request for: the real server and database server, with a page handler standing in
- * for Next's that does what app/(chat)/c/[id]/page.tsx does (read the header, ask
- * `initialChat`) and answers it as JSON. The same person and the same refusals as the
+ * The chat page's first page of turns, read in-process for whoever the request handler
+ * (server/http/request-handler.ts) admitted the request for: the real server and database
+ * server, with a page handler standing in for Next's that does what
+ * app/(chat)/c/[id]/page.tsx does (read the header, ask `initialChat`) and answers it as JSON. The same person and the same refusals as the
  * socket join, in every way in: a browser's identity cookie, APP_PASSWORD, accounts.
  */
 

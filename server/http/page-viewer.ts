@@ -4,16 +4,16 @@ import { sessionJoinSchema, type ErrorCode, type JoinResult } from "@/lib/contra
 import type { InitialChat } from "@/lib/chat/session-state";
 
 /**
- * How a page that Next renders learns who asks for it. The custom server (server/app.ts)
- * has already decided who the request is from, exactly as the socket handshake decides
- * (the account's sign-in session, or APP_PASSWORD's login and the identity cookie); it
- * hands that person's view of their chats to the page under a one-time token in a request
- * header. The page reads the header and asks for the chat by token alone: it never sees a
+ * How a page that Next renders learns who asks for it. The custom server's request handler
+ * (request-handler.ts) has already decided who the request is from, exactly as the socket
+ * handshake decides (the account's sign-in session, or APP_PASSWORD's login and the
+ * identity cookie); it hands that person's view of their chats to the page under a
+ * one-time token in a request header. The page reads the header and asks for the chat by token alone: it never sees a
  * cookie, and a header of that name from the client is always replaced or removed, so
  * no one can name a viewer. The token is forgotten when the response ends.
  *
  * Why a process-wide map: Next bundles the page with its own copy of this module, so the
- * copy server/app.ts loaded and the page's copy share nothing but `globalThis`. One
+ * copy the custom server loaded and the page's copy share nothing but `globalThis`. One
  * registered symbol holds the map; tokens keep several apps in one process (the tests)
  * apart.
  */

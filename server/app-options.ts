@@ -1,0 +1,87 @@
+import type { IncomingMessage, Server as HttpServer, ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
+import type { AppInfo, AuthMode } from "@/lib/contracts";
+import type { Logger } from "@/lib/log";
+import type { Models } from "@/models";
+import type { AccountService, AccountServiceDeps } from "@/server/accounts/account-service";
+import type { OidcClient } from "@/server/accounts/oidc";
+import type { Cluster } from "@/server/cluster/cluster";
+import type { ChatStore } from "@/server/data/store";
+import type { HostSettings } from "@/server/http/hosts";
+import type { RateLimit } from "@/server/realtime/rate-limit";
+import type { AppServer } from "@/server/realtime/types";
+import type { SessionRegistry } from "@/server/sessions/registry";
+import type { PersonLimits, SessionService } from "@/server/sessions/session-service";
+import type { TurnRunner } from "@/server/sessions/turn-runner";
+import type { ShareService } from "@/server/share/share-service";
+
+/**
+ * One HTTP server for everything: identity cookie, the JSON API, Socket.IO and (when
+ * given) Next's page handler. Tests create it without Next on port 0. Its own module so
+ * the parts createApp composes can read the options without importing createApp.
+ */
+export interface AppOptions {
+  /** The data access the app needs (sessions, history, event writers). */
+  store: ChatStore;
+  /** What one person may hold at once (chats, running turns, sockets); defaults in session-service.ts. */
+  personLimits?: PersonLimits;
+  secret: string;
+  runner: TurnRunner;
+  /** A function when part of it changes while the server runs (MCP servers' state). */
+  appInfo: AppInfo | (() => AppInfo);
+  allowedOrigins?: string;
+  /** Which Host names to answer (DNS rebinding); defaults to HOST, ALLOWED_HOSTS and PUBLIC_URL from the environment. */
+  hosts?: HostSettings;
+  /** Development mode (Next's dev build needs eval); defaults to whether Next's dev upgrade handler was given. */
+  dev?: boolean;
+  /** Next's request handler; without it non-API paths answer 404. */
+  pageHandler?: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+  /** Next's WebSocket upgrades (hot reload in development); Socket.IO keeps its own path. */
+  upgradeHandler?: (req: IncomingMessage, socket: Duplex, head: Buffer) => void | Promise<void>;
+  /** Whether the database answers now (the health check's `database`). */
+  dbUp?: () => Promise<boolean> | boolean;
+  secureCookies?: boolean;
+  /** APP_PASSWORD: when set, everything but the login page needs a login. */
+  password?: string;
+  /** Socket commands per connection, and per person across their connections. */
+  rateLimit?: RateLimit;
+  personRateLimit?: RateLimit;
+  flushMs?: number;
+  /** Largest session file an import accepts; defaults to IMPORT_MAX_MB. */
+  importMaxBytes?: number;
+  log?: Logger;
+  /** The share links' collection; absent: no share links (their routes answer not_found). */
+  shareLinks?: Models["ShareLink"];
+  /**
+   * Scale-out (REDIS_URL): this process's part of the cluster (Cluster.connect).
+   * Absent: one process, as before, with no Redis code path taken.
+   */
+  cluster?: Cluster;
+  /** This process's name (INSTANCE_ID), reported by the health check with Redis's state; absent: not reported. */
+  instanceId?: string;
+  /**
+   * Accounts (AUTH_MODE other than `single`): the mode and the account collections. Absent
+   * or `single`: a browser is a person through its `dlg_uid` cookie, as before.
+   */
+  accounts?: {
+    mode: AuthMode;
+    models: AccountServiceDeps["models"];
+    /** The OpenID Connect client (server/accounts/oidc.ts) and its button's label; absent: no SSO. */
+    sso?: { label: string; oidc: OidcClient } | null;
+    throttle?: AccountServiceDeps["throttle"];
+    creationThrottle?: AccountServiceDeps["creationThrottle"];
+  };
+}
+
+export interface App {
+  httpServer: HttpServer;
+  io: AppServer;
+  registry: SessionRegistry;
+  sessions: SessionService;
+  /** The account service, in the account modes (the SSO routes sign in through it). */
+  accounts?: AccountService;
+  /** Read-only share links, when `shareLinks` was given. */
+  shares?: ShareService;
+  /** Stops taking turns, ends the running ones (viewers are told), stores everything, releases leases; reports what it ended. */
+  close(): Promise<{ ended: { sessionId: string; turnId: string }[] }>;
+}

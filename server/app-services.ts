@@ -1,0 +1,94 @@
+import { AccountService } from "@/server/accounts/account-service";
+import { createKnownDevices } from "@/server/accounts/known-device";
+import { createLoginThrottle } from "@/server/accounts/login-throttle";
+import { createPasswordGate } from "@/server/accounts/password-gate";
+import type { HttpSettings } from "@/server/http/http-settings";
+import type { LoginDeps } from "@/server/http/login";
+import type { AppSockets } from "@/server/realtime/app-sockets";
+import { cutAccountSockets, cutLoginSockets } from "@/server/realtime/cut-sockets";
+import { eventRelay, sessionListNotifier } from "@/server/realtime/relay";
+import { sessionRoom } from "@/server/realtime/types";
+import { SessionRegistry } from "@/server/sessions/registry";
+import { SessionService } from "@/server/sessions/session-service";
+import { endShareViewers } from "@/server/share/share-socket";
+import { ShareService } from "@/server/share/share-service";
+import type { AppOptions } from "./app-options";
+
+/** The services behind both doors, HTTP and Socket.IO; what they tell sockets goes through `sockets`. */
+export interface AppServices {
+  login?: LoginDeps;
+  registry: SessionRegistry;
+  sessions: SessionService;
+  shares?: ShareService;
+  accounts?: AccountService;
+}
+
+/**
+ * The chats (the registry of open sessions and the service both doors call), share links,
+ * accounts and the APP_PASSWORD login, wired to each other and to the sockets they tell.
+ */
+export function createServices(
+  options: AppOptions,
+  settings: Pick<HttpSettings, "allowedOrigins" | "secureCookies">,
+  sockets: AppSockets,
+): AppServices {
+  const { store, cluster, log } = options;
+  const clustered = Boolean(cluster);
+  const login: LoginDeps | undefined = options.password
+    ? {
+        gate: createPasswordGate({ password: options.password, secret: options.secret }),
+        throttle: createLoginThrottle(),
+        devices: createKnownDevices(options.secret),
+        allowedOrigins: settings.allowedOrigins,
+        secureCookies: settings.secureCookies,
+        onLogout: (session) => cutLoginSockets(sockets, clustered, session),
+      }
+    : undefined;
+  const sessionsChanged = sessionListNotifier(sockets, store, log);
+  const registry = new SessionRegistry({
+    store,
+    runner: options.runner,
+    relay: eventRelay(sockets, clustered),
+    cluster,
+    onTitleChanged: sessionsChanged,
+    log,
+    flushMs: options.flushMs,
+  });
+  const shares = options.shareLinks
+    ? new ShareService({
+        model: options.shareLinks,
+        ownedSession: (ownerId, sessionId) => store.ownedSession(ownerId, sessionId),
+        onEnded: (linkId, reason) => sockets.shareNs && endShareViewers(sockets.shareNs, linkId, reason),
+      })
+    : undefined;
+  const sessions = new SessionService({
+    store,
+    registry,
+    limits: options.personLimits,
+    onSessionsChanged: sessionsChanged,
+    onSessionDeleted: (sessionId) => {
+      sockets.io.in(sessionRoom(sessionId)).socketsLeave(sessionRoom(sessionId));
+      void shares
+        ?.deleteForSession(sessionId)
+        .catch((error: unknown) => log?.warn("could not remove the chat's share links", { error: String(error) }));
+    },
+    cluster,
+  });
+  const accountMode = options.accounts && options.accounts.mode !== "single" ? options.accounts : undefined;
+  const accounts = accountMode
+    ? new AccountService({
+        mode: accountMode.mode,
+        models: accountMode.models,
+        throttle: accountMode.throttle ?? createLoginThrottle(),
+        // New accounts and reset attempts per address: generous for a team behind one address.
+        creationThrottle: accountMode.creationThrottle ?? createLoginThrottle({ maxFailures: 20 }),
+        deleteChat: (ownerId, sessionId) => sessions.delete(ownerId, sessionId),
+        cancelTurns: (ownerId) => (cluster ? cluster.cancelOwnerTurns(ownerId) : registry.cancelTurns(ownerId)),
+        cutSockets: (target) => cutAccountSockets(sockets, clustered, target),
+        onSessionsChanged: sessionsChanged,
+        sso: accountMode.sso ? { label: accountMode.sso.label } : null,
+        log,
+      })
+    : undefined;
+  return { login, registry, sessions, shares, accounts };
+}

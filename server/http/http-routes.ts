@@ -1,0 +1,72 @@
+import type { ShareViewer } from "@/lib/contracts";
+import { env } from "@/lib/env";
+import type { Logger } from "@/lib/log";
+import type { AccountService } from "@/server/accounts/account-service";
+import type { OidcClient } from "@/server/accounts/oidc";
+import type { Cluster } from "@/server/cluster/cluster";
+import type { SessionService } from "@/server/sessions/session-service";
+import type { ShareHttpDeps } from "@/server/share/share-routes";
+import type { ShareService } from "@/server/share/share-service";
+import { SESSION_COOKIE, sessionCookieHeader, type AccountHttpDeps } from "./account-routes";
+import type { ApiDeps } from "./api";
+import type { HttpSettings } from "./http-settings";
+import type { OidcRouteDeps } from "./oidc-routes";
+
+/** The groups of HTTP routes this instance serves, each with what it needs; absent: not served. */
+export interface HttpRoutes {
+  api: ApiDeps;
+  /** The account modes' sign-in gate and routes. */
+  account?: AccountHttpDeps;
+  /** Single sign-on, when the account modes have an OpenID Connect client. */
+  oidc?: OidcRouteDeps;
+  /** Share links, when their collection was given. */
+  share?: ShareHttpDeps;
+}
+
+export function httpRoutes(deps: {
+  settings: Pick<HttpSettings, "allowedOrigins" | "secureCookies" | "hosts">;
+  sessions: SessionService;
+  accounts?: AccountService;
+  oidc?: OidcClient;
+  shares?: ShareService;
+  shareViewer: (cookieHeader: string | undefined) => Promise<ShareViewer | null>;
+  dbUp?: () => Promise<boolean> | boolean;
+  importMaxBytes?: number;
+  cluster?: Pick<Cluster, "instanceId" | "redisStatus">;
+  instanceId?: string;
+  log?: Logger;
+}): HttpRoutes {
+  const { sessions, accounts, oidc, shares, cluster, log } = deps;
+  const { allowedOrigins, secureCookies } = deps.settings;
+  return {
+    api: {
+      sessions,
+      allowedOrigins,
+      dbUp: deps.dbUp ?? (() => true),
+      importMaxBytes: deps.importMaxBytes ?? env().IMPORT_MAX_MB * 1024 * 1024,
+      log,
+      ...(cluster || deps.instanceId
+        ? {
+            instance: () => ({
+              instance: cluster?.instanceId ?? deps.instanceId!,
+              redis: cluster ? cluster.redisStatus() : ("off" as const),
+            }),
+          }
+        : {}),
+    },
+    account: accounts ? { accounts, allowedOrigins, secureCookies, publicUrl: deps.settings.hosts.publicUrl, log } : undefined,
+    oidc:
+      accounts && oidc
+        ? {
+            oidc,
+            signIn: (identity, meta) => accounts.signInWithSso(identity, meta),
+            sessionCookie: (value) => sessionCookieHeader(value, secureCookies),
+            // A sign-in session the browser already had ends (session fixation).
+            endPreviousSession: (cookies) => accounts.revokeToken(cookies[SESSION_COOKIE]),
+            secureCookies,
+            log,
+          }
+        : undefined,
+    share: shares ? { shares, sessions, allowedOrigins, viewer: deps.shareViewer, log } : undefined,
+  };
+}
