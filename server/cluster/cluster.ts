@@ -13,7 +13,7 @@ import { Mirrors } from "./mirrors";
 import { answerPeers, tellCancelOwner } from "./peer-requests";
 import type { RoutedAnswer, RoutedCommand } from "./protocol";
 import { connectClusterRedis, type ClusterRedis, type RedisStatus } from "./redis";
-import { adaptersSubscribed, streamsAdapter } from "./socket-adapter";
+import { streamsAdapter } from "./socket-adapter";
 import { startSweeper, type Sweeper } from "./sweeper";
 import { turnFromStream } from "./stream-turn";
 
@@ -46,8 +46,6 @@ export class Cluster {
   private readonly mirrors: Mirrors;
   private readonly routing: RoutingDeps;
   private sweeper: Sweeper | undefined;
-  /** The adapters' first SUBSCRIBE, confirmed (see `adaptersSubscribed`). */
-  private subscribed: Promise<void> = Promise.resolve();
 
   private constructor(
     options: ClusterOptions,
@@ -86,8 +84,6 @@ export class Cluster {
   bind(io: AppServer, registry: SessionRegistry): void {
     this.io = io;
     this.registry = registry;
-    // After the rest of createApp has run, so every namespace's adapter exists.
-    this.subscribed = new Promise<void>((resolve) => setImmediate(resolve)).then(() => adaptersSubscribed(io, this.redis.events));
     answerPeers(io, { instanceId: this.instanceId, registry, log: this.log });
     this.sweeper = startSweeper({
       leases: this.leases,
@@ -145,7 +141,6 @@ export class Cluster {
     this.sweeper?.stop();
     this.leaseKeeper.stop();
     await this.mirrors.stop();
-    await this.subscribed;
     await this.redis.close();
   }
 }
