@@ -1,7 +1,6 @@
 import {
   AppError,
   TURN_PAGE_SIZE,
-  isDataEvent,
   type AgentEvent,
   type ChatTurn,
   type RunCommand,
@@ -19,6 +18,9 @@ import type { ModelCallLog } from "@/server/data/model-call-log";
 import { newId } from "@/server/data/ids";
 import { DEFAULT_TITLE, type ChatStore } from "@/server/data/store";
 import { ReplayWindow } from "./replay-window";
+import { overlayLiveTurns } from "./history-overlay";
+import { relayedEvent } from "./relayed-event";
+import { controlRun, type ControlAnswer } from "./run-controls";
 import type { TurnHandle, TurnRunner } from "./turn-runner";
 import type { Logger } from "@/lib/log";
 import { followStep } from "@/server/cluster/follow";
@@ -212,26 +214,12 @@ export class DroneSession {
         this.cancel(command.turnId);
         return undefined;
       case "steer":
-        return this.control(this.active?.handle?.steer(command.runId, command.message), `Run ${command.runId} is not running.`);
       case "kill":
-        return this.control(this.active?.handle?.kill(command.runId), `Run ${command.runId} is not running.`);
-      case "decide": {
-        const decision = { approve: command.approve, by: command.by, ...(command.reason !== undefined ? { reason: command.reason } : {}) };
-        return this.control(
-          this.active?.handle?.decide?.(command.callId, command.runId, decision),
-          `No approval is waiting for call ${command.callId}.`,
-        );
-      }
+      case "decide":
+        return answered(controlRun(this.active?.handle, command));
       case "retry":
         return this.retry(command.runId, command.task, claim, ownerId);
     }
-  }
-
-  /** The runtime's answer to a control, or `missing` when no turn runs to answer. */
-  private control(result: { ok: true } | { ok: false; message: string } | undefined, missing: string): undefined {
-    const answer = result ?? { ok: false as const, message: missing };
-    if (!answer.ok) throw new AppError("not_found", answer.message);
-    return undefined;
   }
 
   cancel(turnId: string): void {
@@ -278,17 +266,18 @@ export class DroneSession {
     lastSeq: number | undefined,
     subscribe: (missed: SessionEvent[] | null, seq: number) => void = () => undefined,
   ): Promise<JoinResult> {
-    if (lastSeq !== undefined && this.canReplayFrom(lastSeq)) {
-      subscribe(this.eventsAfter(lastSeq), this.seq);
+    if (lastSeq !== undefined && this.replay.canReplay(lastSeq, this.seq)) {
+      subscribe(this.replay.after(lastSeq), this.seq);
       return { mode: "replay", sessionId: this.sessionId, seq: this.seq };
     }
     const stored = await this.deps.store.loadHistoryPage(this.sessionId, TURN_PAGE_SIZE);
     // From here on, one synchronous step: the streamed text waiting to be folded is folded,
     // the page is read and the viewer subscribed, so no event falls between the snapshot
     // and the room (the snapshot's seq covers exactly what it holds).
-    const { turns, older } = this.overlay(stored);
+    this.foldUnfolded();
+    const turns = overlayLiveTurns(stored.turns, this.liveTurns, true);
     subscribe(null, this.seq);
-    return { mode: "snapshot", sessionId: this.sessionId, title: this.title, seq: this.seq, turns, older };
+    return { mode: "snapshot", sessionId: this.sessionId, title: this.title, seq: this.seq, turns, older: stored.older };
   }
 
   /**
@@ -298,19 +287,9 @@ export class DroneSession {
    * not hold yet, so the running turn is always in the join's page.
    */
   async page(limit: number, before?: string): Promise<{ turns: ChatTurn[]; older: string | null }> {
-    return this.overlay(await this.deps.store.loadHistoryPage(this.sessionId, limit, before), before);
-  }
-
-  /** A stored page with the in-memory turns laid over it (folding what streamed text waits first). */
-  private overlay(stored: { turns: ChatTurn[]; older: string | null }, before?: string): { turns: ChatTurn[]; older: string | null } {
+    const stored = await this.deps.store.loadHistoryPage(this.sessionId, limit, before);
     this.foldUnfolded();
-    const seen = new Set<string>();
-    const turns = stored.turns.map((turn) => {
-      seen.add(turn.turnId);
-      return this.liveTurns.get(turn.turnId) ?? turn;
-    });
-    if (before === undefined) for (const [turnId, turn] of this.liveTurns) if (!seen.has(turnId)) turns.push(turn);
-    return { turns, older: stored.older };
+    return { turns: overlayLiveTurns(stored.turns, this.liveTurns, before === undefined), older: stored.older };
   }
 
   /** The server's fold of a turn still held in memory (the running one and the last finished). */
@@ -323,13 +302,7 @@ export class DroneSession {
   async history(): Promise<ChatTurn[]> {
     const stored = await this.deps.store.loadHistory(this.sessionId);
     this.foldUnfolded();
-    const seen = new Set<string>();
-    const merged = stored.map((turn) => {
-      seen.add(turn.turnId);
-      return this.liveTurns.get(turn.turnId) ?? turn;
-    });
-    for (const [turnId, turn] of this.liveTurns) if (!seen.has(turnId)) merged.push(turn);
-    return merged;
+    return overlayLiveTurns(stored, this.liveTurns, true);
   }
 
   /** Resolves when every event so far is in MongoDB. */
@@ -495,7 +468,7 @@ export class DroneSession {
 
   /** Stamps the next number, keeps it for replay and relays it (and, in a cluster, publishes it). */
   private emit(event: AgentEvent): void {
-    const relayed = stamped(withoutFullText(event), this.sessionId, this.nextSeq());
+    const relayed = relayedEvent(event, this.sessionId, this.nextSeq());
     this.replay.push(relayed);
     this.deps.relay(relayed);
     this.deps.cluster?.publish(relayed);
@@ -564,17 +537,6 @@ export class DroneSession {
     return this.seq;
   }
 
-  private canReplayFrom(lastSeq: number): boolean {
-    if (lastSeq > this.seq) return false;
-    if (lastSeq === this.seq) return true;
-    const first = this.replay.firstSeq;
-    return first !== undefined && lastSeq >= first - 1;
-  }
-
-  private eventsAfter(lastSeq: number): SessionEvent[] {
-    return this.replay.after(lastSeq);
-  }
-
   private retitle(prompt: string): void {
     const oneLine = prompt.replace(/\s+/g, " ").trim();
     const title = oneLine.length > TITLE_CHARS ? `${oneLine.slice(0, TITLE_CHARS - 1)}…` : oneLine;
@@ -590,30 +552,8 @@ function deleted(): AppError {
   return new AppError("not_found", "That chat does not exist.");
 }
 
-/**
- * The event as relayed: a copy with the session and its sequence number. Not written
- * `{ ...event, sessionId, seq }`: on Node 20 (V8 11) a spread followed by new keys gives
- * every object built a hidden class of its own — about 3 µs each, and each of the
- * REPLAY_LIMIT events held for replay carrying its own map for the collector to trace.
- * Copying, then adding the keys, shares one map per event type (measured, 10× cheaper).
- */
-function stamped(event: AgentEvent, sessionId: string, seq: number): SessionEvent {
-  const relayed = Object.assign({}, event) as SessionEvent;
-  relayed.sessionId = sessionId;
-  relayed.seq = seq;
-  return relayed;
-}
-
-/** The whole text of a long tool output goes to storage only ("Show all" reads it there); viewers get the preview. */
-function withoutFullText(event: AgentEvent): AgentEvent {
-  if (event.type === "agent:complete") {
-    if (event.fullResponse === undefined) return event;
-    const { fullResponse: _full, ...rest } = event;
-    return rest;
-  }
-  if (isDataEvent(event) && event.data.kind === "tool_result" && event.data.fullResponse !== undefined) {
-    const { fullResponse: _full, ...data } = event.data;
-    return { ...event, data };
-  }
-  return event;
+/** Nothing to answer once the running turn took a control; its refusal is the caller's error. */
+function answered(answer: ControlAnswer): undefined {
+  if (!answer.ok) throw new AppError("not_found", answer.message);
+  return undefined;
 }
