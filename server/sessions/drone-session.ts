@@ -11,13 +11,16 @@ import {
 import type { TurnRetry } from "@/lib/agent/retry";
 import { planRetry } from "@/lib/agent/retry-plan";
 import { findRun } from "@/lib/turn/retries";
-import { coalesceText, isTextEvent, type TextEvent } from "@/lib/turn/coalesce";
-import { applyEvent, turnFromStart } from "@/lib/turn/reduce";
+import { isTextEvent } from "@/lib/turn/coalesce";
+import { applyEvent } from "@/lib/turn/reduce";
 import type { EventStore } from "@/server/data/event-store";
 import type { ModelCallLog } from "@/server/data/model-call-log";
 import { newId } from "@/server/data/ids";
 import { DEFAULT_TITLE, type ChatStore } from "@/server/data/store";
 import { ReplayWindow } from "./replay-window";
+import { SequenceNumbers } from "./sequence-numbers";
+import { LiveTurns } from "./live-turns";
+import { TextFlush } from "./text-flush";
 import { overlayLiveTurns } from "./history-overlay";
 import { relayedEvent } from "./relayed-event";
 import { controlRun, type ControlAnswer } from "./run-controls";
@@ -62,19 +65,10 @@ export interface MirrorSnapshot {
  * (3) queues it for MongoDB and (4) relays it to the session's room, in that order, in
  * one synchronous step. A browser that joins later gets a snapshot consistent with a
  * sequence number, or the events it missed; either way it converges on the live state.
- *
- * Streamed text is the bulk of the events and nobody reads the turn between two tokens,
- * so text events are folded when the turn is next read (storage, a join, history) or
- * once FOLD_BATCH of them wait, merged where they continue each other
- * (lib/turn/coalesce.ts): one fold per stretch of text instead of one per token, and the
- * same turn. Every other event folds at once, after the text before it.
  */
 
-const SEQ_BLOCK = 1_000_000;
 /** Events kept for replay; a client further behind gets a snapshot instead. */
 export const REPLAY_LIMIT = 50_000;
-/** Text events folded at once at most (a bound on the work of one read and on what waits). */
-const FOLD_BATCH = 1_024;
 /** How often streamed text is handed to the store to write (at most one write per document each time). */
 const FLUSH_MS = 100;
 const TITLE_CHARS = 60;
@@ -103,40 +97,38 @@ interface ActiveTurn {
 export class DroneSession {
   readonly sessionId: string;
   private title: string;
-  private seq = 0;
-  private seqLimit = 0;
-  private reserving: Promise<void> | undefined;
   /** The last events relayed, for a rejoin that missed a few (REPLAY_LIMIT). */
   private replay = new ReplayWindow(REPLAY_LIMIT);
-  /** Text events relayed but not folded yet, in order (see the class comment). */
-  private unfolded: TextEvent[] = [];
   /** The running turn and the last finished ones, newer than what MongoDB may hold yet. */
-  private readonly liveTurns = new Map<string, ChatTurn>();
+  private readonly live: LiveTurns;
   private active: ActiveTurn | undefined;
   /** Being deleted: no turn may start any more. */
   private closed = false;
-  private flushTimer: NodeJS.Timeout | undefined;
   private readonly store: EventStore;
+  private readonly textFlush: TextFlush;
   private readonly modelCalls: ModelCallLog;
   /** The search index's writes for this chat, chained (see `index`). */
   private indexing: Promise<void> = Promise.resolve();
 
-  private constructor(private readonly deps: DroneSessionDeps) {
+  private constructor(
+    private readonly deps: DroneSessionDeps,
+    private readonly numbers: SequenceNumbers,
+  ) {
     this.sessionId = deps.sessionId;
     this.title = deps.title;
     this.store = deps.store.eventWriter({ sessionId: deps.sessionId, log: deps.log });
     this.modelCalls = deps.store.modelCallLog({ sessionId: deps.sessionId, log: deps.log });
+    this.live = new LiveTurns(deps.sessionId, (turn) => this.index(turn), deps.log);
+    this.textFlush = new TextFlush(this.store, this.live, deps.flushMs ?? FLUSH_MS, deps.log);
   }
 
   static async open(deps: DroneSessionDeps): Promise<DroneSession> {
-    const session = new DroneSession(deps);
-    session.seq = await deps.store.reserveSeqBlock(deps.sessionId, SEQ_BLOCK);
-    session.seqLimit = session.seq + SEQ_BLOCK;
-    return session;
+    const numbers = await SequenceNumbers.open((count) => deps.store.reserveSeqBlock(deps.sessionId, count), deps.log);
+    return new DroneSession(deps, numbers);
   }
 
   get currentSeq(): number {
-    return this.seq;
+    return this.numbers.current;
   }
 
   get runningTurnId(): string | undefined {
@@ -180,7 +172,7 @@ export class DroneSession {
       });
     } catch (error) {
       this.active = undefined;
-      await lease?.release(this.seq);
+      await lease?.release(this.numbers.current);
       throw error;
     }
     slot.handle = handle;
@@ -193,8 +185,8 @@ export class DroneSession {
         // Cluster: the next holder loads the history from MongoDB, so it is all there first.
         if (lease)
           await this.drain().then(
-            () => lease.release(this.seq),
-            () => lease.release(this.seq),
+            () => lease.release(this.numbers.current),
+            () => lease.release(this.numbers.current),
           );
         if (this.active === slot) this.active = undefined;
       });
@@ -266,18 +258,17 @@ export class DroneSession {
     lastSeq: number | undefined,
     subscribe: (missed: SessionEvent[] | null, seq: number) => void = () => undefined,
   ): Promise<JoinResult> {
-    if (lastSeq !== undefined && this.replay.canReplay(lastSeq, this.seq)) {
-      subscribe(this.replay.after(lastSeq), this.seq);
-      return { mode: "replay", sessionId: this.sessionId, seq: this.seq };
+    if (lastSeq !== undefined && this.replay.canReplay(lastSeq, this.numbers.current)) {
+      subscribe(this.replay.after(lastSeq), this.numbers.current);
+      return { mode: "replay", sessionId: this.sessionId, seq: this.numbers.current };
     }
     const stored = await this.deps.store.loadHistoryPage(this.sessionId, TURN_PAGE_SIZE);
     // From here on, one synchronous step: the streamed text waiting to be folded is folded,
     // the page is read and the viewer subscribed, so no event falls between the snapshot
     // and the room (the snapshot's seq covers exactly what it holds).
-    this.foldUnfolded();
-    const turns = overlayLiveTurns(stored.turns, this.liveTurns, true);
-    subscribe(null, this.seq);
-    return { mode: "snapshot", sessionId: this.sessionId, title: this.title, seq: this.seq, turns, older: stored.older };
+    const turns = overlayLiveTurns(stored.turns, this.live.all(), true);
+    subscribe(null, this.numbers.current);
+    return { mode: "snapshot", sessionId: this.sessionId, title: this.title, seq: this.numbers.current, turns, older: stored.older };
   }
 
   /**
@@ -288,29 +279,24 @@ export class DroneSession {
    */
   async page(limit: number, before?: string): Promise<{ turns: ChatTurn[]; older: string | null }> {
     const stored = await this.deps.store.loadHistoryPage(this.sessionId, limit, before);
-    this.foldUnfolded();
-    return { turns: overlayLiveTurns(stored.turns, this.liveTurns, before === undefined), older: stored.older };
+    return { turns: overlayLiveTurns(stored.turns, this.live.all(), before === undefined), older: stored.older };
   }
 
   /** The server's fold of a turn still held in memory (the running one and the last finished). */
   liveTurn(turnId: string): ChatTurn | undefined {
-    this.foldUnfolded();
-    return this.liveTurns.get(turnId);
+    return this.live.get(turnId);
   }
 
   /** Stored turns with the in-memory ones laid over them (they may be newer). */
   async history(): Promise<ChatTurn[]> {
     const stored = await this.deps.store.loadHistory(this.sessionId);
-    this.foldUnfolded();
-    return overlayLiveTurns(stored, this.liveTurns, true);
+    return overlayLiveTurns(stored, this.live.all(), true);
   }
 
   /** Resolves when every event so far is in MongoDB. */
   async drain(): Promise<void> {
-    clearTimeout(this.flushTimer);
-    this.flushTimer = undefined;
-    this.foldUnfolded();
-    await Promise.all([this.store.drain(this.liveTurns.values()), this.modelCalls.drain()]);
+    this.textFlush.stop();
+    await Promise.all([this.store.drain(this.live.all().values()), this.modelCalls.drain()]);
   }
 
   /** Waits for the running turn, if any, to end, and for everything to be written. */
@@ -339,12 +325,13 @@ export class DroneSession {
       // Swept by another process after a stall: this turn is no longer ours to run.
       if (this.active === slot) this.active.handle?.cancel();
     };
-    const lease = await this.deps.cluster!.claim(this.sessionId, slot.turnId, ownerId, () => this.seq, lost);
+    const lease = await this.deps.cluster!.claim(this.sessionId, slot.turnId, ownerId, () => this.numbers.current, lost);
     try {
-      if (lease.previousSeq === null) this.jumpTo(Math.max(this.seq, await this.deps.store.reserveSeqBlock(this.sessionId, SEQ_BLOCK)));
-      else this.jumpTo(Math.max(this.seq, lease.previousSeq));
+      const seq = this.numbers.current;
+      if (lease.previousSeq === null) this.jumpTo(Math.max(seq, await this.numbers.freshStart()));
+      else this.jumpTo(Math.max(seq, lease.previousSeq));
     } catch (error) {
-      await lease.release(this.seq);
+      await lease.release(this.numbers.current);
       throw error;
     }
     return lease;
@@ -352,9 +339,9 @@ export class DroneSession {
 
   /** Numbering moves on past a gap: the replay window (consecutive numbers) starts again. */
   private jumpTo(seq: number): void {
-    if (seq === this.seq) return;
-    this.foldUnfolded();
-    this.seq = seq;
+    if (seq === this.numbers.current) return;
+    this.live.foldWaiting();
+    this.numbers.moveTo(seq);
     this.replay = new ReplayWindow(REPLAY_LIMIT);
   }
 
@@ -365,12 +352,12 @@ export class DroneSession {
    * the caller resynchronises (`adopt`).
    */
   follow(event: SessionEvent): "applied" | "skipped" | "gap" {
-    const step = followStep({ seq: this.seq, running: this.hasRunningTurn() }, event);
+    const step = followStep({ seq: this.numbers.current, running: this.live.hasRunning() }, event);
     if (step === "skip") return "skipped";
     if (step === "gap") return "gap";
     if (step === "jump") this.jumpTo(event.seq - 1);
-    this.foldInOrder(event);
-    this.seq = event.seq;
+    this.live.add(event);
+    this.numbers.moveTo(event.seq);
     this.replay.push(event);
     this.deps.relay(event);
     return "applied";
@@ -380,7 +367,7 @@ export class DroneSession {
   mirrorSnapshot(): MirrorSnapshot | null {
     const turnId = this.active?.turnId;
     if (!turnId) return null;
-    return { turn: this.liveTurn(turnId) ?? null, seq: this.seq };
+    return { turn: this.liveTurn(turnId) ?? null, seq: this.numbers.current };
   }
 
   /**
@@ -389,11 +376,8 @@ export class DroneSession {
    * ended while we were not listening, and MongoDB has them now.
    */
   adopt(snapshot: MirrorSnapshot): void {
-    this.foldUnfolded();
-    for (const [turnId, turn] of this.liveTurns)
-      if (turn.status === "running" && turnId !== snapshot.turn?.turnId) this.liveTurns.delete(turnId);
-    if (snapshot.turn) this.liveTurns.set(snapshot.turn.turnId, snapshot.turn);
-    this.seq = Math.max(0, snapshot.seq);
+    this.live.adopt(snapshot.turn);
+    this.numbers.moveTo(Math.max(0, snapshot.seq));
     this.replay = new ReplayWindow(REPLAY_LIMIT);
   }
 
@@ -410,7 +394,7 @@ export class DroneSession {
       // flushed it or its lease was released: store it as it ended; nothing to tell anyone.
       await this.deps.store.rewriteTurn(this.sessionId, recovered.turn);
       await this.deps.store.ghostSweep(now, { sessionId: this.sessionId, turnId });
-      return this.seq;
+      return this.numbers.current;
     }
     const whole = recovered?.turn.status === "running" ? recovered.turn : this.liveTurn(turnId);
     const turn = whole ?? (await this.history()).find((t) => t.turnId === turnId);
@@ -422,22 +406,17 @@ export class DroneSession {
       await this.deps.store.rewriteTurn(this.sessionId, ended);
     }
     await this.deps.store.ghostSweep(now, { sessionId: this.sessionId, turnId });
-    if (turn?.status !== "running") return this.seq;
+    if (turn?.status !== "running") return this.numbers.current;
     // Numbers start past every reservation: the dead owner may have relayed events to its
     // own viewers that never reached the stream, under numbers a continuation would hand
     // out again with other content. Viewers elsewhere see the jump and rejoin (a snapshot).
-    this.jumpTo(Math.max(this.seq, leaseSeq, recovered?.seq ?? 0, await this.deps.store.reserveSeqBlock(this.sessionId, SEQ_BLOCK)));
-    this.liveTurns.set(turnId, turn);
+    this.jumpTo(Math.max(this.numbers.current, leaseSeq, recovered?.seq ?? 0, await this.numbers.freshStart()));
+    this.live.hold(turn);
     for (const event of ghostEndEvents(turn, now.toISOString())) {
-      this.fold(event);
+      this.live.add(event);
       this.emit(event);
     }
-    return this.seq;
-  }
-
-  private hasRunningTurn(): boolean {
-    for (const turn of this.liveTurns.values()) if (turn.status === "running") return true;
-    return false;
+    return this.numbers.current;
   }
 
   setTitle(title: string): void {
@@ -445,96 +424,27 @@ export class DroneSession {
   }
 
   private onEvent(event: AgentEvent): void {
-    this.foldInOrder(event);
+    this.live.add(event);
     if (isTextEvent(event)) this.store.record(event);
-    else this.store.record(event, this.liveTurns.get(event.turnId));
+    else this.store.record(event, this.live.get(event.turnId));
     this.emit(event);
-    if (!this.flushTimer && this.store.waiting().size > 0) this.scheduleFlush();
-  }
-
-  /** A few times a second, the store is handed the fold of streamed text to write. */
-  private scheduleFlush(): void {
-    this.flushTimer = setTimeout(() => {
-      this.flushTimer = undefined;
-      this.foldUnfolded();
-      for (const turnId of this.store.waiting()) {
-        const turn = this.liveTurns.get(turnId);
-        if (turn) this.store.flush(turn);
-        else this.deps.log?.warn("streamed text of a turn no longer held was not written", { turnId });
-      }
-      if (this.store.waiting().size > 0) this.scheduleFlush();
-    }, this.deps.flushMs ?? FLUSH_MS);
+    this.textFlush.wake();
   }
 
   /** Stamps the next number, keeps it for replay and relays it (and, in a cluster, publishes it). */
   private emit(event: AgentEvent): void {
-    const relayed = relayedEvent(event, this.sessionId, this.nextSeq());
+    const relayed = relayedEvent(event, this.sessionId, this.numbers.next());
     this.replay.push(relayed);
     this.deps.relay(relayed);
     this.deps.cluster?.publish(relayed);
   }
 
-  /** Text waits to be folded in a batch (see the class comment); any other event folds now, after it. */
-  private foldInOrder(event: AgentEvent): void {
-    if (isTextEvent(event)) {
-      this.unfolded.push(event);
-      if (this.unfolded.length >= FOLD_BATCH) this.foldUnfolded();
-    } else {
-      this.foldUnfolded();
-      this.fold(event);
-    }
-  }
-
-  /** Folds the text events waiting, in order, contiguous ones merged. */
-  private foldUnfolded(): void {
-    if (this.unfolded.length === 0) return;
-    const events = this.unfolded;
-    this.unfolded = [];
-    for (const event of events.length === 1 ? events : coalesceText(events)) this.fold(event);
-  }
-
-  private fold(event: AgentEvent): void {
-    if (event.type === "turn:started") {
-      // Keep only the last finished turn besides the new one: older ones are durable.
-      for (const [turnId, turn] of this.liveTurns) if (turn.status !== "running" && this.liveTurns.size > 1) this.liveTurns.delete(turnId);
-      this.liveTurns.set(event.turnId, turnFromStart(event, this.sessionId));
-      this.index(event.turnId);
-      return;
-    }
-    const turn = this.liveTurns.get(event.turnId);
-    if (!turn) {
-      this.deps.log?.warn("event for an unknown turn", { type: event.type, turnId: event.turnId });
-      return;
-    }
-    this.liveTurns.set(event.turnId, applyEvent(turn, event));
-    if (event.type === "turn:ended") this.index(event.turnId);
-  }
-
   /** Search finds a turn by its prompt once it starts, and by its answers once it ends. */
-  private index(turnId: string): void {
-    const turn = this.liveTurns.get(turnId);
-    if (!turn) return;
+  private index(turn: ChatTurn): void {
     // One write at a time, in order: the start's entry must never land after the end's.
     this.indexing = this.indexing
       .then(() => this.deps.store.indexTurns(this.sessionId, [turn]))
       .catch((error: unknown) => this.deps.log?.warn("could not index the turn for search", { error: String(error) }));
-  }
-
-  private nextSeq(): number {
-    this.seq += 1;
-    if (this.seqLimit - this.seq < SEQ_BLOCK / 2 && !this.reserving) {
-      this.reserving = this.deps.store
-        .reserveSeqBlock(this.sessionId, SEQ_BLOCK)
-        .then((start) => {
-          // Numbers below the newest reservation were never handed out by another process.
-          this.seqLimit = start + SEQ_BLOCK;
-        })
-        .catch((error: unknown) => this.deps.log?.warn("could not reserve sequence numbers", { error: String(error) }))
-        .finally(() => {
-          this.reserving = undefined;
-        });
-    }
-    return this.seq;
   }
 
   private retitle(prompt: string): void {
