@@ -12,63 +12,27 @@ import type { TurnRetry } from "@/lib/agent/retry";
 import { planRetry } from "@/lib/agent/retry-plan";
 import { findRun } from "@/lib/turn/retries";
 import { isTextEvent } from "@/lib/turn/coalesce";
-import { applyEvent } from "@/lib/turn/reduce";
 import type { EventStore } from "@/server/data/event-store";
 import type { ModelCallLog } from "@/server/data/model-call-log";
 import { newId } from "@/server/data/ids";
 import { DEFAULT_TITLE, type ChatStore } from "@/server/data/store";
-import { ReplayWindow } from "./replay-window";
-import { SequenceNumbers } from "./sequence-numbers";
-import { LiveTurns } from "./live-turns";
-import { TextFlush } from "./text-flush";
-import { overlayLiveTurns } from "./history-overlay";
-import { relayedEvent } from "./relayed-event";
-import { controlRun, type ControlAnswer } from "./run-controls";
 import type { TurnHandle, TurnRunner } from "./turn-runner";
 import type { Logger } from "@/lib/log";
-import { followStep } from "@/server/cluster/follow";
-import { ghostEndEvents } from "@/server/cluster/ghost-events";
+import { SequenceNumbers } from "./sequence-numbers";
+import { LiveTurns } from "./live-turns";
+import { overlayLiveTurns } from "./history-overlay";
+import { NumberedRelay } from "./numbered-relay";
+import { TextFlush } from "./text-flush";
+import { controlRun, type ControlAnswer } from "./run-controls";
+import { endGhostTurn } from "./ghost-takeover";
+import type { DroneCluster, MirrorSnapshot, TurnLease } from "./cluster-port";
+
+export type { DroneCluster, MirrorSnapshot } from "./cluster-port";
+export { REPLAY_LIMIT } from "./numbered-relay";
 
 /** The one command that answers something: how the retry started. */
 export type RetryCommand = Extract<RunCommand, { kind: "retry" }>;
 
-/**
- * Scale-out (server/cluster, docs/architecture.md "Cluster"): present only with REDIS_URL. A turn starts only
- * once this process holds the chat's lease, and every relayed event is also published
- * for the viewers on other processes.
- */
-export interface DroneCluster {
-  /**
-   * Takes the chat's turn lease (`busy` when another process runs a turn in it) and keeps
-   * it renewed until `release`; `previousSeq` is where the chat's numbering stands (null:
-   * never leased, numbers must start past every block reserved so far).
-   */
-  claim(
-    sessionId: string,
-    turnId: string,
-    ownerId: string,
-    currentSeq: () => number,
-    lost: () => void,
-  ): Promise<{ previousSeq: number | null; release(seq: number): Promise<void> }>;
-  publish(event: SessionEvent): void;
-}
-
-/** A running turn as another process sees it: consistent with `seq` (for a mirror's resync). */
-export interface MirrorSnapshot {
-  turn: ChatTurn | null;
-  seq: number;
-}
-
-/**
- * The server side of one chat session: starts turns, and for every event the agent
- * publishes it (1) stamps the next sequence number, (2) folds it into the in-memory turn,
- * (3) queues it for MongoDB and (4) relays it to the session's room, in that order, in
- * one synchronous step. A browser that joins later gets a snapshot consistent with a
- * sequence number, or the events it missed; either way it converges on the live state.
- */
-
-/** Events kept for replay; a client further behind gets a snapshot instead. */
-export const REPLAY_LIMIT = 50_000;
 /** How often streamed text is handed to the store to write (at most one write per document each time). */
 const FLUSH_MS = 100;
 const TITLE_CHARS = 60;
@@ -94,13 +58,21 @@ interface ActiveTurn {
   finished?: Promise<void>;
 }
 
+/**
+ * The server side of one chat session: starts turns, and for every event the agent
+ * publishes it (1) folds it into the in-memory turn (live-turns.ts), (2) queues it for
+ * MongoDB and (3) stamps the next sequence number and relays it to the session's room
+ * (numbered-relay.ts), in that order, in one synchronous step. A browser that joins later gets a snapshot
+ * consistent with a sequence number, or the events it missed; either way it converges on
+ * the live state.
+ */
 export class DroneSession {
   readonly sessionId: string;
   private title: string;
-  /** The last events relayed, for a rejoin that missed a few (REPLAY_LIMIT). */
-  private replay = new ReplayWindow(REPLAY_LIMIT);
   /** The running turn and the last finished ones, newer than what MongoDB may hold yet. */
   private readonly live: LiveTurns;
+  /** Numbers what the viewers are sent, keeps the last for a rejoin, relays it. */
+  private readonly relay: NumberedRelay;
   private active: ActiveTurn | undefined;
   /** Being deleted: no turn may start any more. */
   private closed = false;
@@ -119,6 +91,8 @@ export class DroneSession {
     this.store = deps.store.eventWriter({ sessionId: deps.sessionId, log: deps.log });
     this.modelCalls = deps.store.modelCallLog({ sessionId: deps.sessionId, log: deps.log });
     this.live = new LiveTurns(deps.sessionId, (turn) => this.index(turn), deps.log);
+    const publish = deps.cluster && ((event: SessionEvent) => deps.cluster!.publish(event));
+    this.relay = new NumberedRelay(deps.sessionId, numbers, this.live, deps.relay, publish);
     this.textFlush = new TextFlush(this.store, this.live, deps.flushMs ?? FLUSH_MS, deps.log);
   }
 
@@ -128,7 +102,7 @@ export class DroneSession {
   }
 
   get currentSeq(): number {
-    return this.numbers.current;
+    return this.relay.seq;
   }
 
   get runningTurnId(): string | undefined {
@@ -151,7 +125,7 @@ export class DroneSession {
     const slot: ActiveTurn = { turnId };
     this.active = slot;
     let handle: TurnHandle;
-    let lease: Awaited<ReturnType<DroneCluster["claim"]>> | undefined;
+    let lease: TurnLease | undefined;
     try {
       if (this.deps.cluster) lease = await this.claimLease(slot, ownerId ?? "");
       const history = (await this.history()).filter((t) => t.status !== "running");
@@ -172,7 +146,7 @@ export class DroneSession {
       });
     } catch (error) {
       this.active = undefined;
-      await lease?.release(this.numbers.current);
+      await lease?.release(this.relay.seq);
       throw error;
     }
     slot.handle = handle;
@@ -185,8 +159,8 @@ export class DroneSession {
         // Cluster: the next holder loads the history from MongoDB, so it is all there first.
         if (lease)
           await this.drain().then(
-            () => lease.release(this.numbers.current),
-            () => lease.release(this.numbers.current),
+            () => lease.release(this.relay.seq),
+            () => lease.release(this.relay.seq),
           );
         if (this.active === slot) this.active = undefined;
       });
@@ -258,17 +232,18 @@ export class DroneSession {
     lastSeq: number | undefined,
     subscribe: (missed: SessionEvent[] | null, seq: number) => void = () => undefined,
   ): Promise<JoinResult> {
-    if (lastSeq !== undefined && this.replay.canReplay(lastSeq, this.numbers.current)) {
-      subscribe(this.replay.after(lastSeq), this.numbers.current);
-      return { mode: "replay", sessionId: this.sessionId, seq: this.numbers.current };
+    const missed = lastSeq === undefined ? null : this.relay.missedAfter(lastSeq);
+    if (missed) {
+      subscribe(missed, this.relay.seq);
+      return { mode: "replay", sessionId: this.sessionId, seq: this.relay.seq };
     }
     const stored = await this.deps.store.loadHistoryPage(this.sessionId, TURN_PAGE_SIZE);
     // From here on, one synchronous step: the streamed text waiting to be folded is folded,
     // the page is read and the viewer subscribed, so no event falls between the snapshot
     // and the room (the snapshot's seq covers exactly what it holds).
     const turns = overlayLiveTurns(stored.turns, this.live.all(), true);
-    subscribe(null, this.numbers.current);
-    return { mode: "snapshot", sessionId: this.sessionId, title: this.title, seq: this.numbers.current, turns, older: stored.older };
+    subscribe(null, this.relay.seq);
+    return { mode: "snapshot", sessionId: this.sessionId, title: this.title, seq: this.relay.seq, turns, older: stored.older };
   }
 
   /**
@@ -320,29 +295,21 @@ export class DroneSession {
   }
 
   /** Cluster: takes the lease and continues the chat's numbering where the last holder left it. */
-  private async claimLease(slot: ActiveTurn, ownerId: string): Promise<Awaited<ReturnType<DroneCluster["claim"]>>> {
+  private async claimLease(slot: ActiveTurn, ownerId: string): Promise<TurnLease> {
     const lost = () => {
       // Swept by another process after a stall: this turn is no longer ours to run.
       if (this.active === slot) this.active.handle?.cancel();
     };
-    const lease = await this.deps.cluster!.claim(this.sessionId, slot.turnId, ownerId, () => this.numbers.current, lost);
+    const lease = await this.deps.cluster!.claim(this.sessionId, slot.turnId, ownerId, () => this.relay.seq, lost);
     try {
-      const seq = this.numbers.current;
-      if (lease.previousSeq === null) this.jumpTo(Math.max(seq, await this.numbers.freshStart()));
-      else this.jumpTo(Math.max(seq, lease.previousSeq));
+      const seq = this.relay.seq;
+      if (lease.previousSeq === null) this.relay.jumpTo(Math.max(seq, await this.numbers.freshStart()));
+      else this.relay.jumpTo(Math.max(seq, lease.previousSeq));
     } catch (error) {
-      await lease.release(this.numbers.current);
+      await lease.release(this.relay.seq);
       throw error;
     }
     return lease;
-  }
-
-  /** Numbering moves on past a gap: the replay window (consecutive numbers) starts again. */
-  private jumpTo(seq: number): void {
-    if (seq === this.numbers.current) return;
-    this.live.foldWaiting();
-    this.numbers.moveTo(seq);
-    this.replay = new ReplayWindow(REPLAY_LIMIT);
   }
 
   /**
@@ -352,22 +319,14 @@ export class DroneSession {
    * the caller resynchronises (`adopt`).
    */
   follow(event: SessionEvent): "applied" | "skipped" | "gap" {
-    const step = followStep({ seq: this.numbers.current, running: this.live.hasRunning() }, event);
-    if (step === "skip") return "skipped";
-    if (step === "gap") return "gap";
-    if (step === "jump") this.jumpTo(event.seq - 1);
-    this.live.add(event);
-    this.numbers.moveTo(event.seq);
-    this.replay.push(event);
-    this.deps.relay(event);
-    return "applied";
+    return this.relay.follow(event);
   }
 
   /** What the owner has of its running turn, consistent with its sequence number (one synchronous step). */
   mirrorSnapshot(): MirrorSnapshot | null {
     const turnId = this.active?.turnId;
     if (!turnId) return null;
-    return { turn: this.liveTurn(turnId) ?? null, seq: this.numbers.current };
+    return { turn: this.liveTurn(turnId) ?? null, seq: this.relay.seq };
   }
 
   /**
@@ -376,47 +335,14 @@ export class DroneSession {
    * ended while we were not listening, and MongoDB has them now.
    */
   adopt(snapshot: MirrorSnapshot): void {
-    this.live.adopt(snapshot.turn);
-    this.numbers.moveTo(Math.max(0, snapshot.seq));
-    this.replay = new ReplayWindow(REPLAY_LIMIT);
+    this.relay.adopt(snapshot.turn, snapshot.seq);
   }
 
-  /**
-   * Cluster: ends the turn a dead process left running (its lease expired and this process
-   * took it over): viewers get the end events with the next numbers, MongoDB gets the
-   * same through the store's sweep of that turn. Returns the last number used.
-   */
+  /** Cluster: ends the turn a dead process left running, this process having taken its lease over (ghost-takeover.ts). */
   async endGhost(turnId: string, leaseSeq: number, now = new Date(), recovered?: { turn: ChatTurn; seq: number }): Promise<number> {
-    // The stream's fold is the whole of what the dead owner relayed (this process's mirror
-    // may still be reading its last entries); MongoDB's copy lags by its last flush.
-    if (recovered && recovered.turn.status !== "running") {
-      // The owner finished the turn (viewers saw its end) and died before its writer
-      // flushed it or its lease was released: store it as it ended; nothing to tell anyone.
-      await this.deps.store.rewriteTurn(this.sessionId, recovered.turn);
-      await this.deps.store.ghostSweep(now, { sessionId: this.sessionId, turnId });
-      return this.numbers.current;
-    }
-    const whole = recovered?.turn.status === "running" ? recovered.turn : this.liveTurn(turnId);
-    const turn = whole ?? (await this.history()).find((t) => t.turnId === turnId);
-    // Stored first: a viewer that reloads on seeing the end finds it in MongoDB. The turn is
-    // written whole, already ended as viewers will fold it.
-    if (whole?.status === "running") {
-      let ended = whole;
-      for (const event of ghostEndEvents(whole, now.toISOString())) ended = applyEvent(ended, event);
-      await this.deps.store.rewriteTurn(this.sessionId, ended);
-    }
-    await this.deps.store.ghostSweep(now, { sessionId: this.sessionId, turnId });
-    if (turn?.status !== "running") return this.numbers.current;
-    // Numbers start past every reservation: the dead owner may have relayed events to its
-    // own viewers that never reached the stream, under numbers a continuation would hand
-    // out again with other content. Viewers elsewhere see the jump and rejoin (a snapshot).
-    this.jumpTo(Math.max(this.numbers.current, leaseSeq, recovered?.seq ?? 0, await this.numbers.freshStart()));
-    this.live.hold(turn);
-    for (const event of ghostEndEvents(turn, now.toISOString())) {
-      this.live.add(event);
-      this.emit(event);
-    }
-    return this.numbers.current;
+    const { sessionId, live, relay, numbers } = this;
+    const historyTurn = async (id: string) => (await this.history()).find((t) => t.turnId === id);
+    return endGhostTurn({ sessionId, store: this.deps.store, live, relay, numbers, historyTurn }, turnId, leaseSeq, now, recovered);
   }
 
   setTitle(title: string): void {
@@ -427,16 +353,8 @@ export class DroneSession {
     this.live.add(event);
     if (isTextEvent(event)) this.store.record(event);
     else this.store.record(event, this.live.get(event.turnId));
-    this.emit(event);
+    this.relay.emit(event);
     this.textFlush.wake();
-  }
-
-  /** Stamps the next number, keeps it for replay and relays it (and, in a cluster, publishes it). */
-  private emit(event: AgentEvent): void {
-    const relayed = relayedEvent(event, this.sessionId, this.numbers.next());
-    this.replay.push(relayed);
-    this.deps.relay(relayed);
-    this.deps.cluster?.publish(relayed);
   }
 
   /** Search finds a turn by its prompt once it starts, and by its answers once it ends. */
