@@ -1,9 +1,8 @@
 import type { AgentData, AgentEvent, ChatTurn, Step, SubagentProcess, ToolOutput, TurnStats } from "@/lib/contracts";
 import { emptyStoredTexts, planAppends, safeEnd, type StoredTexts } from "./text-appends";
 import { callAt, findCall, processInTurn, type Agent } from "@/lib/turn/paths";
-import pRetry from "p-retry";
 import type { Models } from "@/models";
-import type { Logger } from "@/lib/log";
+import { WriteOutbox, type Write, type WriteOutboxOptions } from "./write-outbox";
 
 /**
  * Persists a session's agent events as they are relayed. Writes run one at a time in
@@ -12,21 +11,17 @@ import type { Logger } from "@/lib/log";
  * appends only what the document does not hold yet (text-appends.ts): the bytes sent grow
  * with an answer's length, not its square. The store is handed the turn each event folded
  * into (the session's one fold, see docs/architecture.md) and writes from that, so what is
- * stored is what viewers were shown; it keeps no turn of its own and asks for none. A failed write is
- * retried with backoff, so a database that drops out for a while loses nothing once it is
- * back, and an append whose reply was lost is not stored twice (see `appendOp`).
+ * stored is what viewers were shown; it keeps no turn of its own and asks for none. Its
+ * writes go through the chat's outbox (write-outbox.ts), which retries a failed one with
+ * backoff, so a database that drops out for a while loses nothing once it is back; an
+ * append whose reply was lost is not stored twice (see `appendOp`).
  */
 
 const OUTPUT_CHUNK_CHARS = 1_000_000;
 
-export interface EventStoreOptions {
+export interface EventStoreOptions extends WriteOutboxOptions {
   models: Models;
-  sessionId: string;
-  retry?: { attempts: number; baseDelayMs: number };
-  log?: Pick<Logger, "warn" | "error">;
 }
-
-type Op = () => Promise<unknown>;
 
 export const toolCallRecordId = (turnId: string, runId: string | null, callId: string) => `${turnId}:${runId ?? "m"}:${callId}`;
 
@@ -49,19 +44,17 @@ interface DocState {
 }
 
 export class EventStore {
-  private queue: Promise<void> = Promise.resolve();
+  private readonly outbox: WriteOutbox;
   private readonly order = new Map<string, number>();
   /** Turn and run documents by id (a turn's id, or a run's). */
   private readonly docs = new Map<string, DocState>();
   private readonly dirty = new Set<DocState>();
-  private readonly retry: { attempts: number; baseDelayMs: number };
-  private pending = 0;
 
   private readonly models: Models;
 
   constructor(private readonly options: EventStoreOptions) {
     this.models = options.models;
-    this.retry = options.retry ?? { attempts: 8, baseDelayMs: 250 };
+    this.outbox = new WriteOutbox(options);
   }
 
   /**
@@ -73,7 +66,7 @@ export class EventStore {
     switch (event.type) {
       case "turn:started":
         this.docs.set(event.turnId, newDoc("turn", event.turnId, null));
-        this.enqueue(() =>
+        this.outbox.enqueue(() =>
           this.models.Turn.create({
             _id: event.turnId,
             sessionId,
@@ -83,7 +76,7 @@ export class EventStore {
             appendSeq: 0,
           }),
         );
-        this.enqueue(() => this.touchSession());
+        this.outbox.enqueue(() => this.touchSession());
         return;
       case "turn:data":
       case "subagent_data":
@@ -93,7 +86,7 @@ export class EventStore {
         const doc = newDoc("run", event.turnId, event.runId);
         doc.fields.set("prompt", JSON.stringify(event.prompt));
         this.docs.set(event.runId, doc);
-        this.enqueue(() =>
+        this.outbox.enqueue(() =>
           this.models.SubagentRun.create({
             _id: event.runId,
             sessionId,
@@ -124,8 +117,8 @@ export class EventStore {
         const doc = this.docs.get(event.turnId);
         if (!doc) return;
         this.dirty.delete(doc);
-        this.enqueue(this.appendOp(doc, true, turn && { steps: turn.steps, fields: endedTurnFields(turn) }));
-        this.enqueue(() => this.touchSession());
+        this.outbox.enqueue(this.appendOp(doc, true, turn && { steps: turn.steps, fields: endedTurnFields(turn) }));
+        this.outbox.enqueue(() => this.touchSession());
         return;
       }
     }
@@ -153,7 +146,7 @@ export class EventStore {
         const at = agent && findCall(agent, data.callId);
         const approval = (at && callAt(agent, at)?.approval) ?? data.approval;
         const id = toolCallRecordId(turnId, runId, data.callId);
-        this.enqueue(() => this.models.ToolCall.updateOne({ _id: id }, { $set: { approval } }));
+        this.outbox.enqueue(() => this.models.ToolCall.updateOne({ _id: id }, { $set: { approval } }));
         return;
       }
       case "steer":
@@ -166,8 +159,8 @@ export class EventStore {
   private saveSteering(turnId: string, runId: string | null, agent: Agent | undefined): void {
     const steering = agent?.steering;
     if (!steering) return;
-    if (runId === null) this.enqueue(() => this.models.Turn.updateOne({ _id: turnId }, { $set: { steering } }));
-    else this.enqueue(() => this.models.SubagentRun.updateOne({ _id: runId }, { $set: { steering } }));
+    if (runId === null) this.outbox.enqueue(() => this.models.Turn.updateOne({ _id: turnId }, { $set: { steering } }));
+    else this.outbox.enqueue(() => this.models.SubagentRun.updateOne({ _id: runId }, { $set: { steering } }));
   }
 
   /** The turns with streamed text not queued for writing yet: what the next `flush` is for. */
@@ -181,7 +174,7 @@ export class EventStore {
    */
   async drain(turns: Iterable<ChatTurn> = []): Promise<void> {
     for (const turn of turns) this.flush(turn, true);
-    await this.queue;
+    await this.outbox.drained();
   }
 
   private insertCall(
@@ -193,7 +186,7 @@ export class EventStore {
     const order = this.order.get(orderKey) ?? 0;
     this.order.set(orderKey, order + 1);
     const { sessionId } = this.options;
-    this.enqueue(() =>
+    this.outbox.enqueue(() =>
       this.models.ToolCall.create({
         _id: toolCallRecordId(turnId, runId, call.callId),
         sessionId,
@@ -214,7 +207,7 @@ export class EventStore {
   private saveResult(turnId: string, runId: string | null, callId: string, result: ToolOutput & { status: string; at?: string }): void {
     const id = toolCallRecordId(turnId, runId, callId);
     const { response, responseSize, status, fullResponse: full, at } = result;
-    this.enqueue(() =>
+    this.outbox.enqueue(() =>
       this.models.ToolCall.updateOne(
         { _id: id },
         { $set: { response, responseSize, status, ...(at !== undefined ? { endedAt: at } : {}) } },
@@ -233,7 +226,7 @@ export class EventStore {
         });
       }
       // One chunk per insert keeps every write far below the 16 MB message limit.
-      for (const chunk of chunks) this.enqueue(() => this.models.ToolOutput.create(chunk));
+      for (const chunk of chunks) this.outbox.enqueue(() => this.models.ToolOutput.create(chunk));
     }
   }
 
@@ -246,7 +239,9 @@ export class EventStore {
     const doc = this.docs.get(runId);
     if (!doc || doc.turnId !== turnId) return;
     this.dirty.delete(doc);
-    this.enqueue(this.appendOp(doc, true, process && { steps: process.steps, fields: processFields(process), response: process.response }));
+    this.outbox.enqueue(
+      this.appendOp(doc, true, process && { steps: process.steps, fields: processFields(process), response: process.response }),
+    );
   }
 
   private markDirty(docId: string, chars: number): void {
@@ -268,7 +263,7 @@ export class EventStore {
       if (!all && doc.pendingChars < MIN_APPEND_CHARS && ++doc.waitedFlushes < MAX_WAIT_FLUSHES) continue;
       this.dirty.delete(doc);
       const agent = agentOf(turn, doc.runId);
-      this.enqueue(
+      this.outbox.enqueue(
         this.appendOp(
           doc,
           false,
@@ -288,7 +283,7 @@ export class EventStore {
     doc: DocState,
     final: boolean,
     state: { steps: readonly Step[]; fields: Record<string, unknown>; response?: string } | undefined,
-  ): Op {
+  ): Write {
     doc.pendingChars = 0;
     doc.waitedFlushes = 0;
     let attempt: (() => Promise<void>) | undefined;
@@ -400,53 +395,6 @@ export class EventStore {
       commit();
     };
   }
-
-  /**
-   * The outbox: writes wait here, in order, while the database is away, for as long as it
-   * is away. It is bounded: past MAX_PENDING_WRITES new writes are shed, each one logged.
-   */
-  private enqueue(op: Op): void {
-    if (this.pending >= MAX_PENDING_WRITES) {
-      this.options.log?.error("the database has been away too long: shedding an event write", {
-        sessionId: this.options.sessionId,
-        pending: this.pending,
-      });
-      return;
-    }
-    this.pending++;
-    this.queue = this.queue.then(() => this.runWithRetry(op)).finally(() => this.pending--);
-  }
-
-  /**
-   * Retries with backoff (p-retry). While the database is unreachable a write is retried
-   * until it lands; a write the database refuses (too large, invalid) is tried `attempts`
-   * times and then given up, loudly, so it cannot hold up the writes behind it. A
-   * duplicate key means an earlier attempt did land before its reply was lost.
-   */
-  private async runWithRetry(op: Op): Promise<void> {
-    const { attempts, baseDelayMs } = this.retry;
-    try {
-      await pRetry(op, {
-        retries: Number.POSITIVE_INFINITY,
-        minTimeout: baseDelayMs,
-        maxTimeout: 10_000,
-        factor: 2,
-        shouldRetry: ({ error, retriesConsumed }) => !landed(error) && (unreachable(error) || retriesConsumed < attempts - 1),
-        onFailedAttempt: ({ error, attemptNumber }) => {
-          if (!landed(error) && (attemptNumber === 1 || attemptNumber % 10 === 0)) {
-            this.options.log?.warn("persisting an event failed; retrying", {
-              attempt: attemptNumber,
-              pending: this.pending,
-              error: String(error),
-            });
-          }
-        },
-      });
-    } catch (error) {
-      if (!landed(error))
-        this.options.log?.error("could not persist an event", { sessionId: this.options.sessionId, error: String(error) });
-    }
-  }
 }
 
 /** A text append waits for this much text, or for MAX_WAIT_FLUSHES flushes: each write sends ~150 bytes besides its text. */
@@ -495,20 +443,6 @@ function extendsHeld(
 function grows(before: string, now: string, compareText: boolean): boolean {
   if (before === now) return true;
   return now.length >= before.length && (!compareText || now.startsWith(before));
-}
-
-/** Writes queued per session while the database is away, at most (each a few KB at most). */
-const MAX_PENDING_WRITES = 50_000;
-
-const landed = (error: unknown) => (error as { code?: number }).code === 11000;
-
-/** The database did not answer (down, paused, restarting), as opposed to refusing the write. */
-function unreachable(error: unknown): boolean {
-  const { name = "", message = "" } = error as { name?: string; message?: string };
-  return (
-    /MongoNetwork|ServerSelection|PoolCleared|NotConnected|Topology/.test(name) ||
-    /buffering timed out|ECONNREFUSED|ECONNRESET|connection .*closed|timed out/i.test(message)
-  );
 }
 
 /** Longest text kept inside its turn or run document (a UTF-16 million is at most 3 MB of UTF-8). */
