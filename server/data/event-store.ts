@@ -4,9 +4,11 @@ import { endedTurnFields, processFields, streamingFields } from "./document-fiel
 import { callAt, findCall, processInTurn, type Agent } from "@/lib/turn/paths";
 import type { Models } from "@/models";
 import { WriteOutbox, type Write, type WriteOutboxOptions } from "./write-outbox";
+import { toolCallRecord, toolCallRecordId, toolOutputChunks } from "./tool-call-records";
 
 export { stepTextId } from "./document-writes";
 export { stepTimesOf } from "./document-fields";
+export { toolCallRecordId } from "./tool-call-records";
 
 /**
  * Persists a session's agent events as they are relayed. Writes run one at a time in
@@ -21,13 +23,9 @@ export { stepTimesOf } from "./document-fields";
  * append whose reply was lost is not stored twice (see `DocumentWrite`).
  */
 
-const OUTPUT_CHUNK_CHARS = 1_000_000;
-
 export interface EventStoreOptions extends WriteOutboxOptions {
   models: Models;
 }
-
-export const toolCallRecordId = (turnId: string, runId: string | null, callId: string) => `${turnId}:${runId ?? "m"}:${callId}`;
 
 export class EventStore {
   private readonly outbox: WriteOutbox;
@@ -171,22 +169,7 @@ export class EventStore {
     const orderKey = `${turnId}|${runId ?? ""}`;
     const order = this.order.get(orderKey) ?? 0;
     this.order.set(orderKey, order + 1);
-    const { sessionId } = this.options;
-    this.outbox.enqueue(() =>
-      this.models.ToolCall.create({
-        _id: toolCallRecordId(turnId, runId, call.callId),
-        sessionId,
-        turnId,
-        runId,
-        callId: call.callId,
-        step: call.step,
-        order,
-        name: call.name,
-        parameters: call.parameters,
-        status: "running",
-        ...(call.at !== undefined ? { startedAt: call.at } : {}),
-      }),
-    );
+    this.outbox.enqueue(() => this.models.ToolCall.create(toolCallRecord(this.options.sessionId, turnId, runId, call, order)));
   }
 
   /** The preview goes on the call record; a longer whole text, in chunks beside it. */
@@ -200,19 +183,8 @@ export class EventStore {
       ),
     );
     if (full !== undefined && full.length > response.length) {
-      const { sessionId } = this.options;
-      const chunks: { _id: string; sessionId: string; toolCallId: string; n: number; data: string }[] = [];
-      for (let n = 0; n * OUTPUT_CHUNK_CHARS < full.length; n++) {
-        chunks.push({
-          _id: `${id}#${n}`,
-          sessionId,
-          toolCallId: id,
-          n,
-          data: full.slice(n * OUTPUT_CHUNK_CHARS, (n + 1) * OUTPUT_CHUNK_CHARS),
-        });
-      }
-      // One chunk per insert keeps every write far below the 16 MB message limit.
-      for (const chunk of chunks) this.outbox.enqueue(() => this.models.ToolOutput.create(chunk));
+      for (const chunk of toolOutputChunks(this.options.sessionId, id, full))
+        this.outbox.enqueue(() => this.models.ToolOutput.create(chunk));
     }
   }
 
