@@ -1,9 +1,14 @@
-import type { AgentData, AgentEvent, ChatTurn, Step, SubagentProcess, ToolOutput, TurnStats } from "@/lib/contracts";
-import { emptyStoredTexts, planAppends, safeEnd, type StoredTexts } from "./text-appends";
+import type { AgentData, AgentEvent, ChatTurn, SubagentProcess, ToolOutput } from "@/lib/contracts";
+import { newDoc, planDocumentWrite, type DocContent, type DocState, type DocumentWrite } from "./document-writes";
+import { endedTurnFields, processFields, streamingFields } from "./document-fields";
 import { callAt, findCall, processInTurn, type Agent } from "@/lib/turn/paths";
-import pRetry from "p-retry";
 import type { Models } from "@/models";
-import type { Logger } from "@/lib/log";
+import { WriteOutbox, type Write, type WriteOutboxOptions } from "./write-outbox";
+import { toolCallRecord, toolCallRecordId, toolOutputChunks } from "./tool-call-records";
+
+export { stepTextId } from "./document-writes";
+export { stepTimesOf } from "./document-fields";
+export { toolCallRecordId } from "./tool-call-records";
 
 /**
  * Persists a session's agent events as they are relayed. Writes run one at a time in
@@ -12,56 +17,28 @@ import type { Logger } from "@/lib/log";
  * appends only what the document does not hold yet (text-appends.ts): the bytes sent grow
  * with an answer's length, not its square. The store is handed the turn each event folded
  * into (the session's one fold, see docs/architecture.md) and writes from that, so what is
- * stored is what viewers were shown; it keeps no turn of its own and asks for none. A failed write is
- * retried with backoff, so a database that drops out for a while loses nothing once it is
- * back, and an append whose reply was lost is not stored twice (see `appendOp`).
+ * stored is what viewers were shown; it keeps no turn of its own and asks for none. Its
+ * writes go through the chat's outbox (write-outbox.ts), which retries a failed one with
+ * backoff, so a database that drops out for a while loses nothing once it is back; an
+ * append whose reply was lost is not stored twice (see `DocumentWrite`).
  */
 
-const OUTPUT_CHUNK_CHARS = 1_000_000;
-
-export interface EventStoreOptions {
+export interface EventStoreOptions extends WriteOutboxOptions {
   models: Models;
-  sessionId: string;
-  retry?: { attempts: number; baseDelayMs: number };
-  log?: Pick<Logger, "warn" | "error">;
-}
-
-type Op = () => Promise<unknown>;
-
-export const toolCallRecordId = (turnId: string, runId: string | null, callId: string) => `${turnId}:${runId ?? "m"}:${callId}`;
-
-/** One turn or run document as this writer last stored it (it is the only writer while the turn runs). */
-interface DocState {
-  kind: "turn" | "run";
-  turnId: string;
-  runId: string | null;
-  /** The document's `appendSeq`: an append names the value it expects, so a retried one that landed matches nothing. */
-  appendSeq: number;
-  texts: StoredTexts;
-  /** The texts as last planned, to tell an append from a rewrite (a replaced process). */
-  heldSteps: readonly { text: string; thinking: string }[];
-  /** JSON of each other field as last written, so an unchanged field is not sent again. */
-  fields: Map<string, string>;
-  response?: string;
-  /** Text streamed since its last append was queued, and for how many flushes it has waited. */
-  pendingChars: number;
-  waitedFlushes: number;
 }
 
 export class EventStore {
-  private queue: Promise<void> = Promise.resolve();
+  private readonly outbox: WriteOutbox;
   private readonly order = new Map<string, number>();
   /** Turn and run documents by id (a turn's id, or a run's). */
   private readonly docs = new Map<string, DocState>();
   private readonly dirty = new Set<DocState>();
-  private readonly retry: { attempts: number; baseDelayMs: number };
-  private pending = 0;
 
   private readonly models: Models;
 
   constructor(private readonly options: EventStoreOptions) {
     this.models = options.models;
-    this.retry = options.retry ?? { attempts: 8, baseDelayMs: 250 };
+    this.outbox = new WriteOutbox(options);
   }
 
   /**
@@ -73,7 +50,7 @@ export class EventStore {
     switch (event.type) {
       case "turn:started":
         this.docs.set(event.turnId, newDoc("turn", event.turnId, null));
-        this.enqueue(() =>
+        this.outbox.enqueue(() =>
           this.models.Turn.create({
             _id: event.turnId,
             sessionId,
@@ -83,7 +60,7 @@ export class EventStore {
             appendSeq: 0,
           }),
         );
-        this.enqueue(() => this.touchSession());
+        this.outbox.enqueue(() => this.touchSession());
         return;
       case "turn:data":
       case "subagent_data":
@@ -93,7 +70,7 @@ export class EventStore {
         const doc = newDoc("run", event.turnId, event.runId);
         doc.fields.set("prompt", JSON.stringify(event.prompt));
         this.docs.set(event.runId, doc);
-        this.enqueue(() =>
+        this.outbox.enqueue(() =>
           this.models.SubagentRun.create({
             _id: event.runId,
             sessionId,
@@ -124,8 +101,8 @@ export class EventStore {
         const doc = this.docs.get(event.turnId);
         if (!doc) return;
         this.dirty.delete(doc);
-        this.enqueue(this.appendOp(doc, true, turn && { steps: turn.steps, fields: endedTurnFields(turn) }));
-        this.enqueue(() => this.touchSession());
+        this.outbox.enqueue(this.appendOp(doc, true, turn && { steps: turn.steps, fields: endedTurnFields(turn) }));
+        this.outbox.enqueue(() => this.touchSession());
         return;
       }
     }
@@ -153,7 +130,7 @@ export class EventStore {
         const at = agent && findCall(agent, data.callId);
         const approval = (at && callAt(agent, at)?.approval) ?? data.approval;
         const id = toolCallRecordId(turnId, runId, data.callId);
-        this.enqueue(() => this.models.ToolCall.updateOne({ _id: id }, { $set: { approval } }));
+        this.outbox.enqueue(() => this.models.ToolCall.updateOne({ _id: id }, { $set: { approval } }));
         return;
       }
       case "steer":
@@ -166,8 +143,8 @@ export class EventStore {
   private saveSteering(turnId: string, runId: string | null, agent: Agent | undefined): void {
     const steering = agent?.steering;
     if (!steering) return;
-    if (runId === null) this.enqueue(() => this.models.Turn.updateOne({ _id: turnId }, { $set: { steering } }));
-    else this.enqueue(() => this.models.SubagentRun.updateOne({ _id: runId }, { $set: { steering } }));
+    if (runId === null) this.outbox.enqueue(() => this.models.Turn.updateOne({ _id: turnId }, { $set: { steering } }));
+    else this.outbox.enqueue(() => this.models.SubagentRun.updateOne({ _id: runId }, { $set: { steering } }));
   }
 
   /** The turns with streamed text not queued for writing yet: what the next `flush` is for. */
@@ -181,7 +158,7 @@ export class EventStore {
    */
   async drain(turns: Iterable<ChatTurn> = []): Promise<void> {
     for (const turn of turns) this.flush(turn, true);
-    await this.queue;
+    await this.outbox.drained();
   }
 
   private insertCall(
@@ -192,48 +169,22 @@ export class EventStore {
     const orderKey = `${turnId}|${runId ?? ""}`;
     const order = this.order.get(orderKey) ?? 0;
     this.order.set(orderKey, order + 1);
-    const { sessionId } = this.options;
-    this.enqueue(() =>
-      this.models.ToolCall.create({
-        _id: toolCallRecordId(turnId, runId, call.callId),
-        sessionId,
-        turnId,
-        runId,
-        callId: call.callId,
-        step: call.step,
-        order,
-        name: call.name,
-        parameters: call.parameters,
-        status: "running",
-        ...(call.at !== undefined ? { startedAt: call.at } : {}),
-      }),
-    );
+    this.outbox.enqueue(() => this.models.ToolCall.create(toolCallRecord(this.options.sessionId, turnId, runId, call, order)));
   }
 
   /** The preview goes on the call record; a longer whole text, in chunks beside it. */
   private saveResult(turnId: string, runId: string | null, callId: string, result: ToolOutput & { status: string; at?: string }): void {
     const id = toolCallRecordId(turnId, runId, callId);
     const { response, responseSize, status, fullResponse: full, at } = result;
-    this.enqueue(() =>
+    this.outbox.enqueue(() =>
       this.models.ToolCall.updateOne(
         { _id: id },
         { $set: { response, responseSize, status, ...(at !== undefined ? { endedAt: at } : {}) } },
       ),
     );
     if (full !== undefined && full.length > response.length) {
-      const { sessionId } = this.options;
-      const chunks: { _id: string; sessionId: string; toolCallId: string; n: number; data: string }[] = [];
-      for (let n = 0; n * OUTPUT_CHUNK_CHARS < full.length; n++) {
-        chunks.push({
-          _id: `${id}#${n}`,
-          sessionId,
-          toolCallId: id,
-          n,
-          data: full.slice(n * OUTPUT_CHUNK_CHARS, (n + 1) * OUTPUT_CHUNK_CHARS),
-        });
-      }
-      // One chunk per insert keeps every write far below the 16 MB message limit.
-      for (const chunk of chunks) this.enqueue(() => this.models.ToolOutput.create(chunk));
+      for (const chunk of toolOutputChunks(this.options.sessionId, id, full))
+        this.outbox.enqueue(() => this.models.ToolOutput.create(chunk));
     }
   }
 
@@ -246,7 +197,9 @@ export class EventStore {
     const doc = this.docs.get(runId);
     if (!doc || doc.turnId !== turnId) return;
     this.dirty.delete(doc);
-    this.enqueue(this.appendOp(doc, true, process && { steps: process.steps, fields: processFields(process), response: process.response }));
+    this.outbox.enqueue(
+      this.appendOp(doc, true, process && { steps: process.steps, fields: processFields(process), response: process.response }),
+    );
   }
 
   private markDirty(docId: string, chars: number): void {
@@ -268,184 +221,66 @@ export class EventStore {
       if (!all && doc.pendingChars < MIN_APPEND_CHARS && ++doc.waitedFlushes < MAX_WAIT_FLUSHES) continue;
       this.dirty.delete(doc);
       const agent = agentOf(turn, doc.runId);
-      this.enqueue(
-        this.appendOp(
-          doc,
-          false,
-          agent && { steps: agent.steps, fields: { stats: storedStats(agent.stats), ...stepTimesOf(agent.steps) } },
-        ),
-      );
+      this.outbox.enqueue(this.appendOp(doc, false, agent && { steps: agent.steps, fields: streamingFields(agent) }));
     }
   }
 
   /**
-   * One write of a turn or run document: what its texts gained since the last write
-   * (planned once, when the write's turn in the queue comes, and resent as is on retry),
-   * and those of its other fields that changed. The filter names the `appendSeq` the
-   * document had before, so a retry of an update that did land matches nothing.
+   * One write of a turn or run document (document-writes.ts), planned once, when the
+   * write's turn in the queue comes, and resent as is on retry.
    */
-  private appendOp(
-    doc: DocState,
-    final: boolean,
-    state: { steps: readonly Step[]; fields: Record<string, unknown>; response?: string } | undefined,
-  ): Op {
+  private appendOp(doc: DocState, final: boolean, content: DocContent | undefined): Write {
     doc.pendingChars = 0;
     doc.waitedFlushes = 0;
     let attempt: (() => Promise<void>) | undefined;
     return () => {
       if (!attempt) {
-        if (!state) return Promise.resolve();
-        attempt = this.planWrite(doc, state, final);
+        if (!content) return Promise.resolve();
+        attempt = this.sender(doc, planDocumentWrite(doc, content, final), final);
       }
       return attempt();
     };
   }
 
-  private planWrite(
-    doc: DocState,
-    state: { steps: readonly Step[]; fields: Record<string, unknown>; response?: string },
-    final: boolean,
-  ): () => Promise<void> {
-    const rewrite = !extendsHeld(doc.heldSteps, state.steps, final);
-    const from = rewrite ? emptyStoredTexts() : doc.texts;
-    const textId = (i: number, field: string) => stepTextId(doc.turnId, doc.runId, `${i}:${field}`);
-    const plan = planAppends(from, state.steps, { textId, inlineBudget: INLINE_TEXT_CHARS, chunkChars: OUTPUT_CHUNK_CHARS, final });
-    const set: Record<string, unknown> = { ...plan?.set };
-    const chunks = plan?.chunks.slice() ?? [];
-    let inline = plan?.next.inline ?? from.inline;
-    if (rewrite) {
-      this.options.log?.warn("a stored text was replaced rather than extended; rewriting it", {
-        sessionId: this.options.sessionId,
-        docId: doc.runId ?? doc.turnId,
-      });
-      set.steps = state.steps.map((_, i) => plan?.set[`steps.${i}`]);
-      for (const key of Object.keys(plan?.set ?? {})) delete set[key];
-    }
-    const fields = new Map<string, string>();
-    for (const [key, value] of Object.entries(state.fields)) {
-      const json = JSON.stringify(value);
-      if (doc.fields.get(key) === json) continue;
-      fields.set(key, json);
-      set[key] = value;
-    }
-    let response = doc.response;
-    if (state.response !== undefined && state.response !== doc.response) {
-      response = state.response;
-      const responseId = stepTextId(doc.turnId, doc.runId, "response");
-      if (state.response.length <= INLINE_TEXT_CHARS - inline) {
-        set.response = state.response;
-        inline += state.response.length;
-      } else {
-        set.response = "";
-        let n = 0;
-        for (let at = 0; at < state.response.length; n++) {
-          const end =
-            at + OUTPUT_CHUNK_CHARS >= state.response.length ? state.response.length : safeEnd(state.response, at + OUTPUT_CHUNK_CHARS);
-          chunks.push({ textId: responseId, offset: at, data: state.response.slice(at, end) });
-          at = end;
-        }
-        set.responseChunks = n;
-      }
-    }
-    const update: Record<string, unknown> = { $inc: { appendSeq: 1, ...(rewrite ? {} : plan?.inc) } };
-    if (Object.keys(set).length > 0) update.$set = set;
-    if (!rewrite && plan && Object.keys(plan.push).length > 0) update.$push = plan.push;
-    const nothing = !plan && !rewrite && update.$set === undefined;
-    const expected = doc.appendSeq;
-    const next: StoredTexts = plan?.next ?? from;
-    const commit = () => {
-      doc.appendSeq = expected + 1;
-      doc.texts = { steps: next.steps, inline };
-      doc.heldSteps = state.steps;
-      for (const [key, json] of fields) doc.fields.set(key, json);
-      doc.response = response;
-    };
-    if (nothing) return async () => undefined;
+  /** Each attempt of a planned write: replaced texts' chunks deleted (once), text chunks, then the document. */
+  private sender(doc: DocState, write: DocumentWrite | undefined, final: boolean): () => Promise<void> {
+    if (!write) return async () => undefined;
     const { sessionId } = this.options;
+    const docId = doc.runId ?? doc.turnId;
+    const replaced = write.replacedTextIds;
+    if (replaced) this.options.log?.warn("a stored text was replaced rather than extended; rewriting it", { sessionId, docId });
     const model = (doc.kind === "turn" ? this.models.Turn : this.models.SubagentRun) as typeof this.models.Turn;
+    const { update } = write;
     // A streaming append (a text piece, new steps, stats: values already of the stored
-    // types, see `storedStats`) goes to the driver as is: mongoose's casting of it cost
+    // types, see document-fields.ts) goes to the driver as is: mongoose's casting of it cost
     // about a third of each write, and the writes come ten times a second per running
     // text, on the relay's event loop. The last write and rewrites keep mongoose's casting.
     const updateOne =
-      final || rewrite
+      final || replaced
         ? (filter: Record<string, unknown>) => model.updateOne(filter, update, { timestamps: false })
         : (filter: Record<string, unknown>) => model.collection.updateOne(filter, update);
     let tries = 0;
-    let cleared = !rewrite;
+    let cleared = !replaced;
     return async () => {
       tries++;
       if (!cleared) {
-        const ids = doc.heldSteps.flatMap((_, i) => [textId(i, "text"), textId(i, "thinking")]);
-        await this.models.TextChunk.deleteMany({ sessionId, textId: { $in: ids } });
+        await this.models.TextChunk.deleteMany({ sessionId, textId: { $in: replaced } });
         cleared = true;
       }
       // Chunks first: a document never names text it does not have. Keyed by offset, so a retry overwrites.
-      for (const chunk of chunks) {
-        const { textId: id, offset, data } = chunk;
+      for (const { textId, offset, data } of write.chunks) {
         await this.models.TextChunk.updateOne(
-          { _id: `${id}#${offset}` },
-          { $set: { sessionId, textId: id, n: offset, data } },
+          { _id: `${textId}#${offset}` },
+          { $set: { sessionId, textId, n: offset, data } },
           { upsert: true },
         );
       }
-      const result = await updateOne({ _id: doc.runId ?? doc.turnId, appendSeq: expected });
+      const result = await updateOne({ _id: docId, appendSeq: write.expectedSeq });
       if (result.matchedCount === 0 && tries === 1) {
-        this.options.log?.warn("a stored turn or run was not where its writer left it", {
-          sessionId,
-          docId: doc.runId ?? doc.turnId,
-          appendSeq: expected,
-        });
+        this.options.log?.warn("a stored turn or run was not where its writer left it", { sessionId, docId, appendSeq: write.expectedSeq });
       }
-      commit();
+      write.commit();
     };
-  }
-
-  /**
-   * The outbox: writes wait here, in order, while the database is away, for as long as it
-   * is away. It is bounded: past MAX_PENDING_WRITES new writes are shed, each one logged.
-   */
-  private enqueue(op: Op): void {
-    if (this.pending >= MAX_PENDING_WRITES) {
-      this.options.log?.error("the database has been away too long: shedding an event write", {
-        sessionId: this.options.sessionId,
-        pending: this.pending,
-      });
-      return;
-    }
-    this.pending++;
-    this.queue = this.queue.then(() => this.runWithRetry(op)).finally(() => this.pending--);
-  }
-
-  /**
-   * Retries with backoff (p-retry). While the database is unreachable a write is retried
-   * until it lands; a write the database refuses (too large, invalid) is tried `attempts`
-   * times and then given up, loudly, so it cannot hold up the writes behind it. A
-   * duplicate key means an earlier attempt did land before its reply was lost.
-   */
-  private async runWithRetry(op: Op): Promise<void> {
-    const { attempts, baseDelayMs } = this.retry;
-    try {
-      await pRetry(op, {
-        retries: Number.POSITIVE_INFINITY,
-        minTimeout: baseDelayMs,
-        maxTimeout: 10_000,
-        factor: 2,
-        shouldRetry: ({ error, retriesConsumed }) => !landed(error) && (unreachable(error) || retriesConsumed < attempts - 1),
-        onFailedAttempt: ({ error, attemptNumber }) => {
-          if (!landed(error) && (attemptNumber === 1 || attemptNumber % 10 === 0)) {
-            this.options.log?.warn("persisting an event failed; retrying", {
-              attempt: attemptNumber,
-              pending: this.pending,
-              error: String(error),
-            });
-          }
-        },
-      });
-    } catch (error) {
-      if (!landed(error))
-        this.options.log?.error("could not persist an event", { sessionId: this.options.sessionId, error: String(error) });
-    }
   }
 }
 
@@ -453,111 +288,7 @@ export class EventStore {
 const MIN_APPEND_CHARS = 512;
 const MAX_WAIT_FLUSHES = 10;
 
-function newDoc(kind: DocState["kind"], turnId: string, runId: string | null): DocState {
-  return {
-    kind,
-    turnId,
-    runId,
-    appendSeq: 0,
-    texts: emptyStoredTexts(),
-    heldSteps: [],
-    fields: new Map(),
-    pendingChars: 0,
-    waitedFlushes: 0,
-  };
-}
-
 /** The master's turn itself (`runId` null), or one of its runs at any depth. */
 function agentOf(turn: ChatTurn, runId: string | null): Agent | undefined {
   return runId === null ? turn : processInTurn(turn, runId);
-}
-
-/**
- * Whether `steps` only add to what was held: texts grow at their end, steps are added
- * after. While a run streams the fold only appends (by offset), so lengths say it; the
- * last write compares text, in case the fold ever replaced a text rather than extended it.
- */
-function extendsHeld(
-  held: readonly { text: string; thinking: string }[],
-  steps: readonly { text: string; thinking: string }[],
-  compareText: boolean,
-): boolean {
-  if (steps.length < held.length) return false;
-  for (let i = 0; i < held.length; i++) {
-    const before = held[i]!;
-    const now = steps[i]!;
-    if (before === now) continue;
-    if (!grows(before.text, now.text, compareText) || !grows(before.thinking, now.thinking, compareText)) return false;
-  }
-  return true;
-}
-
-function grows(before: string, now: string, compareText: boolean): boolean {
-  if (before === now) return true;
-  return now.length >= before.length && (!compareText || now.startsWith(before));
-}
-
-/** Writes queued per session while the database is away, at most (each a few KB at most). */
-const MAX_PENDING_WRITES = 50_000;
-
-const landed = (error: unknown) => (error as { code?: number }).code === 11000;
-
-/** The database did not answer (down, paused, restarting), as opposed to refusing the write. */
-function unreachable(error: unknown): boolean {
-  const { name = "", message = "" } = error as { name?: string; message?: string };
-  return (
-    /MongoNetwork|ServerSelection|PoolCleared|NotConnected|Topology/.test(name) ||
-    /buffering timed out|ECONNREFUSED|ECONNRESET|connection .*closed|timed out/i.test(message)
-  );
-}
-
-/** Longest text kept inside its turn or run document (a UTF-16 million is at most 3 MB of UTF-8). */
-const INLINE_TEXT_CHARS = 1_000_000;
-
-/** Names one long text of a turn: the master's (`m`) or a run's step text, reasoning or response. */
-export function stepTextId(turnId: string, runId: string | null, part: string): string {
-  return `${turnId}:${runId ?? "m"}:${part}`;
-}
-
-/** The steps' times as stored (`stepTimesField`), or nothing while no step has ended with times. */
-export function stepTimesOf(steps: readonly Step[]): { stepTimes?: ([string, string] | null)[] } {
-  if (!steps.some((s) => s.startedAt !== undefined)) return {};
-  return { stepTimes: steps.map((s) => (s.startedAt !== undefined && s.endedAt !== undefined ? [s.startedAt, s.endedAt] : null)) };
-}
-
-function endedTurnFields(turn: ChatTurn) {
-  return {
-    ...stepTimesOf(turn.steps),
-    status: turn.status,
-    stats: turn.stats,
-    ...(turn.error !== undefined ? { error: turn.error } : {}),
-    ...(turn.endedAt ? { endedAt: new Date(turn.endedAt) } : {}),
-  };
-}
-
-/** Stats as the schema stores them (statsSchema), built here since a streaming append skips mongoose's casting. */
-function storedStats(stats: TurnStats): TurnStats {
-  const { chat, system } = stats;
-  return {
-    chat: { inputTokens: chat.inputTokens, outputTokens: chat.outputTokens },
-    system: { inputTokens: system.inputTokens, outputTokens: system.outputTokens },
-    steps: stats.steps,
-    runtimeMs: stats.runtimeMs,
-    cost: stats.cost,
-  };
-}
-
-/** A process's fields but its texts (steps and response are written by `writeProcess`). */
-function processFields(p: SubagentProcess) {
-  return {
-    ...stepTimesOf(p.steps),
-    prompt: p.prompt,
-    status: p.status,
-    stats: p.stats,
-    ...(p.endReason ? { endReason: p.endReason } : {}),
-    ...(p.error ? { error: p.error } : {}),
-    ...(p.endedAt ? { endedAt: new Date(p.endedAt) } : {}),
-    ...(p.model !== undefined ? { model: p.model } : {}),
-    ...(p.steering ? { steering: p.steering } : {}),
-  };
 }

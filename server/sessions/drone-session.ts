@@ -1,7 +1,6 @@
 import {
   AppError,
   TURN_PAGE_SIZE,
-  isDataEvent,
   type AgentEvent,
   type ChatTurn,
   type RunCommand,
@@ -12,67 +11,28 @@ import {
 import type { TurnRetry } from "@/lib/agent/retry";
 import { planRetry } from "@/lib/agent/retry-plan";
 import { findRun } from "@/lib/turn/retries";
-import { coalesceText, isTextEvent, type TextEvent } from "@/lib/turn/coalesce";
-import { applyEvent, turnFromStart } from "@/lib/turn/reduce";
+import { isTextEvent } from "@/lib/turn/coalesce";
 import type { EventStore } from "@/server/data/event-store";
 import type { ModelCallLog } from "@/server/data/model-call-log";
 import { newId } from "@/server/data/ids";
 import { DEFAULT_TITLE, type ChatStore } from "@/server/data/store";
-import { ReplayWindow } from "./replay-window";
 import type { TurnHandle, TurnRunner } from "./turn-runner";
 import type { Logger } from "@/lib/log";
-import { followStep } from "@/server/cluster/follow";
-import { ghostEndEvents } from "@/server/cluster/ghost-events";
+import { SequenceNumbers } from "./sequence-numbers";
+import { LiveTurns } from "./live-turns";
+import { overlayLiveTurns } from "./history-overlay";
+import { NumberedRelay } from "./numbered-relay";
+import { TextFlush } from "./text-flush";
+import { controlRun, type ControlAnswer } from "./run-controls";
+import { endGhostTurn } from "./ghost-takeover";
+import type { DroneCluster, MirrorSnapshot, TurnLease } from "./cluster-port";
+
+export type { DroneCluster, MirrorSnapshot } from "./cluster-port";
+export { REPLAY_LIMIT } from "./numbered-relay";
 
 /** The one command that answers something: how the retry started. */
 export type RetryCommand = Extract<RunCommand, { kind: "retry" }>;
 
-/**
- * Scale-out (server/cluster, docs/architecture.md "Cluster"): present only with REDIS_URL. A turn starts only
- * once this process holds the chat's lease, and every relayed event is also published
- * for the viewers on other processes.
- */
-export interface DroneCluster {
-  /**
-   * Takes the chat's turn lease (`busy` when another process runs a turn in it) and keeps
-   * it renewed until `release`; `previousSeq` is where the chat's numbering stands (null:
-   * never leased, numbers must start past every block reserved so far).
-   */
-  claim(
-    sessionId: string,
-    turnId: string,
-    ownerId: string,
-    currentSeq: () => number,
-    lost: () => void,
-  ): Promise<{ previousSeq: number | null; release(seq: number): Promise<void> }>;
-  publish(event: SessionEvent): void;
-}
-
-/** A running turn as another process sees it: consistent with `seq` (for a mirror's resync). */
-export interface MirrorSnapshot {
-  turn: ChatTurn | null;
-  seq: number;
-}
-
-/**
- * The server side of one chat session: starts turns, and for every event the agent
- * publishes it (1) stamps the next sequence number, (2) folds it into the in-memory turn,
- * (3) queues it for MongoDB and (4) relays it to the session's room, in that order, in
- * one synchronous step. A browser that joins later gets a snapshot consistent with a
- * sequence number, or the events it missed; either way it converges on the live state.
- *
- * Streamed text is the bulk of the events and nobody reads the turn between two tokens,
- * so text events are folded when the turn is next read (storage, a join, history) or
- * once FOLD_BATCH of them wait, merged where they continue each other
- * (lib/turn/coalesce.ts): one fold per stretch of text instead of one per token, and the
- * same turn. Every other event folds at once, after the text before it.
- */
-
-const SEQ_BLOCK = 1_000_000;
-/** Events kept for replay; a client further behind gets a snapshot instead. */
-export const REPLAY_LIMIT = 50_000;
-/** Text events folded at once at most (a bound on the work of one read and on what waits). */
-const FOLD_BATCH = 1_024;
 /** How often streamed text is handed to the store to write (at most one write per document each time). */
 const FLUSH_MS = 100;
 const TITLE_CHARS = 60;
@@ -98,43 +58,51 @@ interface ActiveTurn {
   finished?: Promise<void>;
 }
 
+/**
+ * The server side of one chat session: starts turns, and for every event the agent
+ * publishes it (1) folds it into the in-memory turn (live-turns.ts), (2) queues it for
+ * MongoDB and (3) stamps the next sequence number and relays it to the session's room
+ * (numbered-relay.ts), in that order, in one synchronous step. A browser that joins later gets a snapshot
+ * consistent with a sequence number, or the events it missed; either way it converges on
+ * the live state.
+ */
 export class DroneSession {
   readonly sessionId: string;
   private title: string;
-  private seq = 0;
-  private seqLimit = 0;
-  private reserving: Promise<void> | undefined;
-  /** The last events relayed, for a rejoin that missed a few (REPLAY_LIMIT). */
-  private replay = new ReplayWindow(REPLAY_LIMIT);
-  /** Text events relayed but not folded yet, in order (see the class comment). */
-  private unfolded: TextEvent[] = [];
   /** The running turn and the last finished ones, newer than what MongoDB may hold yet. */
-  private readonly liveTurns = new Map<string, ChatTurn>();
+  private readonly live: LiveTurns;
+  /** Numbers what the viewers are sent, keeps the last for a rejoin, relays it. */
+  private readonly relay: NumberedRelay;
   private active: ActiveTurn | undefined;
   /** Being deleted: no turn may start any more. */
   private closed = false;
-  private flushTimer: NodeJS.Timeout | undefined;
   private readonly store: EventStore;
+  private readonly textFlush: TextFlush;
   private readonly modelCalls: ModelCallLog;
   /** The search index's writes for this chat, chained (see `index`). */
   private indexing: Promise<void> = Promise.resolve();
 
-  private constructor(private readonly deps: DroneSessionDeps) {
+  private constructor(
+    private readonly deps: DroneSessionDeps,
+    private readonly numbers: SequenceNumbers,
+  ) {
     this.sessionId = deps.sessionId;
     this.title = deps.title;
     this.store = deps.store.eventWriter({ sessionId: deps.sessionId, log: deps.log });
     this.modelCalls = deps.store.modelCallLog({ sessionId: deps.sessionId, log: deps.log });
+    this.live = new LiveTurns(deps.sessionId, (turn) => this.index(turn), deps.log);
+    const publish = deps.cluster && ((event: SessionEvent) => deps.cluster!.publish(event));
+    this.relay = new NumberedRelay(deps.sessionId, numbers, this.live, deps.relay, publish);
+    this.textFlush = new TextFlush(this.store, this.live, deps.flushMs ?? FLUSH_MS, deps.log);
   }
 
   static async open(deps: DroneSessionDeps): Promise<DroneSession> {
-    const session = new DroneSession(deps);
-    session.seq = await deps.store.reserveSeqBlock(deps.sessionId, SEQ_BLOCK);
-    session.seqLimit = session.seq + SEQ_BLOCK;
-    return session;
+    const numbers = await SequenceNumbers.open((count) => deps.store.reserveSeqBlock(deps.sessionId, count), deps.log);
+    return new DroneSession(deps, numbers);
   }
 
   get currentSeq(): number {
-    return this.seq;
+    return this.relay.seq;
   }
 
   get runningTurnId(): string | undefined {
@@ -157,7 +125,7 @@ export class DroneSession {
     const slot: ActiveTurn = { turnId };
     this.active = slot;
     let handle: TurnHandle;
-    let lease: Awaited<ReturnType<DroneCluster["claim"]>> | undefined;
+    let lease: TurnLease | undefined;
     try {
       if (this.deps.cluster) lease = await this.claimLease(slot, ownerId ?? "");
       const history = (await this.history()).filter((t) => t.status !== "running");
@@ -178,7 +146,7 @@ export class DroneSession {
       });
     } catch (error) {
       this.active = undefined;
-      await lease?.release(this.seq);
+      await lease?.release(this.relay.seq);
       throw error;
     }
     slot.handle = handle;
@@ -191,8 +159,8 @@ export class DroneSession {
         // Cluster: the next holder loads the history from MongoDB, so it is all there first.
         if (lease)
           await this.drain().then(
-            () => lease.release(this.seq),
-            () => lease.release(this.seq),
+            () => lease.release(this.relay.seq),
+            () => lease.release(this.relay.seq),
           );
         if (this.active === slot) this.active = undefined;
       });
@@ -212,26 +180,12 @@ export class DroneSession {
         this.cancel(command.turnId);
         return undefined;
       case "steer":
-        return this.control(this.active?.handle?.steer(command.runId, command.message), `Run ${command.runId} is not running.`);
       case "kill":
-        return this.control(this.active?.handle?.kill(command.runId), `Run ${command.runId} is not running.`);
-      case "decide": {
-        const decision = { approve: command.approve, by: command.by, ...(command.reason !== undefined ? { reason: command.reason } : {}) };
-        return this.control(
-          this.active?.handle?.decide?.(command.callId, command.runId, decision),
-          `No approval is waiting for call ${command.callId}.`,
-        );
-      }
+      case "decide":
+        return answered(controlRun(this.active?.handle, command));
       case "retry":
         return this.retry(command.runId, command.task, claim, ownerId);
     }
-  }
-
-  /** The runtime's answer to a control, or `missing` when no turn runs to answer. */
-  private control(result: { ok: true } | { ok: false; message: string } | undefined, missing: string): undefined {
-    const answer = result ?? { ok: false as const, message: missing };
-    if (!answer.ok) throw new AppError("not_found", answer.message);
-    return undefined;
   }
 
   cancel(turnId: string): void {
@@ -278,17 +232,18 @@ export class DroneSession {
     lastSeq: number | undefined,
     subscribe: (missed: SessionEvent[] | null, seq: number) => void = () => undefined,
   ): Promise<JoinResult> {
-    if (lastSeq !== undefined && this.canReplayFrom(lastSeq)) {
-      subscribe(this.eventsAfter(lastSeq), this.seq);
-      return { mode: "replay", sessionId: this.sessionId, seq: this.seq };
+    const missed = lastSeq === undefined ? null : this.relay.missedAfter(lastSeq);
+    if (missed) {
+      subscribe(missed, this.relay.seq);
+      return { mode: "replay", sessionId: this.sessionId, seq: this.relay.seq };
     }
     const stored = await this.deps.store.loadHistoryPage(this.sessionId, TURN_PAGE_SIZE);
     // From here on, one synchronous step: the streamed text waiting to be folded is folded,
     // the page is read and the viewer subscribed, so no event falls between the snapshot
     // and the room (the snapshot's seq covers exactly what it holds).
-    const { turns, older } = this.overlay(stored);
-    subscribe(null, this.seq);
-    return { mode: "snapshot", sessionId: this.sessionId, title: this.title, seq: this.seq, turns, older };
+    const turns = overlayLiveTurns(stored.turns, this.live.all(), true);
+    subscribe(null, this.relay.seq);
+    return { mode: "snapshot", sessionId: this.sessionId, title: this.title, seq: this.relay.seq, turns, older: stored.older };
   }
 
   /**
@@ -298,46 +253,25 @@ export class DroneSession {
    * not hold yet, so the running turn is always in the join's page.
    */
   async page(limit: number, before?: string): Promise<{ turns: ChatTurn[]; older: string | null }> {
-    return this.overlay(await this.deps.store.loadHistoryPage(this.sessionId, limit, before), before);
-  }
-
-  /** A stored page with the in-memory turns laid over it (folding what streamed text waits first). */
-  private overlay(stored: { turns: ChatTurn[]; older: string | null }, before?: string): { turns: ChatTurn[]; older: string | null } {
-    this.foldUnfolded();
-    const seen = new Set<string>();
-    const turns = stored.turns.map((turn) => {
-      seen.add(turn.turnId);
-      return this.liveTurns.get(turn.turnId) ?? turn;
-    });
-    if (before === undefined) for (const [turnId, turn] of this.liveTurns) if (!seen.has(turnId)) turns.push(turn);
-    return { turns, older: stored.older };
+    const stored = await this.deps.store.loadHistoryPage(this.sessionId, limit, before);
+    return { turns: overlayLiveTurns(stored.turns, this.live.all(), before === undefined), older: stored.older };
   }
 
   /** The server's fold of a turn still held in memory (the running one and the last finished). */
   liveTurn(turnId: string): ChatTurn | undefined {
-    this.foldUnfolded();
-    return this.liveTurns.get(turnId);
+    return this.live.get(turnId);
   }
 
   /** Stored turns with the in-memory ones laid over them (they may be newer). */
   async history(): Promise<ChatTurn[]> {
     const stored = await this.deps.store.loadHistory(this.sessionId);
-    this.foldUnfolded();
-    const seen = new Set<string>();
-    const merged = stored.map((turn) => {
-      seen.add(turn.turnId);
-      return this.liveTurns.get(turn.turnId) ?? turn;
-    });
-    for (const [turnId, turn] of this.liveTurns) if (!seen.has(turnId)) merged.push(turn);
-    return merged;
+    return overlayLiveTurns(stored, this.live.all(), true);
   }
 
   /** Resolves when every event so far is in MongoDB. */
   async drain(): Promise<void> {
-    clearTimeout(this.flushTimer);
-    this.flushTimer = undefined;
-    this.foldUnfolded();
-    await Promise.all([this.store.drain(this.liveTurns.values()), this.modelCalls.drain()]);
+    this.textFlush.stop();
+    await Promise.all([this.store.drain(this.live.all().values()), this.modelCalls.drain()]);
   }
 
   /** Waits for the running turn, if any, to end, and for everything to be written. */
@@ -361,28 +295,21 @@ export class DroneSession {
   }
 
   /** Cluster: takes the lease and continues the chat's numbering where the last holder left it. */
-  private async claimLease(slot: ActiveTurn, ownerId: string): Promise<Awaited<ReturnType<DroneCluster["claim"]>>> {
+  private async claimLease(slot: ActiveTurn, ownerId: string): Promise<TurnLease> {
     const lost = () => {
       // Swept by another process after a stall: this turn is no longer ours to run.
       if (this.active === slot) this.active.handle?.cancel();
     };
-    const lease = await this.deps.cluster!.claim(this.sessionId, slot.turnId, ownerId, () => this.seq, lost);
+    const lease = await this.deps.cluster!.claim(this.sessionId, slot.turnId, ownerId, () => this.relay.seq, lost);
     try {
-      if (lease.previousSeq === null) this.jumpTo(Math.max(this.seq, await this.deps.store.reserveSeqBlock(this.sessionId, SEQ_BLOCK)));
-      else this.jumpTo(Math.max(this.seq, lease.previousSeq));
+      const seq = this.relay.seq;
+      if (lease.previousSeq === null) this.relay.jumpTo(Math.max(seq, await this.numbers.freshStart()));
+      else this.relay.jumpTo(Math.max(seq, lease.previousSeq));
     } catch (error) {
-      await lease.release(this.seq);
+      await lease.release(this.relay.seq);
       throw error;
     }
     return lease;
-  }
-
-  /** Numbering moves on past a gap: the replay window (consecutive numbers) starts again. */
-  private jumpTo(seq: number): void {
-    if (seq === this.seq) return;
-    this.foldUnfolded();
-    this.seq = seq;
-    this.replay = new ReplayWindow(REPLAY_LIMIT);
   }
 
   /**
@@ -392,22 +319,14 @@ export class DroneSession {
    * the caller resynchronises (`adopt`).
    */
   follow(event: SessionEvent): "applied" | "skipped" | "gap" {
-    const step = followStep({ seq: this.seq, running: this.hasRunningTurn() }, event);
-    if (step === "skip") return "skipped";
-    if (step === "gap") return "gap";
-    if (step === "jump") this.jumpTo(event.seq - 1);
-    this.foldInOrder(event);
-    this.seq = event.seq;
-    this.replay.push(event);
-    this.deps.relay(event);
-    return "applied";
+    return this.relay.follow(event);
   }
 
   /** What the owner has of its running turn, consistent with its sequence number (one synchronous step). */
   mirrorSnapshot(): MirrorSnapshot | null {
     const turnId = this.active?.turnId;
     if (!turnId) return null;
-    return { turn: this.liveTurn(turnId) ?? null, seq: this.seq };
+    return { turn: this.liveTurn(turnId) ?? null, seq: this.relay.seq };
   }
 
   /**
@@ -416,55 +335,14 @@ export class DroneSession {
    * ended while we were not listening, and MongoDB has them now.
    */
   adopt(snapshot: MirrorSnapshot): void {
-    this.foldUnfolded();
-    for (const [turnId, turn] of this.liveTurns)
-      if (turn.status === "running" && turnId !== snapshot.turn?.turnId) this.liveTurns.delete(turnId);
-    if (snapshot.turn) this.liveTurns.set(snapshot.turn.turnId, snapshot.turn);
-    this.seq = Math.max(0, snapshot.seq);
-    this.replay = new ReplayWindow(REPLAY_LIMIT);
+    this.relay.adopt(snapshot.turn, snapshot.seq);
   }
 
-  /**
-   * Cluster: ends the turn a dead process left running (its lease expired and this process
-   * took it over): viewers get the end events with the next numbers, MongoDB gets the
-   * same through the store's sweep of that turn. Returns the last number used.
-   */
+  /** Cluster: ends the turn a dead process left running, this process having taken its lease over (ghost-takeover.ts). */
   async endGhost(turnId: string, leaseSeq: number, now = new Date(), recovered?: { turn: ChatTurn; seq: number }): Promise<number> {
-    // The stream's fold is the whole of what the dead owner relayed (this process's mirror
-    // may still be reading its last entries); MongoDB's copy lags by its last flush.
-    if (recovered && recovered.turn.status !== "running") {
-      // The owner finished the turn (viewers saw its end) and died before its writer
-      // flushed it or its lease was released: store it as it ended; nothing to tell anyone.
-      await this.deps.store.rewriteTurn(this.sessionId, recovered.turn);
-      await this.deps.store.ghostSweep(now, { sessionId: this.sessionId, turnId });
-      return this.seq;
-    }
-    const whole = recovered?.turn.status === "running" ? recovered.turn : this.liveTurn(turnId);
-    const turn = whole ?? (await this.history()).find((t) => t.turnId === turnId);
-    // Stored first: a viewer that reloads on seeing the end finds it in MongoDB. The turn is
-    // written whole, already ended as viewers will fold it.
-    if (whole?.status === "running") {
-      let ended = whole;
-      for (const event of ghostEndEvents(whole, now.toISOString())) ended = applyEvent(ended, event);
-      await this.deps.store.rewriteTurn(this.sessionId, ended);
-    }
-    await this.deps.store.ghostSweep(now, { sessionId: this.sessionId, turnId });
-    if (turn?.status !== "running") return this.seq;
-    // Numbers start past every reservation: the dead owner may have relayed events to its
-    // own viewers that never reached the stream, under numbers a continuation would hand
-    // out again with other content. Viewers elsewhere see the jump and rejoin (a snapshot).
-    this.jumpTo(Math.max(this.seq, leaseSeq, recovered?.seq ?? 0, await this.deps.store.reserveSeqBlock(this.sessionId, SEQ_BLOCK)));
-    this.liveTurns.set(turnId, turn);
-    for (const event of ghostEndEvents(turn, now.toISOString())) {
-      this.fold(event);
-      this.emit(event);
-    }
-    return this.seq;
-  }
-
-  private hasRunningTurn(): boolean {
-    for (const turn of this.liveTurns.values()) if (turn.status === "running") return true;
-    return false;
+    const { sessionId, live, relay, numbers } = this;
+    const historyTurn = async (id: string) => (await this.history()).find((t) => t.turnId === id);
+    return endGhostTurn({ sessionId, store: this.deps.store, live, relay, numbers, historyTurn }, turnId, leaseSeq, now, recovered);
   }
 
   setTitle(title: string): void {
@@ -472,107 +350,19 @@ export class DroneSession {
   }
 
   private onEvent(event: AgentEvent): void {
-    this.foldInOrder(event);
+    this.live.add(event);
     if (isTextEvent(event)) this.store.record(event);
-    else this.store.record(event, this.liveTurns.get(event.turnId));
-    this.emit(event);
-    if (!this.flushTimer && this.store.waiting().size > 0) this.scheduleFlush();
-  }
-
-  /** A few times a second, the store is handed the fold of streamed text to write. */
-  private scheduleFlush(): void {
-    this.flushTimer = setTimeout(() => {
-      this.flushTimer = undefined;
-      this.foldUnfolded();
-      for (const turnId of this.store.waiting()) {
-        const turn = this.liveTurns.get(turnId);
-        if (turn) this.store.flush(turn);
-        else this.deps.log?.warn("streamed text of a turn no longer held was not written", { turnId });
-      }
-      if (this.store.waiting().size > 0) this.scheduleFlush();
-    }, this.deps.flushMs ?? FLUSH_MS);
-  }
-
-  /** Stamps the next number, keeps it for replay and relays it (and, in a cluster, publishes it). */
-  private emit(event: AgentEvent): void {
-    const relayed = stamped(withoutFullText(event), this.sessionId, this.nextSeq());
-    this.replay.push(relayed);
-    this.deps.relay(relayed);
-    this.deps.cluster?.publish(relayed);
-  }
-
-  /** Text waits to be folded in a batch (see the class comment); any other event folds now, after it. */
-  private foldInOrder(event: AgentEvent): void {
-    if (isTextEvent(event)) {
-      this.unfolded.push(event);
-      if (this.unfolded.length >= FOLD_BATCH) this.foldUnfolded();
-    } else {
-      this.foldUnfolded();
-      this.fold(event);
-    }
-  }
-
-  /** Folds the text events waiting, in order, contiguous ones merged. */
-  private foldUnfolded(): void {
-    if (this.unfolded.length === 0) return;
-    const events = this.unfolded;
-    this.unfolded = [];
-    for (const event of events.length === 1 ? events : coalesceText(events)) this.fold(event);
-  }
-
-  private fold(event: AgentEvent): void {
-    if (event.type === "turn:started") {
-      // Keep only the last finished turn besides the new one: older ones are durable.
-      for (const [turnId, turn] of this.liveTurns) if (turn.status !== "running" && this.liveTurns.size > 1) this.liveTurns.delete(turnId);
-      this.liveTurns.set(event.turnId, turnFromStart(event, this.sessionId));
-      this.index(event.turnId);
-      return;
-    }
-    const turn = this.liveTurns.get(event.turnId);
-    if (!turn) {
-      this.deps.log?.warn("event for an unknown turn", { type: event.type, turnId: event.turnId });
-      return;
-    }
-    this.liveTurns.set(event.turnId, applyEvent(turn, event));
-    if (event.type === "turn:ended") this.index(event.turnId);
+    else this.store.record(event, this.live.get(event.turnId));
+    this.relay.emit(event);
+    this.textFlush.wake();
   }
 
   /** Search finds a turn by its prompt once it starts, and by its answers once it ends. */
-  private index(turnId: string): void {
-    const turn = this.liveTurns.get(turnId);
-    if (!turn) return;
+  private index(turn: ChatTurn): void {
     // One write at a time, in order: the start's entry must never land after the end's.
     this.indexing = this.indexing
       .then(() => this.deps.store.indexTurns(this.sessionId, [turn]))
       .catch((error: unknown) => this.deps.log?.warn("could not index the turn for search", { error: String(error) }));
-  }
-
-  private nextSeq(): number {
-    this.seq += 1;
-    if (this.seqLimit - this.seq < SEQ_BLOCK / 2 && !this.reserving) {
-      this.reserving = this.deps.store
-        .reserveSeqBlock(this.sessionId, SEQ_BLOCK)
-        .then((start) => {
-          // Numbers below the newest reservation were never handed out by another process.
-          this.seqLimit = start + SEQ_BLOCK;
-        })
-        .catch((error: unknown) => this.deps.log?.warn("could not reserve sequence numbers", { error: String(error) }))
-        .finally(() => {
-          this.reserving = undefined;
-        });
-    }
-    return this.seq;
-  }
-
-  private canReplayFrom(lastSeq: number): boolean {
-    if (lastSeq > this.seq) return false;
-    if (lastSeq === this.seq) return true;
-    const first = this.replay.firstSeq;
-    return first !== undefined && lastSeq >= first - 1;
-  }
-
-  private eventsAfter(lastSeq: number): SessionEvent[] {
-    return this.replay.after(lastSeq);
   }
 
   private retitle(prompt: string): void {
@@ -590,30 +380,8 @@ function deleted(): AppError {
   return new AppError("not_found", "That chat does not exist.");
 }
 
-/**
- * The event as relayed: a copy with the session and its sequence number. Not written
- * `{ ...event, sessionId, seq }`: on Node 20 (V8 11) a spread followed by new keys gives
- * every object built a hidden class of its own — about 3 µs each, and each of the
- * REPLAY_LIMIT events held for replay carrying its own map for the collector to trace.
- * Copying, then adding the keys, shares one map per event type (measured, 10× cheaper).
- */
-function stamped(event: AgentEvent, sessionId: string, seq: number): SessionEvent {
-  const relayed = Object.assign({}, event) as SessionEvent;
-  relayed.sessionId = sessionId;
-  relayed.seq = seq;
-  return relayed;
-}
-
-/** The whole text of a long tool output goes to storage only ("Show all" reads it there); viewers get the preview. */
-function withoutFullText(event: AgentEvent): AgentEvent {
-  if (event.type === "agent:complete") {
-    if (event.fullResponse === undefined) return event;
-    const { fullResponse: _full, ...rest } = event;
-    return rest;
-  }
-  if (isDataEvent(event) && event.data.kind === "tool_result" && event.data.fullResponse !== undefined) {
-    const { fullResponse: _full, ...data } = event.data;
-    return { ...event, data };
-  }
-  return event;
+/** Nothing to answer once the running turn took a control; its refusal is the caller's error. */
+function answered(answer: ControlAnswer): undefined {
+  if (!answer.ok) throw new AppError("not_found", answer.message);
+  return undefined;
 }

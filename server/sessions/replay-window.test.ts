@@ -38,3 +38,17 @@ describe("the replay window", () => {
     expect(seqs(window.after(9))).toStrictEqual([10, 11]);
   });
 });
+
+describe("whether a rejoin can be replayed", () => {
+  it("can when every event after the viewer's last one is held, and not when it is ahead or too far behind", () => {
+    const window = new ReplayWindow(3);
+    expect(window.canReplay(0, 0)).toBe(true);
+    expect(window.canReplay(0, 1)).toBe(false);
+    for (let seq = 1; seq <= 5; seq++) window.push(event(seq));
+    // Holds 3, 4, 5: a viewer at 2 misses exactly those.
+    expect(window.canReplay(2, 5)).toBe(true);
+    expect(window.canReplay(5, 5)).toBe(true);
+    expect(window.canReplay(1, 5)).toBe(false);
+    expect(window.canReplay(6, 5)).toBe(false);
+  });
+});

@@ -28,6 +28,17 @@ export class ReplayWindow {
     return this.events[this.head]?.seq;
   }
 
+  /**
+   * Whether a viewer that saw the events up to `lastSeq` can be brought to `seq` (the
+   * chat's last number) from this window alone: every event between is held.
+   */
+  canReplay(lastSeq: number, seq: number): boolean {
+    if (lastSeq > seq) return false;
+    if (lastSeq === seq) return true;
+    const first = this.firstSeq;
+    return first !== undefined && lastSeq >= first - 1;
+  }
+
   /** The events held after `lastSeq`, oldest first (all of them when `lastSeq` is older than the window). */
   after(lastSeq: number): SessionEvent[] {
     const first = this.firstSeq;
