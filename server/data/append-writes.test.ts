@@ -110,7 +110,7 @@ describe("an append whose reply is lost", () => {
     const { sessionId } = await store.createSession("owner-1");
     const turnId = "turn-lost-reply";
     let turn: ChatTurn | undefined;
-    const writer = mongoStore(proxiedModels).eventWriter({ sessionId, retry: { attempts: 3, baseDelayMs: 20 } });
+    const writer = mongoStore(proxiedModels).eventWriter({ sessionId, retry: { baseDelayMs: 20 } });
     const publish = (event: AgentEvent) => {
       turn = event.type === "turn:started" ? turnFromStart(event, sessionId) : applyEvent(turn!, event);
       writer.record(event, turn);

@@ -4,6 +4,7 @@ import { endedTurnFields, processFields, streamingFields } from "./document-fiel
 import { callAt, findCall, processInTurn, type Agent } from "@/lib/turn/paths";
 import type { Models } from "@/models";
 import { WriteOutbox, type Write, type WriteOutboxOptions } from "./write-outbox";
+import { assertStorable } from "./document-size";
 import { toolCallRecord, toolCallRecordId, toolOutputChunks } from "./tool-call-records";
 
 export { stepTextId } from "./document-writes";
@@ -51,14 +52,16 @@ export class EventStore {
       case "turn:started":
         this.docs.set(event.turnId, newDoc("turn", event.turnId, null));
         this.outbox.enqueue(() =>
-          this.models.Turn.create({
-            _id: event.turnId,
-            sessionId,
-            prompt: event.prompt,
-            status: "running",
-            createdAt: new Date(event.createdAt),
-            appendSeq: 0,
-          }),
+          this.models.Turn.create(
+            storableAs("a turn", {
+              _id: event.turnId,
+              sessionId,
+              prompt: event.prompt,
+              status: "running",
+              createdAt: new Date(event.createdAt),
+              appendSeq: 0,
+            }),
+          ),
         );
         this.outbox.enqueue(() => this.touchSession());
         return;
@@ -71,22 +74,24 @@ export class EventStore {
         doc.fields.set("prompt", JSON.stringify(event.prompt));
         this.docs.set(event.runId, doc);
         this.outbox.enqueue(() =>
-          this.models.SubagentRun.create({
-            _id: event.runId,
-            sessionId,
-            turnId: event.turnId,
-            callId: event.callId,
-            parentRunId: event.parentRunId,
-            depth: event.depth,
-            name: event.name,
-            task: event.task,
-            prompt: event.prompt,
-            status: "running",
-            startedAt: new Date(event.startedAt),
-            appendSeq: 0,
-            ...(event.model !== undefined ? { model: event.model } : {}),
-            ...(event.retryOf !== undefined ? { retryOf: event.retryOf } : {}),
-          }),
+          this.models.SubagentRun.create(
+            storableAs("a subagent run", {
+              _id: event.runId,
+              sessionId,
+              turnId: event.turnId,
+              callId: event.callId,
+              parentRunId: event.parentRunId,
+              depth: event.depth,
+              name: event.name,
+              task: event.task,
+              prompt: event.prompt,
+              status: "running",
+              startedAt: new Date(event.startedAt),
+              appendSeq: 0,
+              ...(event.model !== undefined ? { model: event.model } : {}),
+              ...(event.retryOf !== undefined ? { retryOf: event.retryOf } : {}),
+            }),
+          ),
         );
         return;
       }
@@ -152,6 +157,11 @@ export class EventStore {
     return new Set([...this.dirty].map((doc) => doc.turnId));
   }
 
+  /** How many writes were given up (refused, or too large to send): an import checks it is none. */
+  get givenUp(): number {
+    return this.outbox.givenUp;
+  }
+
   /**
    * Resolves once everything recorded so far is written (or given up on); the text still
    * waiting of each turn handed here is queued first, whatever its length.
@@ -169,7 +179,9 @@ export class EventStore {
     const orderKey = `${turnId}|${runId ?? ""}`;
     const order = this.order.get(orderKey) ?? 0;
     this.order.set(orderKey, order + 1);
-    this.outbox.enqueue(() => this.models.ToolCall.create(toolCallRecord(this.options.sessionId, turnId, runId, call, order)));
+    this.outbox.enqueue(() =>
+      this.models.ToolCall.create(storableAs("a tool call", toolCallRecord(this.options.sessionId, turnId, runId, call, order))),
+    );
   }
 
   /** The preview goes on the call record; a longer whole text, in chunks beside it. */
@@ -251,6 +263,7 @@ export class EventStore {
     if (replaced) this.options.log?.warn("a stored text was replaced rather than extended; rewriting it", { sessionId, docId });
     const model = (doc.kind === "turn" ? this.models.Turn : this.models.SubagentRun) as typeof this.models.Turn;
     const { update } = write;
+    assertStorable(update, doc.kind === "turn" ? "a turn's update" : "a subagent run's update");
     // A streaming append (a text piece, new steps, stats: values already of the stored
     // types, see document-fields.ts) goes to the driver as is: mongoose's casting of it cost
     // about a third of each write, and the writes come ten times a second per running
@@ -287,6 +300,12 @@ export class EventStore {
 /** A text append waits for this much text, or for MAX_WAIT_FLUSHES flushes: each write sends ~150 bytes besides its text. */
 const MIN_APPEND_CHARS = 512;
 const MAX_WAIT_FLUSHES = 10;
+
+/** `doc`, once it is known to fit in one document (else the write is refused before it is sent: write-outbox.ts gives it up). */
+function storableAs<T extends object>(what: string, doc: T): T {
+  assertStorable(doc, what);
+  return doc;
+}
 
 /** The master's turn itself (`runId` null), or one of its runs at any depth. */
 function agentOf(turn: ChatTurn, runId: string | null): Agent | undefined {

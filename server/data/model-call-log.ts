@@ -3,21 +3,25 @@ import type { ModelCallRecord, ModelCallSummary } from "@/lib/contracts";
 import type { Logger } from "@/lib/log";
 import type { Models } from "@/models";
 import { decodeBlob, encodeBlob } from "./blob-codec";
+import { unreachable } from "./document-size";
+import { fitModelCall } from "./model-call-fit";
 
 /**
  * Stores a session's model-call records (see models/model-call.ts): each message and tool
  * list once, under the hash of its content (compressed: blob-codec.ts), then the call
  * naming them in order. Writes
  * are upserts, so a write retried after a lost reply stores nothing twice; they run one
- * at a time, in the order the calls ended, and a failure is retried with backoff until the
- * database is back. What waits is bounded: past `maxPendingBytes` the oldest records are
+ * at a time, in the order the calls ended. A record too large for a document is stored
+ * with its large parts cut (model-call-fit.ts), or dropped when even that does not fit; a
+ * write the database refuses is given up at once: neither blocks the records behind it.
+ * Only an outage is retried, with backoff, until the database is back. What waits is bounded: past `maxPendingBytes` the oldest records are
  * dropped, with a warning, rather than letting an outage grow the process without limit.
  */
 
 export interface ModelCallLogOptions {
   models: Models;
   sessionId: string;
-  log?: Pick<Logger, "warn">;
+  log?: Pick<Logger, "warn" | "error">;
   maxPendingBytes?: number;
   retryDelayMs?: { base: number; max: number };
 }
@@ -40,6 +44,7 @@ export class ModelCallLog {
   private running: Promise<void> | null = null;
   private failures = 0;
   private dropped = 0;
+  private refused = 0;
   private readonly maxPendingBytes: number;
   private readonly delay: { base: number; max: number };
 
@@ -67,6 +72,11 @@ export class ModelCallLog {
     });
   }
 
+  /** How many records were not stored whole (cut, dropped or refused): an import checks it is none. */
+  get givenUp(): number {
+    return this.dropped + this.refused;
+  }
+
   /** Resolves once everything queued so far is stored (or dropped). */
   async drain(): Promise<void> {
     while (this.running) await this.running;
@@ -75,14 +85,29 @@ export class ModelCallLog {
   private async run(): Promise<void> {
     while (this.pending.length > 0) {
       const next = this.pending[0]!;
-      try {
-        await this.store(next.record);
-        this.failures = 0;
+      const done = () => {
         if (this.pending[0] === next) {
           this.pending.shift();
           this.pendingBytes -= next.bytes;
         }
+      };
+      try {
+        await this.store(next.record);
+        this.failures = 0;
+        done();
       } catch (error) {
+        if (!unreachable(error)) {
+          // An answer, not silence: the same write would be refused again.
+          this.refused++;
+          this.options.log?.error("the database refused a model-call record; giving it up", {
+            sessionId: this.options.sessionId,
+            callId: next.record.callId,
+            error: String(error),
+          });
+          this.failures = 0;
+          done();
+          continue;
+        }
         this.failures++;
         if (this.failures === 1)
           this.options.log?.warn("could not store a model-call record; retrying", {
@@ -95,8 +120,23 @@ export class ModelCallLog {
     }
   }
 
-  private async store(record: ModelCallRecord): Promise<void> {
+  private async store(whole: ModelCallRecord): Promise<void> {
     const { sessionId } = this.options;
+    const fitted = fitModelCall(whole, sessionId);
+    if (!fitted) {
+      this.refused++;
+      this.options.log?.error("a model-call record is too large to store even cut; dropping it", { sessionId, callId: whole.callId });
+      return;
+    }
+    if (fitted.cut.length > 0) {
+      this.refused++;
+      this.options.log?.warn("a model-call record is too large for the database; storing it with parts cut", {
+        sessionId,
+        callId: whole.callId,
+        cut: fitted.cut.join(", "),
+      });
+    }
+    const { record } = fitted;
     const { ModelBlob, ModelCall } = this.options.models;
     const blobs = new Map<string, string>();
     const add = (value: unknown) => {
