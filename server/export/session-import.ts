@@ -4,13 +4,16 @@ import { applyEvent, newTurn } from "@/lib/turn/reduce";
 import { deepEqual } from "@/lib/turn/deep-equal";
 import { eventsOfTurn } from "@/lib/turn/turn-events";
 import { newId } from "@/server/data/ids";
+import { bsonSize, sizeLabel, STORABLE_DOCUMENT_BYTES } from "@/server/data/document-size";
+import { fitModelCall } from "@/server/data/model-call-fit";
 import type { ChatStore } from "@/server/data/store";
-import type { ChatTurn, SessionSummary } from "@/lib/contracts";
+import type { ChatTurn, SessionSummary, Step } from "@/lib/contracts";
 
 /**
  * Reads a session file (see lib/export/session-file.ts) into a new chat of `ownerId`:
  * checked whole before anything is written (size, depth, schema, and that each turn is
- * one the turn reducer could have produced), then written through the same event writer
+ * one the turn reducer could have produced, and that each part fits in one database
+ * document), then written through the same event writer
  * live turns use, with new ids. If a write fails half way the new chat is removed again:
  * an import creates the whole chat or nothing.
  */
@@ -45,8 +48,54 @@ export function parseSessionFile(text: string): SessionFile {
     const folded = events.slice(1).reduce(applyEvent, newTurn({ sessionId, turnId, prompt, createdAt }));
     if (!deepEqual(folded, entry.turn))
       throw new AppError("bad_request", `Turn ${i + 1} in the file is not consistent (its subagents, calls or ids do not fit together).`);
+    const tooLarge = oversizedPart(entry);
+    if (tooLarge)
+      throw new AppError(
+        "bad_request",
+        `Turn ${i + 1} in the file has ${tooLarge.part} of ${sizeLabel(tooLarge.bytes)}, more than the database stores in one document; nothing was imported.`,
+      );
   });
   return file;
+}
+
+/**
+ * The first part of a turn that would not fit in its database document, as the event
+ * writer and the model-call log store it: the turn's and each run's own fields (their
+ * long texts go to chunks beside them), each tool call's arguments, each model-call
+ * record (which the log would otherwise store cut). Tool outputs are stored in chunks
+ * and always fit.
+ */
+function oversizedPart(entry: SessionFile["turns"][number]): { part: string; bytes: number } | undefined {
+  const over = (value: object) => {
+    const bytes = bsonSize(value);
+    return bytes > STORABLE_DOCUMENT_BYTES ? bytes : 0;
+  };
+  const { turn } = entry;
+  let found: { part: string; bytes: number } | undefined;
+  const check = (part: string, value: object) => {
+    const bytes = found ? 0 : over(value);
+    if (bytes) found = { part, bytes };
+  };
+  check("a prompt", { prompt: turn.prompt, error: turn.error });
+  const walk = (steps: readonly Step[]) => {
+    for (const step of steps)
+      for (const call of step.toolCalls) {
+        check(`a "${call.name}" tool call`, { parameters: call.parameters, response: call.response });
+        if (call.subagent) {
+          const { prompt, task, response } = call.subagent;
+          check(`a subagent ("${call.subagent.name}")`, { prompt, task, response });
+          walk(call.subagent.steps);
+        }
+      }
+  };
+  walk(turn.steps);
+  entry.modelCalls.forEach((record, i) => {
+    if (found) return;
+    const fitted = fitModelCall(record, turn.sessionId);
+    if (!fitted || fitted.cut.length > 0)
+      found = { part: `model request ${i + 1} (${fitted?.cut[0] ?? "its messages"})`, bytes: bsonSize(record) };
+  });
+  return found;
 }
 
 export async function importSessionFile(
@@ -69,7 +118,12 @@ export async function importSessionFile(
       for (const record of entry.modelCalls) calls.write(record);
     }
     await Promise.all([writer.drain(turns), calls.drain()]);
-    // The writer retries and logs rather than throwing: check that every turn landed.
+    // The writers log what the database refused rather than throwing: check that nothing was, and that every turn landed.
+    if (writer.givenUp > 0 || calls.givenUp > 0)
+      throw new AppError(
+        "bad_request",
+        `The database refused part of the file (${writer.givenUp} event write(s), ${calls.givenUp} model request(s)); nothing was imported.`,
+      );
     const stored = await store.loadHistory(session.sessionId);
     if (stored.length !== file.turns.length) throw new Error(`${stored.length} of ${file.turns.length} turns were stored`);
     await store.indexTurns(session.sessionId, stored);

@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { emptyStats, type ModelCallRecord } from "@/lib/contracts";
+import { SESSION_FILE_FORMAT, SESSION_FILE_VERSION, type SessionFile } from "@/lib/export/session-file";
+import { applyEvent, newTurn } from "@/lib/turn/reduce";
+import { importSessionFile, parseSessionFile } from "@/server/export/session-import";
+import { openTestDatabase, type TestDatabase } from "@/test/support/server/database";
+
+/**
+ * A session file with a part over MongoDB's 16 MiB document limit (an 18 MB model
+ * request: the import limit is 100 MB) is refused with an error naming the part before
+ * anything is stored, and one that gets past that check anyway is rolled back within
+ * seconds, rather than hanging on a write the database will never take.
+ */
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await openTestDatabase("oversized-import");
+});
+afterAll(async () => {
+  await db?.close();
+});
+
+const HUGE = "x".repeat(18 * 1024 * 1024);
+
+function fileWithHugeModelCall(): SessionFile {
+  const at = new Date().toISOString();
+  const started = newTurn({ sessionId: "s0", turnId: "t0", prompt: "Summarise the dump", createdAt: at });
+  const turn = applyEvent(started, { type: "turn:ended", turnId: "t0", status: "completed", stats: emptyStats(), endedAt: at });
+  const record: ModelCallRecord = {
+    callId: "c0",
+    turnId: "t0",
+    runId: null,
+    purpose: "chat",
+    index: 0,
+    model: "m",
+    modelLabel: "M",
+    startedAt: at,
+    endedAt: at,
+    messageCount: 1,
+    estimatedInputTokens: 0,
+    toolCount: 0,
+    usage: null,
+    finishReason: "stop",
+    error: null,
+    request: { messages: [{ role: "user", content: "Summarise the dump" }], tools: [] },
+    response: { text: HUGE, thinking: "", toolCalls: [] },
+  };
+  return {
+    format: SESSION_FILE_FORMAT,
+    version: SESSION_FILE_VERSION,
+    exportedAt: at,
+    session: { title: "Big", createdAt: at },
+    turns: [{ turn, toolOutputs: [], modelCalls: [record] }],
+  };
+}
+
+describe("importing a file with a part over the document limit", () => {
+  it("is refused up front with an error naming the turn and the part", () => {
+    expect(() => parseSessionFile(JSON.stringify(fileWithHugeModelCall()))).toThrow(
+      /Turn 1 in the file has model request 1 \(response text\) of 18\.0 MB/,
+    );
+  });
+
+  it("past that check, answers a clear error within seconds and leaves no chat behind", async () => {
+    const ownerId = "owner-big";
+    const started = Date.now();
+    const imported = importSessionFile(db.store, ownerId, fileWithHugeModelCall(), (title) => db.store.createSession(ownerId, title));
+    await expect(imported).rejects.toThrow(/refused part of the file .*1 model request/);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(await db.store.listSessions(ownerId)).toEqual([]);
+    expect(await db.models.Turn.countDocuments({})).toBe(0);
+    expect(await db.models.ModelCall.countDocuments({})).toBe(0);
+  }, 20_000);
+});
