@@ -1,6 +1,7 @@
 import type { ChatTurn, Step, SubagentProcess, ToolCall, ToolStatus } from "@/lib/contracts";
 import { endReasonLabel, formatCost, formatDuration, formatTokens, prettyJson, totalTokens } from "@/lib/format/display";
 import { serializeTurn } from "@/lib/markup/serialize";
+import { escapeHtml, fence, inertInline, inertMarkdown } from "./inert-markdown";
 
 /**
  * A chat as a readable Markdown transcript: each prompt and answer as written, each
@@ -9,8 +10,12 @@ import { serializeTurn } from "@/lib/markup/serialize";
  * With `markup`, each turn also carries its `<SubagentExecution>` markup (exact,
  * machine-readable) in a fenced block.
  *
- * Model text is untrusted: it goes into fences long enough never to be closed by what
- * they hold, and into `<summary>` lines only escaped.
+ * Every text a person, a model or a tool wrote is untrusted: it goes into fences long
+ * enough never to be closed by what they hold, into `<summary>` lines escaped and on one
+ * line (a blank line would end the HTML block and free the rest as Markdown), and into
+ * running Markdown through `inertMarkdown`, which keeps its Markdown but no HTML, link or
+ * image (a renderer fetches an image as it renders): none of it can open, close or forge
+ * the transcript's own folds.
  */
 
 export interface MarkdownOptions {
@@ -18,13 +23,13 @@ export interface MarkdownOptions {
 }
 
 export function markdownHeader(title: string, exportedAt: string): string {
-  return `# ${inline(title)}\n\n_Exported from Delegate on ${exportedAt.slice(0, 10)}._\n`;
+  return `# ${inertInline(title)}\n\n_Exported from Delegate on ${exportedAt.slice(0, 10)}._\n`;
 }
 
 export function turnMarkdown(turn: ChatTurn, options: MarkdownOptions = {}): string {
   let out = `\n---\n\n### You\n\n${quoteBlock(turn.prompt)}\n\n### Delegate\n\n`;
   out += stepsMarkdown(turn.steps, 0);
-  if (turn.error) out += `\n> **${turn.status === "cancelled" ? "Stopped" : "Failed"}:** ${inline(turn.error)}\n`;
+  if (turn.error) out += `\n> **${turn.status === "cancelled" ? "Stopped" : "Failed"}:** ${inertInline(turn.error)}\n`;
   else if (turn.status === "cancelled") out += "\n> **Stopped** before it finished.\n";
   out += `\n<sub>${statsLine(turn.stats)}</sub>\n`;
   if (options.markup)
@@ -36,7 +41,7 @@ function stepsMarkdown(steps: readonly Step[], depth: number): string {
   let out = "";
   for (const step of steps) {
     if (step.thinking && depth > 0) out += `<details><summary>Reasoning</summary>\n\n${fence(step.thinking)}\n\n</details>\n\n`;
-    if (step.text) out += `${foldSafe(step.text.trim())}\n\n`;
+    if (step.text) out += `${inertMarkdown(step.text.trim())}\n\n`;
     for (const call of step.toolCalls) out += call.subagent ? subagentMarkdown(call, call.subagent, depth) : toolMarkdown(call);
   }
   return out;
@@ -57,10 +62,10 @@ function toolMarkdown(call: ToolCall): string {
       ? `\n\n_Output cut at ${call.response.length} of ${call.responseSize} characters; the JSON export holds all of it._`
       : "";
   const approval = call.approval
-    ? `\n\nApproval: **${call.approval.state}**${call.approval.denyReason ? ` (${inline(call.approval.denyReason)})` : ""}`
+    ? `\n\nApproval: **${call.approval.state}**${call.approval.denyReason ? ` (${inertInline(call.approval.denyReason)})` : ""}`
     : "";
   return (
-    `<details><summary>🔧 ${escapeHtml(call.name)}${escapeHtml(status)}</summary>\n\n` +
+    `<details><summary>🔧 ${summaryText(call.name)}${status}</summary>\n\n` +
     `Parameters:\n\n${fence(prettyJson(call.parameters), "json")}\n\nOutput:\n\n${fence(call.response)}${more}${approval}\n\n</details>\n\n`
   );
 }
@@ -73,52 +78,32 @@ function subagentMarkdown(call: ToolCall, process: SubagentProcess, depth: numbe
         ? "running"
         : endReasonLabel(process.endReason ?? "failed").toLowerCase();
   const summary = `🤖 ${process.name}: ${truncateLine(process.task, 100)} (${outcome}, ${statsLine(process.stats)})`;
-  let body = `**Task:** ${inline(process.task)}\n\n`;
-  if (process.model) body += `Model: ${inline(process.model)}\n\n`;
-  for (const steer of process.steering ?? []) body += `> **Steered before step ${steer.step + 1}:** ${inline(steer.message)}\n\n`;
+  let body = `**Task:** ${inertInline(process.task)}\n\n`;
+  if (process.model) body += `Model: ${inertInline(process.model)}\n\n`;
+  for (const steer of process.steering ?? []) body += `> **Steered before step ${steer.step + 1}:** ${inertInline(steer.message)}\n\n`;
   body += stepsMarkdown(process.steps, depth + 1);
-  if (process.error) body += `**Error:** ${inline(process.error)}\n\n`;
+  if (process.error) body += `**Error:** ${inertInline(process.error)}\n\n`;
   body += `<details><summary>Returned to the parent</summary>\n\n${fence(call.response)}\n\n</details>\n\n`;
-  return `<details><summary>${escapeHtml(summary)}</summary>\n\n${body}</details>\n\n`;
+  return `<details><summary>${summaryText(summary)}</summary>\n\n${body}</details>\n\n`;
 }
 
 function statsLine(stats: ChatTurn["stats"]): string {
   return `${formatDuration(stats.runtimeMs)} · ${stats.steps} step${stats.steps === 1 ? "" : "s"} · ${formatTokens(totalTokens(stats))} tokens · ${formatCost(stats.cost)}`;
 }
 
-/**
- * Model text kept as Markdown, except tags that would open or close the transcript's own
- * folds (a stray `</details>` would end the subagent it sits in).
- */
-function foldSafe(text: string): string {
-  return text.replace(/<(\/?\s*(?:details|summary)\b)/gi, "&lt;$1");
-}
-
-/** A fence longer than any run of backticks inside, so the text cannot close it. */
-export function fence(text: string, lang = ""): string {
-  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
-  const ticks = "`".repeat(longest + 1);
-  return `${ticks}${lang}\n${text}\n${ticks}`;
-}
-
 function quoteBlock(text: string): string {
-  return text
-    .trim()
+  return inertMarkdown(text.trim())
     .split("\n")
-    .map((line) => `> ${foldSafe(line)}`)
+    .map((line) => `> ${line}`)
     .join("\n");
 }
 
-/** One line of model text in running Markdown: no line breaks, no raw HTML. */
-function inline(text: string): string {
-  return escapeHtml(text.replace(/\s*\n\s*/g, " ").trim());
+/** Text inside a `<summary>`: an HTML block, so Markdown is not read there, but one blank line would end it. */
+function summaryText(text: string): string {
+  return escapeHtml(text.replace(/\s+/g, " ").trim());
 }
 
 function truncateLine(text: string, max: number): string {
   const line = text.replace(/\s+/g, " ").trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
