@@ -130,6 +130,12 @@ export const envSchema = z
     /** The master's step limit (model requests per turn). `MAX_TURNS`, its old name, is still read. */
     MAX_STEPS: withDefault(int(1, 200), 25),
     /**
+     * Tool calls one model reply may have run; the calls beyond get an error result asking
+     * for them again. Bounded by the calls a session file's step may hold, so what a turn
+     * records can always be imported again.
+     */
+    MAX_TOOL_CALLS_PER_REPLY: withDefault(int(1, 1_000), 200),
+    /**
      * The metadata footer (runtime, steps, tokens, cost) under each subagent result the
      * parent's model reads, so it can weigh what a result cost. On by default; off keeps the
      * parent's context to the result alone.

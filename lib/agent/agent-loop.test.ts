@@ -40,4 +40,39 @@ describe("agent loop: tool calls of one step", () => {
     expect(results.map((r) => [r.toolCallId, r.content])).toEqual(calls.map((c) => [c.id, `done ${c.args.n}`]));
     expect(dataOf(run.events, "tool_result", "master")).toHaveLength(12);
   });
+
+  it("runs at most maxToolCallsPerReply calls of one reply; each call beyond gets an error result and the turn goes on", async () => {
+    const tool = countingTool();
+    const limit = 6;
+    const calls = Array.from({ length: limit + 5 }, (_, n) => ({ id: `c${n}`, name: "slow", args: { n } }));
+    const model = scriptedModel((req, i) => (i === 0 ? { toolCalls: calls } : { text: "ok" }));
+    const warnings: string[] = [];
+    const run = startTestTurn(
+      { model, workspaceDir: ws.dir, tools: [tool], limits: { maxToolCallsPerReply: limit }, warnings },
+      "too many calls",
+    );
+    expect((await run.result).status).toBe("completed");
+    const results = toolResults(model.requests[1]!.messages);
+    // The model reads a result for every call it asked for, in order: the first `limit` ran.
+    expect(results.map((r) => r.toolCallId)).toEqual(calls.map((c) => c.id));
+    expect(results.slice(0, limit).map((r) => r.content)).toEqual(calls.slice(0, limit).map((c) => `done ${c.args.n}`));
+    for (const r of results.slice(limit))
+      expect(r.content).toBe(
+        `Error [too_many_calls]: this reply asked for ${limit + 5} tool calls; at most ${limit} run per reply. Ask again for the rest.`,
+      );
+    // The turn records only the calls that ran.
+    expect(dataOf(run.events, "tool_call", "master").map((d) => d.callId)).toEqual(calls.slice(0, limit).map((c) => c.id));
+    expect(dataOf(run.events, "tool_result", "master")).toHaveLength(limit);
+    expect(warnings).toEqual(["tool calls beyond the reply's bound refused"]);
+  });
+
+  it("answers a call that names no tool with an error result, and the turn ends normally", async () => {
+    const model = scriptedModel((req, i) => (i === 0 ? { toolCalls: [{ id: "c1", name: "", args: {} }] } : { text: "done" }));
+    const run = startTestTurn({ model, workspaceDir: ws.dir }, "nameless call");
+    const result = await run.result;
+    expect(result.status).toBe("completed");
+    const [reply] = toolResults(model.requests[1]!.messages);
+    expect(reply!.content).toMatch(/^Error \[unknown_tool\]: This tool call names no tool/);
+    expect(dataOf(run.events, "tool_result", "master").map((d) => d.status)).toEqual(["error"]);
+  });
 });

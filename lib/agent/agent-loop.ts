@@ -58,6 +58,8 @@ export interface LoopOptions {
   systemModel: ChatModel;
   invoker: ToolInvoker;
   maxSteps: number;
+  /** Tool calls one reply may have run (MAX_TOOL_CALLS_PER_REPLY); default DEFAULT_MAX_TOOL_CALLS_PER_REPLY. */
+  maxToolCallsPerReply?: number;
   contextTokens: number;
   /** Re-stated after every compaction (objective reinforcement), so a long run does not drift from its task. */
   objective?: string;
@@ -88,6 +90,20 @@ export function createLoopState(messages: ChatMessage[]): LoopState {
 
 export const STEER_TAG = "[Steering message]";
 
+/**
+ * Tool calls one reply may have run. Model output is untrusted: a reply of thousands of
+ * calls would otherwise run them all and record each in the turn. The calls beyond are
+ * not run and not recorded; each gets an error result, so the model can ask again.
+ */
+export const DEFAULT_MAX_TOOL_CALLS_PER_REPLY = 200;
+
+export function tooManyCallsText(asked: number, limit: number): string {
+  return toolErrorText(
+    "too_many_calls",
+    `this reply asked for ${asked} tool calls; at most ${limit} run per reply. Ask again for the rest.`,
+  );
+}
+
 export async function runAgentLoop(options: LoopOptions, state: LoopState): Promise<LoopOutcome> {
   const { hooks, invoker, signal } = options;
   while (state.steps < options.maxSteps) {
@@ -101,6 +117,8 @@ export async function runAgentLoop(options: LoopOptions, state: LoopState): Prom
 
     const index = state.steps;
     const emit = hooks.emit;
+    const limit = options.maxToolCallsPerReply ?? DEFAULT_MAX_TOOL_CALLS_PER_REPLY;
+    let asked = 0;
     const step = await runModelStep(
       options.model,
       { messages: [...state.messages], tools: invoker.specs.length ? invoker.specs : undefined, signal },
@@ -108,7 +126,9 @@ export async function runAgentLoop(options: LoopOptions, state: LoopState): Prom
         // Streamed text becomes the agent's payload here, in one call, and goes on as is.
         onText: emit && ((text, offset) => emit({ kind: "token", step: index, offset, text })),
         onThinking: emit && ((text, offset) => emit({ kind: "thinking", step: index, offset, text })),
-        onToolCall: (call) => hooks.onToolCall?.(index, call),
+        onToolCall: (call) => {
+          if (asked++ < limit) hooks.onToolCall?.(index, call);
+        },
       },
     );
     state.steps++;
@@ -120,9 +140,11 @@ export async function runAgentLoop(options: LoopOptions, state: LoopState): Prom
       if (options.hasSteering?.()) continue;
       return { kind: "answered", answer: step.text };
     }
-    const outcomes = await runCalls(calls, options, state);
+    const outcomes = await runCalls(calls.slice(0, limit), options, state);
+    if (calls.length > limit) options.log?.warn("tool calls beyond the reply's bound refused", { asked: calls.length, ran: limit });
     calls.forEach((call, i) => {
-      state.messages.push({ role: "tool", content: outcomes[i]!, toolCallId: call.id, toolName: call.name });
+      const content = i < limit ? outcomes[i]! : tooManyCallsText(calls.length, limit);
+      state.messages.push({ role: "tool", content, toolCallId: call.id, toolName: call.name });
     });
     hooks.onStepEnd?.(state.steps);
   }
@@ -136,7 +158,10 @@ async function runCalls(calls: ModelToolCall[], options: LoopOptions, state: Loo
     const call = calls[index]!;
     let outcome: ToolOutcome;
     try {
-      outcome = await options.invoker.invoke(call, { messages: state.messages, signal: options.signal });
+      // A call without a name can name no tool: the model reads why and may try again.
+      outcome = call.name
+        ? await options.invoker.invoke(call, { messages: state.messages, signal: options.signal })
+        : { content: toolErrorText("unknown_tool", "This tool call names no tool. Call a tool by its name."), status: "error" };
     } catch (error) {
       outcome = { content: toolErrorText("tool_failed", `Tool "${call.name}" failed: ${describeError(error)}`), status: "error" };
     }

@@ -23,6 +23,8 @@ export interface ExecutorLimits {
   maxResultTokens: number;
   subagentTimeoutMs: number;
   contextTokens: number;
+  /** Tool calls one model reply may have run; the rest are answered with an error (see agent-loop.ts). */
+  maxToolCallsPerReply?: number;
   /** The stats footer under each result the parent reads (see narrative.ts). */
   resultFooter: boolean;
 }

@@ -99,6 +99,7 @@ export async function runChild(host: RunHost, spec: ChildSpec): Promise<ChildOut
         systemModel,
         invoker: host.invokerFor(node, definition.allowedTools, definition.requireApproval),
         maxSteps: definition.maxSteps,
+        maxToolCallsPerReply: deps.limits.maxToolCallsPerReply,
         contextTokens: deps.limits.contextTokens,
         objective: args.objective ?? args.task,
         signal: controller.signal,

@@ -49,6 +49,8 @@ export interface AgentRuntimeDeps {
     maxSteps: number;
     /** Context budget of every agent's requests; over it, older context is compacted. */
     contextTokens: number;
+    /** Tool calls one model reply may have run; the rest are answered with an error (see agent-loop.ts). */
+    maxToolCallsPerReply?: number;
     /** The stats footer under each subagent result the parent reads (see narrative.ts). */
     resultFooter: boolean;
     /** The master's watchdog: a turn still running after this long is stopped (failed). */
@@ -226,6 +228,7 @@ async function runTurn(
         systemModel: trace(deps.systemModel, null, "system"),
         invoker: executor.invokerFor(master, "all"),
         maxSteps: deps.limits.maxSteps,
+        maxToolCallsPerReply: deps.limits.maxToolCallsPerReply,
         contextTokens: deps.limits.contextTokens,
         signal,
         log: deps.log,

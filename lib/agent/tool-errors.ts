@@ -10,7 +10,8 @@ export type ToolErrorCode =
   | "depth_limit"
   | "children_limit"
   | "cancelled"
-  | "approval_denied";
+  | "approval_denied"
+  | "too_many_calls";
 
 export function toolErrorText(code: ToolErrorCode, message: string): string {
   return `Error [${code}]: ${message}`;

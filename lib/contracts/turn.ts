@@ -187,6 +187,13 @@ export const toolCallSchema: z.ZodType<ToolCall> = z.lazy(() =>
   }),
 );
 
+/**
+ * The tool calls one step may hold where a turn comes from outside (a session file): the
+ * agent loop runs at most MAX_TOOL_CALLS_PER_REPLY (≤ this) per reply, so no turn it
+ * recorded holds more, and a step of unbounded calls is refused before it is folded.
+ */
+export const MAX_TOOL_CALLS_PER_STEP = 1_000;
+
 export const stepSchema: z.ZodType<Step> = z.lazy(() =>
   z.object({
     text: z.string(),

@@ -304,6 +304,12 @@ describe("createOpenAIModel: failures", () => {
     ]);
   });
 
+  it("a tool call without a name passes through with an empty name (the agent loop answers it)", async () => {
+    const model = await modelFor([scriptedReply({ toolCalls: [{ id: "c1", name: "", argumentChunks: ["{}"] }] })]);
+    const calls = (await collect(model)).flatMap((e) => (e.type === "tool_call" ? [e.call] : []));
+    expect(calls).toEqual([{ id: "c1", name: "", arguments: "{}" }]);
+  });
+
   it("sends malformed arguments back in history as {} (providers may reject invalid JSON there)", () => {
     const wire = toWireMessages([
       {

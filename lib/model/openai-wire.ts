@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import type { ChatMessage, ModelStreamEvent, ModelToolCall, ToolSpec } from "./types";
-import { ModelError } from "./types";
 
 /** Function names chat-completions providers accept (OpenAI refuses the request otherwise). */
 const WIRE_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -139,14 +138,11 @@ export class ToolCallAssembler {
   /**
    * The finished calls. Arguments that are not a JSON object pass through as written: the
    * tool answers them with an `invalid_arguments` error result the model can correct,
-   * instead of one bad call failing the whole turn. A call without a name cannot be
-   * answered at all and throws `malformed_output`.
+   * instead of one bad call failing the whole turn. A call without a name passes through
+   * with an empty name for the same reason: the agent loop answers it with an error result.
    */
   finish(): ModelToolCall[] {
     return this.calls.map((call, i) => {
-      if (!call.name) {
-        throw new ModelError("malformed_output", "The model sent a tool call without a tool name.");
-      }
       // Servers stream nothing at all for a tool that takes no arguments.
       const args = call.arguments.trim() === "" ? "{}" : call.arguments;
       // A missing id would make results unmatchable; ids must stay unique across turns.

@@ -31,8 +31,52 @@ export function callAt(agent: Agent, path: CallPath): ToolCall | undefined {
   return call;
 }
 
+/**
+ * callId → [step, call], per steps array: a cache, not state, so that finding a call does
+ * not scan (a reply of thousands of calls would make its fold quadratic). Calls are only
+ * appended and never move, so a version of the steps made from another shares its index
+ * (`inheritCallIndex`) and adds its new calls to it (`noteCall`). Versions that branched
+ * from one another may then see each other's entries: a hit is checked against the steps
+ * at hand and a wrong one falls back to a scan; a miss is final, since every version that
+ * shares the index wrote its calls into it. Steps made elsewhere get an index on first use.
+ */
+type CallIndex = Map<string, readonly [number, number]>;
+const callIndexes = new WeakMap<readonly Step[], CallIndex>();
+
+function callIndexOf(steps: readonly Step[]): CallIndex {
+  let index = callIndexes.get(steps);
+  if (!index) {
+    index = new Map();
+    // Newest step first, first call of a step first: the call findCall has always meant.
+    for (let s = steps.length - 1; s >= 0; s--)
+      steps[s]!.toolCalls.forEach((call, c) => {
+        if (!index!.has(call.callId)) index!.set(call.callId, [s, c]);
+      });
+    callIndexes.set(steps, index);
+  }
+  return index;
+}
+
+/** `to` is a version of `from` with every call where it was: it shares `from`'s index. */
+export function inheritCallIndex(from: readonly Step[], to: readonly Step[]): void {
+  const index = callIndexes.get(from);
+  if (index && from !== to) callIndexes.set(to, index);
+}
+
+/** Call `callId` was appended to `steps` at [s, c]. */
+export function noteCall(steps: readonly Step[], callId: string, s: number, c: number): void {
+  callIndexes.get(steps)?.set(callId, [s, c]);
+}
+
 /** Where call `callId` sits among an agent's steps (newest step first: that is where calls land). */
 export function findCall(agent: Agent, callId: string): [number, number] | undefined {
+  const at = callIndexOf(agent.steps).get(callId);
+  if (!at) return undefined;
+  if (agent.steps[at[0]]?.toolCalls[at[1]]?.callId === callId) return [at[0], at[1]];
+  return scanForCall(agent, callId);
+}
+
+function scanForCall(agent: Agent, callId: string): [number, number] | undefined {
   for (let s = agent.steps.length - 1; s >= 0; s--) {
     const index = agent.steps[s]!.toolCalls.findIndex((c) => c.callId === callId);
     if (index >= 0) return [s, index];
@@ -114,6 +158,7 @@ export function updateCallAt<A extends Agent>(agent: A, path: CallPath, fn: (cal
   toolCalls[c] = next;
   const steps = agent.steps.slice();
   steps[s] = { ...step, toolCalls };
+  inheritCallIndex(agent.steps, steps);
   return { ...agent, steps };
 }
 

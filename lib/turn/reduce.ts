@@ -12,7 +12,19 @@ import type {
 } from "@/lib/contracts";
 import { emptyStats } from "@/lib/contracts";
 import { deepEqual, mapShared } from "./deep-equal";
-import { type Agent, callAt, callPathIn, findCall, rememberRun, runPath, updateAgent, updateCallAt, updateProcess } from "./paths";
+import {
+  type Agent,
+  callAt,
+  callPathIn,
+  findCall,
+  inheritCallIndex,
+  noteCall,
+  rememberRun,
+  runPath,
+  updateAgent,
+  updateCallAt,
+  updateProcess,
+} from "./paths";
 import { appendAtOffset } from "./text-offset";
 
 /**
@@ -114,7 +126,9 @@ function addCall<A extends Agent>(agent: A, index: number, input: { callId: stri
   const step = agent.steps[index] ?? emptyStep();
   const call: ToolCall = { callId, name, parameters, response: "", responseSize: 0, status: "running" };
   if (input.at !== undefined) call.startedAt = input.at;
-  return withStep(agent, index, { ...step, toolCalls: [...step.toolCalls, call] });
+  const next = withStep(agent, index, { ...step, toolCalls: step.toolCalls.concat([call]) });
+  noteCall(next.steps, callId, index, step.toolCalls.length);
+  return next;
 }
 
 /** Why: the preview, full size and status land on the call; the whole text never enters the turn. */
@@ -237,7 +251,9 @@ export function endRunning<A extends Agent>(agent: A, how: RunsEnd, endedAt: str
     const toolCalls = mapShared(step.toolCalls, (call) => endCall(call, how, endedAt));
     return toolCalls === step.toolCalls ? step : { ...step, toolCalls };
   });
-  return steps === agent.steps ? agent : { ...agent, steps };
+  if (steps === agent.steps) return agent;
+  inheritCallIndex(agent.steps, steps);
+  return { ...agent, steps };
 }
 
 function endCall(call: ToolCall, how: RunsEnd, endedAt: string): ToolCall {
@@ -264,5 +280,7 @@ function withStep<A extends Agent>(agent: A, index: number, step: Step): A {
   const steps = agent.steps.slice();
   for (let i = steps.length; i < index; i++) steps.push(emptyStep());
   steps[index] = step;
+  // Calls keep their places (a step is replaced by a version of itself, or created empty).
+  inheritCallIndex(agent.steps, steps);
   return { ...agent, steps };
 }

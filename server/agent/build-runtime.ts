@@ -66,6 +66,7 @@ export function buildRuntime(
       maxResultTokens: env.MAX_RESULT_TOKENS,
       subagentTimeoutMs: env.SUBAGENT_TIMEOUT_MS,
       maxSteps: env.MAX_STEPS,
+      maxToolCallsPerReply: env.MAX_TOOL_CALLS_PER_REPLY,
       resultFooter: env.RESULT_FOOTER,
       turnTimeoutMs: env.TURN_TIMEOUT_MS,
       approvalTimeoutMs: env.APPROVAL_TIMEOUT_MS,

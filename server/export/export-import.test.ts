@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MASTER_PROMPT_MARKER } from "@/lib/agent/prompts";
-import { TOOL_RESPONSE_PREVIEW_CHARS, type ChatTurn, type SessionEvent } from "@/lib/contracts";
+import { MAX_TOOL_CALLS_PER_STEP, TOOL_RESPONSE_PREVIEW_CHARS, type ChatTurn, type SessionEvent } from "@/lib/contracts";
 import { sessionFileSchema, type SessionFile } from "@/lib/export/session-file";
 import { createOpenAIModel } from "@/lib/model/openai-adapter";
 import {
@@ -255,6 +255,9 @@ describe("export and import", () => {
     const turn = original.turns[0]!;
     const misplaced: ChatTurn = JSON.parse(JSON.stringify(turn.turn));
     misplaced.steps[0]!.toolCalls[0]!.subagent!.parentRunId = "someone-else";
+    const crowded: ChatTurn = JSON.parse(JSON.stringify(turn.turn));
+    const plain = { name: "grep", parameters: "{}", response: "ok", responseSize: 2, status: "success" as const };
+    crowded.steps[0]!.toolCalls.push(...Array.from({ length: MAX_TOOL_CALLS_PER_STEP }, (_, i) => ({ ...plain, callId: `many${i}` })));
     const cases: [string, string, number, RegExp][] = [
       ["not JSON", "{ this is not json", 400, /not valid JSON/],
       ["another format", JSON.stringify({ format: "chatgpt", version: 1 }), 400, /Not a Delegate session file/],
@@ -270,6 +273,14 @@ describe("export and import", () => {
         JSON.stringify({ ...original, turns: [{ ...turn, turn: misplaced }] }),
         400,
         /Turn 1 in the file is not consistent/,
+      ],
+      [
+        "a step of too many tool calls",
+        JSON.stringify({ ...original, turns: [turn, { ...turn, turn: crowded }] }),
+        400,
+        new RegExp(
+          `^Turn 2, step 1 in the file holds ${crowded.steps[0]!.toolCalls.length} tool calls; a step may hold at most ${MAX_TOOL_CALLS_PER_STEP}\\.$`,
+        ),
       ],
       [
         "a running turn",

@@ -1,4 +1,4 @@
-import { AppError, type Issue } from "@/lib/contracts";
+import { AppError, MAX_TOOL_CALLS_PER_STEP, type Issue } from "@/lib/contracts";
 import { jsonDepthWithin, MAX_JSON_DEPTH, reidentify, sessionFileSchema, type SessionFile } from "@/lib/export/session-file";
 import { applyEvent, newTurn } from "@/lib/turn/reduce";
 import { deepEqual } from "@/lib/turn/deep-equal";
@@ -41,6 +41,12 @@ export function parseSessionFile(text: string): SessionFile {
   file.turns.forEach((entry, i) => {
     if (entry.turn.status === "running")
       throw new AppError("bad_request", `Turn ${i + 1} in the file is still running; only finished turns can be imported.`);
+    const crowded = crowdedStep(entry.turn.steps);
+    if (crowded)
+      throw new AppError(
+        "bad_request",
+        `Turn ${i + 1}, step ${crowded.step + 1}${crowded.runId ? ` of subagent run ${crowded.runId}` : ""} in the file holds ${crowded.calls} tool calls; a step may hold at most ${MAX_TOOL_CALLS_PER_STEP}.`,
+      );
     // The turn must be what its own events fold into; a hand-edited tree that is not (a run
     // under the wrong parent, a call twice) would be stored differently from how it shows.
     const events = eventsOfTurn(entry.turn);
@@ -96,6 +102,18 @@ function oversizedPart(entry: SessionFile["turns"][number]): { part: string; byt
       found = { part: `model request ${i + 1} (${fitted?.cut[0] ?? "its messages"})`, bytes: bsonSize(record) };
   });
   return found;
+}
+
+/** The first step, the master's or a subagent's, that holds more calls than a step may. */
+function crowdedStep(steps: Step[], runId?: string): { step: number; runId?: string; calls: number } | undefined {
+  for (const [s, step] of steps.entries()) {
+    if (step.toolCalls.length > MAX_TOOL_CALLS_PER_STEP) return { step: s, ...(runId ? { runId } : {}), calls: step.toolCalls.length };
+    for (const call of step.toolCalls) {
+      const found = call.subagent && crowdedStep(call.subagent.steps, call.subagent.runId);
+      if (found) return found;
+    }
+  }
+  return undefined;
 }
 
 export async function importSessionFile(
