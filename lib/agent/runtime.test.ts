@@ -1,8 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ModelError, type ModelRequest } from "@/lib/model/types";
 import { MASTER_PROMPT_MARKER } from "./prompts";
-import type { Tool } from "@/lib/tools/types";
-import { masterText, ofType, readNoteTool, startTestTurn, tempWorkspace, processOfRun } from "@/test/support/agent/harness";
+import { hangingTool, masterText, ofType, readNoteTool, startTestTurn, tempWorkspace, processOfRun } from "@/test/support/agent/harness";
 import { lastUser, scriptedModel, systemOf, toolResults, type ScriptedReply } from "@/test/support/agent/scripted-model";
 import { dataOf, isData } from "@/test/support/turn/agent-data";
 
@@ -159,17 +158,8 @@ describe("agent runtime: master turn", () => {
   });
 
   it("cancels a tool call still running: it ends cancelled, and the model later reads the same text as before", async () => {
-    let started!: () => void;
-    const running = new Promise<void>((resolve) => (started = resolve));
     // Ignores the abort signal: the runtime must not wait for it.
-    const waitForever: Tool<Record<string, never>> = {
-      spec: { name: "wait_forever", description: "Never returns.", parameters: { type: "object", properties: {} } },
-      parse: () => ({}),
-      run: () => {
-        started();
-        return new Promise<string>(() => undefined);
-      },
-    };
+    const { tool: waitForever, started: running } = hangingTool();
     const tools = [readNoteTool, waitForever];
     const first = scriptedModel(() => ({ toolCalls: [{ id: "w1", name: "wait_forever", args: {} }] }));
     const run = startTestTurn({ model: first, workspaceDir: ws.dir, tools }, "wait");

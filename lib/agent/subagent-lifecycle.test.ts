@@ -2,8 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ModelRequest } from "@/lib/model/types";
 import { BUILTIN_DEFINITIONS, type SubagentDefinition } from "./definitions";
 import { MASTER_PROMPT_MARKER } from "./prompts";
-import type { Tool } from "@/lib/tools/types";
-import { masterText, ofType, readNoteTool, startTestTurn, tempWorkspace, processOfRun } from "@/test/support/agent/harness";
+import { hangingTool, masterText, ofType, readNoteTool, startTestTurn, tempWorkspace, processOfRun } from "@/test/support/agent/harness";
 import { lastUser, scriptedModel, systemOf, toolResults, type ScriptedReply } from "@/test/support/agent/scripted-model";
 import { dataOf } from "@/test/support/turn/agent-data";
 
@@ -153,16 +152,8 @@ describe("subagent lifecycle controls", () => {
   });
 
   it("kills a child while its tool runs: the child's call ends cancelled, with the text its model would have read", async () => {
-    let started!: () => void;
-    const running = new Promise<void>((resolve) => (started = resolve));
-    const waitForever: Tool<Record<string, never>> = {
-      spec: { name: "wait_forever", description: "Never returns.", parameters: { type: "object", properties: {} } },
-      parse: () => ({}),
-      run: () => {
-        started();
-        return new Promise<string>(() => undefined);
-      },
-    };
+    // Ignores the abort signal: the runtime must not wait for it.
+    const { tool: waitForever, started: running } = hangingTool();
     const model = master([spawn("m1", "explore", "wait")], () => ({ toolCalls: [{ id: "x1", name: "wait_forever", args: {} }] }));
     const definitions = BUILTIN_DEFINITIONS.map((d) => ({ ...d, allowedTools: [...d.allowedTools, "wait_forever"] }));
     const run = startTestTurn({ model, workspaceDir: ws.dir, tools: [readNoteTool, waitForever], definitions }, "go");

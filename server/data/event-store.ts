@@ -152,6 +152,11 @@ export class EventStore {
     else this.outbox.enqueue(() => this.models.SubagentRun.updateOne({ _id: runId }, { $set: { steering } }));
   }
 
+  /** Whether any streamed text waits to be queued for writing (asked after every event: no allocation). */
+  get hasWaiting(): boolean {
+    return this.dirty.size > 0;
+  }
+
   /** The turns with streamed text not queued for writing yet: what the next `flush` is for. */
   waiting(): Set<string> {
     return new Set([...this.dirty].map((doc) => doc.turnId));

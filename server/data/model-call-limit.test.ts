@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ModelCallRecord } from "@/lib/contracts";
 import { loadModelCall } from "@/server/data/model-call-log";
+import { modelCallRecord } from "@/test/support/model/model-call-record";
 import { openTestDatabase, type TestDatabase } from "@/test/support/server/database";
 
 /**
@@ -19,28 +20,8 @@ afterAll(async () => {
 
 const HUGE = "y".repeat(18 * 1024 * 1024);
 
-function record(callId: string, index: number, text: string, content = "hello"): ModelCallRecord {
-  const at = new Date().toISOString();
-  return {
-    callId,
-    turnId: "t1",
-    runId: null,
-    purpose: "chat",
-    index,
-    model: "m",
-    modelLabel: "M",
-    startedAt: at,
-    endedAt: at,
-    messageCount: 1,
-    estimatedInputTokens: 0,
-    toolCount: 0,
-    usage: null,
-    finishReason: "stop",
-    error: null,
-    request: { messages: [{ role: "user", content }], tools: [] },
-    response: { text, thinking: "", toolCalls: [] },
-  };
-}
+const record = (callId: string, index: number, text: string, content = "hello"): ModelCallRecord =>
+  modelCallRecord({ callId, turnId: "t1", index, text, content });
 
 describe("a model-call record over the document limit", () => {
   it("is stored cut, with a logged reason, and the records behind it are stored", async () => {

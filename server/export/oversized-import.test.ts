@@ -3,6 +3,7 @@ import { emptyStats, type ModelCallRecord } from "@/lib/contracts";
 import { SESSION_FILE_FORMAT, SESSION_FILE_VERSION, type SessionFile } from "@/lib/export/session-file";
 import { applyEvent, newTurn } from "@/lib/turn/reduce";
 import { importSessionFile, parseSessionFile } from "@/server/export/session-import";
+import { modelCallRecord } from "@/test/support/model/model-call-record";
 import { openTestDatabase, type TestDatabase } from "@/test/support/server/database";
 
 /**
@@ -26,25 +27,7 @@ function fileWithHugeModelCall(): SessionFile {
   const at = new Date().toISOString();
   const started = newTurn({ sessionId: "s0", turnId: "t0", prompt: "Summarise the dump", createdAt: at });
   const turn = applyEvent(started, { type: "turn:ended", turnId: "t0", status: "completed", stats: emptyStats(), endedAt: at });
-  const record: ModelCallRecord = {
-    callId: "c0",
-    turnId: "t0",
-    runId: null,
-    purpose: "chat",
-    index: 0,
-    model: "m",
-    modelLabel: "M",
-    startedAt: at,
-    endedAt: at,
-    messageCount: 1,
-    estimatedInputTokens: 0,
-    toolCount: 0,
-    usage: null,
-    finishReason: "stop",
-    error: null,
-    request: { messages: [{ role: "user", content: "Summarise the dump" }], tools: [] },
-    response: { text: HUGE, thinking: "", toolCalls: [] },
-  };
+  const record: ModelCallRecord = modelCallRecord({ content: "Summarise the dump", text: HUGE });
   return {
     format: SESSION_FILE_FORMAT,
     version: SESSION_FILE_VERSION,

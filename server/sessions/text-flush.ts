@@ -19,7 +19,7 @@ export class TextFlush {
 
   /** After an event: once the store has text waiting, a flush comes within `everyMs`. */
   wake(): void {
-    if (!this.timer && this.store.waiting().size > 0) this.schedule();
+    if (!this.timer && this.store.hasWaiting) this.schedule();
   }
 
   /** No flush comes (a drain hands the store everything itself). */
@@ -37,7 +37,7 @@ export class TextFlush {
         if (turn) this.store.flush(turn);
         else this.log?.warn("streamed text of a turn no longer held was not written", { turnId });
       }
-      if (this.store.waiting().size > 0) this.schedule();
+      if (this.store.hasWaiting) this.schedule();
     }, this.everyMs);
   }
 }

@@ -23,6 +23,24 @@ export const DEFAULT_LIMITS: AgentRuntimeDeps["limits"] = {
   turnTimeoutMs: 600_000,
 };
 
+/**
+ * `wait_forever`: a tool that never returns and ignores the abort signal, so a test sees
+ * the runtime stop a call without the tool's help; `started` resolves once it runs.
+ */
+export function hangingTool(): { tool: Tool<Record<string, never>>; started: Promise<void> } {
+  let markStarted!: () => void;
+  const started = new Promise<void>((resolve) => (markStarted = resolve));
+  const tool: Tool<Record<string, never>> = {
+    spec: { name: "wait_forever", description: "Never returns.", parameters: { type: "object", properties: {} } },
+    parse: () => ({}),
+    run: () => {
+      markStarted();
+      return new Promise<string>(() => undefined);
+    },
+  };
+  return { tool, started };
+}
+
 /** A minimal real tool so runtime tests do not depend on the workspace tool set. */
 export const readNoteTool: Tool<{ name: string }> = {
   spec: {
