@@ -168,7 +168,7 @@ async function exportLarge(db: BenchDatabase, megabytes: number): Promise<AuditR
   pieces.length = 0;
 
   const importStarted = performance.now();
-  const copy = await importSessionFile(db.store, "bench-export", parseSessionFile(file), (title) =>
+  const copy = await importSessionFile(db.store, "bench-export", await parseSessionFile(file), (title) =>
     db.store.createSession("bench-export", title),
   );
   const importSeconds = (performance.now() - importStarted) / 1000;

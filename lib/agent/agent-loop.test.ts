@@ -41,7 +41,7 @@ describe("agent loop: tool calls of one step", () => {
     expect(dataOf(run.events, "tool_result", "master")).toHaveLength(12);
   });
 
-  it("runs at most maxToolCallsPerReply calls of one reply; each call beyond gets an error result and the turn goes on", async () => {
+  it("runs at most maxToolCallsPerReply calls of one reply; the first call beyond answers for the rest with an error, and the turn goes on", async () => {
     const tool = countingTool();
     const limit = 6;
     const calls = Array.from({ length: limit + 5 }, (_, n) => ({ id: `c${n}`, name: "slow", args: { n } }));
@@ -52,14 +52,17 @@ describe("agent loop: tool calls of one step", () => {
       "too many calls",
     );
     expect((await run.result).status).toBe("completed");
-    const results = toolResults(model.requests[1]!.messages);
-    // The model reads a result for every call it asked for, in order: the first `limit` ran.
-    expect(results.map((r) => r.toolCallId)).toEqual(calls.map((c) => c.id));
+    const next = model.requests[1]!.messages;
+    const results = toolResults(next);
+    // The model reads the `limit` results in order, then one refusal that counts the rest;
+    // the calls after it are not resent, so the request does not grow with the reply.
+    expect(results.map((r) => r.toolCallId)).toEqual(calls.slice(0, limit + 1).map((c) => c.id));
     expect(results.slice(0, limit).map((r) => r.content)).toEqual(calls.slice(0, limit).map((c) => `done ${c.args.n}`));
-    for (const r of results.slice(limit))
-      expect(r.content).toBe(
-        `Error [too_many_calls]: this reply asked for ${limit + 5} tool calls; at most ${limit} run per reply. Ask again for the rest.`,
-      );
+    expect(results[limit]!.content).toBe(
+      `Error [too_many_calls]: this reply asked for ${limit + 5} tool calls; at most ${limit} run per reply. This call and the 4 after it were not run (they are left out of this conversation). Ask again for the rest.`,
+    );
+    const assistant = next.find((m) => m.role === "assistant");
+    expect(assistant?.toolCalls?.map((c) => c.id)).toEqual(calls.slice(0, limit + 1).map((c) => c.id));
     // The turn records only the calls that ran.
     expect(dataOf(run.events, "tool_call", "master").map((d) => d.callId)).toEqual(calls.slice(0, limit).map((c) => c.id));
     expect(dataOf(run.events, "tool_result", "master")).toHaveLength(limit);

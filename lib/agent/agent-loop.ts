@@ -92,15 +92,18 @@ export const STEER_TAG = "[Steering message]";
 
 /**
  * Tool calls one reply may have run. Model output is untrusted: a reply of thousands of
- * calls would otherwise run them all and record each in the turn. The calls beyond are
- * not run and not recorded; each gets an error result, so the model can ask again.
+ * calls would otherwise run them all, record each in the turn and resend each, with its
+ * result, in every later request. The calls beyond are not run and not recorded, and the
+ * transcript keeps only the first of them, whose error result tells the model how many
+ * were left out, so it can ask again: what the next request carries is bounded by the
+ * limit, not by the reply.
  */
 export const DEFAULT_MAX_TOOL_CALLS_PER_REPLY = 200;
 
 export function tooManyCallsText(asked: number, limit: number): string {
   return toolErrorText(
     "too_many_calls",
-    `this reply asked for ${asked} tool calls; at most ${limit} run per reply. Ask again for the rest.`,
+    `this reply asked for ${asked} tool calls; at most ${limit} run per reply. This call and the ${asked - limit - 1} after it were not run (they are left out of this conversation). Ask again for the rest.`,
   );
 }
 
@@ -133,7 +136,8 @@ export async function runAgentLoop(options: LoopOptions, state: LoopState): Prom
     );
     state.steps++;
     hooks.onChatUsage?.(step.usage);
-    const calls = step.toolCalls;
+    // One refused call stands for all of them (see DEFAULT_MAX_TOOL_CALLS_PER_REPLY).
+    const calls = step.toolCalls.slice(0, limit + 1);
     state.messages.push({ role: "assistant", content: step.text, ...(calls.length ? { toolCalls: calls } : {}) });
     if (calls.length === 0) {
       hooks.onStepEnd?.(state.steps);
@@ -141,9 +145,10 @@ export async function runAgentLoop(options: LoopOptions, state: LoopState): Prom
       return { kind: "answered", answer: step.text };
     }
     const outcomes = await runCalls(calls.slice(0, limit), options, state);
-    if (calls.length > limit) options.log?.warn("tool calls beyond the reply's bound refused", { asked: calls.length, ran: limit });
+    const askedFor = step.toolCalls.length;
+    if (askedFor > limit) options.log?.warn("tool calls beyond the reply's bound refused", { asked: askedFor, ran: limit });
     calls.forEach((call, i) => {
-      const content = i < limit ? outcomes[i]! : tooManyCallsText(calls.length, limit);
+      const content = i < limit ? outcomes[i]! : tooManyCallsText(askedFor, limit);
       state.messages.push({ role: "tool", content, toolCallId: call.id, toolName: call.name });
     });
     hooks.onStepEnd?.(state.steps);

@@ -194,6 +194,13 @@ export const toolCallSchema: z.ZodType<ToolCall> = z.lazy(() =>
  */
 export const MAX_TOOL_CALLS_PER_STEP = 1_000;
 
+/**
+ * The tool calls one session file may hold, over all its turns and subagents: an import
+ * writes each call as its live turn did, so this bounds how long one import keeps the
+ * database busy (tens of seconds on a small machine).
+ */
+export const MAX_IMPORT_TOOL_CALLS = 20_000;
+
 export const stepSchema: z.ZodType<Step> = z.lazy(() =>
   z.object({
     text: z.string(),

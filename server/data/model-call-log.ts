@@ -33,6 +33,8 @@ interface Pending {
 
 /** How many blob ids a log remembers as written (consecutive requests share most of them). */
 const KNOWN_LIMIT = 20_000;
+/** Blobs per write: a few milliseconds of the event loop each. */
+const BLOB_BATCH = 250;
 
 export const blobId = (sessionId: string, json: string) =>
   `${sessionId}:${createHash("sha256").update(json).digest("base64url").slice(0, 32)}`;
@@ -148,14 +150,19 @@ export class ModelCallLog {
     const messageIds = record.request.messages.map(add);
     const toolsId = record.request.tools.length ? add(record.request.tools) : null;
     const fresh = [...blobs].filter(([id]) => !this.known.has(id));
-    if (fresh.length > 0) {
-      const encoded = await Promise.all(fresh.map(async ([_id, json]) => ({ _id, blob: await encodeBlob(json) })));
+    // In batches: casting and sending one write of thousands of blobs (a reply of many tool
+    // calls makes a request of as many results) would hold the event loop for everyone.
+    for (let start = 0; start < fresh.length; start += BLOB_BATCH) {
+      const batch = fresh.slice(start, start + BLOB_BATCH);
+      const encoded = await Promise.all(batch.map(async ([_id, json]) => ({ _id, blob: await encodeBlob(json) })));
       await ModelBlob.bulkWrite(
         encoded.map(({ _id, blob }) => ({
           updateOne: { filter: { _id }, update: { $setOnInsert: { sessionId, ...blob } }, upsert: true },
         })),
         { ordered: false },
       );
+    }
+    if (fresh.length > 0) {
       if (this.known.size + fresh.length > KNOWN_LIMIT) this.known.clear();
       for (const [id] of fresh) this.known.add(id);
     }

@@ -1,4 +1,4 @@
-import { AppError, MAX_TOOL_CALLS_PER_STEP, type Issue } from "@/lib/contracts";
+import { AppError, MAX_IMPORT_TOOL_CALLS, MAX_TOOL_CALLS_PER_STEP, type Issue } from "@/lib/contracts";
 import { jsonDepthWithin, MAX_JSON_DEPTH, reidentify, sessionFileSchema, type SessionFile } from "@/lib/export/session-file";
 import { applyEvent, newTurn } from "@/lib/turn/reduce";
 import { deepEqual } from "@/lib/turn/deep-equal";
@@ -18,7 +18,15 @@ import type { ChatTurn, SessionSummary, Step } from "@/lib/contracts";
  * an import creates the whole chat or nothing.
  */
 
-export function parseSessionFile(text: string): SessionFile {
+/**
+ * Events replayed (and, on import, recorded) between two turns of the event loop: a file
+ * of tens of thousands of calls is checked and written in slices, so other people's
+ * requests are answered meanwhile, and the writer's queue stays far below its bound.
+ */
+const EVENTS_PER_SLICE = 2_000;
+const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export async function parseSessionFile(text: string): Promise<SessionFile> {
   if (!jsonDepthWithin(text, MAX_JSON_DEPTH))
     throw new AppError("bad_request", `The file nests deeper than ${MAX_JSON_DEPTH} levels; it is not a Delegate session file.`);
   let json: unknown;
@@ -38,7 +46,13 @@ export function parseSessionFile(text: string): SessionFile {
     );
   }
   const file = parsed.data;
-  file.turns.forEach((entry, i) => {
+  const calls = file.turns.reduce((sum, entry) => sum + callsIn(entry.turn.steps), 0);
+  if (calls > MAX_IMPORT_TOOL_CALLS)
+    throw new AppError(
+      "bad_request",
+      `The file holds ${calls} tool calls; an import takes at most ${MAX_IMPORT_TOOL_CALLS}. Split the chat, or export fewer turns.`,
+    );
+  for (const [i, entry] of file.turns.entries()) {
     if (entry.turn.status === "running")
       throw new AppError("bad_request", `Turn ${i + 1} in the file is still running; only finished turns can be imported.`);
     const crowded = crowdedStep(entry.turn.steps);
@@ -51,7 +65,11 @@ export function parseSessionFile(text: string): SessionFile {
     // under the wrong parent, a call twice) would be stored differently from how it shows.
     const events = eventsOfTurn(entry.turn);
     const { sessionId, turnId, prompt, createdAt } = entry.turn;
-    const folded = events.slice(1).reduce(applyEvent, newTurn({ sessionId, turnId, prompt, createdAt }));
+    let folded = newTurn({ sessionId, turnId, prompt, createdAt });
+    for (let start = 1; start < events.length; start += EVENTS_PER_SLICE) {
+      folded = events.slice(start, start + EVENTS_PER_SLICE).reduce(applyEvent, folded);
+      await nextTick();
+    }
     if (!deepEqual(folded, entry.turn))
       throw new AppError("bad_request", `Turn ${i + 1} in the file is not consistent (its subagents, calls or ids do not fit together).`);
     const tooLarge = oversizedPart(entry);
@@ -60,7 +78,8 @@ export function parseSessionFile(text: string): SessionFile {
         "bad_request",
         `Turn ${i + 1} in the file has ${tooLarge.part} of ${sizeLabel(tooLarge.bytes)}, more than the database stores in one document; nothing was imported.`,
       );
-  });
+    await nextTick();
+  }
   return file;
 }
 
@@ -104,6 +123,13 @@ function oversizedPart(entry: SessionFile["turns"][number]): { part: string; byt
   return found;
 }
 
+/** Every tool call of these steps, the subagents' included. */
+function callsIn(steps: readonly Step[]): number {
+  let count = 0;
+  for (const step of steps) for (const call of step.toolCalls) count += 1 + (call.subagent ? callsIn(call.subagent.steps) : 0);
+  return count;
+}
+
 /** The first step, the master's or a subagent's, that holds more calls than a step may. */
 function crowdedStep(steps: Step[], runId?: string): { step: number; runId?: string; calls: number } | undefined {
   for (const [s, step] of steps.entries()) {
@@ -131,8 +157,11 @@ export async function importSessionFile(
       const entry = reidentify(original, session.sessionId, newId);
       turns.push(entry.turn);
       const full = new Map(entry.toolOutputs.map((o) => [`${o.runId ?? ""}|${o.callId}`, o.text]));
-      for (const event of eventsOfTurn(entry.turn, (runId, callId) => full.get(`${runId ?? ""}|${callId}`)))
+      let recorded = 0;
+      for (const event of eventsOfTurn(entry.turn, (runId, callId) => full.get(`${runId ?? ""}|${callId}`))) {
         writer.record(event, entry.turn);
+        if (++recorded % EVENTS_PER_SLICE === 0) await writer.drain();
+      }
       for (const record of entry.modelCalls) calls.write(record);
     }
     await Promise.all([writer.drain(turns), calls.drain()]);

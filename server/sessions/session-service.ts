@@ -234,7 +234,7 @@ export class SessionService {
 
   /** A session file as a new chat of `userId` (counted against their chats like any other). */
   async import(userId: string, text: string): Promise<SessionSummary> {
-    const file = parseSessionFile(text);
+    const file = await parseSessionFile(text);
     const session = await importSessionFile(this.deps.store, userId, file, (title) => this.create(userId, title.slice(0, 200)));
     this.deps.onSessionsChanged(userId);
     return session;
