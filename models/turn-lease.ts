@@ -15,14 +15,19 @@ const turnLeaseSchema = new Schema(
     turnId: { type: String, default: null },
     /** The person whose turn it is (the per-person running-turn cap counts across processes). */
     ownerId: { type: String, default: null },
-    expiresAt: { type: Date, required: true },
+    /** Set while held; a free lease has none (see the sweeper's index below). */
+    expiresAt: { type: Date },
     seq: { type: Number, default: 0 },
   },
   { versionKey: false },
 );
-// The sweeper looks for expired leases still held; the cap counts one person's held leases.
+// The sweeper looks for expired leases still held: only held ones carry `expiresAt`, so its
+// date range never reaches the free lease of every chat ever opened.
 turnLeaseSchema.index({ expiresAt: 1 });
+// The cap counts one person's held leases.
 turnLeaseSchema.index({ ownerId: 1, expiresAt: 1 });
+// The start-up sweep lists the held leases: free ones (instanceId null) are outside its range.
+turnLeaseSchema.index({ instanceId: 1 });
 
 export type TurnLeaseRecord = InferSchemaType<typeof turnLeaseSchema>;
 export function defineTurnLeaseModel(connection: Connection) {

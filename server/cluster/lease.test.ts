@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sweepCost } from "@/test/support/cluster/sweep-cost";
 import { openTestDatabase, type TestDatabase } from "@/test/support/server/database";
 import { mongoLeases, type LeaseStore } from "./lease";
 
@@ -68,5 +69,60 @@ describe("turn leases in MongoDB", () => {
     const wins = await Promise.all(["b", "c", "d"].map((id) => leases.takeOver(lease!, id, 1_000, at(5_000))));
     expect(wins.filter(Boolean)).toHaveLength(1);
     expect(await leases.takeOver(lease!, "e", 1_000, at(5_001))).toBe(false);
+  });
+
+  describe("the sweep's cost with many chats", () => {
+    let own: TestDatabase;
+    let store: LeaseStore;
+    beforeAll(async () => {
+      own = await openTestDatabase("lease-sweep");
+      store = mongoLeases(own.models);
+    });
+    afterAll(() => own.close());
+
+    it("reads only held leases, however many chats were ever opened", async () => {
+      await Promise.all(Array.from({ length: 60 }, (_, i) => store.ensure(`free-${i}`, i)));
+      for (const i of [0, 1, 2]) {
+        await store.take(`free-${i}`, { instanceId: "a", turnId: `t${i}`, ownerId: "p" }, 1_000, at(0));
+        await store.release(`free-${i}`, "a", `t${i}`, 10 + i);
+      }
+      await store.take("stalled-1", { instanceId: "gone", turnId: "s1", ownerId: "p" }, 1_000, at(0));
+      await store.take("stalled-2", { instanceId: "gone", turnId: "s2", ownerId: "p" }, 1_000, at(0));
+      await store.take("alive", { instanceId: "b", turnId: "s3", ownerId: "p" }, 60_000, at(0));
+
+      const free = await own.models.TurnLease.collection.find({ instanceId: null }).toArray();
+      expect(free).toHaveLength(60);
+      expect(free.filter((row) => "expiresAt" in row)).toEqual([]);
+      // Three leases are held (two expired): whichever index the planner picks, it reads no free one.
+      const cost = await sweepCost(own.models, at(5_000));
+      expect(cost.returned).toBe(2);
+      expect(cost.examined).toBeLessThanOrEqual(3);
+      expect((await store.expired(at(5_000))).map((l) => l.sessionId).sort()).toEqual(["stalled-1", "stalled-2"]);
+      expect((await store.leasedSessions()).sort()).toEqual(["alive", "stalled-1", "stalled-2"]);
+      // A free lease still reads as free, with the number its last holder left.
+      expect(await store.get("free-1")).toMatchObject({ instanceId: null, seq: 11, expiresAt: new Date(0) });
+    });
+
+    it("takes rows freed by an earlier version (expiry at the epoch) out of the range at its first sweep, as free leases", async () => {
+      await own.models.TurnLease.collection.insertMany(
+        Array.from({ length: 40 }, (_, i) => ({
+          _id: `old-${i}` as never,
+          instanceId: null,
+          turnId: null,
+          ownerId: null,
+          expiresAt: new Date(0),
+          seq: 100 + i,
+        })),
+      );
+      const legacy = mongoLeases(own.models);
+      const stale = { _id: /^old-/, expiresAt: { $exists: true } };
+      expect(await own.models.TurnLease.countDocuments(stale)).toBe(40);
+      expect((await legacy.expired(at(5_000))).map((l) => l.sessionId).sort()).toEqual(["stalled-1", "stalled-2"]);
+      expect(await own.models.TurnLease.countDocuments(stale)).toBe(0);
+      expect((await sweepCost(own.models, at(5_000))).examined).toBeLessThanOrEqual(3);
+      expect(await legacy.get("old-3")).toMatchObject({ instanceId: null, seq: 103 });
+      expect(await legacy.take("old-3", { instanceId: "c", turnId: "t", ownerId: "p" }, 1_000, at(6_000))).toEqual({ previousSeq: 103 });
+      expect((await legacy.get("old-3"))?.expiresAt).toEqual(at(7_000));
+    });
   });
 });

@@ -10,6 +10,7 @@ export interface Lease {
   instanceId: string | null;
   turnId: string | null;
   ownerId: string | null;
+  /** When the holder's time runs out; a free lease reads as the epoch (long past). */
   expiresAt: Date;
   /** The last sequence number the holder reported (at release, or at its last renewal). */
   seq: number;
@@ -57,7 +58,8 @@ interface LeaseRow {
   instanceId: string | null;
   turnId: string | null;
   ownerId: string | null;
-  expiresAt: Date;
+  /** Only on a held lease; rows written before free leases dropped it carry the epoch. */
+  expiresAt?: Date | null;
   seq?: number;
 }
 
@@ -66,15 +68,37 @@ const toLease = (row: LeaseRow): Lease => ({
   instanceId: row.instanceId,
   turnId: row.turnId,
   ownerId: row.ownerId,
-  expiresAt: row.expiresAt,
+  expiresAt: row.expiresAt ?? new Date(0),
   seq: row.seq ?? 0,
 });
+
+/**
+ * A free lease carries no `expiresAt`, so it stays out of the `{expiresAt: 1}` range the
+ * sweeper reads every third of a lease (documents without the field sit outside every
+ * date range, and no index option is needed: FerretDB 1.x refuses sparse and partial
+ * ones). Rows freed before that carried the epoch; this turns them into the same shape.
+ */
+/** The sweeper's query (exported so its cost can be measured on the very filter). */
+export const expiredFilter = (now: Date) => ({ instanceId: { $ne: null }, expiresAt: { $lte: now } });
+export const EXPIRED_BATCH = 100;
+
+const FREE_WITH_EXPIRY = { instanceId: null, expiresAt: { $exists: true } };
+const UNSET_EXPIRY = { $unset: { expiresAt: "" } } as const;
 
 /** MongoDB's duplicate-key error: two upserts raced and the other one inserted first. */
 const isDuplicateKey = (error: unknown) => typeof error === "object" && error !== null && (error as { code?: unknown }).code === 11000;
 
 export function mongoLeases(models: Pick<Models, "TurnLease">): LeaseStore {
   const { TurnLease } = models;
+  // Once per process, before its first sweep; a failure (MongoDB away) is tried again at the next.
+  let migrated: Promise<unknown> | undefined;
+  const migrateFreeRows = () => {
+    migrated ??= TurnLease.updateMany(FREE_WITH_EXPIRY, UNSET_EXPIRY).catch((error: unknown) => {
+      migrated = undefined;
+      throw error;
+    });
+    return migrated;
+  };
   return {
     async take(sessionId, holder, leaseMs, now = new Date()) {
       try {
@@ -109,7 +133,7 @@ export function mongoLeases(models: Pick<Models, "TurnLease">): LeaseStore {
     async release(sessionId, instanceId, turnId, seq) {
       const result = await TurnLease.updateOne(
         { _id: sessionId, instanceId, turnId },
-        { $set: { instanceId: null, turnId: null, ownerId: null, expiresAt: new Date(0), seq } },
+        { $set: { instanceId: null, turnId: null, ownerId: null, seq }, ...UNSET_EXPIRY },
       );
       return result.matchedCount === 1;
     },
@@ -124,7 +148,7 @@ export function mongoLeases(models: Pick<Models, "TurnLease">): LeaseStore {
         try {
           const row = await TurnLease.findOneAndUpdate(
             { _id: sessionId },
-            { $setOnInsert: { instanceId: null, turnId: null, ownerId: null, expiresAt: new Date(0), seq } },
+            { $setOnInsert: { instanceId: null, turnId: null, ownerId: null, seq } },
             { upsert: true, returnDocument: "after" },
           ).lean<LeaseRow>();
           return toLease(row!);
@@ -143,9 +167,8 @@ export function mongoLeases(models: Pick<Models, "TurnLease">): LeaseStore {
     },
 
     async expired(now = new Date()) {
-      const rows = await TurnLease.find({ instanceId: { $ne: null }, expiresAt: { $lte: now } })
-        .limit(100)
-        .lean<LeaseRow[]>();
+      await migrateFreeRows();
+      const rows = await TurnLease.find(expiredFilter(now)).limit(EXPIRED_BATCH).lean<LeaseRow[]>();
       return rows.map(toLease);
     },
 

@@ -9,13 +9,15 @@ import type { Logger } from "@/lib/log";
 import { adaptMcpTools, type RawMcpCallResult, type RawMcpTool } from "@/lib/mcp/adapt";
 import type { McpServerConfig } from "@/lib/mcp/config";
 import { ToolError, type Tool } from "@/lib/tools/types";
+import { boundedFetch, CallScope, megabytes, ReplyTooLargeError } from "./bounded-fetch";
 
 /**
  * One MCP server: connects through the official SDK client (a spawned stdio process or
  * Streamable HTTP), lists its tools, lists them again when the server says they changed,
  * and reconnects with exponential backoff when the connection fails or the process dies.
  * A call never hangs a turn: it is bounded by the server's timeout and the caller's abort
- * signal, and every failure is a ToolError that names the server.
+ * signal, and every failure is a ToolError that names the server. Over HTTP a message is
+ * bounded in size as over stdio, and a call given up closes its request (bounded-fetch.ts).
  */
 
 export interface Backoff {
@@ -120,12 +122,25 @@ export class McpConnection {
         `MCP server ${label} is not available (${this.status}${this.error ? `: ${this.error}` : ""}); "${toolName}" was not run.`,
       );
     }
+    const scope = new CallScope();
     try {
-      return await client.request({ method: "tools/call", params: { name: toolName, arguments: args } }, callResultSchema, {
-        signal,
-        timeout: this.config.timeoutMs,
-      });
+      return await scope.run(() =>
+        Promise.race([
+          client.request({ method: "tools/call", params: { name: toolName, arguments: args } }, callResultSchema, {
+            signal: AbortSignal.any([signal, scope.signal]),
+            timeout: this.config.timeoutMs,
+          }),
+          scope.failed,
+        ]),
+      );
     } catch (error) {
+      // Whatever ended the call, its HTTP request stops being read and its connection closes.
+      scope.abort();
+      if (scope.failure instanceof ReplyTooLargeError) {
+        throw new ToolError(
+          `MCP server ${label} sent a reply larger than ${megabytes(scope.failure.maxBytes)} to "${toolName}"; it was cut off there and not used.`,
+        );
+      }
       if (signal.aborted) throw new ToolError(`The call to "${toolName}" on MCP server ${label} was stopped before it finished.`);
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
         throw new ToolError(`MCP server ${label} did not answer the call to "${toolName}" within ${seconds(this.config.timeoutMs)}.`);
@@ -222,7 +237,7 @@ export class McpConnection {
   private transport(): Transport {
     const config = this.config;
     if (config.transport === "http") {
-      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, fetch: boundedFetch() });
     }
     const transport = new StdioClientTransport({
       command: config.command,
