@@ -180,7 +180,11 @@ function ShownName({ name }: { name: string }) {
     <span className="font-mono break-all">
       {nameParts(name).map((part, i) =>
         part.warning ? (
-          <mark key={i} title={part.warning.message} className="rounded-sm bg-red-200 px-0.5 text-red-950 dark:bg-red-900 dark:text-red-100">
+          <mark
+            key={i}
+            title={part.warning.message}
+            className="rounded-sm bg-red-200 px-0.5 text-red-950 dark:bg-red-900 dark:text-red-100"
+          >
             {isUnseen(part.warning) ? visibleMarker(part.text) : part.text}
           </mark>
         ) : (

@@ -47,7 +47,13 @@ export const WINDOW_ABOVE_LINES = 5_000;
  * The slice of rows to draw in a scrolled box of fixed-height rows: the rows in view plus
  * `overscan` on each side, clamped to [0, total].
  */
-export function visibleRows(total: number, scrollTop: number, viewportPx: number, rowPx: number, overscan = 50): { start: number; end: number } {
+export function visibleRows(
+  total: number,
+  scrollTop: number,
+  viewportPx: number,
+  rowPx: number,
+  overscan = 50,
+): { start: number; end: number } {
   const first = Math.floor(Math.max(0, scrollTop) / rowPx);
   const count = Math.ceil(Math.max(0, viewportPx) / rowPx);
   const start = Math.max(0, Math.min(total, first - overscan));

@@ -4,13 +4,26 @@ import { approvalFileNames, nameParts, nameWarnings, withUnseenVisible } from ".
 describe("nameWarnings", () => {
   it.each([
     ["a right-to-left override", "invoice\u202Egnp.sh", [["bidi", "U+202E"]], /U\+202E RIGHT-TO-LEFT OVERRIDE/],
-    ["a right-to-left isolate", "a\u2067b\u2069.md", [["bidi", "U+2067"], ["bidi", "U+2069"]], /RIGHT-TO-LEFT ISOLATE/],
+    [
+      "a right-to-left isolate",
+      "a\u2067b\u2069.md",
+      [
+        ["bidi", "U+2067"],
+        ["bidi", "U+2069"],
+      ],
+      /RIGHT-TO-LEFT ISOLATE/,
+    ],
     ["a left-to-right embedding", "x\u202A.md", [["bidi", "U+202A"]], /LEFT-TO-RIGHT EMBEDDING/],
     ["a zero-width space", "read\u200Bme.md", [["invisible", "U+200B"]], /ZERO WIDTH SPACE, an invisible character/],
     ["a byte order mark", "\uFEFFnotes.md", [["invisible", "U+FEFF"]], /ZERO WIDTH NO-BREAK SPACE/],
     ["a Hangul filler", "a\u3164.md", [["invisible", "U+3164"]], /HANGUL FILLER/],
     ["a line break", "a\nb.md", [["control", "U+000A"]], /control character/],
-    ["a Cyrillic a among Latin letters", "p\u0430ypal.md", [["look-alike", "U+0430"]], /Cyrillic letter "а" among Latin letters in "pаypal"/],
+    [
+      "a Cyrillic a among Latin letters",
+      "p\u0430ypal.md",
+      [["look-alike", "U+0430"]],
+      /Cyrillic letter "а" among Latin letters in "pаypal"/,
+    ],
     ["a Greek omicron among Latin letters", "g\u03BFogle/x.md", [["look-alike", "U+03BF"]], /Greek letter/],
     ["a fullwidth letter", "\uFF50ay.md", [["look-alike", "U+FF50"]], /looks like "p"/],
     ["a division slash", "docs\u2215x.md", [["look-alike", "U+2215"]], /DIVISION SLASH looks like "\/"/],

@@ -89,7 +89,12 @@ function scriptOf(char: string): string | undefined {
 function charWarning(char: string): NameWarning | undefined {
   const codepoint = codepointOf(char);
   if (BIDI.test(char)) {
-    return { kind: "bidi", codepoint, char, message: `${label(char)}: it changes the direction of the text around it, so the name reads differently than it is.` };
+    return {
+      kind: "bidi",
+      codepoint,
+      char,
+      message: `${label(char)}: it changes the direction of the text around it, so the name reads differently than it is.`,
+    };
   }
   if (CONTROL.test(char)) {
     return { kind: "control", codepoint, char, message: `${label(char)}, a control character: no file name should hold one.` };
@@ -98,7 +103,12 @@ function charWarning(char: string): NameWarning | undefined {
     return { kind: "invisible", codepoint, char, message: `${label(char)}, an invisible character: the name looks like another one.` };
   }
   if (SLASH_LOOKALIKES.has(char)) {
-    return { kind: "look-alike", codepoint, char, message: `${label(char)} looks like "/" but is part of the name, not a folder separator.` };
+    return {
+      kind: "look-alike",
+      codepoint,
+      char,
+      message: `${label(char)} looks like "/" but is part of the name, not a folder separator.`,
+    };
   }
   const compat = char.normalize("NFKC");
   if (compat !== char && !ASCII_PRINTABLE.test(char) && ASCII_PRINTABLE.test(compat)) {

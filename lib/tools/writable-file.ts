@@ -143,7 +143,9 @@ function checkOpened(stat: BigIntStats, shown: string): void {
   if (!stat.isFile()) throw new ToolError(`"${shown}" is not a regular file; it is refused.`);
   // Another name for the same file may sit outside the workspace, where no check reaches.
   if (stat.nlink > 1n) {
-    throw new ToolError(`"${shown}" has ${stat.nlink} hard links (other names for the same file, maybe outside the workspace); it is refused.`);
+    throw new ToolError(
+      `"${shown}" has ${stat.nlink} hard links (other names for the same file, maybe outside the workspace); it is refused.`,
+    );
   }
 }
 
@@ -154,7 +156,9 @@ function checkOpened(stat: BigIntStats, shown: string): void {
  */
 export function assertUnchanged(approved: WriteTarget, now: WriteTarget): void {
   const changed = (how: string) =>
-    new ToolError(`"${approved.shown}" changed since it was approved (${how}); nothing was written. Read it again and make the change anew.`);
+    new ToolError(
+      `"${approved.shown}" changed since it was approved (${how}); nothing was written. Read it again and make the change anew.`,
+    );
   if (now.shown !== approved.shown) throw changed(`the path now leads to "${now.shown}"`);
   const [was, is] = [approved.identity, now.identity];
   if (was === null && is !== null) throw changed("a file by that name was created meanwhile");
