@@ -113,6 +113,8 @@ export const envSchema = z
 
     WORKSPACE_DIR: withDefault(z.string(), "workspace"),
     URL_FETCH_ENABLED: withDefault(bool, "false"),
+    /** Lets file_write and file_edit change files under `.git` (hooks and config there run code). */
+    ALLOW_GIT_WRITES: withDefault(bool, "false"),
     SUBAGENTS_FILE: opt(z.string()),
     /** JSON or YAML file of MCP tool servers (see mcp.example.yaml); unset: none. */
     MCP_CONFIG_FILE: opt(z.string()),

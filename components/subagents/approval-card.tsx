@@ -1,9 +1,10 @@
 "use client";
 
-import { useId, useState, type FormEvent } from "react";
+import { useId, useMemo, useState, type FormEvent } from "react";
 import { MAX_DENY_REASON_CHARS, type Approval, type ToolCall } from "@/lib/contracts";
 import { ActionError } from "@/components/ui/action-error";
 import { prettyJson } from "@/lib/format/display";
+import { approvalFileNames, isUnseen, nameParts, nameWarnings, visibleMarker, withUnseenVisible } from "@/lib/tools/suspicious-name";
 import { AlertIcon } from "@/components/ui/icons";
 import { useAction } from "@/components/ui/use-action";
 import { useHydrated } from "@/components/ui/use-hydrated";
@@ -61,6 +62,7 @@ export function ApprovalCard({ call, ownerRunId, agent }: ApprovalCardProps) {
   const titleId = useId();
   const reasonId = useId();
   const { approval } = call;
+  const shownParameters = useMemo(() => prettyJson(call.parameters).split("\n").map(withUnseenVisible).join("\n"), [call.parameters]);
   const who = agent ?? "The agent";
 
   const decide = (decision: "approve" | "deny", text?: string) => {
@@ -100,6 +102,7 @@ export function ApprovalCard({ call, ownerRunId, agent }: ApprovalCardProps) {
           </p>
         </div>
       ) : null}
+      <ApprovalFiles parameters={call.parameters} preview={approval.preview} />
       {approval.preview ? (
         <div>
           <div className="mb-0.5 text-[11px] font-semibold tracking-wide text-amber-800 uppercase dark:text-amber-300">Change</div>
@@ -109,7 +112,7 @@ export function ApprovalCard({ call, ownerRunId, agent }: ApprovalCardProps) {
       <details>
         <summary className="cursor-pointer text-xs text-zinc-600 dark:text-zinc-400">Parameters</summary>
         <pre className="mt-1 max-h-48 overflow-auto rounded-md border border-zinc-200 bg-white p-2 font-mono text-xs break-words whitespace-pre-wrap text-zinc-800 dark:border-zinc-800 dark:bg-zinc-950 dark:text-zinc-200">
-          {prettyJson(call.parameters)}
+          {shownParameters}
         </pre>
       </details>
       {actions?.decide ? (
@@ -168,6 +171,69 @@ export function ApprovalCard({ call, ownerRunId, agent }: ApprovalCardProps) {
       ) : null}
       <ActionError error={error} />
     </section>
+  );
+}
+
+/** A file name with each suspicious character marked: an unseen one written out as `⟨U+202E⟩`. */
+function ShownName({ name }: { name: string }) {
+  return (
+    <span className="font-mono break-all">
+      {nameParts(name).map((part, i) =>
+        part.warning ? (
+          <mark
+            key={i}
+            title={part.warning.message}
+            className="rounded-sm bg-red-200 px-0.5 text-red-950 dark:bg-red-900 dark:text-red-100"
+          >
+            {isUnseen(part.warning) ? visibleMarker(part.text) : part.text}
+          </mark>
+        ) : (
+          <span key={i}>{part.text}</span>
+        ),
+      )}
+    </span>
+  );
+}
+
+/**
+ * The file a call would write, as it really is named: a name can be made to read as
+ * another (a right-to-left override, an invisible character, a Cyrillic letter among Latin
+ * ones), so each such character is marked and named in a warning.
+ */
+function ApprovalFiles({ parameters, preview }: { parameters: string; preview: string | undefined }) {
+  const names = useMemo(() => approvalFileNames(parameters, preview), [parameters, preview]);
+  // One list for all names: a character in both is named once.
+  const warnings = useMemo(() => nameWarnings(names.join(" ")), [names]);
+  if (names.length === 0) return null;
+  return (
+    <div>
+      <div className="mb-0.5 text-[11px] font-semibold tracking-wide text-amber-800 uppercase dark:text-amber-300">
+        {names.length === 1 ? "File" : "Files"}
+      </div>
+      <ul data-testid="approval-files" className="space-y-0.5 text-zinc-800 dark:text-zinc-200">
+        {names.map((name) => (
+          <li key={name}>
+            <ShownName name={name} />
+          </li>
+        ))}
+      </ul>
+      {warnings.length ? (
+        <div
+          role="alert"
+          data-testid="approval-name-warning"
+          className="mt-1.5 rounded-md border border-red-300 bg-red-50 p-2 text-xs text-red-900 dark:border-red-800 dark:bg-red-950/50 dark:text-red-200"
+        >
+          <p className="font-semibold">This file name can mislead: check which file it really is.</p>
+          <ul className="mt-0.5 list-disc pl-4">
+            {warnings.map((w) => (
+              <li key={w.codepoint} data-codepoint={w.codepoint}>
+                {w.message}
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+    </div>
   );
 }
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { editPreview } from "./edit-preview";
 import { parseArgs, toolSpec } from "./parse-args";
 import { ToolError, type Tool } from "./types";
-import { MAX_WRITE_BYTES, resolveWriteTarget, writeTarget, type WriteTarget } from "./writable-file";
+import { assertUnchanged, MAX_WRITE_BYTES, resolveWriteTarget, writeTarget, type WriteOptions, type WriteTarget } from "./writable-file";
 
 const schema = z
   .object({
@@ -18,29 +18,46 @@ const schema = z
   .refine((a) => a.old_string !== a.new_string, { message: "new_string is the same as old_string; there is nothing to change" });
 type FileEditArgs = z.output<typeof schema>;
 
-/** Exact-string replace in one text file of the workspace; a person approves each call by default. */
-export const fileEditTool: Tool<FileEditArgs> = {
-  spec: toolSpec(
-    "file_edit",
-    "Replace an exact string in a text file of the workspace (read it first with file_read). old_string must occur exactly once, or set replace_all. A person may have to approve the call.",
-    schema,
-  ),
-  parse: (args) => parseArgs("file_edit", schema, args),
-  requiresApproval: true,
-  async preview(args, context) {
-    const { target, text } = await edited(context.workspaceDir, args);
-    return editPreview(target.shown, target.current, text);
-  },
-  async run(args, context) {
-    // Computed again: the file may have changed while the person decided.
-    const { target, text, count } = await edited(context.workspaceDir, args);
-    await writeTarget(target, text);
-    return `Edited ${target.shown}: replaced ${count === 1 ? "1 occurrence" : `${count} occurrences`}.`;
-  },
-};
+/**
+ * Exact-string replace in one text file of the workspace; a person approves each call by
+ * default. The file the preview was made of is remembered for the call's own arguments
+ * (see `Tool.preview`): the edit runs only on that file, with that text.
+ */
+export function createFileEditTool(options: WriteOptions = {}): Tool<FileEditArgs> {
+  const approved = new WeakMap<FileEditArgs, WriteTarget>();
+  return {
+    spec: toolSpec(
+      "file_edit",
+      "Replace an exact string in a text file of the workspace (read it first with file_read). old_string must occur exactly once, or set replace_all. A person may have to approve the call.",
+      schema,
+    ),
+    parse: (args) => parseArgs("file_edit", schema, args),
+    requiresApproval: true,
+    async preview(args, context) {
+      const { target, text } = await edited(context.workspaceDir, args, options);
+      const diff = editPreview(target.shown, target.current, text);
+      approved.set(args, target);
+      return diff;
+    },
+    async run(args, context) {
+      const { target, text, count } = await edited(context.workspaceDir, args, options);
+      const previewed = approved.get(args);
+      // Same file, same text: the edit computed again is the diff the person approved.
+      if (previewed) assertUnchanged(previewed, target);
+      await writeTarget(target, text);
+      return `Edited ${target.shown}: replaced ${count === 1 ? "1 occurrence" : `${count} occurrences`}.`;
+    },
+  };
+}
 
-async function edited(workspaceDir: string, args: FileEditArgs): Promise<{ target: WriteTarget; text: string; count: number }> {
-  const target = await resolveWriteTarget(workspaceDir, args.path);
+export const fileEditTool = createFileEditTool();
+
+async function edited(
+  workspaceDir: string,
+  args: FileEditArgs,
+  options: WriteOptions,
+): Promise<{ target: WriteTarget; text: string; count: number }> {
+  const target = await resolveWriteTarget(workspaceDir, args.path, options);
   if (target.current === null) throw new ToolError(`There is no file "${target.shown}" in the workspace; use file_write to create it.`);
   const count = occurrences(target.current, args.old_string);
   if (count === 0) {

@@ -1,14 +1,14 @@
-import { fileEditTool } from "./file-edit";
+import { createFileEditTool } from "./file-edit";
 import { fileReadTool } from "./file-read";
-import { fileWriteTool } from "./file-write";
+import { createFileWriteTool } from "./file-write";
 import { grepTool } from "./grep";
 import { listFilesTool } from "./list-files";
 import type { Tool } from "./types";
 import { createUrlFetchTool, type UrlFetchOptions } from "./url-fetch";
 
 export { fileReadTool, MAX_READ_BYTES } from "./file-read";
-export { fileWriteTool } from "./file-write";
-export { fileEditTool } from "./file-edit";
+export { createFileWriteTool, fileWriteTool } from "./file-write";
+export { createFileEditTool, fileEditTool } from "./file-edit";
 export { MAX_WRITE_BYTES } from "./writable-file";
 export { grepTool, DEFAULT_GREP_MATCHES, MAX_GREP_MATCHES, MAX_GREP_FILE_BYTES } from "./grep";
 export { listFilesTool, MAX_LIST_ENTRIES } from "./list-files";
@@ -20,6 +20,8 @@ export { htmlToText } from "./html-text";
 export interface WorkspaceToolsOptions {
   /** url_fetch is off unless enabled: it is the only tool that reaches beyond the workspace. */
   urlFetch?: UrlFetchOptions & { enabled: boolean };
+  /** Whether the edit tools may write under a `.git` folder (ALLOW_GIT_WRITES); off by default. */
+  allowGitWrites?: boolean;
 }
 
 /**
@@ -27,7 +29,8 @@ export interface WorkspaceToolsOptions {
  * need a person's approval for every call), plus url_fetch when enabled.
  */
 export function createWorkspaceTools(options: WorkspaceToolsOptions = {}): Tool[] {
-  const tools: Tool[] = [listFilesTool, fileReadTool, grepTool, fileWriteTool, fileEditTool];
+  const write = { allowGitWrites: options.allowGitWrites ?? false };
+  const tools: Tool[] = [listFilesTool, fileReadTool, grepTool, createFileWriteTool(write), createFileEditTool(write)];
   if (options.urlFetch?.enabled) tools.push(createUrlFetchTool(options.urlFetch));
   return tools;
 }

@@ -28,7 +28,9 @@ export interface Tool<Args = unknown> {
   /**
    * What the person approves, beyond the parameters: for file edits, the unified diff.
    * Computed when the approval is asked for; a `ToolError` here goes to the model and
-   * nobody is asked (an edit that cannot apply needs no decision).
+   * nobody is asked (an edit that cannot apply needs no decision). `run` then gets the
+   * very `args` object `preview` got, so a tool can key what the person saw on it (the
+   * edit tools keep the file's identity there and refuse to write any other).
    */
   preview?(args: Args, context: ToolContext): Promise<string>;
 }

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ToolError } from "./types";
-import { resolveInWorkspace } from "./workspace-path";
+import { isInGitFolder, resolveInWorkspace } from "./workspace-path";
 
 let outside: string;
 let workspace: string;
@@ -67,5 +67,20 @@ describe("resolveInWorkspace", () => {
 
   it("refuses the outside folder even by its absolute path", async () => {
     expect(await refusal(path.join(outside, "secret.txt"))).toMatch(/outside the workspace/);
+  });
+});
+
+describe("isInGitFolder", () => {
+  it.each([
+    [".git/hooks/pre-commit", true],
+    [".git/config", true],
+    [".git", true],
+    ["vendor/lib/.git/HEAD", true],
+    [".GIT/hooks/x", true],
+    [".gitignore", false],
+    ["docs/.github/workflows/ci.yml", false],
+    ["my.git/x", false],
+  ])("%s → %s", (shown, inside) => {
+    expect(isInGitFolder(shown)).toBe(inside);
   });
 });

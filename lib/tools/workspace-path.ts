@@ -64,3 +64,8 @@ export function displayPath(root: string, absolute: string): string {
   const relative = path.relative(root, absolute);
   return relative === "" ? "." : relative.split(path.sep).join("/");
 }
+
+/** Whether a workspace-relative path (as `displayPath` gives it) has a `.git` segment; any case, for case-insensitive disks. */
+export function isInGitFolder(shown: string): boolean {
+  return shown.split("/").some((segment) => segment.toLowerCase() === ".git");
+}

@@ -52,7 +52,7 @@ export function buildRuntime(
     pricing,
     connect: (ref) => openModelRef(env, ref, lookup),
   });
-  const workspaceTools = createWorkspaceTools({ urlFetch: { enabled: env.URL_FETCH_ENABLED } });
+  const workspaceTools = createWorkspaceTools({ urlFetch: { enabled: env.URL_FETCH_ENABLED }, allowGitWrites: env.ALLOW_GIT_WRITES });
   const mcp = env.MCP_CONFIG_FILE ? createMcpManager(loadMcpConfig(env.MCP_CONFIG_FILE), { log }) : undefined;
   const runtime = createAgentRuntime({
     model,
