@@ -4,6 +4,7 @@ import type { AppInfo, AuthMode } from "@/lib/contracts";
 import type { Logger } from "@/lib/log";
 import type { Models } from "@/models";
 import type { AccountService, AccountServiceDeps } from "@/server/accounts/account-service";
+import type { Throttle } from "@/server/accounts/login-throttle";
 import type { OidcClient } from "@/server/accounts/oidc";
 import type { Cluster } from "@/server/cluster/cluster";
 import type { ChatStore } from "@/server/data/store";
@@ -68,8 +69,9 @@ export interface AppOptions {
     models: AccountServiceDeps["models"];
     /** The OpenID Connect client (server/accounts/oidc.ts) and its button's label; absent: no SSO. */
     sso?: { label: string; oidc: OidcClient } | null;
-    throttle?: AccountServiceDeps["throttle"];
-    creationThrottle?: AccountServiceDeps["creationThrottle"];
+    /** Every sign-in key through this one throttle instead of the defaults (sign-in-throttles.ts). */
+    throttle?: Throttle;
+    creationThrottle?: Throttle;
   };
 }
 

@@ -1,7 +1,8 @@
 import { AccountService } from "@/server/accounts/account-service";
 import { createKnownDevices } from "@/server/accounts/known-device";
-import { createLoginThrottle } from "@/server/accounts/login-throttle";
+import { admitEvery } from "@/server/accounts/login-throttle";
 import { createPasswordGate } from "@/server/accounts/password-gate";
+import { accountThrottles, gateThrottles, type AccountThrottles } from "@/server/accounts/sign-in-throttles";
 import type { HttpSettings } from "@/server/http/http-settings";
 import type { LoginDeps } from "@/server/http/login";
 import type { AppSockets } from "@/server/realtime/app-sockets";
@@ -12,6 +13,7 @@ import { SessionRegistry } from "@/server/sessions/registry";
 import { SessionService } from "@/server/sessions/session-service";
 import { endShareViewers } from "@/server/share/share-socket";
 import { ShareService } from "@/server/share/share-service";
+import { memoryLimiterStore, redisLimiterStore, type LimiterStore } from "@/server/limiter-store";
 import type { AppOptions } from "./app-options";
 
 /** The services behind both doors, HTTP and Socket.IO; what they tell sockets goes through `sockets`. */
@@ -21,6 +23,9 @@ export interface AppServices {
   sessions: SessionService;
   shares?: ShareService;
   accounts?: AccountService;
+  accountThrottles?: AccountThrottles;
+  /** Where command budgets and login throttles count: Redis when scaled out, else memory. */
+  limiterStore: LimiterStore;
 }
 
 /**
@@ -34,10 +39,11 @@ export function createServices(
 ): AppServices {
   const { store, cluster, log } = options;
   const clustered = Boolean(cluster);
+  const limiterStore = cluster ? redisLimiterStore(cluster.limitsClient, log) : memoryLimiterStore();
   const login: LoginDeps | undefined = options.password
     ? {
         gate: createPasswordGate({ password: options.password, secret: options.secret }),
-        throttle: createLoginThrottle(),
+        throttle: gateThrottles(limiterStore),
         devices: createKnownDevices(options.secret),
         allowedOrigins: settings.allowedOrigins,
         secureCookies: settings.secureCookies,
@@ -79,9 +85,9 @@ export function createServices(
     ? new AccountService({
         mode: accountMode.mode,
         models: accountMode.models,
-        throttle: accountMode.throttle ?? createLoginThrottle(),
-        // New accounts and reset attempts per address: generous for a team behind one address.
-        creationThrottle: accountMode.creationThrottle ?? createLoginThrottle({ maxFailures: 20 }),
+        // The account routes throttle through `accountThrottles` (shared by every process when scaled out).
+        throttle: admitEvery,
+        creationThrottle: admitEvery,
         deleteChat: (ownerId, sessionId) => sessions.delete(ownerId, sessionId),
         cancelTurns: (ownerId) => (cluster ? cluster.cancelOwnerTurns(ownerId) : registry.cancelTurns(ownerId)),
         cutSockets: (target) => cutAccountSockets(sockets, clustered, target),
@@ -90,5 +96,6 @@ export function createServices(
         log,
       })
     : undefined;
-  return { login, registry, sessions, shares, accounts };
+  const throttles = accountMode ? accountThrottles(limiterStore, accountMode) : undefined;
+  return { login, registry, sessions, shares, accounts, accountThrottles: throttles, limiterStore };
 }

@@ -27,13 +27,14 @@ export function createApp(options: AppOptions): App {
   const settings = httpSettings(options);
   const identity = createIdentity(options.secret);
   const sockets = new AppSockets();
-  const { login, registry, sessions, shares, accounts } = createServices(options, settings, sockets);
+  const { login, registry, sessions, shares, accounts, accountThrottles, limiterStore } = createServices(options, settings, sockets);
   const shareViewer = shareViewerSignIn({ accounts, login });
 
   const routes = httpRoutes({
     settings,
     sessions,
     accounts,
+    accountThrottles,
     oidc: options.accounts?.sso?.oidc,
     shares,
     shareViewer,
@@ -60,7 +61,14 @@ export function createApp(options: AppOptions): App {
   }
   io.use(handshakeAuth({ accounts, login, identity }));
   if (options.upgradeHandler) forwardUpgrades(httpServer, options.upgradeHandler, settings.allowedHosts);
-  registerHandlers(io, { sessions, appInfo: options.appInfo, rateLimit: options.rateLimit, personRateLimit: options.personRateLimit, log });
+  registerHandlers(io, {
+    sessions,
+    appInfo: options.appInfo,
+    rateLimit: options.rateLimit,
+    personRateLimit: options.personRateLimit,
+    limiterStore,
+    log,
+  });
   if (shares) sockets.shareNs = registerShareNamespace(io, { shares, sessions, viewer: shareViewer, log });
 
   return { httpServer, io, registry, sessions, accounts, shares, close: () => closeApp({ registry, io, cluster, httpServer }) };

@@ -12,7 +12,7 @@ import { LeaseKeeper } from "./lease-keeper";
 import { Mirrors } from "./mirrors";
 import { answerPeers, tellCancelOwner } from "./peer-requests";
 import type { RoutedAnswer, RoutedCommand } from "./protocol";
-import { connectClusterRedis, type ClusterRedis, type RedisStatus } from "./redis";
+import { connectClusterRedis, type ClusterRedis, type RedisClient, type RedisStatus } from "./redis";
 import { streamsAdapter } from "./socket-adapter";
 import { startSweeper, type Sweeper } from "./sweeper";
 import { turnFromStream } from "./stream-turn";
@@ -135,6 +135,15 @@ export class Cluster {
   /** Before a chat is deleted here: its turn on another process stops there first (see stopTurnElsewhere). */
   stopElsewhere(sessionId: string): Promise<void> {
     return stopTurnElsewhere(this.routing, sessionId);
+  }
+
+  /**
+   * The connection the shared rate limits and login throttles count on (server/limiter-store.ts):
+   * the event connection, whose offline queue is off, so while Redis is away a count fails
+   * at once and falls back to memory instead of waiting. Closed with the rest at close().
+   */
+  get limitsClient(): RedisClient {
+    return this.redis.events;
   }
 
   async close(): Promise<void> {

@@ -14,12 +14,15 @@ import {
 } from "@/lib/contracts";
 import type { Logger } from "@/lib/log";
 import {
+  LINK_INVALID,
   ThrottledError,
   SESSION_TTL_MS,
   type AccountService,
   type Authenticated,
   type RequestMeta,
 } from "@/server/accounts/account-service";
+import type { Reservation } from "@/server/accounts/login-throttle";
+import { reserveSignIn, type AccountThrottles } from "@/server/accounts/sign-in-throttles";
 import { toAppError } from "@/server/errors";
 import { readBody } from "./body";
 import { httpStatusOf } from "./error-status";
@@ -34,6 +37,8 @@ export const SESSION_COOKIE = "dlg_session";
 
 export interface AccountHttpDeps {
   accounts: AccountService;
+  /** Password guesses, new accounts and resets (shared by every process when scaled out). */
+  throttles: AccountThrottles;
   allowedOrigins: readonly string[];
   secureCookies: boolean;
   /** PUBLIC_URL: where links point; else the origin the request came in on. */
@@ -190,6 +195,42 @@ export async function handleAccountRoute(
   }
 }
 
+type Outcome = "failed" | "passed" | "dropped";
+
+/**
+ * Runs `act` under a reservation: refused, it throws the wait (429 with Retry-After);
+ * admitted, the attempt is settled as `outcome` says before the answer goes out, so the
+ * next attempt, on any process, counts this one.
+ */
+async function settled<T>(
+  reservation: Promise<Reservation>,
+  act: () => Promise<T>,
+  outcome: (result: T) => Outcome,
+  failure: (error: unknown) => Outcome,
+): Promise<T> {
+  const attempt = await reservation;
+  if ("retryAfterMs" in attempt) throw new ThrottledError(Math.ceil(attempt.retryAfterMs / 1000));
+  let result: T;
+  try {
+    result = await act();
+  } catch (error) {
+    await attempt[failure(error)]();
+    throw error;
+  }
+  await attempt[outcome(result)]();
+  return result;
+}
+
+/** A password check: a wrong password (the service's `unauthorized`) is a failure; other errors never checked one. */
+function guessing<T>(reservation: Promise<Reservation>, act: () => Promise<T>): Promise<T> {
+  return settled(
+    reservation,
+    act,
+    () => "passed",
+    (error) => (error instanceof AppError && error.code === "unauthorized" ? "failed" : "dropped"),
+  );
+}
+
 async function route(
   req: IncomingMessage,
   method: string,
@@ -199,7 +240,7 @@ async function route(
   cookieIdentity: string | null,
   deps: AccountHttpDeps,
 ): Promise<Answer | undefined> {
-  const { accounts, secureCookies } = deps;
+  const { accounts, secureCookies, throttles } = deps;
   const path = url.pathname;
   const meta: RequestMeta = { userAgent: String(req.headers["user-agent"] ?? ""), address: req.socket.remoteAddress ?? "unknown" };
   const planted = cookies[SESSION_COOKIE];
@@ -216,9 +257,32 @@ async function route(
   if (method !== "POST" && method !== "GET") return undefined;
 
   if (method === "POST") {
-    if (path === ACCOUNT_ROUTES.signIn) return signedIn((await accounts.signIn(await parse(req, signInBody), meta)).cookieValue);
-    if (path === ACCOUNT_ROUTES.signUp) return signedIn((await accounts.signUp(await parse(req, signUpBody), meta)).cookieValue);
-    if (path === ACCOUNT_ROUTES.reset) return signedIn((await accounts.resetPassword(await parse(req, resetBody), meta)).cookieValue);
+    if (path === ACCOUNT_ROUTES.signIn) {
+      const body = await parse(req, signInBody);
+      const { cookieValue } = await guessing(reserveSignIn(throttles, meta.address, body.email), () => accounts.signIn(body, meta));
+      return signedIn(cookieValue);
+    }
+    if (path === ACCOUNT_ROUTES.signUp) {
+      const body = await parse(req, signUpBody);
+      // A taken email is a sign-in attempt; only accounts made count against the address's budget of new ones.
+      const { cookieValue } = await settled(
+        throttles.creation.reserve(`address:${meta.address}`),
+        () => guessing(reserveSignIn(throttles, meta.address, body.email), () => accounts.signUp(body, meta)),
+        (result) => (result.created ? "failed" : "dropped"),
+        () => "dropped",
+      );
+      return signedIn(cookieValue);
+    }
+    if (path === ACCOUNT_ROUTES.reset) {
+      const body = await parse(req, resetBody);
+      const { cookieValue } = await settled(
+        throttles.creation.reserve(`reset:${meta.address}`),
+        () => accounts.resetPassword(body, meta),
+        () => "passed",
+        (error) => (error instanceof AppError && error.message === LINK_INVALID ? "failed" : "dropped"),
+      );
+      return signedIn(cookieValue);
+    }
     if (path === ACCOUNT_ROUTES.signOut) {
       req.resume();
       await accounts.signOut(planted);
@@ -250,7 +314,8 @@ async function route(
     return { body: { ok: true }, cookies: [clearedSessionCookie(secureCookies)] };
   }
   if (path === ACCOUNT_ROUTES.password) {
-    await accounts.changePassword(auth, await parse(req, changePasswordBody), meta);
+    const body = await parse(req, changePasswordBody);
+    await guessing(reserveSignIn(throttles, meta.address, auth.account.email), () => accounts.changePassword(auth, body, meta));
     return { body: { ok: true } };
   }
   if (path === ACCOUNT_ROUTES.claim) {

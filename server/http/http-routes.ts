@@ -2,6 +2,7 @@ import type { ShareViewer } from "@/lib/contracts";
 import { env } from "@/lib/env";
 import type { Logger } from "@/lib/log";
 import type { AccountService } from "@/server/accounts/account-service";
+import type { AccountThrottles } from "@/server/accounts/sign-in-throttles";
 import type { OidcClient } from "@/server/accounts/oidc";
 import type { Cluster } from "@/server/cluster/cluster";
 import type { SessionService } from "@/server/sessions/session-service";
@@ -27,6 +28,7 @@ export function httpRoutes(deps: {
   settings: Pick<HttpSettings, "allowedOrigins" | "secureCookies" | "hosts">;
   sessions: SessionService;
   accounts?: AccountService;
+  accountThrottles?: AccountThrottles;
   oidc?: OidcClient;
   shares?: ShareService;
   shareViewer: (cookieHeader: string | undefined) => Promise<ShareViewer | null>;
@@ -36,7 +38,7 @@ export function httpRoutes(deps: {
   instanceId?: string;
   log?: Logger;
 }): HttpRoutes {
-  const { sessions, accounts, oidc, shares, cluster, log } = deps;
+  const { sessions, accounts, accountThrottles, oidc, shares, cluster, log } = deps;
   const { allowedOrigins, secureCookies } = deps.settings;
   return {
     api: {
@@ -54,7 +56,10 @@ export function httpRoutes(deps: {
           }
         : {}),
     },
-    account: accounts ? { accounts, allowedOrigins, secureCookies, publicUrl: deps.settings.hosts.publicUrl, log } : undefined,
+    account:
+      accounts && accountThrottles
+        ? { accounts, throttles: accountThrottles, allowedOrigins, secureCookies, publicUrl: deps.settings.hosts.publicUrl, log }
+        : undefined,
     oidc:
       accounts && oidc
         ? {

@@ -42,15 +42,17 @@ describe("login throttle", () => {
     // decide who may try before it reads the bodies, not after.
     let release = () => {};
     const bodies = new Promise<void>((resolve) => (release = resolve));
+    let answered = 0;
     const replies = guesses.map((password) =>
       rawRequest(harness.baseUrl, "/api/login", {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ password }),
         bodyAfter: bodies,
-      }),
+      }).finally(() => answered++),
     );
-    await new Promise((r) => setTimeout(r, 500));
+    // The refusals need no body: all 115 come back while every password is still held.
+    await expect.poll(() => answered, { timeout: 30_000, interval: 20 }).toBe(115);
     release();
     const statuses = (await Promise.all(replies)).map((r) => r.status);
     expect(statuses.filter((s) => s === 401)).toHaveLength(5);

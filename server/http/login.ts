@@ -2,8 +2,8 @@ import { stringifySetCookie, type Cookies } from "cookie";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { safeNextPath } from "@/lib/accounts/safe-next";
 import { DEVICE_COOKIE, deviceCookieHeader, type KnownDevices } from "@/server/accounts/known-device";
-import type { LoginThrottle } from "@/server/accounts/login-throttle";
 import { AUTH_COOKIE, type PasswordGate } from "@/server/accounts/password-gate";
+import { reserveGateLogin, type GateThrottles } from "@/server/accounts/sign-in-throttles";
 import { readBody } from "./body";
 import { originAllowed } from "./origin";
 
@@ -13,7 +13,7 @@ import { originAllowed } from "./origin";
  */
 export interface LoginDeps {
   gate: PasswordGate;
-  throttle: LoginThrottle;
+  throttle: GateThrottles;
   devices: KnownDevices;
   allowedOrigins: readonly string[];
   secureCookies: boolean;
@@ -86,7 +86,7 @@ async function login(req: IncomingMessage, res: ServerResponse, cookies: Cookies
   }
   const device = deps.devices.verify(cookies[DEVICE_COOKIE]);
   // Reserved before the body is read: guesses sent together are counted together.
-  const attempt = deps.throttle.reserve(device ? `device:${device}` : `address:${req.socket.remoteAddress ?? "unknown"}`);
+  const attempt = await reserveGateLogin(deps.throttle, device ? { device } : { address: req.socket.remoteAddress ?? "unknown" });
   if ("retryAfterMs" in attempt) {
     req.resume();
     const seconds = Math.ceil(attempt.retryAfterMs / 1000);
@@ -103,16 +103,17 @@ async function login(req: IncomingMessage, res: ServerResponse, cookies: Cookies
     const body = JSON.parse(await readBody(req, MAX_LOGIN_BODY_BYTES)) as { password?: unknown };
     if (typeof body.password === "string") password = body.password;
   } catch {
-    attempt.dropped();
+    await attempt.dropped();
     json(res, 400, { error: { code: "bad_request", message: 'Send JSON like {"password": "…"}.' } });
     return;
   }
   if (!deps.gate.checkPassword(password)) {
-    attempt.failed();
+    // Counted before answering: the next guess, on any process, sees this one.
+    await attempt.failed();
     json(res, 401, { error: { code: "unauthorized", message: "That password is not right." } });
     return;
   }
-  attempt.passed();
+  await attempt.passed();
   const cookiesToSet = [authCookie(deps.gate.issue(), Math.floor(deps.gate.ttlMs / 1000), deps.secureCookies)];
   if (!device) cookiesToSet.push(deviceCookieHeader(deps.devices.mint(), deps.secureCookies));
   json(res, 200, { ok: true }, { "set-cookie": cookiesToSet });

@@ -6,8 +6,8 @@ import type { Logger } from "@/lib/log";
 type Handler<K extends CommandName> = (input: CommandInput<K>) => Promise<CommandResult<K>> | CommandResult<K>;
 
 export interface CommandGuard {
-  /** False when the connection is over its rate limit. */
-  allow(): boolean;
+  /** False when the connection is over its rate limit (a promise when a shared store is asked). */
+  allow(): boolean | Promise<boolean>;
   log?: Pick<Logger, "error">;
 }
 
@@ -28,7 +28,14 @@ export function onCommand<K extends CommandName>(socket: AppSocket, name: K, gua
       return;
     }
     const raw = inputs[0];
-    if (!guard.allow()) {
+    const allowed = await Promise.resolve()
+      .then(() => guard.allow())
+      .catch((error: unknown) => {
+        // The limiters fall back to memory on their own; one that still fails refuses.
+        guard.log?.error(`rate limit for ${name} failed`, { error: String(error) });
+        return false;
+      });
+    if (!allowed) {
       reply({ ok: false, code: "rate_limited", message: "Too many requests; slow down and try again in a moment." });
       return;
     }

@@ -4,6 +4,7 @@ import { onCommand, type CommandGuard } from "./command";
 import { createKeyedRateLimiter, createRateLimiter, type RateLimit } from "./rate-limit";
 import { sessionRoom, userRoom, type AppServer, type AppSocket } from "./types";
 import type { Logger } from "@/lib/log";
+import type { LimiterStore } from "@/server/limiter-store";
 
 export interface RealtimeDeps {
   sessions: SessionService;
@@ -13,6 +14,8 @@ export interface RealtimeDeps {
   rateLimit?: RateLimit;
   /** Per person, across all of their connections. */
   personRateLimit?: RateLimit;
+  /** Where the per-person budget is counted (Redis when scaled out); default this process's memory. */
+  limiterStore?: LimiterStore;
   log?: Pick<Logger, "error">;
 }
 
@@ -25,8 +28,8 @@ const DEFAULT_PERSON_RATE_LIMIT: RateLimit = { burst: 120, perSecond: 40 };
  */
 export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
   const { sessions } = deps;
-  // A person's budget is shared by their sockets (20 may be open) and survives reconnects.
-  const personLimiter = createKeyedRateLimiter(deps.personRateLimit ?? DEFAULT_PERSON_RATE_LIMIT);
+  // A person's budget is shared by their sockets (20 may be open, on any process) and survives reconnects.
+  const personLimiter = createKeyedRateLimiter(deps.personRateLimit ?? DEFAULT_PERSON_RATE_LIMIT, deps.limiterStore);
   // At most `sockets` connections per person: more are refused at the handshake.
   const open = new Map<string, number>();
   io.use((socket, next) => {
@@ -49,7 +52,7 @@ export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
     void socket.join(userRoom(userId));
     const limiter = createRateLimiter(deps.rateLimit ?? DEFAULT_RATE_LIMIT);
     // The connection's bucket first: a socket over its own limit spends nothing of the person's.
-    const guard: CommandGuard = { allow: () => limiter.take() && personLimiter.take(userId), log: deps.log };
+    const guard: CommandGuard = { allow: async () => limiter.take() && (await personLimiter.take(userId)), log: deps.log };
 
     onCommand(socket, "app:info", guard, () => (typeof deps.appInfo === "function" ? deps.appInfo() : deps.appInfo));
     onCommand(socket, "session:list", guard, () => sessions.list(userId));

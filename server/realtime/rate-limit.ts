@@ -1,3 +1,6 @@
+import { RateLimiterRes } from "rate-limiter-flexible";
+import { memoryLimiterStore, type LimiterStore } from "@/server/limiter-store";
+
 /**
  * Token buckets: `burst` commands at once, refilled at `perSecond`. A flood is refused
  * with a clear error while everyone else is served.
@@ -7,7 +10,10 @@ export interface RateLimit {
   perSecond: number;
 }
 
-/** One bucket, for one connection. */
+/**
+ * One bucket, for one connection. A connection lives on one process, so its bucket is
+ * this process's alone, kept in memory and answered at once (no store to ask).
+ */
 export function createRateLimiter(options: RateLimit, now: () => number = Date.now) {
   let tokens = options.burst;
   let last = now();
@@ -24,31 +30,29 @@ export function createRateLimiter(options: RateLimit, now: () => number = Date.n
 }
 
 /**
- * One bucket per key (a person): shared by all of that person's connections, so opening
- * more sockets does not multiply the budget, and it outlives them, so reconnecting does
- * not refill it. Buckets that have refilled completely hold no information and are
- * dropped once there are many, which bounds the map by the number of recent flooders.
+ * One budget per key (a person), shared by all of that person's connections, on this
+ * process and (with REDIS_URL) on every other: opening more sockets, reconnecting or
+ * spreading them over processes does not multiply it. rate-limiter-flexible counts in
+ * fixed windows: `burst` commands per window of `burst / perSecond` seconds (at least 1),
+ * the same rate as the bucket with a window's worth at once. Counts expire with their
+ * window, which bounds what is kept by the number of recent senders.
  */
-export function createKeyedRateLimiter(options: RateLimit, now: () => number = Date.now, keep = 1_000) {
-  const buckets = new Map<string, { tokens: number; last: number }>();
-  const refilled = (bucket: { tokens: number; last: number }, t: number) =>
-    Math.min(options.burst, bucket.tokens + ((t - bucket.last) / 1000) * options.perSecond);
-  const prune = (t: number) => {
-    for (const [key, bucket] of buckets) if (refilled(bucket, t) >= options.burst) buckets.delete(key);
-  };
+export function createKeyedRateLimiter(options: RateLimit, store: LimiterStore = memoryLimiterStore()) {
+  const limiter = store.limiter({
+    name: "person-commands",
+    points: options.burst,
+    durationS: Math.max(1, Math.round(options.burst / options.perSecond)),
+  });
   return {
-    take(key: string): boolean {
-      const t = now();
-      const bucket = buckets.get(key) ?? { tokens: options.burst, last: t };
-      bucket.tokens = refilled(bucket, t);
-      bucket.last = t;
-      if (!buckets.has(key)) {
-        if (buckets.size >= keep) prune(t);
-        buckets.set(key, bucket);
+    /** False when the key has spent its budget for this window. */
+    async take(key: string): Promise<boolean> {
+      try {
+        await limiter.consume(key);
+        return true;
+      } catch (refusal) {
+        if (refusal instanceof RateLimiterRes) return false;
+        throw refusal;
       }
-      if (bucket.tokens < 1) return false;
-      bucket.tokens -= 1;
-      return true;
     },
   };
 }

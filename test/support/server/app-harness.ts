@@ -6,7 +6,7 @@ import type { ChatModel } from "@/lib/model/types";
 import { createWorkspaceTools } from "@/lib/tools";
 import type { Models } from "@/models";
 import type { ChatStore } from "@/server/data/store";
-import type { LoginThrottle } from "@/server/accounts/login-throttle";
+import type { Throttle } from "@/server/accounts/login-throttle";
 import type { AppOptions } from "@/server/app";
 import type { TurnRunner } from "@/server/sessions/turn-runner";
 import { openTestDatabase } from "./database";
@@ -59,7 +59,7 @@ export async function startHarness(
     runner: TurnRunner;
     mongoUri?: string;
     /** Accounts on: the app gets this mode and the test database's account collections. */ authMode?: AuthMode;
-    /** The sign-in and sign-up throttle in the account modes (tests all come from one address). */ accountThrottle?: LoginThrottle;
+    /** The sign-in and sign-up throttle in the account modes (tests all come from one address). */ accountThrottle?: Throttle;
     /** Single sign-on in the account modes (server/accounts/oidc.ts). */ sso?: { label: string; oidc: OidcClient };
     /** Scale-out: this app joins a cluster (a real Redis) with leases on this harness's database; see also cluster-apps.ts. */ clusterWith?: ClusterOptions;
   } & Partial<AppOptions>,
