@@ -1,10 +1,15 @@
 import { Schema, type Connection, type InferSchemaType } from "mongoose";
 
 /**
- * The accounts' collections: accounts, sign-in sessions and one-time links
- * (invitations, password resets). Secrets are never stored: a sign-in session and
+ * The accounts' collections: accounts, sign-in sessions, one-time links
+ * (invitations, password resets) and the APP_PASSWORD login sessions. Secrets are never stored: a sign-in session and
  * a one-time link are kept under the SHA-256 of their token, and looked up by it.
  */
+/** MongoDB removes a record once its `expiresAt` has passed; the code also refuses it before then. */
+function removeWhenExpired(schema: Schema): void {
+  schema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });
+}
+
 const ssoIdentity = new Schema({ issuer: { type: String, required: true }, subject: { type: String, required: true } }, { _id: false });
 
 const accountSchema = new Schema(
@@ -22,11 +27,15 @@ const accountSchema = new Schema(
     lastSeenAt: { type: Date, default: null },
     /** Cookie identities (`dlg_uid`) whose chats were claimed or declined: each is asked once. */
     claimedFrom: { type: [String], default: () => [] },
+    /** True on the first account only (the first admin); absent on every other, so the sparse unique index allows one. */
+    founder: { type: Boolean, default: undefined },
   },
   { timestamps: { createdAt: true, updatedAt: false }, versionKey: false },
 );
 accountSchema.index({ email: 1 }, { unique: true });
 accountSchema.index({ "sso.issuer": 1, "sso.subject": 1 }, { unique: true, sparse: true });
+// The database decides who is first: of sign-ups racing on any number of processes, one founder.
+accountSchema.index({ founder: 1 }, { unique: true, sparse: true });
 
 const signInSessionSchema = new Schema(
   {
@@ -44,8 +53,7 @@ const signInSessionSchema = new Schema(
 );
 signInSessionSchema.index({ accountId: 1 });
 signInSessionSchema.index({ publicId: 1 }, { unique: true });
-// MongoDB removes expired sessions itself; the service also refuses them before then.
-signInSessionSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });
+removeWhenExpired(signInSessionSchema);
 
 const oneTimeLinkSchema = new Schema(
   {
@@ -65,6 +73,18 @@ const oneTimeLinkSchema = new Schema(
 oneTimeLinkSchema.index({ publicId: 1 }, { unique: true });
 oneTimeLinkSchema.index({ kind: 1, createdAt: -1 });
 
+/** An APP_PASSWORD login (server/accounts/password-gate.ts): shared by every process, so a logout anywhere ends it everywhere. */
+const loginSessionSchema = new Schema(
+  {
+    /** SHA-256 (hex) of the session id the signed cookie names. */
+    _id: { type: String, required: true },
+    createdAt: { type: Date, required: true },
+    expiresAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+removeWhenExpired(loginSessionSchema);
+
 export type AccountRecord = InferSchemaType<typeof accountSchema> & { _id: string; createdAt: Date };
 export type SignInSessionRecord = InferSchemaType<typeof signInSessionSchema> & { _id: string };
 export type OneTimeLinkRecord = InferSchemaType<typeof oneTimeLinkSchema> & { _id: string };
@@ -74,6 +94,9 @@ export function defineAccountModel(connection: Connection) {
 }
 export function defineSignInSessionModel(connection: Connection) {
   return connection.model("SignInSession", signInSessionSchema);
+}
+export function defineLoginSessionModel(connection: Connection) {
+  return connection.model("LoginSession", loginSessionSchema);
 }
 export function defineOneTimeLinkModel(connection: Connection) {
   return connection.model("OneTimeLink", oneTimeLinkSchema);

@@ -9,7 +9,7 @@ import { defineToolCallModel } from "./tool-call";
 import { defineToolOutputModel } from "./tool-output";
 import { defineTurnModel } from "./turn";
 import { defineTurnLeaseModel } from "./turn-lease";
-import { defineAccountModel, defineOneTimeLinkModel, defineSignInSessionModel } from "./account";
+import { defineAccountModel, defineLoginSessionModel, defineOneTimeLinkModel, defineSignInSessionModel } from "./account";
 import { defineShareLinkModel } from "./share-link";
 
 /**
@@ -32,6 +32,8 @@ export function createModels(connection: Connection) {
     Account: defineAccountModel(connection),
     SignInSession: defineSignInSessionModel(connection),
     OneTimeLink: defineOneTimeLinkModel(connection),
+    // APP_PASSWORD logins: unused without it.
+    LoginSession: defineLoginSessionModel(connection),
     // Read-only share links.
     ShareLink: defineShareLinkModel(connection),
     // Scale-out: unused without REDIS_URL.

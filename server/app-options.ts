@@ -44,6 +44,8 @@ export interface AppOptions {
   secureCookies?: boolean;
   /** APP_PASSWORD: when set, everything but the login page needs a login. */
   password?: string;
+  /** The APP_PASSWORD login sessions' collection (shared by every process); required with `password`. */
+  loginSessions?: Models["LoginSession"];
   /** Socket commands per connection, and per person across their connections. */
   rateLimit?: RateLimit;
   personRateLimit?: RateLimit;

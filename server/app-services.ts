@@ -39,10 +39,11 @@ export function createServices(
 ): AppServices {
   const { store, cluster, log } = options;
   const clustered = Boolean(cluster);
+  if (options.password && !options.loginSessions) throw new Error("APP_PASSWORD needs the login sessions' collection (loginSessions)");
   const limiterStore = cluster ? redisLimiterStore(cluster.limitsClient, log) : memoryLimiterStore();
   const login: LoginDeps | undefined = options.password
     ? {
-        gate: createPasswordGate({ password: options.password, secret: options.secret }),
+        gate: createPasswordGate({ password: options.password, secret: options.secret, sessions: options.loginSessions! }),
         throttle: gateThrottles(limiterStore),
         devices: createKnownDevices(options.secret),
         allowedOrigins: settings.allowedOrigins,

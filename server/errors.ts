@@ -2,6 +2,11 @@ import { AppError } from "@/lib/contracts";
 
 const DATABASE_ERRORS = /^Mongo(ServerSelection|Network|NetworkTimeout|NotConnected|Timeout)?Error$|^MongooseServerSelectionError$/;
 
+/** A write a unique index refused (E11000): something that must exist once already does. */
+export function isDuplicateKey(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === 11000;
+}
+
 /**
  * Maps any thrown value to what a person may be told. Database outages get their own
  * sentence (they are temporary); other surprises stay generic, their details logged.

@@ -55,6 +55,7 @@ async function main(): Promise<void> {
     appInfo,
     allowedOrigins: config.ALLOWED_ORIGINS,
     password: config.APP_PASSWORD,
+    loginSessions: db.models.LoginSession,
     accounts: { mode: config.AUTH_MODE, models: db.models, sso: ssoFromEnv(config, secret) },
     shareLinks: db.models.ShareLink,
     pageHandler: (req, res) => handle(req, res),

@@ -8,6 +8,7 @@ export const ERROR_CODES = [
   "unauthorized",
   "rate_limited",
   "busy",
+  "conflict",
   "limit_reached",
   "too_large",
   "unavailable",

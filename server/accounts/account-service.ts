@@ -15,7 +15,7 @@ import {
 import { ACCOUNT_PAGES } from "@/lib/contracts/account";
 import type { Logger } from "@/lib/log";
 import type { Models } from "@/models";
-import { createKeyedQueue } from "@/server/sessions/keyed-queue";
+import { isDuplicateKey } from "@/server/errors";
 import type { AccountRecord, OneTimeLinkRecord } from "@/models/account";
 import type { LoginThrottle } from "./login-throttle";
 import { hashPassword, verifyAgainstDummy, verifyPassword } from "./password";
@@ -47,6 +47,10 @@ export interface RequestMeta {
 export const SIGN_IN_FAILED = "That email and password do not match an account.";
 /** The one answer to an invitation or reset token that is unknown, used, revoked or expired. */
 export const LINK_INVALID = "That link is not valid any more: it may have been used, revoked or expired. Ask an admin for a new one.";
+/** Invite mode, to a sign-up without an invitation once the first account exists. */
+export const INVITATION_NEEDED = "This server is by invitation only: ask an admin for an invitation.";
+/** A sign-up that raced another for the same email and lost. */
+export const EMAIL_TAKEN = "An account with this email exists: sign in instead.";
 
 const RESET_TTL_MS = 24 * 3600_000;
 /** Admin listings are bounded; an instance with more accounts than this is not this design's target. */
@@ -82,8 +86,6 @@ export interface AccountServiceDeps {
 
 export class AccountService {
   private readonly now: () => number;
-  /** Account creations one at a time, so two first sign-ups cannot both become admin. */
-  private readonly creations = createKeyedQueue();
   private warnedFirstInvite = false;
   private readonly links: OneTimeLinks;
   private readonly sessions: SignInSessions;
@@ -165,7 +167,7 @@ export class AccountService {
       let invite: OneTimeLinkRecord | null = null;
       if (this.deps.mode === "invite" && !first) {
         invite = body.invite && TOKEN_PATTERN.test(body.invite) ? await this.links.live("invite", body.invite) : null;
-        if (!invite) throw new AppError("bad_request", LINK_INVALID);
+        if (!invite) throw new AppError("bad_request", body.invite ? LINK_INVALID : INVITATION_NEEDED);
       }
       if (this.deps.mode === "invite" && first && !this.warnedFirstInvite) {
         this.warnedFirstInvite = true;
@@ -179,13 +181,18 @@ export class AccountService {
           return { cookieValue: await this.openSession(existing._id, "password", meta), created: false };
         }
         const passwordHash = await hashPassword(body.password);
-        if (invite && !(await this.links.use(invite))) throw new AppError("bad_request", LINK_INVALID);
-        const account = await this.createAccount({
-          email: body.email,
-          displayName: body.displayName || nameFrom(body.email),
-          passwordHash,
-        });
-        if (!account) return null;
+        const account = await this.createAccount(
+          { email: body.email, displayName: body.displayName || nameFrom(body.email), passwordHash },
+          // Not the first account (another sign-up may have just become it): invite mode wants an invitation.
+          async () => {
+            if (this.deps.mode !== "invite") return true;
+            invite ??= body.invite && TOKEN_PATTERN.test(body.invite) ? await this.links.live("invite", body.invite) : null;
+            if (!invite) throw new AppError("bad_request", body.invite ? LINK_INVALID : INVITATION_NEEDED);
+            if (!(await this.links.use(invite))) throw new AppError("bad_request", LINK_INVALID);
+            return true;
+          },
+        );
+        if (!account) throw new AppError("bad_request", INVITATION_NEEDED);
         created = true;
         return { cookieValue: await this.openSession(account._id, "password", meta), created: true };
       });
@@ -219,14 +226,17 @@ export class AccountService {
     if (!account) {
       if (!email) return { refused: "Your identity provider did not share an email address, which an account needs." };
       const mayCreate = this.deps.mode !== "invite" || !(await this.anyAccount());
-      if (!mayCreate) return { refused: "This server is by invitation only: ask an admin for an invitation." };
-      account = await this.createAccount({
-        email,
-        displayName: identity.name?.trim().slice(0, 80) || nameFrom(email),
-        passwordHash: null,
-        sso: [pair],
-      });
-      if (!account) return { refused: "An account with this email already exists." };
+      if (!mayCreate) return { refused: INVITATION_NEEDED };
+      try {
+        account = await this.createAccount(
+          { email, displayName: identity.name?.trim().slice(0, 80) || nameFrom(email), passwordHash: null, sso: [pair] },
+          async () => this.deps.mode !== "invite",
+        );
+      } catch (error) {
+        if (error instanceof AppError && error.code === "conflict") return { refused: error.message };
+        throw error;
+      }
+      if (!account) return { refused: INVITATION_NEEDED };
     }
     if (account.disabled) return { refused: "This account is disabled. Ask an admin." };
     return { cookieValue: await this.openSession(account._id, "sso", meta) };
@@ -438,21 +448,49 @@ export class AccountService {
     return result;
   }
 
-  /** Creates an account; the first one is the admin. Null when the email was taken meanwhile. */
-  private async createAccount(fields: {
-    email: string;
-    displayName: string;
-    passwordHash: string | null;
-    sso?: { issuer: string; subject: string }[];
-  }): Promise<AccountRecord | null> {
-    return this.creations.run("accounts", async () => {
-      const { Account } = this.deps.models;
-      if (await Account.exists({ email: fields.email })) return null;
-      const role = (await this.anyAccount()) ? "member" : "admin";
-      const created = await Account.create({ _id: newAccountId(), ...fields, role, disabled: false, claimedFrom: [] });
+  /**
+   * Creates an account. The first is the admin, and the database decides which is first,
+   * whatever the number of processes: it carries the founder marker, which a unique index
+   * allows once, so of first sign-ups sent at once one is stored and the others are
+   * refused by the index. Those, like every later sign-up, become members only when
+   * `mayJoin` says so (it throws or answers false otherwise: null). A duplicate email that
+   * slipped past the caller's check is refused by the email's unique index: `conflict`.
+   */
+  private async createAccount(
+    fields: { email: string; displayName: string; passwordHash: string | null; sso?: { issuer: string; subject: string }[] },
+    mayJoin: () => Promise<boolean>,
+  ): Promise<AccountRecord | null> {
+    // Asked first for the accounts made before the marker existed: an old server's next sign-up is no founder.
+    if (!(await this.anyAccount())) {
+      const founder = await this.insertAccount(fields, true);
+      if (founder) return founder;
+    }
+    if (!(await mayJoin())) return null;
+    const member = await this.insertAccount(fields, false);
+    if (!member) throw new AppError("conflict", EMAIL_TAKEN);
+    return member;
+  }
+
+  /** Null when the founder marker is taken already; `conflict` when the email (or the SSO identity) is. */
+  private async insertAccount(fields: Parameters<AccountService["createAccount"]>[0], founder: boolean): Promise<AccountRecord | null> {
+    const { Account } = this.deps.models;
+    const role = founder ? "admin" : "member";
+    try {
+      const created = await Account.create({
+        _id: newAccountId(),
+        ...fields,
+        role,
+        disabled: false,
+        claimedFrom: [],
+        ...(founder ? { founder: true } : {}),
+      });
       this.deps.log?.info("account created", { accountId: created._id, role });
       return created.toObject() as AccountRecord;
-    });
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+      if (!founder || (await Account.exists({ email: fields.email }))) throw new AppError("conflict", EMAIL_TAKEN);
+      return null;
+    }
   }
 }
 

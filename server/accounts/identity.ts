@@ -39,6 +39,17 @@ export function createIdentity(secret: string): Identity {
   };
 }
 
+/**
+ * The key a person's caps are counted under (sockets, command budget, running turns, the
+ * shared pools' fairness). Behind APP_PASSWORD, identity cookies are free to mint once
+ * logged in, so the login session is the person and every identity minted under it
+ * shares its caps; otherwise the identity (or the account) is. The prefix keeps the two
+ * kinds apart (`:` is in no identity or account id).
+ */
+export function personKey(who: { userId: string; authSession?: string }): string {
+  return who.authSession ? `login:${who.authSession}` : who.userId;
+}
+
 /** The configured secret, else one generated once and kept under the data folder. */
 export function loadOrCreateSecret(configured: string | undefined, dataDir: string): string {
   if (configured) return configured;

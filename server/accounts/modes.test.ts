@@ -4,7 +4,7 @@ import { createDemoModel } from "@/lib/model/demo-model";
 import { runtimeWith, startHarness, type Harness } from "@/test/support/server/app-harness";
 import { CookieJar } from "@/test/support/server/cookie-jar";
 import { createLoginThrottle } from "./login-throttle";
-import { LINK_INVALID, SIGN_IN_FAILED, type VerifiedIdentity } from "./account-service";
+import { INVITATION_NEEDED, LINK_INVALID, SIGN_IN_FAILED, type VerifiedIdentity } from "./account-service";
 
 /**
  * The account modes other than open sign-up (invite, sso), SSO sign-in's matching rules,
@@ -52,7 +52,7 @@ describe("invite mode", () => {
     expect(await state(browser())).toMatchObject({ signUpOpen: false });
     expect(await browser().post(ACCOUNT_ROUTES.signUp, { email: "second@example.com", password: PASSWORD })).toEqual({
       status: 400,
-      body: { error: { code: "bad_request", message: LINK_INVALID } },
+      body: { error: { code: "bad_request", message: INVITATION_NEEDED } },
     });
   });
 

@@ -1,43 +1,65 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openTestDatabase, type TestDatabase } from "@/test/support/server/database";
 import { createPasswordGate } from "./password-gate";
 
-describe("password gate", () => {
-  const clock = { t: 1_800_000_000_000 };
-  const gate = createPasswordGate({ password: "correct horse", secret: "s".repeat(32), ttlMs: 1000, now: () => clock.t });
+let db: TestDatabase;
+const clock = { t: 1_800_000_000_000 };
+const gateOn = (password = "correct horse", ttlMs = 1000) =>
+  createPasswordGate({ password, secret: "s".repeat(32), sessions: db.models.LoginSession, ttlMs, now: () => clock.t });
 
+beforeAll(async () => {
+  db = await openTestDatabase("password_gate");
+});
+afterAll(async () => {
+  await db?.close();
+});
+
+describe("password gate", () => {
   it("accepts the password and nothing else", () => {
+    const gate = gateOn();
     expect(gate.checkPassword("correct horse")).toBe(true);
     expect(gate.checkPassword("correct horse ")).toBe(false);
     expect(gate.checkPassword("")).toBe(false);
   });
 
-  it("issues cookies that verify until they expire, each for a session of its own", () => {
-    const cookie = gate.issue();
-    const session = gate.verify(cookie);
+  it("issues cookies that verify until they expire, each for a session of its own", async () => {
+    const gate = gateOn();
+    const cookie = await gate.issue();
+    const session = await gate.verify(cookie);
     expect(session).toMatch(/^[A-Za-z0-9_-]{22}$/);
-    expect(gate.verify(gate.issue())).not.toBe(session);
+    expect(await gate.verify(await gate.issue())).not.toBe(session);
     clock.t += 1001;
-    expect(gate.verify(cookie)).toBeNull();
+    expect(await gate.verify(cookie)).toBeNull();
   });
 
-  it("ends one session on revoke, and knows none it did not issue (a restart logs out)", () => {
-    const [one, two] = [gate.issue(), gate.issue()];
-    gate.revoke(gate.verify(one)!);
-    expect(gate.verify(one)).toBeNull();
-    expect(gate.verify(two)).not.toBeNull();
-    const restarted = createPasswordGate({ password: "correct horse", secret: "s".repeat(32), ttlMs: 1000, now: () => clock.t });
-    expect(restarted.verify(two)).toBeNull();
+  it("stores only a digest of the session id, with an expiry the database removes it by", async () => {
+    const gate = gateOn();
+    const session = (await gate.verify(await gate.issue()))!;
+    const stored = await db.models.LoginSession.find({}).lean();
+    expect(stored.some((s) => s._id === session)).toBe(false);
+    expect(stored.every((s) => /^[0-9a-f]{64}$/.test(s._id) && s.expiresAt instanceof Date)).toBe(true);
+    const ttl = (await db.models.LoginSession.listIndexes()).find((i) => i.key?.expiresAt === 1);
+    expect(ttl?.expireAfterSeconds).toBe(0);
   });
 
-  it("rejects forged, tampered and foreign cookies", () => {
-    const cookie = gate.issue();
+  it("shares sessions between gates on one database: a logout on one ends the session on the other", async () => {
+    const [a, b] = [gateOn(), gateOn()];
+    const [one, two] = [await a.issue(), await a.issue()];
+    expect(await b.verify(one)).not.toBeNull();
+    await b.revoke((await b.verify(one))!);
+    expect(await a.verify(one)).toBeNull();
+    expect(await a.verify(two)).not.toBeNull();
+  });
+
+  it("rejects forged, tampered and foreign cookies, and every cookie of an old password", async () => {
+    const gate = gateOn();
+    const cookie = await gate.issue();
     const [session, expiry, mac] = cookie.split(".");
-    expect(gate.verify(`${session}.${Number(expiry) + 1_000_000}.${mac}`)).toBeNull();
-    expect(gate.verify(`${session}.${expiry}.${"A".repeat(43)}`)).toBeNull();
-    expect(gate.verify(`${"A".repeat(22)}.${expiry}.${mac}`)).toBeNull();
-    expect(gate.verify(undefined)).toBeNull();
-    expect(gate.verify("garbage")).toBeNull();
-    const otherPassword = createPasswordGate({ password: "another", secret: "s".repeat(32), now: () => clock.t });
-    expect(otherPassword.verify(cookie)).toBeNull();
+    expect(await gate.verify(`${session}.${Number(expiry) + 1_000_000}.${mac}`)).toBeNull();
+    expect(await gate.verify(`${session}.${expiry}.${"A".repeat(43)}`)).toBeNull();
+    expect(await gate.verify(`${"A".repeat(22)}.${expiry}.${mac}`)).toBeNull();
+    expect(await gate.verify(undefined)).toBeNull();
+    expect(await gate.verify("garbage")).toBeNull();
+    expect(await gateOn("another").verify(cookie)).toBeNull();
   });
 });

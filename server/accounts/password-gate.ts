@@ -1,12 +1,16 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import type { Models } from "@/models";
 import { createSigner } from "./signer";
+import { tokenDigest } from "./tokens";
 
 /**
  * The optional APP_PASSWORD gate: one shared password in front of everything. A correct
  * password earns a signed, expiring cookie naming a login session of its own; changing
  * the password invalidates every cookie issued for the old one (the signature covers a
  * fingerprint of it), and logging out ends that one session. Live sessions are kept in
- * memory only, so a restart logs everyone out: a revocation cannot be lost that way.
+ * MongoDB (under the SHA-256 of their id) and looked up on every check, with no copy in
+ * memory: a login made on one process holds on all, and a logout on one ends it on all
+ * at once.
  */
 export const AUTH_COOKIE = "dlg_auth";
 const TOKEN_PATTERN = /^([A-Za-z0-9_-]{22})\.(\d{10,13})\.([A-Za-z0-9_-]{43})$/;
@@ -14,15 +18,22 @@ const TOKEN_PATTERN = /^([A-Za-z0-9_-]{22})\.(\d{10,13})\.([A-Za-z0-9_-]{43})$/;
 export interface PasswordGate {
   checkPassword(given: string): boolean;
   /** A fresh cookie value for a new login session, valid for `ttlMs`. */
-  issue(): string;
+  issue(): Promise<string>;
   /** The login session a cookie value names, or null when it is forged, expired or logged out. */
-  verify(cookieValue: string | undefined): string | null;
-  /** Ends a login session: its cookie no longer verifies. */
-  revoke(sessionId: string): void;
+  verify(cookieValue: string | undefined): Promise<string | null>;
+  /** Ends a login session: its cookie no longer verifies, on any process. */
+  revoke(sessionId: string): Promise<void>;
   readonly ttlMs: number;
 }
 
-export function createPasswordGate(options: { password: string; secret: string; ttlMs?: number; now?: () => number }): PasswordGate {
+export function createPasswordGate(options: {
+  password: string;
+  secret: string;
+  sessions: Models["LoginSession"];
+  ttlMs?: number;
+  now?: () => number;
+}): PasswordGate {
+  const { sessions } = options;
   const now = options.now ?? Date.now;
   const ttlMs = options.ttlMs ?? 30 * 24 * 3600_000;
   const digest = (text: string) => createHash("sha256").update(text).digest();
@@ -31,28 +42,28 @@ export function createPasswordGate(options: { password: string; secret: string; 
   const signer = createSigner(options.secret);
   // The payload names its purpose, so an identity signature (over a bare id) never fits.
   const payload = (sessionId: string, expiry: string) => `auth:${fingerprint}:${sessionId}:${expiry}`;
-  /** Live login sessions and when each expires. */
-  const live = new Map<string, number>();
   return {
     ttlMs,
     // Comparing digests keeps the comparison constant-time whatever the lengths.
     checkPassword: (given) => timingSafeEqual(digest(given), expected),
-    issue() {
-      for (const [id, expiry] of live) if (expiry < now()) live.delete(id);
+    async issue() {
       const sessionId = randomBytes(16).toString("base64url");
-      const expiry = now() + ttlMs;
-      live.set(sessionId, expiry);
+      const created = now();
+      const expiry = created + ttlMs;
+      await sessions.create({ _id: tokenDigest(sessionId), createdAt: new Date(created), expiresAt: new Date(expiry) });
       return `${sessionId}.${expiry}.${signer.sign(payload(sessionId, String(expiry)))}`;
     },
-    verify(cookieValue) {
+    async verify(cookieValue) {
       const match = cookieValue ? TOKEN_PATTERN.exec(cookieValue) : null;
       if (!match) return null;
       const [, sessionId, expiry, mac] = match;
-      const valid = Number(expiry) >= now() && live.has(sessionId!) && signer.verify(payload(sessionId!, expiry!), mac!);
-      return valid ? sessionId! : null;
+      // The signature first: a forged or old-password cookie costs no database read.
+      if (Number(expiry) < now() || !signer.verify(payload(sessionId!, expiry!), mac!)) return null;
+      const live = await sessions.exists({ _id: tokenDigest(sessionId!), expiresAt: { $gte: new Date(now()) } });
+      return live ? sessionId! : null;
     },
-    revoke(sessionId) {
-      live.delete(sessionId);
+    async revoke(sessionId) {
+      await sessions.deleteOne({ _id: tokenDigest(sessionId) });
     },
   };
 }

@@ -8,6 +8,7 @@ const STATUS: Record<ErrorCode, number> = {
   too_large: 413,
   rate_limited: 429,
   busy: 409,
+  conflict: 409,
   limit_reached: 429,
   unavailable: 503,
   internal: 500,

@@ -4,7 +4,9 @@ import { safeNextPath } from "@/lib/accounts/safe-next";
 import { DEVICE_COOKIE, deviceCookieHeader, type KnownDevices } from "@/server/accounts/known-device";
 import { AUTH_COOKIE, type PasswordGate } from "@/server/accounts/password-gate";
 import { reserveGateLogin, type GateThrottles } from "@/server/accounts/sign-in-throttles";
+import { toAppError } from "@/server/errors";
 import { readBody } from "./body";
+import { httpStatusOf } from "./error-status";
 import { originAllowed } from "./origin";
 
 /**
@@ -38,7 +40,8 @@ function authCookie(value: string, maxAgeS: number, secure: boolean): string {
 
 /**
  * Returns true when the request was answered here (login/logout, or refused for lack of
- * a login); false when it may go on.
+ * a login); false when it may go on. Login sessions are in the database: one that does
+ * not answer is a 503, not a logout.
  */
 export async function gateRequest(
   req: IncomingMessage,
@@ -47,6 +50,18 @@ export async function gateRequest(
   cookies: Cookies,
   deps: LoginDeps,
 ): Promise<boolean> {
+  try {
+    return await gate(req, res, url, cookies, deps);
+  } catch (error) {
+    const known = toAppError(error);
+    if (!known || res.headersSent) throw error;
+    req.resume();
+    json(res, httpStatusOf(known.code), { error: { code: known.code, message: known.message } });
+    return true;
+  }
+}
+
+async function gate(req: IncomingMessage, res: ServerResponse, url: URL, cookies: Cookies, deps: LoginDeps): Promise<boolean> {
   const method = req.method ?? "GET";
   if (url.pathname === "/api/login" && method === "POST") {
     await login(req, res, cookies, deps);
@@ -58,15 +73,15 @@ export async function gateRequest(
       return true;
     }
     // Clearing the cookie is not enough: a copy of it must stop working too.
-    const session = deps.gate.verify(cookies[AUTH_COOKIE]);
+    const session = await deps.gate.verify(cookies[AUTH_COOKIE]);
     if (session) {
-      deps.gate.revoke(session);
+      await deps.gate.revoke(session);
       deps.onLogout(session);
     }
     json(res, 200, { ok: true }, { "set-cookie": authCookie("", 0, deps.secureCookies) });
     return true;
   }
-  if (PUBLIC_PATH.test(url.pathname) || deps.gate.verify(cookies[AUTH_COOKIE])) return false;
+  if (PUBLIC_PATH.test(url.pathname) || (await deps.gate.verify(cookies[AUTH_COOKIE]))) return false;
   if (url.pathname.startsWith("/api/")) {
     json(res, 401, { error: { code: "unauthorized", message: "Log in first." } });
   } else {
@@ -114,7 +129,7 @@ async function login(req: IncomingMessage, res: ServerResponse, cookies: Cookies
     return;
   }
   await attempt.passed();
-  const cookiesToSet = [authCookie(deps.gate.issue(), Math.floor(deps.gate.ttlMs / 1000), deps.secureCookies)];
+  const cookiesToSet = [authCookie(await deps.gate.issue(), Math.floor(deps.gate.ttlMs / 1000), deps.secureCookies)];
   if (!device) cookiesToSet.push(deviceCookieHeader(deps.devices.mint(), deps.secureCookies));
   json(res, 200, { ok: true }, { "set-cookie": cookiesToSet });
 }

@@ -134,7 +134,7 @@ async function routeSingleMode(
   }
   // As the socket handshake: with APP_PASSWORD, only a logged-in browser is anyone
   // (the login page itself is served without one).
-  if (!login || login.gate.verify(cookies[AUTH_COOKIE])) admitPageViewer(req, res, pageViewerOf(deps.sessions, userId));
+  if (!login || (await login.gate.verify(cookies[AUTH_COOKIE]))) admitPageViewer(req, res, pageViewerOf(deps.sessions, userId));
   else refusePageViewer(req);
   await pageHandler(req, res);
 }

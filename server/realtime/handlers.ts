@@ -1,4 +1,5 @@
 import type { AppInfo } from "@/lib/contracts";
+import { personKey } from "@/server/accounts/identity";
 import type { SessionService } from "@/server/sessions/session-service";
 import { onCommand, type CommandGuard } from "./command";
 import { createKeyedRateLimiter, createRateLimiter, type RateLimit } from "./rate-limit";
@@ -33,26 +34,27 @@ export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
   // At most `sockets` connections per person: more are refused at the handshake.
   const open = new Map<string, number>();
   io.use((socket, next) => {
-    const userId = socket.data.userId;
-    const count = open.get(userId) ?? 0;
+    const person = personKey(socket.data);
+    const count = open.get(person) ?? 0;
     if (count >= sessions.limits.sockets) {
       next(new Error(`limit_reached: ${sessions.limits.sockets} connections are open for you already; close some tabs`));
       return;
     }
-    open.set(userId, count + 1);
+    open.set(person, count + 1);
     socket.on("disconnect", () => {
-      const left = (open.get(userId) ?? 1) - 1;
-      if (left > 0) open.set(userId, left);
-      else open.delete(userId);
+      const left = (open.get(person) ?? 1) - 1;
+      if (left > 0) open.set(person, left);
+      else open.delete(person);
     });
     next();
   });
   io.on("connection", (socket: AppSocket) => {
     const userId = socket.data.userId;
+    const person = personKey(socket.data);
     void socket.join(userRoom(userId));
     const limiter = createRateLimiter(deps.rateLimit ?? DEFAULT_RATE_LIMIT);
     // The connection's bucket first: a socket over its own limit spends nothing of the person's.
-    const guard: CommandGuard = { allow: async () => limiter.take() && (await personLimiter.take(userId)), log: deps.log };
+    const guard: CommandGuard = { allow: async () => limiter.take() && (await personLimiter.take(person)), log: deps.log };
 
     onCommand(socket, "app:info", guard, () => (typeof deps.appInfo === "function" ? deps.appInfo() : deps.appInfo));
     onCommand(socket, "session:list", guard, () => sessions.list(userId));
@@ -77,7 +79,7 @@ export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
       await socket.leave(sessionRoom(sessionId));
       return { sessionId };
     });
-    onCommand(socket, "turn:send", guard, ({ sessionId, text }) => sessions.send(userId, sessionId, text));
+    onCommand(socket, "turn:send", guard, ({ sessionId, text }) => sessions.send(userId, sessionId, text, person));
     onCommand(socket, "turn:cancel", guard, async ({ sessionId, turnId }) => {
       await sessions.command(userId, sessionId, { kind: "cancel", turnId });
       return { turnId };
@@ -104,7 +106,7 @@ export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
     onCommand(socket, "session:page", guard, ({ before, limit }) => sessions.page(userId, before, limit));
     onCommand(socket, "session:search", guard, ({ query, subagents }) => sessions.search(userId, query, subagents));
     onCommand(socket, "subagent:retry", guard, ({ sessionId, runId, task }) =>
-      sessions.command(userId, sessionId, { kind: "retry", runId, ...(task !== undefined ? { task } : {}) }),
+      sessions.command(userId, sessionId, { kind: "retry", runId, ...(task !== undefined ? { task } : {}) }, person),
     );
   });
 }

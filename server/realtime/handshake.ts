@@ -36,22 +36,27 @@ function accountHandshake(accounts: AccountService): Middleware {
   };
 }
 
-/** The identity cookie, and with APP_PASSWORD a login session too. */
+/** The identity cookie, and with APP_PASSWORD a login session too (checked against the database at every handshake). */
 function browserHandshake(identity: Identity, gate: PasswordGate | undefined): Middleware {
   return (socket, next) => {
     const cookies = parseCookie(socket.request.headers.cookie ?? "");
-    const authSession = gate?.verify(cookies[AUTH_COOKIE]);
-    if (gate && !authSession) {
-      next(new Error(HANDSHAKE_SIGNED_OUT.password));
-      return;
-    }
-    if (authSession) socket.data.authSession = authSession;
-    const userId = identity.verify(cookies[IDENTITY_COOKIE]);
-    if (!userId) {
-      next(new Error("unauthorized: reload the page to get a session cookie"));
-      return;
-    }
-    socket.data.userId = userId;
-    next();
+    const login = gate ? gate.verify(cookies[AUTH_COOKIE]) : Promise.resolve(undefined);
+    login.then(
+      (authSession) => {
+        if (gate && !authSession) {
+          next(new Error(HANDSHAKE_SIGNED_OUT.password));
+          return;
+        }
+        if (authSession) socket.data.authSession = authSession;
+        const userId = identity.verify(cookies[IDENTITY_COOKIE]);
+        if (!userId) {
+          next(new Error("unauthorized: reload the page to get a session cookie"));
+          return;
+        }
+        socket.data.userId = userId;
+        next();
+      },
+      () => next(new Error("unavailable: the database is unreachable; try again in a moment")),
+    );
   };
 }

@@ -49,8 +49,19 @@ export interface DroneSessionDeps {
   cluster?: DroneCluster;
 }
 
+/**
+ * Who starts a turn: the chat's owner, and the person whose caps it counts against (the
+ * APP_PASSWORD login the owner's identity came in under, else the owner; see `personKey`).
+ */
+export interface TurnStarter {
+  ownerId: string;
+  person: string;
+}
+
 interface ActiveTurn {
   turnId: string;
+  /** The person the turn counts against (running-turn cap, regex-pool fairness). */
+  person?: string;
   /** Set once the runner has the turn (loading history comes first). */
   handle?: TurnHandle;
   cancelled?: boolean;
@@ -109,25 +120,30 @@ export class DroneSession {
     return this.active?.turnId;
   }
 
+  /** The person the running turn counts against; undefined when none runs or it was started for no one (a resumed turn). */
+  get runningPerson(): string | undefined {
+    return this.active?.person;
+  }
+
   get isIdle(): boolean {
     return !this.active;
   }
 
   /**
-   * Starts a turn for `ownerId` (the person sending it); one at a time per session.
+   * Starts a turn for `starter` (the person sending it); one at a time per session.
    * `retry`: the turn first runs that failed subagent again.
    */
-  async startTurn(prompt: string, ownerId?: string, retry?: TurnRetry): Promise<string> {
+  async startTurn(prompt: string, starter?: TurnStarter, retry?: TurnRetry): Promise<string> {
     if (this.closed) throw deleted();
     if (this.active) throw new AppError("busy", "A turn is already running in this chat. Stop it or wait for it to finish.");
     const turnId = newId();
     // Claim the slot before any await, so two sends cannot both start.
-    const slot: ActiveTurn = { turnId };
+    const slot: ActiveTurn = { turnId, ...(starter ? { person: starter.person } : {}) };
     this.active = slot;
     let handle: TurnHandle;
     let lease: TurnLease | undefined;
     try {
-      if (this.deps.cluster) lease = await this.claimLease(slot, ownerId ?? "");
+      if (this.deps.cluster) lease = await this.claimLease(slot, starter?.ownerId ?? "");
       const history = (await this.history()).filter((t) => t.status !== "running");
       // Deleted (or stopped) while the history loaded: the turn never starts.
       if (this.closed) throw deleted();
@@ -137,7 +153,8 @@ export class DroneSession {
         sessionId: this.sessionId,
         turnId,
         prompt,
-        ...(ownerId ? { ownerId } : {}),
+        // The shared pools take turns between people: the login, not each identity minted under it.
+        ...(starter ? { ownerId: starter.person } : {}),
         history,
         publish: (event) => this.onEvent(event),
         turn: () => this.liveTurn(turnId),
@@ -169,12 +186,12 @@ export class DroneSession {
 
   /**
    * A person's command for the running turn (or, for a retry, the chat): the one place a
-   * command meets the runtime. `claim` and `ownerId` are the caller's, for a retry that
+   * command meets the runtime. `claim` and `starter` are the caller's, for a retry that
    * starts a new turn.
    */
-  command(command: RetryCommand, claim?: () => void, ownerId?: string): Promise<RetryStarted>;
+  command(command: RetryCommand, claim?: () => void, starter?: TurnStarter): Promise<RetryStarted>;
   command(command: RunCommand): Promise<RetryStarted | undefined>;
-  async command(command: RunCommand, claim?: () => void, ownerId?: string): Promise<RetryStarted | undefined> {
+  async command(command: RunCommand, claim?: () => void, starter?: TurnStarter): Promise<RetryStarted | undefined> {
     switch (command.kind) {
       case "cancel":
         this.cancel(command.turnId);
@@ -184,7 +201,7 @@ export class DroneSession {
       case "decide":
         return answered(controlRun(this.active?.handle, command));
       case "retry":
-        return this.retry(command.runId, command.task, claim, ownerId);
+        return this.retry(command.runId, command.task, claim, starter);
     }
   }
 
@@ -200,7 +217,7 @@ export class DroneSession {
    * no turn running it starts a new turn that runs the subagent again first. `claim`
    * runs in the same synchronous step as the new turn claims its slot (the caller's caps).
    */
-  async retry(runId: string, task: string | undefined, claim: () => void = () => undefined, ownerId?: string): Promise<RetryStarted> {
+  async retry(runId: string, task: string | undefined, claim: () => void = () => undefined, starter?: TurnStarter): Promise<RetryStarted> {
     if (this.closed) throw deleted();
     const active = this.active;
     if (active) {
@@ -216,7 +233,7 @@ export class DroneSession {
     const plan = planRetry(await this.history(), runId, task);
     if (!plan.ok) throw new AppError(plan.code, plan.message);
     claim();
-    const turnId = await this.startTurn(plan.prompt, ownerId, plan.retry);
+    const turnId = await this.startTurn(plan.prompt, starter, plan.retry);
     return { mode: "new_turn", turnId };
   }
 

@@ -81,10 +81,15 @@ export class SessionRegistry {
     return pending;
   }
 
-  /** Turns running now in the sessions of `ownerId` (synchronous: a check and a start can share one step). */
-  runningTurns(ownerId: string): number {
+  /**
+   * Turns running now for `person` (synchronous: a check and a start can share one step):
+   * those started for them, and those started for no one in their chats (see `personKey`).
+   */
+  runningTurns(person: string): number {
     let running = 0;
-    for (const [sessionId, session] of this.ready) if (session.runningTurnId && this.owners.get(sessionId) === ownerId) running++;
+    for (const [sessionId, session] of this.ready) {
+      if (session.runningTurnId && (session.runningPerson ?? this.owners.get(sessionId)) === person) running++;
+    }
     return running;
   }
 

@@ -130,17 +130,13 @@ export class SessionService {
     return { sessionId, turns, older };
   }
 
-  async send(userId: string, sessionId: string, text: string): Promise<{ turnId: string }> {
+  /** `person`: whose caps the turn counts against (see `personKey`); the owner by default. */
+  async send(userId: string, sessionId: string, text: string, person = userId): Promise<{ turnId: string }> {
     const session = await this.open(userId, sessionId);
     await this.checkClusterCaps(userId);
     // Counted and claimed in one synchronous step (startTurn claims its slot before it awaits).
-    if (this.deps.registry.runningTurns(userId) >= this.limits.runningTurns) {
-      throw new AppError(
-        "limit_reached",
-        `You have ${this.limits.runningTurns} turns running in other chats; wait for one to finish or stop it.`,
-      );
-    }
-    const turnId = await session.startTurn(text, userId);
+    this.checkRunningTurns(person);
+    const turnId = await session.startTurn(text, { ownerId: userId, person });
     this.deps.onSessionsChanged(userId);
     return { turnId };
   }
@@ -151,9 +147,9 @@ export class SessionService {
    * lease names the process) and its answer is ours; otherwise the local session acts. A
    * retry that starts a new turn has the same caps as a send.
    */
-  command(userId: string, sessionId: string, command: RetryCommand): Promise<RetryStarted>;
+  command(userId: string, sessionId: string, command: RetryCommand, person?: string): Promise<RetryStarted>;
   command(userId: string, sessionId: string, command: Exclude<RunCommand, RetryCommand>): Promise<void>;
-  async command(userId: string, sessionId: string, command: RunCommand): Promise<RetryStarted | void> {
+  async command(userId: string, sessionId: string, command: RunCommand, person = userId): Promise<RetryStarted | void> {
     const session = await this.open(userId, sessionId);
     const routed = await this.routed(session, command);
     if (command.kind !== "retry") {
@@ -166,14 +162,14 @@ export class SessionService {
       return routed.result;
     }
     await this.checkClusterCaps(userId);
-    const started = await session.command(command, () => this.checkRunningTurns(userId), userId);
+    const started = await session.command(command, () => this.checkRunningTurns(person), { ownerId: userId, person });
     if (started.mode === "new_turn") this.deps.onSessionsChanged(userId);
     return started;
   }
 
-  /** The same cap as `send`, for a retry that starts a turn. */
-  private checkRunningTurns(userId: string): void {
-    if (this.deps.registry.runningTurns(userId) >= this.limits.runningTurns) {
+  /** The running-turn cap of this process, for a send and a retry that starts a turn. */
+  private checkRunningTurns(person: string): void {
+    if (this.deps.registry.runningTurns(person) >= this.limits.runningTurns) {
       throw new AppError(
         "limit_reached",
         `You have ${this.limits.runningTurns} turns running in other chats; wait for one to finish or stop it.`,

@@ -21,7 +21,7 @@ export function shareViewerSignIn(deps: {
       return auth ? { accountId: auth.account._id, signInSessionId: auth.signInSessionId } : null;
     }
     if (login) {
-      const authSession = login.gate.verify(cookies[AUTH_COOKIE]);
+      const authSession = await login.gate.verify(cookies[AUTH_COOKIE]);
       return authSession ? { authSession } : null;
     }
     return {};

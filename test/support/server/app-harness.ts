@@ -83,6 +83,7 @@ export async function startHarness(
       flushMs: 20,
       store,
       shareLinks: models.ShareLink,
+      loginSessions: models.LoginSession,
       ...options,
       accounts,
       cluster,
