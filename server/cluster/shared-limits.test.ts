@@ -50,7 +50,7 @@ async function startPair(options: Partial<AppOptions>): Promise<[LiveApp, LiveAp
 beforeAll(async () => {
   redis = await startTestRedis();
   db = await openTestDatabase("shared_limits");
-  gate = await startPair({ password: PASSWORD });
+  gate = await startPair({ password: PASSWORD, loginSessions: db.models.LoginSession });
   accounts = await startPair({
     accounts: { mode: "open", models: db.models },
     // A window of 20 s: the whole flood lands in one.

@@ -12,16 +12,27 @@ const MIB = 2 ** 20;
 const ENDLESS_CAP = 128 * MIB;
 
 let server: HostileHttpServer;
+/** A server of its own for the timeout case (one server transport holds one MCP session). */
+let slowServer: HostileHttpServer;
+/** Calls that must finish (or be cut for size) get time enough on a busy machine. */
 let connection: McpConnection;
+/** The timeout case only: a short bound, so the test waits for it rather than for minutes. */
+let hurried: McpConnection;
 
 beforeAll(async () => {
   server = await startHostileHttpServer({ oversizedBytes: 12 * MIB, endlessCapBytes: ENDLESS_CAP });
-  connection = new McpConnection(httpServer("hostile", server.url, { timeoutMs: 2_000 }));
-  connection.start();
-  await connection.settled();
-  expect(connection.status).toBe("connected");
+  connection = new McpConnection(httpServer("hostile", server.url, { timeoutMs: 60_000 }));
+  slowServer = await startHostileHttpServer({ oversizedBytes: 12 * MIB, endlessCapBytes: ENDLESS_CAP });
+  hurried = new McpConnection(httpServer("hostile", slowServer.url, { timeoutMs: 2_000 }));
+  for (const c of [connection, hurried]) {
+    c.start();
+    await c.settled();
+    expect(c.status).toBe("connected");
+  }
 });
 afterAll(async () => {
+  await hurried.close();
+  await slowServer.stop();
   await connection.close();
   await server.stop();
 });
@@ -59,11 +70,14 @@ describe("MCP over HTTP, bounded as over stdio", () => {
   });
 
   it("closes a slow stream's connection at the call's timeout instead of reading on", async () => {
-    const error = await failure(call("slow"));
+    const error = await failure(hurried.call("slow", {}, new AbortController().signal));
     expect(error.message).toMatch(/did not answer the call to "slow" within 2 s/);
-    const reply = server.replies.get("slow")!;
+    const reply = slowServer.replies.get("slow")!;
     await waitFor(() => reply.closed, "the slow stream's connection to close after the timeout");
-    await echoStillWorks();
+    expect(await hurried.call("echo", { text: "still here" }, new AbortController().signal)).toMatchObject({
+      content: [{ type: "text", text: "Echo: still here" }],
+    });
+    expect(hurried.status).toBe("connected");
   });
 
   it("reads a long stream of small messages to its answer: the limit is per message, not per stream", async () => {
