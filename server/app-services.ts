@@ -1,3 +1,4 @@
+import { env } from "@/lib/env";
 import { AccountService } from "@/server/accounts/account-service";
 import { createKnownDevices } from "@/server/accounts/known-device";
 import { createLoginThrottle } from "@/server/accounts/login-throttle";
@@ -65,6 +66,7 @@ export function createServices(
     store,
     registry,
     limits: options.personLimits,
+    readsPerPerson: options.readsPerPerson ?? env().MAX_READS_PER_PERSON,
     onSessionsChanged: sessionsChanged,
     onSessionDeleted: (sessionId) => {
       sockets.io.in(sessionRoom(sessionId)).socketsLeave(sessionRoom(sessionId));
