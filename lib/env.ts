@@ -88,6 +88,25 @@ export const envSchema = z
     PUBLIC_URL: opt(z.url()),
     /** Largest session file (exported JSON) an import accepts, in MB. */
     IMPORT_MAX_MB: withDefault(int(1, 1_024), 100),
+    /** An import's upload must arrive whole within this; a stalled one is cut and nothing it sent is kept. */
+    IMPORT_BODY_TIMEOUT_MS: withDefault(int(1_000, 3_600_000), 60_000),
+    /** Open connections the server holds in all (WebSockets included); past it new ones are closed at once. 0: no cap. */
+    MAX_CONNECTIONS: withDefault(int(0, 1_000_000), 4_000),
+    /**
+     * Open connections from one client address (IPv6: one /64); past it new ones are closed
+     * at once. Behind a reverse proxy every client has the proxy's address: set 0 (off) there
+     * or well above the proxy's connections, and let the proxy limit per client.
+     */
+    MAX_CONNECTIONS_PER_ADDRESS: withDefault(int(0, 1_000_000), 200),
+    /** A request's headers must arrive within this (slow-header clients are closed). */
+    HTTP_HEADERS_TIMEOUT_MS: withDefault(int(1_000, 60_000), 10_000),
+    /**
+     * A connection with nothing sent either way for this long is closed. At least 30 s:
+     * Socket.IO's long-polling holds a request up to its 25 s heartbeat.
+     */
+    HTTP_IDLE_TIMEOUT_MS: withDefault(int(30_000, 600_000), 30_000),
+    /** Large reads (a chat's history pages, exports, whole tool outputs, model requests) one person runs at once; more wait briefly or are refused. */
+    MAX_READS_PER_PERSON: withDefault(int(1, 100), 3),
 
     OPENAI_BASE_URL: opt(z.url()),
     OPENAI_API_KEY: opt(z.string()),

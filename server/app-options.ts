@@ -8,6 +8,7 @@ import type { Throttle } from "@/server/accounts/login-throttle";
 import type { OidcClient } from "@/server/accounts/oidc";
 import type { Cluster } from "@/server/cluster/cluster";
 import type { ChatStore } from "@/server/data/store";
+import type { ConnectionLimits } from "@/server/http/connection-limits";
 import type { HostSettings } from "@/server/http/hosts";
 import type { RateLimit } from "@/server/realtime/rate-limit";
 import type { AppServer } from "@/server/realtime/types";
@@ -52,6 +53,12 @@ export interface AppOptions {
   flushMs?: number;
   /** Largest session file an import accepts; defaults to IMPORT_MAX_MB. */
   importMaxBytes?: number;
+  /** How long an import's upload may take to arrive whole; defaults to IMPORT_BODY_TIMEOUT_MS. */
+  importBodyTimeoutMs?: number;
+  /** Connection caps and HTTP timeouts; each defaults to its setting (MAX_CONNECTIONS, …). */
+  connections?: Partial<ConnectionLimits>;
+  /** Large reads (history pages, exports, whole outputs) one person runs at once; defaults to MAX_READS_PER_PERSON. */
+  readsPerPerson?: number;
   log?: Logger;
   /** The share links' collection; absent: no share links (their routes answer not_found). */
   shareLinks?: Models["ShareLink"];

@@ -1,3 +1,4 @@
+import { env } from "@/lib/env";
 import { AccountService } from "@/server/accounts/account-service";
 import { createKnownDevices } from "@/server/accounts/known-device";
 import { admitEvery } from "@/server/accounts/login-throttle";
@@ -72,6 +73,7 @@ export function createServices(
     store,
     registry,
     limits: options.personLimits,
+    readsPerPerson: options.readsPerPerson ?? env().MAX_READS_PER_PERSON,
     onSessionsChanged: sessionsChanged,
     onSessionDeleted: (sessionId) => {
       sockets.io.in(sessionRoom(sessionId)).socketsLeave(sessionRoom(sessionId));

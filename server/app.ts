@@ -1,5 +1,6 @@
 import { createServer } from "node:http";
 import { createIdentity } from "@/server/accounts/identity";
+import { connectionLimits, limitConnections, serverTimeouts } from "@/server/http/connection-limits";
 import { httpRoutes } from "@/server/http/http-routes";
 import { httpSettings } from "@/server/http/http-settings";
 import { createRequestHandler } from "@/server/http/request-handler";
@@ -40,13 +41,17 @@ export function createApp(options: AppOptions): App {
     shareViewer,
     dbUp: options.dbUp,
     importMaxBytes: options.importMaxBytes,
+    importBodyTimeoutMs: options.importBodyTimeoutMs,
     cluster,
     instanceId: options.instanceId,
     log,
   });
+  const limits = connectionLimits(options.connections, options.importBodyTimeoutMs);
   const httpServer = createServer(
+    serverTimeouts(limits),
     createRequestHandler({ settings, routes, identity, login, sessions, pageHandler: options.pageHandler, log }),
   );
+  limitConnections(httpServer, limits, log);
 
   const io = createIoServer(httpServer, {
     allowedHosts: settings.allowedHosts,

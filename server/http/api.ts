@@ -3,7 +3,7 @@ import { AppError } from "@/lib/contracts";
 import { toAppError } from "@/server/errors";
 import type { SessionService } from "@/server/sessions/session-service";
 import type { SessionExport } from "@/server/export/session-export";
-import { readBody } from "./body";
+import { BodyTimeoutError, closeUnread, readBody } from "./body";
 import { httpStatusOf } from "./error-status";
 import { originAllowed } from "./origin";
 import type { Logger } from "@/lib/log";
@@ -20,6 +20,8 @@ export interface ApiDeps {
   sessions: SessionService;
   /** Largest session file an import accepts (IMPORT_MAX_MB). */
   importMaxBytes?: number;
+  /** How long an import's upload may take to arrive whole (IMPORT_BODY_TIMEOUT_MS). */
+  importBodyTimeoutMs?: number;
   allowedOrigins: readonly string[];
   dbUp: () => Promise<boolean> | boolean;
   log?: Pick<Logger, "error">;
@@ -31,6 +33,7 @@ const OUTPUT_PATH = /^\/api\/sessions\/([A-Za-z0-9_-]{1,64})\/tool-calls\/([^/]{
 const EXPORT_PATH = /^\/api\/sessions\/([A-Za-z0-9_-]{1,64})\/export$/;
 const IMPORT_PATH = "/api/sessions/import";
 export const DEFAULT_IMPORT_MAX_BYTES = 100 * 1024 * 1024;
+const DEFAULT_IMPORT_BODY_TIMEOUT_MS = 60_000;
 const MODEL_CALLS_PATH = /^\/api\/sessions\/([A-Za-z0-9_-]{1,64})\/model-calls$/;
 const MODEL_CALL_PATH = /^\/api\/sessions\/([A-Za-z0-9_-]{1,64})\/model-calls\/([A-Za-z0-9_-]{1,100})$/;
 
@@ -44,7 +47,13 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, userI
       throw new AppError("unauthorized", "Cross-site requests are not allowed.");
     }
     if (url.pathname === IMPORT_PATH && method === "POST") {
-      const text = await readBody(req, deps.importMaxBytes ?? DEFAULT_IMPORT_MAX_BYTES);
+      const text = await readBody(
+        req,
+        deps.importMaxBytes ?? DEFAULT_IMPORT_MAX_BYTES,
+        deps.importBodyTimeoutMs ?? DEFAULT_IMPORT_BODY_TIMEOUT_MS,
+      );
+      // Checking and storing a large file may take longer than the idle timeout with nothing sent.
+      res.setTimeout(0);
       send(res, 200, { session: await deps.sessions.import(userId, text) });
       return true;
     }
@@ -65,7 +74,8 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, userI
     const known = toAppError(error);
     if (!known) deps.log?.error("api request failed", { path: url.pathname, error: error instanceof Error ? error.stack : String(error) });
     const appError = known ?? new AppError("internal", "Something went wrong on the server; nothing was changed.");
-    send(res, httpStatusOf(appError.code), {
+    closeUnread(req, res);
+    send(res, error instanceof BodyTimeoutError ? 408 : httpStatusOf(appError.code), {
       error: { code: appError.code, message: appError.message, ...(appError.issues ? { issues: appError.issues } : {}) },
     });
   }

@@ -34,6 +34,7 @@ export function httpRoutes(deps: {
   shareViewer: (cookieHeader: string | undefined) => Promise<ShareViewer | null>;
   dbUp?: () => Promise<boolean> | boolean;
   importMaxBytes?: number;
+  importBodyTimeoutMs?: number;
   cluster?: Pick<Cluster, "instanceId" | "redisStatus">;
   instanceId?: string;
   log?: Logger;
@@ -46,6 +47,7 @@ export function httpRoutes(deps: {
       allowedOrigins,
       dbUp: deps.dbUp ?? (() => true),
       importMaxBytes: deps.importMaxBytes ?? env().IMPORT_MAX_MB * 1024 * 1024,
+      importBodyTimeoutMs: deps.importBodyTimeoutMs ?? env().IMPORT_BODY_TIMEOUT_MS,
       log,
       ...(cluster || deps.instanceId
         ? {

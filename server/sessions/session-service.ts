@@ -19,6 +19,7 @@ import { exportSession, type ExportFormat, type SessionExport } from "@/server/e
 import { importSessionFile, parseSessionFile } from "@/server/export/session-import";
 import type { DroneSession, RetryCommand } from "./drone-session";
 import { createKeyedQueue } from "./keyed-queue";
+import { createReadGate, releasingChunks, type ReadGate } from "./read-gate";
 import type { SessionRegistry } from "./registry";
 import type { RoutedAnswer, RoutedCommand } from "@/server/cluster/protocol";
 
@@ -49,11 +50,14 @@ export interface PersonLimits {
 }
 
 export const DEFAULT_PERSON_LIMITS: PersonLimits = { chats: 10_000, runningTurns: 3, sockets: 20 };
+const DEFAULT_READS_PER_PERSON = 3;
 
 export interface SessionServiceDeps {
   store: ChatStore;
   registry: SessionRegistry;
   limits?: PersonLimits;
+  /** Large reads one person runs at once (history pages, exports, whole outputs, model requests); defaults to 3. */
+  readsPerPerson?: number;
   /** Every tab of `userId` should refresh its session list. */
   onSessionsChanged(userId: string): void;
   /** The session is gone: viewers still in its room must leave it. */
@@ -65,9 +69,13 @@ export class SessionService {
   readonly limits: PersonLimits;
   /** A person's creates one at a time, so concurrent ones cannot all pass the count. */
   private readonly creates = createKeyedQueue();
+  /** A person's large reads, bounded (see read-gate.ts); a few more than a person's tabs may wait. */
+  private readonly reads: ReadGate;
 
   constructor(private readonly deps: SessionServiceDeps) {
     this.limits = deps.limits ?? DEFAULT_PERSON_LIMITS;
+    const concurrent = deps.readsPerPerson ?? DEFAULT_READS_PER_PERSON;
+    this.reads = createReadGate({ concurrent, waiting: Math.max(this.limits.sockets, 4 * concurrent) });
   }
 
   list(userId: string): Promise<SessionSummary[]> {
@@ -121,12 +129,12 @@ export class SessionService {
     lastSeq: number | undefined,
     subscribe?: (missed: SessionEvent[] | null, seq: number) => void,
   ): Promise<JoinResult> {
-    return (await this.open(userId, sessionId)).join(lastSeq, subscribe);
+    return this.reads.run(userId, async () => (await this.open(userId, sessionId)).join(lastSeq, subscribe));
   }
 
   /** The page of turns before `before` (see `DroneSession.page`). */
   async older(userId: string, sessionId: string, before: string, limit: number = TURN_PAGE_SIZE): Promise<TurnPage> {
-    const { turns, older } = await (await this.open(userId, sessionId)).page(limit, before);
+    const { turns, older } = await this.reads.run(userId, async () => (await this.open(userId, sessionId)).page(limit, before));
     return { sessionId, turns, older };
   }
 
@@ -204,7 +212,7 @@ export class SessionService {
   /** The whole text of one tool output ("Show all"). */
   async toolOutput(userId: string, sessionId: string, callId: string, where: { turnId?: string; runId?: string | null }): Promise<string> {
     await this.owned(userId, sessionId);
-    return this.deps.store.loadToolOutput(sessionId, callId, where);
+    return this.reads.run(userId, () => this.deps.store.loadToolOutput(sessionId, callId, where));
   }
 
   /** One turn's model requests, without their messages (the context inspector's list). */
@@ -216,16 +224,24 @@ export class SessionService {
   /** One model request whole: every message as sent, the tools offered, and the reply. */
   async modelCall(userId: string, sessionId: string, callId: string): Promise<ModelCallRecord> {
     await this.owned(userId, sessionId);
-    return this.deps.store.loadModelCall(sessionId, callId);
+    return this.reads.run(userId, () => this.deps.store.loadModelCall(sessionId, callId));
   }
 
   /** The chat as a JSON session file or a Markdown transcript, streamed (finished turns only). */
   async export(userId: string, sessionId: string, format: ExportFormat, options: { markup?: boolean } = {}): Promise<SessionExport> {
     const summary = await this.owned(userId, sessionId);
-    // An open chat's in-memory turns may be newer than what is stored yet.
-    const open = await this.deps.registry.peek(sessionId);
-    const turns = open ? await open.history() : await this.deps.store.loadHistory(sessionId);
-    return exportSession(this.deps.store, summary, turns, format, options);
+    // The slot is held until the download is written (or cut): its pieces are read as it goes.
+    const release = await this.reads.acquire(userId);
+    try {
+      // An open chat's in-memory turns may be newer than what is stored yet.
+      const open = await this.deps.registry.peek(sessionId);
+      const turns = open ? await open.history() : await this.deps.store.loadHistory(sessionId);
+      const download = exportSession(this.deps.store, summary, turns, format, options);
+      return { ...download, chunks: releasingChunks(download.chunks, release) };
+    } catch (error) {
+      release();
+      throw error;
+    }
   }
 
   /** A session file as a new chat of `userId` (counted against their chats like any other). */

@@ -117,6 +117,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
           INSTANCE_ID: instanceId,
           LEASE_MS: String(leaseMs),
           REDIS_URL: redis?.url ?? "",
+          // Behind Caddy every client has the proxy's address, as in the scaled deployment.
+          MAX_CONNECTIONS_PER_ADDRESS: "0",
           ...options.env,
         },
       });
