@@ -44,8 +44,8 @@ const signInSessionSchema = new Schema(
 );
 signInSessionSchema.index({ accountId: 1 });
 signInSessionSchema.index({ publicId: 1 }, { unique: true });
-// MongoDB removes expired sessions itself; the service also refuses them before then.
-signInSessionSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });
+// The expiry index ({ expiresAt: 1 }, TTL where the server has it) is made by the
+// service through server/db/expiry-index.ts: FerretDB refuses the TTL option.
 
 const oneTimeLinkSchema = new Schema(
   {
