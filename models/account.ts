@@ -5,11 +5,6 @@ import { Schema, type Connection, type InferSchemaType } from "mongoose";
  * (invitations, password resets) and the APP_PASSWORD login sessions. Secrets are never stored: a sign-in session and
  * a one-time link are kept under the SHA-256 of their token, and looked up by it.
  */
-/** MongoDB removes a record once its `expiresAt` has passed; the code also refuses it before then. */
-function removeWhenExpired(schema: Schema): void {
-  schema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });
-}
-
 const ssoIdentity = new Schema({ issuer: { type: String, required: true }, subject: { type: String, required: true } }, { _id: false });
 
 const accountSchema = new Schema(
@@ -53,7 +48,8 @@ const signInSessionSchema = new Schema(
 );
 signInSessionSchema.index({ accountId: 1 });
 signInSessionSchema.index({ publicId: 1 }, { unique: true });
-removeWhenExpired(signInSessionSchema);
+// The expiry index ({ expiresAt: 1 }, TTL where the server has it) is made by the
+// service through server/db/expiry-index.ts: FerretDB refuses the TTL option.
 
 const oneTimeLinkSchema = new Schema(
   {
@@ -83,7 +79,7 @@ const loginSessionSchema = new Schema(
   },
   { versionKey: false },
 );
-removeWhenExpired(loginSessionSchema);
+// Its expiry index is made by password-gate.ts through server/db/expiry-index.ts, as the sign-in sessions' is.
 
 export type AccountRecord = InferSchemaType<typeof accountSchema> & { _id: string; createdAt: Date };
 export type SignInSessionRecord = InferSchemaType<typeof signInSessionSchema> & { _id: string };

@@ -33,9 +33,10 @@ export const stepTextSchema = new Schema(
 );
 
 /**
- * Each step's start and end as ISO times, `[startedAt, endedAt]`, by step index (null:
- * not ended yet); absent in records from before they were kept. Beside `steps`, not in
- * them, so streamed text appends never carry it.
+ * Each step's start and end as ISO times, `{ startedAt, endedAt }`, by step index (null:
+ * not ended yet); `[startedAt, endedAt]` pairs in earlier records (FerretDB stores no
+ * arrays of arrays), absent in records from before they were kept. Beside `steps`, not
+ * in them, so streamed text appends never carry it.
  */
 export const stepTimesField = { type: Schema.Types.Mixed, default: undefined } as const;
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the tests need on a fresh machine, skipping whatever is already there:
 # npm packages (from the lock), Debian's Chromium for the browser tests, Debian's
-# redis-server for the scale-out tests, Debian's caddy for the proxy test, and the jars of the MongoDB-wire-compatible test
-# server (from Maven Central).
+# redis-server for the scale-out tests, Debian's caddy for the proxy test, the jars of the MongoDB-wire-compatible test
+# server (from Maven Central), and FerretDB, the second database of the data-layer tests (from the Go module proxy).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -63,3 +63,6 @@ if [ -z "${MONGODB_URI:-}" ]; then
     mvn -q -B -f tools/mongo-server/pom.xml dependency:copy-dependencies -DoutputDirectory=target/lib
   fi
 fi
+
+# The data-layer tests run a second time on FerretDB (scripts/test-all.sh); built once per version.
+bash scripts/ferretdb.sh

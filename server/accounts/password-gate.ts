@@ -1,3 +1,4 @@
+import { expiringRows } from "@/server/db/expiry-index";
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Models } from "@/models";
 import { createSigner } from "./signer";
@@ -35,6 +36,8 @@ export function createPasswordGate(options: {
 }): PasswordGate {
   const { sessions } = options;
   const now = options.now ?? Date.now;
+  // Expired logins leave by a TTL index, or by a sweep on each new login where the server has none.
+  const expired = expiringRows(sessions.collection, "expiresAt", now);
   const ttlMs = options.ttlMs ?? 30 * 24 * 3600_000;
   const digest = (text: string) => createHash("sha256").update(text).digest();
   const expected = digest(options.password);
@@ -50,6 +53,7 @@ export function createPasswordGate(options: {
       const sessionId = randomBytes(16).toString("base64url");
       const created = now();
       const expiry = created + ttlMs;
+      await expired.sweep();
       await sessions.create({ _id: tokenDigest(sessionId), createdAt: new Date(created), expiresAt: new Date(expiry) });
       return `${sessionId}.${expiry}.${signer.sign(payload(sessionId, String(expiry)))}`;
     },

@@ -1,13 +1,15 @@
 import { AppError, type SignInSessionView } from "@/lib/contracts";
 import type { Models } from "@/models";
 import type { AccountRecord, SignInSessionRecord } from "@/models/account";
+import { expiringRows, type ExpiringRows } from "@/server/db/expiry-index";
 import { newPublicId, newToken, TOKEN_PATTERN, tokenDigest } from "./tokens";
 
 /**
  * Server-side sign-in sessions: the browser holds a random token (the `dlg_session`
  * cookie), the database its SHA-256 and everything else. Revoking is deleting, so the next
  * request or handshake with that cookie fails at once; the sockets it opened are cut
- * through `cutSockets`.
+ * through `cutSockets`. Expired rows leave through `expiringRows` (a TTL index, or a sweep
+ * on each sign-in where the server has none); until then they are refused on read.
  */
 export const SESSION_TTL_MS = 30 * 24 * 3600_000;
 /** A sliding expiry is written at most this often per session (not on every request). */
@@ -27,11 +29,15 @@ export interface Authenticated {
 export type CutSockets = (target: { signInSessionId: string } | { accountId: string; except?: string }) => void;
 
 export class SignInSessions {
+  private readonly expiry: ExpiringRows;
+
   constructor(
     private readonly models: Pick<Models, "Account" | "SignInSession">,
     private readonly now: () => number,
     private readonly cutSockets: CutSockets,
-  ) {}
+  ) {
+    this.expiry = expiringRows(models.SignInSession.collection, "expiresAt", now);
+  }
 
   async authenticate(token: string | undefined): Promise<Authenticated | null> {
     if (!token || !TOKEN_PATTERN.test(token)) return null;
@@ -52,6 +58,7 @@ export class SignInSessions {
 
   /** A fresh session (and token) for a sign-in; the token is returned once and never stored. */
   async open(accountId: string, method: "password" | "sso", userAgent: string): Promise<string> {
+    await this.expiry.sweep();
     const token = newToken();
     const now = new Date(this.now());
     await this.models.SignInSession.create({

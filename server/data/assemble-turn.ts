@@ -14,6 +14,7 @@ import type {
 import { emptyStats } from "@/lib/contracts";
 import type { Agent } from "@/lib/turn/paths";
 import { stepTextId } from "./event-store";
+import { storedStepTime } from "./document-fields";
 import type { SubagentRunRecord } from "@/models/subagent-run";
 import type { ToolCallRecord } from "@/models/tool-call";
 import type { TurnRecord } from "@/models/turn";
@@ -249,10 +250,10 @@ function stepsOf(
     const text = storedText(stored?.text, stored?.textParts, stored?.textChunks ? whole(i, "text") : undefined);
     const thinking = storedText(stored?.thinking, stored?.thinkingParts, stored?.thinkingChunks ? whole(i, "thinking") : undefined);
     const step: Step = { text, thinking, toolCalls: calls[i] ?? [] };
-    const time = Array.isArray(times) ? times[i] : undefined;
-    if (Array.isArray(time) && typeof time[0] === "string" && typeof time[1] === "string") {
-      step.startedAt = time[0];
-      step.endedAt = time[1];
+    const time = storedStepTime(Array.isArray(times) ? times[i] : undefined);
+    if (time) {
+      step.startedAt = time.startedAt;
+      step.endedAt = time.endedAt;
     }
     steps.push(step);
   }

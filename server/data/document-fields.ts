@@ -5,10 +5,30 @@ import type { ChatTurn, Step, SubagentProcess, TurnStats } from "@/lib/contracts
  * see document-writes.ts): the fields each write sets, as the schema stores them.
  */
 
+/** One step's times as stored: a subdocument, since FerretDB stores no arrays of arrays. */
+export interface StoredStepTime {
+  startedAt: string;
+  endedAt: string;
+}
+
 /** The steps' times as stored (`stepTimesField`), or nothing while no step has ended with times. */
-export function stepTimesOf(steps: readonly Step[]): { stepTimes?: ([string, string] | null)[] } {
+export function stepTimesOf(steps: readonly Step[]): { stepTimes?: (StoredStepTime | null)[] } {
   if (!steps.some((s) => s.startedAt !== undefined)) return {};
-  return { stepTimes: steps.map((s) => (s.startedAt !== undefined && s.endedAt !== undefined ? [s.startedAt, s.endedAt] : null)) };
+  return {
+    stepTimes: steps.map((s) =>
+      s.startedAt !== undefined && s.endedAt !== undefined ? { startedAt: s.startedAt, endedAt: s.endedAt } : null,
+    ),
+  };
+}
+
+/** A step's times read back: a subdocument, or the `[startedAt, endedAt]` pair stored before. */
+export function storedStepTime(stored: unknown): StoredStepTime | undefined {
+  const [startedAt, endedAt]: unknown[] = Array.isArray(stored)
+    ? stored
+    : stored && typeof stored === "object"
+      ? [(stored as Partial<StoredStepTime>).startedAt, (stored as Partial<StoredStepTime>).endedAt]
+      : [];
+  return typeof startedAt === "string" && typeof endedAt === "string" ? { startedAt, endedAt } : undefined;
 }
 
 /** What a streaming write of an agent's document sets besides its texts. */

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildSessionContext } from "@/lib/context/build-session-context";
 import type { Models } from "@/models";
 import { openTestDatabase, type TestDatabase } from "@/test/support/server/database";
+import { lacks } from "@/test/support/server/ferretdb-gaps";
 import { loadHistory } from "./history";
 
 /**
@@ -165,5 +166,41 @@ describe("loadHistory on calls stored before a stopped call had its own status",
         .filter((m) => m.role === "tool")
         .map((m) => m.content),
     ).toEqual([stopped, "", "Error [tool_failed]: no such file", "Error [cancelled] is what it printed"]);
+  });
+});
+
+describe("loadHistory on step times", () => {
+  const turnWith = (id: string, stepTimes: unknown) => ({
+    _id: id as never,
+    sessionId: "times",
+    prompt: "p",
+    steps: [
+      { text: "one", thinking: "" },
+      { text: "two", thinking: "" },
+      { text: "three", thinking: "" },
+    ],
+    stepTimes,
+    status: "completed",
+    stats,
+    createdAt: at,
+    updatedAt: at,
+  });
+  const first = { startedAt: "2026-06-01T10:00:00.000Z", endedAt: "2026-06-01T10:00:02.000Z" };
+  const second = { startedAt: "2026-06-01T10:00:02.000Z", endedAt: "2026-06-01T10:00:05.000Z" };
+  const timesOf = async () => {
+    const [turn] = await loadHistory(models, "times");
+    return turn!.steps.map((s) => (s.startedAt === undefined ? null : { startedAt: s.startedAt, endedAt: s.endedAt }));
+  };
+
+  it("reads the times stored as subdocuments, a step not ended having none", async () => {
+    await models.Turn.collection.insertOne(turnWith("tt1", [first, second, null]));
+    expect(await timesOf()).toEqual([first, second, null]);
+    await models.Turn.collection.deleteMany({ sessionId: "times" });
+  });
+
+  it.skipIf(lacks("nestedArrays"))("reads the [startedAt, endedAt] pairs that earlier versions stored", async () => {
+    await models.Turn.collection.insertOne(turnWith("tt2", [[first.startedAt, first.endedAt], [second.startedAt, second.endedAt], null]));
+    expect(await timesOf()).toEqual([first, second, null]);
+    await models.Turn.collection.deleteMany({ sessionId: "times" });
   });
 });

@@ -113,7 +113,8 @@ export function mongoStore(models: Models): ChatStore {
       const row = await Session.findOneAndUpdate(
         { _id: sessionId, ownerId },
         { $set: { title, titleTerms: termsOf(title) } },
-        { returnDocument: "after", projection: SUMMARY_FIELDS },
+        // The whole row, unprojected: it is small, and FerretDB has no projection on findAndModify.
+        { returnDocument: "after" },
       ).lean<SessionRow>();
       if (!row) throw notFound();
       return toSummary(row);
@@ -155,7 +156,8 @@ export function mongoStore(models: Models): ChatStore {
       const row = await Session.findOneAndUpdate(
         { _id: sessionId },
         { $inc: { seqReserved: count } },
-        { returnDocument: "after", projection: { seqReserved: 1 } },
+        // Unprojected, as in renameSession.
+        { returnDocument: "after" },
       ).lean<{ seqReserved: number }>();
       if (!row) throw notFound();
       return row.seqReserved - count;

@@ -42,14 +42,14 @@ describe("mongoose operations on the test database server", () => {
     expect((err as { code?: number }).code).toBe(11000);
   });
 
-  it('findOneAndUpdate with upsert, returnDocument "after" and a projection', async () => {
+  // Without a projection: FerretDB 1.x has none on findAndModify, so the app asks for none.
+  it('findOneAndUpdate with upsert and returnDocument "after"', async () => {
     const doc = await Item.findOneAndUpdate(
       { _id: "c" },
       { $setOnInsert: { owner: "u2" }, $set: { title: "made" }, $inc: { count: 2 } },
-      { upsert: true, returnDocument: "after", projection: { title: 1, count: 1 } },
+      { upsert: true, returnDocument: "after" },
     ).lean();
-    expect(doc).toMatchObject({ _id: "c", title: "made", count: 2 });
-    expect(doc).not.toHaveProperty("owner");
+    expect(doc).toMatchObject({ _id: "c", owner: "u2", title: "made", count: 2 });
   });
 
   it("$push, $inc and $set in one update, and dotted paths", async () => {
