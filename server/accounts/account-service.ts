@@ -209,9 +209,9 @@ export class AccountService {
     if (this.deps.mode === "single") return { refused: "Accounts are off on this server." };
     const { Account } = this.deps.models;
     const pair = { issuer: identity.issuer, subject: identity.subject };
-    // Both fields of one element: the candidates by each, then the one whose element has both
-    // (FerretDB 1.x has no $elemMatch on subdocuments; at most a handful of rows match).
-    const candidates = await Account.find({ "sso.issuer": pair.issuer, "sso.subject": pair.subject }).lean<AccountRecord[]>();
+    // Both fields of one element: the candidates by subject, then the one whose element also
+    // has the issuer (FerretDB 1.x has no $elemMatch on subdocuments; few rows share a subject).
+    const candidates = await Account.find({ "sso.subject": pair.subject }).lean<AccountRecord[]>();
     let account = candidates.find((a) => a.sso?.some((p) => p.issuer === pair.issuer && p.subject === pair.subject)) ?? null;
     const email = identity.email?.trim().toLowerCase() || null;
     if (!account && email) {

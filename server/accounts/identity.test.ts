@@ -1,5 +1,6 @@
 import { parseSetCookie } from "cookie";
 import { describe, expect, it } from "vitest";
+import { openTestDatabase } from "@/test/support/server/database";
 import { createIdentity, IDENTITY_COOKIE, identityCookieHeader } from "./identity";
 import { createPasswordGate } from "./password-gate";
 
@@ -18,10 +19,13 @@ describe("identity cookie", () => {
   });
 
   it("does not take a password-gate cookie signed with the same secret", async () => {
-    // Only the cookie's form matters here: a collection that stores nothing is enough.
-    const sessions = { create: async () => undefined } as unknown as Parameters<typeof createPasswordGate>[0]["sessions"];
-    const auth = await createPasswordGate({ password: "pw", secret, sessions }).issue();
-    expect(identity.verify(auth)).toBeNull();
+    const db = await openTestDatabase("identity_gate");
+    try {
+      const auth = await createPasswordGate({ password: "pw", secret, sessions: db.models.LoginSession }).issue();
+      expect(identity.verify(auth)).toBeNull();
+    } finally {
+      await db.close();
+    }
   });
 
   it("is set httpOnly, SameSite=Lax, for a year, Secure on request", () => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, inject } from "vitest";
 import { openTestDatabase, type TestDatabase } from "@/test/support/server/database";
 import { createPasswordGate } from "./password-gate";
 
@@ -38,8 +38,10 @@ describe("password gate", () => {
     const stored = await db.models.LoginSession.find({}).lean();
     expect(stored.some((s) => s._id === session)).toBe(false);
     expect(stored.every((s) => /^[0-9a-f]{64}$/.test(s._id) && s.expiresAt instanceof Date)).toBe(true);
-    const ttl = (await db.models.LoginSession.listIndexes()).find((i) => i.key?.expiresAt === 1);
-    expect(ttl?.expireAfterSeconds).toBe(0);
+    const index = (await db.models.LoginSession.listIndexes()).find((i) => i.key?.expiresAt === 1);
+    // A TTL index where the server has them; FerretDB 1.x has none, and new logins sweep instead.
+    if (inject("databaseServer") === "ferretdb") expect(index).toBeDefined();
+    else expect(index?.expireAfterSeconds).toBe(0);
   });
 
   it("shares sessions between gates on one database: a logout on one ends the session on the other", async () => {
