@@ -47,3 +47,28 @@ test("the context inspector shows what the master and a depth-2 subagent were se
   await inspector.getByRole("button", { name: "Close the context inspector" }).click();
   await expect(inspector).toHaveCount(0);
 });
+
+test("Show all keeps the focus in the inspector, and Escape still closes it", async ({ page }) => {
+  // A prompt longer than the inspector shows before "Show all" (2,000 characters).
+  await startChat(page, `${PROMPT}. ${"Check every tide table twice. ".repeat(80)}`);
+  await waitForTurnEnd(page);
+  await page.getByTestId("turn-stats").last().getByTestId("inspect-context").click();
+  const inspector = page.getByTestId("context-inspector");
+  await expect(inspector.getByTestId("inspector-message").first()).toBeVisible();
+  // Every message open, so a long one's "Show all" is on screen.
+  await inspector.locator("details").evaluateAll((items) => items.forEach((d) => ((d as HTMLDetailsElement).open = true)));
+  const showAll = inspector.getByRole("button", { name: /^Show all [\d,]+ characters$/ });
+  await expect(showAll.first()).toBeVisible();
+  const clipped = await showAll.count();
+  await showAll.first().click();
+  await expect(showAll).toHaveCount(clipped - 1);
+  // The focus is on the text it revealed, in the dialog, not dropped to the page's body.
+  const focused = await page.evaluate(() => {
+    const at = document.activeElement;
+    return { tag: at?.tagName, inInspector: Boolean(at?.closest('[data-testid="context-inspector"]')) };
+  });
+  expect(focused).toEqual({ tag: "PRE", inInspector: true });
+  await page.keyboard.press("Escape");
+  await expect(inspector).toHaveCount(0);
+  await expect(page.getByTestId("message-assistant").last()).toHaveAttribute("data-status", "completed");
+});

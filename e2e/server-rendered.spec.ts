@@ -298,3 +298,33 @@ async function loadAndCollectErrors(
   await page.close();
   return errors;
 }
+
+test("the header names the chat from the first paint: after a rename the server's HTML has the title in the header", async ({
+  page,
+  context,
+}) => {
+  const ownerId = await browserOwnerId(page, context);
+  const sessionId = `head${Date.now()}`;
+  await withModels((models) => models.Session.create({ _id: sessionId, ownerId, title: "Before the rename" }));
+  await page.goto(`/c/${sessionId}`);
+  const item = page.getByTestId("session-item").filter({ hasText: "Before the rename" });
+  await item.hover();
+  await item.getByTestId("session-rename").click();
+  const input = page.getByTestId("session-rename-input");
+  await input.fill("Tide tables, renamed");
+  await input.press("Enter");
+  await expect(page.getByTestId("session-item").filter({ hasText: "Tide tables, renamed" })).toHaveCount(1);
+
+  // The document itself: the header's heading holds the title, not the app's name.
+  const html = await (await page.request.get(`/c/${sessionId}`)).text();
+  expect(html).toMatch(/<header\b[^]*?<h1\b[^>]*>Tide tables, renamed(<!-- -->)*<\/h1>/);
+  expect(html).toContain("<title>Tide tables, renamed · Delegate</title>");
+  // Hydrated with the socket held back (no chat list arrives), the heading keeps the title.
+  await holdSocket(page);
+  await page.goto(`/c/${sessionId}`);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Tide tables, renamed");
+  // No chat open: the header names the app again.
+  await page.unrouteAll();
+  await page.goto("/");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Delegate");
+});

@@ -62,11 +62,15 @@ export function createServices(
     log,
     flushMs: options.flushMs,
   });
+  const accountMode = options.accounts && options.accounts.mode !== "single" ? options.accounts : undefined;
+  const accountModels = accountMode?.models;
   const shares = options.shareLinks
     ? new ShareService({
         model: options.shareLinks,
         ownedSession: (ownerId, sessionId) => store.ownedSession(ownerId, sessionId),
         onEnded: (linkId, reason) => sockets.shareNs && endShareViewers(sockets.shareNs, linkId, reason),
+        // A chat kept from before accounts has a cookie identity as owner, no account: it stays shared.
+        ownerDisabled: accountModels && (async (ownerId) => Boolean(await accountModels.Account.exists({ _id: ownerId, disabled: true }))),
       })
     : undefined;
   const sessions = new SessionService({
@@ -83,7 +87,6 @@ export function createServices(
     },
     cluster,
   });
-  const accountMode = options.accounts && options.accounts.mode !== "single" ? options.accounts : undefined;
   const accounts = accountMode
     ? new AccountService({
         mode: accountMode.mode,

@@ -12,16 +12,20 @@ import { LastTurnContext, type LastTurn } from "./last-turn";
 import { LeavingContext } from "./shell-context";
 import { Sidebar } from "./sidebar";
 
-/** The frame around every page: sessions sidebar (a drawer on phones), header, content. */
-export function AppShell({ children }: { children: ReactNode }) {
+/**
+ * The frame around every page: sessions sidebar (a drawer on phones), header, content.
+ * `serverTitle`: the header's title as the server rendered it, shown until the chat list
+ * (which follows renames) has it.
+ */
+export function AppShell({ children, serverTitle }: { children: ReactNode; serverTitle?: ReactNode }) {
   return (
     <SessionsProvider>
-      <Frame>{children}</Frame>
+      <Frame serverTitle={serverTitle}>{children}</Frame>
     </SessionsProvider>
   );
 }
 
-function Frame({ children }: { children: ReactNode }) {
+function Frame({ children, serverTitle }: { children: ReactNode; serverTitle?: ReactNode }) {
   const params = useParams<{ id?: string }>();
   const currentSessionId = typeof params?.id === "string" ? decodeURIComponent(params.id) : null;
   const { sessions, refresh: refreshSessions } = useSessions();
@@ -61,6 +65,7 @@ function Frame({ children }: { children: ReactNode }) {
       <div className="flex min-w-0 flex-1 flex-col">
         <Header
           title={title}
+          serverTitle={serverTitle}
           sessionId={currentSessionId}
           lastTurn={meter}
           info={info}

@@ -1,5 +1,6 @@
 "use client";
 
+import type { ReactNode } from "react";
 import type { AppInfo } from "@/lib/contracts";
 import type { ConnectionState } from "@/components/realtime/use-connection";
 import { AccountMenu } from "@/components/accounts/account-menu";
@@ -12,8 +13,14 @@ import { ShareDialog } from "@/components/share/share-dialog";
 import type { LastTurn } from "./last-turn";
 import { ToolServers } from "./tool-servers";
 
+/** The header's title when no chat is open (or its title is not known). */
+const APP_TITLE = "Delegate";
+
 export interface HeaderProps {
+  /** The open chat's title from the chat list, which follows renames; null until it has it. */
   title: string | null;
+  /** The title the server rendered (the chat's, or the app's), shown until then. */
+  serverTitle?: ReactNode;
   /** The open chat, if any (its export menu). */
   sessionId?: string | null;
   /** Its last finished turn (the context meter). */
@@ -24,7 +31,7 @@ export interface HeaderProps {
   onOpenSidebar: () => void;
 }
 
-export function Header({ title, sessionId, lastTurn, info, connection, sidebarOpen, onOpenSidebar }: HeaderProps) {
+export function Header({ title, serverTitle, sessionId, lastTurn, info, connection, sidebarOpen, onOpenSidebar }: HeaderProps) {
   return (
     <header className="flex h-12 shrink-0 items-center gap-2 border-b border-zinc-200 px-2 sm:px-4 dark:border-zinc-800">
       <button
@@ -37,7 +44,7 @@ export function Header({ title, sessionId, lastTurn, info, connection, sidebarOp
       >
         <MenuIcon />
       </button>
-      <h1 className="min-w-0 flex-1 truncate text-sm font-medium text-zinc-800 dark:text-zinc-200">{title ?? "Delegate"}</h1>
+      <h1 className="min-w-0 flex-1 truncate text-sm font-medium text-zinc-800 dark:text-zinc-200">{title ?? serverTitle ?? APP_TITLE}</h1>
       {connection === "connecting" || connection === "reconnecting" ? (
         <span role="status" className="flex items-center gap-1.5 text-xs text-amber-700 dark:text-amber-400">
           <span className="size-1.5 animate-pulse rounded-full bg-current" aria-hidden="true" />

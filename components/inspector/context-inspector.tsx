@@ -293,13 +293,25 @@ function MessageItem({ entry, message }: { entry: MessageEntry; message: ModelCa
 function Clipped({ text }: { text: string }) {
   const [all, setAll] = useState(false);
   const clipped = !all && text.length > CLIP_CHARS;
+  const shown = useRef<HTMLPreElement>(null);
+  const showAll = () => {
+    setAll(true);
+    // The button goes away with this click: focus moves to the text it reveals, so it stays
+    // in the dialog (on the body, the dialog's Escape and Tab would no longer reach it).
+    shown.current?.focus();
+  };
   return (
     <div>
-      <pre className="max-h-96 overflow-auto rounded bg-zinc-50 p-2 text-xs break-words whitespace-pre-wrap text-zinc-800 dark:bg-zinc-950 dark:text-zinc-200">
+      <pre
+        ref={shown}
+        // A scrolling region: reachable by keyboard, and where "Show all" leaves the focus.
+        tabIndex={0}
+        className="max-h-96 overflow-auto rounded bg-zinc-50 p-2 text-xs break-words whitespace-pre-wrap text-zinc-800 dark:bg-zinc-950 dark:text-zinc-200"
+      >
         {clipped ? `${text.slice(0, CLIP_CHARS)}…` : text}
       </pre>
       {clipped ? (
-        <button type="button" onClick={() => setAll(true)} className="mt-1 text-xs text-sky-700 underline dark:text-sky-400">
+        <button type="button" onClick={showAll} className="mt-1 text-xs text-sky-700 underline dark:text-sky-400">
           Show all {text.length.toLocaleString()} characters
         </button>
       ) : null}

@@ -1,4 +1,4 @@
-import { AppError, MAX_IMPORT_TOOL_CALLS, MAX_TOOL_CALLS_PER_STEP, type Issue } from "@/lib/contracts";
+import { AppError, MAX_IMPORT_TOOL_CALLS, MAX_TOOL_CALLS_PER_STEP, wellFormedDeep, type Issue } from "@/lib/contracts";
 import { jsonDepthWithin, MAX_JSON_DEPTH, reidentify, sessionFileSchema, type SessionFile } from "@/lib/export/session-file";
 import { applyEvent, newTurn } from "@/lib/turn/reduce";
 import { deepEqual } from "@/lib/turn/deep-equal";
@@ -35,7 +35,8 @@ export async function parseSessionFile(text: string): Promise<SessionFile> {
   } catch (error) {
     throw new AppError("bad_request", `The file is not valid JSON (${error instanceof Error ? error.message : String(error)}).`);
   }
-  const parsed = sessionFileSchema.safeParse(json);
+  // A file's text enters here as a live agent's does (see wellFormed): checked and stored normalised.
+  const parsed = sessionFileSchema.safeParse(wellFormedDeep(json));
   if (!parsed.success) {
     const issues: Issue[] = parsed.error.issues.slice(0, 20).map((i) => ({ path: i.path.join("."), message: i.message }));
     const first = issues[0]!;

@@ -1,6 +1,7 @@
 import { SESSION_PAGE_SIZE, type SessionEvent } from "@/lib/contracts";
 import type { Logger } from "@/lib/log";
 import type { ChatStore } from "@/server/data/store";
+import { viewerEvent } from "@/server/share/viewer-view";
 import type { AppSockets } from "./app-sockets";
 import { sessionRoom, userRoom } from "./types";
 
@@ -17,7 +18,7 @@ export function eventRelay(sockets: AppSockets, clustered: boolean): (event: Ses
     // Share viewers have their own namespace, on this process. Only when the room has one:
     // emitting encodes the packet, and almost every chat has no share viewer.
     const shareNs = sockets.shareNs;
-    if (shareNs?.adapter.rooms.has(room)) shareNs.local.to(room).emit("agent:event", event);
+    if (shareNs?.adapter.rooms.has(room)) shareNs.local.to(room).emit("agent:event", viewerEvent(event));
   };
 }
 

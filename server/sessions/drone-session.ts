@@ -1,6 +1,7 @@
 import {
   AppError,
   TURN_PAGE_SIZE,
+  wellFormedDeep,
   type AgentEvent,
   type ChatTurn,
   type RunCommand,
@@ -366,7 +367,10 @@ export class DroneSession {
     this.title = title;
   }
 
-  private onEvent(event: AgentEvent): void {
+  private onEvent(published: AgentEvent): void {
+    // What an agent says enters here, whichever runner made it: normalised once, before the
+    // fold, the store and the relay, so the live, stored and shared turns hold the same text.
+    const event = wellFormedDeep(published);
     this.live.add(event);
     if (isTextEvent(event)) this.store.record(event);
     else this.store.record(event, this.live.get(event.turnId));

@@ -12,11 +12,17 @@ import {
   type ShareLinkView,
   type ShareServerToClientEvents,
   type SessionEvent,
+  type ChatTurn,
+  type TurnPage,
 } from "@/lib/contracts";
 import { createDemoModel } from "@/lib/model/demo-model";
+import { createWorkspaceTools } from "@/lib/tools";
 import { createLoginThrottle } from "@/server/accounts/login-throttle";
-import { openSession, request, runtimeWith, startHarness, waitFor, type Harness } from "@/test/support/server/app-harness";
+import { tempWorkspace } from "@/test/support/agent/harness";
+import { scriptedModel } from "@/test/support/agent/scripted-model";
+import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness } from "@/test/support/server/app-harness";
 import { CookieJar } from "@/test/support/server/cookie-jar";
+import { dataOf } from "@/test/support/turn/agent-data";
 import { SHARE_NOT_FOUND } from "./share-service";
 
 /**
@@ -341,6 +347,11 @@ describe("with accounts (AUTH_MODE=open)", () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return jar;
   }
+  /** The first sign-up is the admin. */
+  let admin: CookieJar;
+  beforeAll(async () => {
+    admin = await signedUp();
+  });
   const viewerOn = (token: string, cookie = "") =>
     new Promise<ShareClient>((resolve, reject) => {
       const socket: ShareClient = connect(`${accounts.baseUrl}${SHARE_NAMESPACE}`, {
@@ -384,4 +395,104 @@ describe("with accounts (AUTH_MODE=open)", () => {
     expect(await cut).toBe("io server disconnect");
     await expect(viewerOn(token, colleague.header)).rejects.toThrow(SHARE_HANDSHAKE.signIn);
   });
+
+  it("a disabled owner's links stop: a new socket, the reads, and the next read of a socket opened before", async () => {
+    const owner = await signedUp();
+    const socket = await accounts.client(owner.header);
+    const created = await request(socket, "session:create", {});
+    if (!created.ok) throw new Error(created.message);
+    const { sessionId } = created.data;
+    const token = (await owner.post<ShareCreated>(SHARE_ROUTES.links(sessionId), { public: true })).body.path.slice(3);
+    const open = await viewerOn(token);
+    expect((await ask(open, "share:join", {})).ok).toBe(true);
+
+    const account = await accounts.models.Account.findOne({ email: `share.${n}@example.com` }).lean();
+    expect((await admin.post(ACCOUNT_ROUTES.adminDisable(account!._id), { disabled: true })).status).toBe(200);
+    await expect(viewerOn(token)).rejects.toThrow(SHARE_HANDSHAKE.notFound);
+    expect(await ask(open, "share:join", {})).toEqual({ ok: false, code: "not_found", message: SHARE_NOT_FOUND });
+    const read = await fetch(`${accounts.baseUrl}${SHARE_ROUTES.viewerApi(token)}/tool-calls/x`);
+    expect(read.status).toBe(404);
+    expect(await read.json()).toEqual({ error: { code: "not_found", message: SHARE_NOT_FOUND } });
+
+    // Enabled again, the link works again: disabling revoked nothing.
+    expect((await admin.post(ACCOUNT_ROUTES.adminDisable(account!._id), { disabled: false })).status).toBe(200);
+    expect((await ask(await viewerOn(token), "share:join", {})).ok).toBe(true);
+  });
+});
+
+describe("what a viewer is sent", () => {
+  let approving: Harness;
+  let ws: Awaited<ReturnType<typeof tempWorkspace>>;
+  beforeAll(async () => {
+    ws = await tempWorkspace({ "notes.md": "The tied is high.\n" });
+    const model = scriptedModel((req) =>
+      req.messages.at(-1)?.role === "tool"
+        ? { text: "Fixed." }
+        : {
+            text: "Fixing the typo.",
+            toolCalls: [{ id: "e1", name: "file_edit", args: { path: "notes.md", old_string: "tied", new_string: "tide" } }],
+          },
+    );
+    approving = await startHarness("share-links-ids", {
+      runner: runtimeWith(model, { tools: createWorkspaceTools(), workspaceDir: ws.dir }),
+    });
+  });
+  afterAll(async () => {
+    await approving?.close();
+    await ws?.cleanup();
+  });
+
+  const viewerOn = (token: string) =>
+    new Promise<ShareClient>((resolve, reject) => {
+      const socket: ShareClient = connect(`${approving.baseUrl}${SHARE_NAMESPACE}`, {
+        auth: { token },
+        transports: ["websocket"],
+        reconnection: false,
+        forceNew: true,
+      });
+      clients.push(socket);
+      socket.once("connect", () => resolve(socket));
+      socket.once("connect_error", reject);
+    });
+
+  it("never the owner's account id: not live, not in the snapshot, not in older pages", async () => {
+    const { cookie, socket, sessionId } = await openSession(approving);
+    const jar = new CookieJar(approving.baseUrl);
+    const [name, value] = cookie.split("=") as [string, string];
+    jar.set(name, value);
+    const token = (await jar.post<ShareCreated>(SHARE_ROUTES.links(sessionId), { public: true })).body.path.slice("/s/".length);
+
+    const live = await viewerOn(token);
+    const seen: SessionEvent[] = [];
+    live.on("agent:event", (e) => seen.push(e));
+    expect((await ask(live, "share:join", {})).ok).toBe(true);
+    const owner = recordEvents(socket);
+    expect((await request(socket, "session:join", { sessionId })).ok).toBe(true);
+    const pending = () => dataOf(owner, "approval").filter((a) => a.approval.state === "pending").length;
+    for (const [i, text] of ["Fix the typo in notes.md", "And once more"].entries()) {
+      expect((await request(socket, "turn:send", { sessionId, text })).ok).toBe(true);
+      await waitFor(() => pending() > i, 10_000, "a pending approval");
+      const decision = { sessionId, callId: "e1", runId: null, decision: "deny", reason: "No" } as const;
+      expect((await request(socket, "tool:decide", decision)).ok).toBe(true);
+      await waitFor(() => owner.filter((e) => e.type === "turn:ended").length > i, 10_000, "the turn to end");
+    }
+    await waitFor(() => seen.filter((e) => e.type === "turn:ended").length === 2, 10_000, "the viewer to see both turns end");
+
+    // The owner's view names who decided; the viewer's says only that it was denied.
+    const ownerId = dataOf(owner, "approval").find((a) => a.approval.state === "denied")!.approval.decidedBy!;
+    expect(ownerId).toMatch(/.+/);
+    expect(dataOf(seen, "approval").map((a) => a.approval.state)).toEqual(["pending", "denied", "pending", "denied"]);
+    expect(JSON.stringify(seen)).not.toContain(ownerId);
+
+    await (await approving.app.registry.peek(sessionId))?.drain();
+    const later = await viewerOn(token);
+    const joined = await ask<{ join: { mode: string; turns: ChatTurn[] } }>(later, "share:join", {});
+    if (!joined.ok) throw new Error(joined.message);
+    expect(joined.data.join.turns.flatMap((t) => t.steps[0]!.toolCalls.map((c) => c.approval?.state))).toEqual(["denied", "denied"]);
+    expect(JSON.stringify(joined)).not.toContain(ownerId);
+    const older = await ask<TurnPage>(later, "share:older", { before: joined.data.join.turns[1]!.turnId, limit: 5 });
+    if (!older.ok) throw new Error(older.message);
+    expect(older.data.turns).toHaveLength(1);
+    expect(JSON.stringify(older)).not.toContain(ownerId);
+  }, 40_000);
 });

@@ -24,6 +24,12 @@ export interface ShareServiceDeps {
   ownedSession(ownerId: string, sessionId: string): Promise<SessionSummary>;
   /** A link stopped working: its open viewers are told why and cut off. */
   onEnded(linkId: string, reason: "revoked" | "expired" | "deleted"): void;
+  /**
+   * Whether the owner's account is disabled (account modes); absent: owners are cookie
+   * identities, which cannot be. Asked on every resolve, so disabling an account stops its
+   * links at the next request or connection, on every process.
+   */
+  ownerDisabled?(ownerId: string): Promise<boolean>;
   now?: () => Date;
   /** Live links one chat may have at once. */
   maxLinksPerChat?: number;
@@ -101,6 +107,7 @@ export class ShareService {
     if (typeof token !== "string" || !TOKEN_PATTERN.test(token)) throw notFound();
     const row = await this.deps.model.findOne({ _id: tokenDigest(token) }).lean<ShareLinkRecord>();
     if (!row || row.revokedAt || (row.expiresAt && row.expiresAt.getTime() <= this.now().getTime())) throw notFound();
+    if (await this.deps.ownerDisabled?.(row.ownerId)) throw notFound();
     let chat: SessionSummary;
     try {
       chat = await this.deps.ownedSession(row.ownerId, row.sessionId);

@@ -18,6 +18,7 @@ import { createRateLimiter, type RateLimit } from "@/server/realtime/rate-limit"
 import { sessionRoom, type AppServer } from "@/server/realtime/types";
 import type { SessionService } from "@/server/sessions/session-service";
 import type { ShareService } from "./share-service";
+import { viewerEvent, viewerJoin, viewerPage } from "./viewer-view";
 
 /**
  * The share viewers' socket namespace: a handshake that resolves the link (and asks for a
@@ -92,16 +93,16 @@ export function registerShareNamespace(io: AppServer, deps: ShareSocketDeps): Sh
       const { chat } = await live();
       const join = await deps.sessions.join(ownerId, sessionId, lastSeq, (missed, seq) => {
         if (missed) {
-          for (const event of missed) socket.emit("agent:event", event);
+          for (const event of missed) socket.emit("agent:event", viewerEvent(event));
           socket.emit("replay:complete", { sessionId, seq });
         }
         void socket.join(sessionRoom(sessionId));
       });
-      return { chat, join };
+      return { chat, join: viewerJoin(join) };
     });
     onShareCommand(socket, "share:older", limiter, deps.log, async ({ before, limit }) => {
       await live();
-      return deps.sessions.older(ownerId, sessionId, before, limit);
+      return viewerPage(await deps.sessions.older(ownerId, sessionId, before, limit));
     });
 
     // Anything else a viewer sends (turn:send, subagent:kill, session:list…) is refused.

@@ -62,8 +62,8 @@ const HOSTILE = [
   "&amp;",
   "&lt;",
   "héllo 🌍",
-  "\u0000",
-  // What a lone surrogate becomes where text enters (see wellFormed): none reaches an event.
+  // What a NUL or a lone surrogate becomes where text enters (see wellFormed): none reaches
+  // a stored or relayed event (server/sessions/entering-text.test.ts feeds them raw).
   "\uFFFD",
 ];
 

@@ -1,26 +1,18 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
-import { cache } from "react";
 import { ChatView } from "@/components/chat/chat-view";
 import { ScrollListToEnd } from "@/components/chat/scroll-to-end";
 import { nonceOf } from "@/server/http/headers";
-import { initialChat, PAGE_VIEWER_HEADER, pageViewer } from "@/server/http/page-viewer";
+import { chatTitle, loadChat } from "../../load-chat";
 
 interface Props {
   params: Promise<{ id: string }>;
 }
 
-/**
- * The join's first page, read in this process for whoever the server admitted for this
- * request: the turns are in the HTML, and the socket joins behind them. Once per request
- * (the title and the page share it).
- */
-const loadChat = cache(async (id: string) => initialChat(pageViewer((await headers()).get(PAGE_VIEWER_HEADER)), id));
-
 /** The tab names the chat from the first paint (the shell keeps it current afterwards). */
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
-  const initial = await loadChat((await params).id);
-  return initial && "snapshot" in initial && initial.snapshot.title ? { title: `${initial.snapshot.title} · Delegate` } : {};
+  const title = await chatTitle((await params).id);
+  return title ? { title: `${title} · Delegate` } : {};
 }
 
 export default async function SessionPage({ params }: Props) {
