@@ -34,6 +34,8 @@ test.describe("faults", () => {
   });
 
   test("a server killed mid-turn comes back: runs end as ghost_sweep, history intact", async ({ browser }) => {
+    // Two starts of an app process: on a busy machine each can take most of a minute.
+    test.setTimeout(240_000);
     const dataDir = mkdtempSync(path.join(tmpdir(), "delegate-restart-"));
     const mongoUri = new URL(`restart_${Date.now()}`, process.env.E2E_MONGODB_URI).toString();
     let app = await startAppProcess({ mongoUri, dataDir, env: { DEMO_CHUNK_DELAY_MS: "120" } });

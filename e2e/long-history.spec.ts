@@ -69,10 +69,23 @@ test("keyboard: Load earlier turns is a button at the top that keeps focus page 
   await expect(users).toHaveCount(RENDERED);
   const button = page.getByTestId("load-earlier");
   await button.focus();
+  // A press while a page loads is ignored (the button is aria-disabled then): each press is
+  // made once no page is loading, and waits until it changed the list or the button and
+  // the page it may have asked for has come (the last one takes the button away).
+  const state = () =>
+    page.evaluate(() => {
+      const more = document.querySelector('[data-testid="load-earlier"]');
+      return {
+        shown: `${document.querySelectorAll('[data-testid="message-user"]').length} ${more?.textContent ?? "(none)"}`,
+        loading: more?.getAttribute("aria-disabled") === "true",
+      };
+    });
   for (let i = 0; i < 20 && (await users.count()) < TURNS; i++) {
     await expect(button).toBeFocused();
+    await expect(button).not.toHaveAttribute("aria-disabled", "true");
+    const before = (await state()).shown;
     await page.keyboard.press("Enter");
-    await page.waitForTimeout(300);
+    await expect.poll(async () => ((s) => !s.loading && s.shown !== before)(await state())).toBe(true);
   }
   await expect(users).toHaveCount(TURNS);
   expect(await turnIds(page)).toEqual(history.map((t) => t.turnId));

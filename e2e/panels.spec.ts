@@ -1,9 +1,6 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { test as base, expect, type Locator, type Page } from "@playwright/test";
-import { startAppProcess, type AppProcess } from "./app-process";
+import { expect, type Locator, type Page } from "@playwright/test";
 import { shot, startChat, waitForTurnEnd } from "./fixtures";
+import { slowAppTest } from "./support/slow-app";
 
 /**
  * The subagent panel's header and states with the offline demo model: a live status and
@@ -14,28 +11,7 @@ import { shot, startChat, waitForTurnEnd } from "./fixtures";
  * and dark, desktop and phone.
  */
 
-/**
- * An app of its own whose demo model streams at a pace a person can watch (and click
- * Steer or Kill in): at the shared app's pace a run can end between two clicks.
- */
-const test = base.extend<object, { slowApp: AppProcess }>({
-  slowApp: [
-    async ({}, use) => {
-      const dataDir = mkdtempSync(path.join(tmpdir(), "delegate-panels-"));
-      const app = await startAppProcess({
-        mongoUri: new URL(`panels_${Date.now()}`, process.env.E2E_MONGODB_URI).toString(),
-        dataDir,
-        env: { DEMO_CHUNK_DELAY_MS: "120" },
-        quiet: true,
-      });
-      await use(app);
-      await app.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-    { scope: "worker" },
-  ],
-  baseURL: async ({ slowApp }, use) => use(slowApp.baseUrl),
-});
+const test = slowAppTest;
 
 const PARALLEL_PROMPT = "Investigate the open bugs and the release plan";
 const STEER = "Focus on the release date only";
@@ -55,8 +31,8 @@ async function shots(page: Page, name: string, target?: Locator): Promise<void> 
   const before = page.viewportSize();
   for (const view of VIEWS) {
     await page.setViewportSize({ width: view.width, height: view.height });
-    // The sidebar slides out of a narrowed window (200 ms): shoot after it has gone.
-    await page.waitForTimeout(300);
+    // The sidebar slides out of a narrowed window: shoot once no transition runs.
+    await transitionsDone(page);
     for (const scheme of ["light", "dark"] as const) {
       await page.emulateMedia({ colorScheme: scheme });
       await page.evaluate((dark) => document.documentElement.classList.toggle("dark", dark), scheme === "dark");
@@ -67,6 +43,12 @@ async function shots(page: Page, name: string, target?: Locator): Promise<void> 
   await page.emulateMedia({ colorScheme: "light" });
   await page.evaluate(() => document.documentElement.classList.remove("dark"));
   if (before) await page.setViewportSize(before);
+}
+
+/** Resolves once the next frame has begun whatever a change started, and no CSS transition is still running. */
+async function transitionsDone(page: Page): Promise<void> {
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  await page.waitForFunction(() => document.getAnimations().every((a) => !(a instanceof CSSTransition) || a.playState !== "running"));
 }
 
 /** Every distinct live status the panels' headers showed, recorded in the page as they change. */
@@ -109,7 +91,13 @@ test.describe("subagent panel header", () => {
       if (!t.running) break;
       expect(t.head).toBe(t.stats);
       compared++;
-      await page.waitForTimeout(350);
+      // The next comparison at the clock's next tick (or once the run has ended).
+      await expect
+        .poll(async () => {
+          const now = await timers();
+          return !now.running || now.head !== t.head;
+        })
+        .toBe(true);
     }
     expect(compared).toBeGreaterThan(0);
     await panel.getByTestId("subagent-toggle").first().click();

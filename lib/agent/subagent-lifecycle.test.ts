@@ -91,12 +91,21 @@ describe("subagent tree", () => {
   });
 
   it("runs parallelizable children of one step concurrently and the others one at a time", async () => {
-    const trace: string[] = [];
+    // Each child records when it starts and ends. A parallel child ends only once every
+    // parallel child has started (or a bound passed): run one at a time, the first would
+    // end before the second started, so the overlap below cannot happen by luck. A serial
+    // child waits the same way for the other serial one, which a serial runner never
+    // starts meanwhile: it waits its bound, and a slow machine can only delay it.
+    const intervals = new Map<string, { start: number; end?: number }>();
+    let clock = 0;
+    const group = (task: string) => (["A", "B"].includes(task) ? ["A", "B"] : ["C", "D"]);
+    const allStarted = (tasks: string[]) => tasks.every((t) => intervals.has(t));
     const child = async (req: ModelRequest) => {
       const task = lastUser(req.messages);
-      trace.push(`start ${task}`);
-      await new Promise((r) => setTimeout(r, 30));
-      trace.push(`end ${task}`);
+      intervals.set(task, { start: clock++ });
+      const bound = Date.now() + (group(task)[0] === "A" ? 10_000 : 250);
+      while (!allStarted(group(task)) && Date.now() < bound) await new Promise((r) => setTimeout(r, 5));
+      intervals.get(task)!.end = clock++;
       return { text: `done ${task}` };
     };
     const definitions: SubagentDefinition[] = [
@@ -106,8 +115,12 @@ describe("subagent tree", () => {
     const calls = [spawn("a", "explore", "A"), spawn("b", "explore", "B"), spawn("c", "serial", "C"), spawn("d", "serial", "D")];
     const run = startTestTurn({ model: master(calls, child), workspaceDir: ws.dir, definitions }, "parallel please");
     await run.result;
-    expect(trace.slice(0, 2).sort()).toEqual(["start A", "start B"]);
-    expect(trace.slice(4)).toEqual(["start C", "end C", "start D", "end D"]);
+    const [a, b, c, d] = ["A", "B", "C", "D"].map((t) => intervals.get(t)!);
+    // A and B overlap: each started before either ended.
+    expect(Math.max(a!.start, b!.start)).toBeLessThan(Math.min(a!.end!, b!.end!));
+    // C and D come after both, one after the other.
+    expect(c!.start).toBeGreaterThan(Math.max(a!.end!, b!.end!));
+    expect(c!.end).toBeLessThan(d!.start);
   });
 });
 

@@ -191,9 +191,12 @@ describe("a turn owned by one process, watched from the others", () => {
     const { cookie, socket, sessionId } = await newChat(0);
     await request(socket, "turn:send", { sessionId, text: "Investigate the open bugs and the release plan" });
     const socketB = await b!.client(cookie);
+    const onA = a!.app.registry.peekReady(sessionId);
+    expect(onA).toBeDefined();
     expect(await request(socketB, "session:delete", { sessionId })).toMatchObject({ ok: true });
     expect(a!.app.registry.peekReady(sessionId)?.runningTurnId).toBeUndefined();
-    await new Promise((r) => setTimeout(r, 300));
+    // Everything A had queued is written (or given up) before the counts.
+    await onA!.settled();
     expect(await cluster.db.models.Turn.countDocuments({ sessionId })).toBe(0);
     expect(await cluster.db.models.SubagentRun.countDocuments({ sessionId })).toBe(0);
   });

@@ -4,38 +4,48 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDemoModel } from "@/lib/model/demo-model";
 import { startMongoJavaServer, type RunningMongo } from "@/server/db/mongo-java-server";
-import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness } from "@/test/support/server/app-harness";
+import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor } from "@/test/support/server/app-harness";
 
 /**
  * The database goes away in the middle of a turn and stays away well past the turn's
- * end (150 s: past the retry budget a single write used to have, when writes were dropped): the turn keeps
- * streaming to the browser, its writes wait in the outbox, and once the database is back
- * everything is stored — nothing half-written, nothing lost. (A file-backed test server, so data survives the
- * restart, on a fixed port, so the driver finds it again.)
+ * end: the turn keeps streaming to the browser, its writes wait in the outbox (retried
+ * past the 8 tries a write once had before it was dropped), and once the database is back
+ * everything is stored — nothing half-written, nothing lost. How long it stays away is
+ * counted in the outbox's tries, not in time (each try waits out the driver's 5 s server
+ * selection): with a 1 ms first backoff ten tries take about 50 s; one slow case keeps
+ * the real backoff (250 ms doubling to 10 s), about 100 s. (A file-backed test server, so
+ * data survives the restart, on a fixed port, so the driver finds it again.)
  */
 let dir: string;
 let mongo: RunningMongo;
-let harness: Harness;
 let port: number;
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "delegate-outage-"));
   mongo = await startMongoJavaServer({ h2File: path.join(dir, "db.mv") });
   port = mongo.port;
-  harness = await startHarness("outage", {
-    runner: runtimeWith(createDemoModel({ chunkDelayMs: 25 })),
-    mongoUri: `${mongo.uri}outage`,
-  });
 }, 60_000);
 
 afterAll(async () => {
-  await harness?.close();
   await mongo?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe("database outage during a turn", () => {
-  it("keeps streaming, waits as long as the database is away, then stores the whole turn", { timeout: 300_000 }, async () => {
+/** Runs a turn through an outage that lasts until some write has failed `tries` times. */
+async function outageDuringTurn(label: string, tries: number, retry?: { baseDelayMs: number }): Promise<void> {
+  let mostTries = 0;
+  const log = {
+    warn: (_message: string, fields?: Record<string, unknown>) => {
+      if (typeof fields?.attempt === "number") mostTries = Math.max(mostTries, fields.attempt);
+    },
+    error: () => undefined,
+  };
+  const harness = await startHarness(label, {
+    runner: runtimeWith(createDemoModel({ chunkDelayMs: 25 })),
+    mongoUri: `${mongo.uri}${label}`,
+    outbox: { ...(retry ? { retry } : {}), log },
+  });
+  try {
     const { socket, sessionId } = await openSession(harness);
     const events = recordEvents(socket);
     await request(socket, "session:join", { sessionId });
@@ -54,7 +64,7 @@ describe("database outage during a turn", () => {
     await waitFor(() => events.some((e) => e.type === "turn:ended"), 60_000, "the turn to end without the database");
     const ended = events.find((e) => e.type === "turn:ended");
     expect(ended?.type === "turn:ended" && ended.status).toBe("completed");
-    await new Promise((r) => setTimeout(r, 150_000));
+    await waitFor(() => mostTries >= tries, 240_000, `a write to have been tried ${tries} times`);
     expect(
       await harness.store.loadHistory(sessionId).then(
         () => "up",
@@ -73,5 +83,17 @@ describe("database outage during a turn", () => {
     const runs = await harness.models.SubagentRun.find({ sessionId }).lean();
     expect(runs).toHaveLength(2);
     expect(runs.every((r) => r.status === "success" && r.response.length > 0)).toBe(true);
-  });
+  } finally {
+    await harness.close();
+  }
+}
+
+describe("database outage during a turn", () => {
+  it("keeps streaming, waits as long as the database is away, then stores the whole turn", { timeout: 180_000 }, () =>
+    outageDuringTurn("outage", 10, { baseDelayMs: 1 }),
+  );
+
+  it("slow (about 100 s, the real backoff): the same through ten tries of one write", { timeout: 300_000 }, () =>
+    outageDuringTurn("outage_slow", 10),
+  );
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDemoModel } from "@/lib/model/demo-model";
-import { openSession, request, runtimeWith, startHarness, type Harness } from "@/test/support/server/app-harness";
+import { openSession, request, runtimeWith, startHarness, waitFor, type Harness } from "@/test/support/server/app-harness";
 
 /**
  * A delete that races sends: sends keep arriving while the chat is deleted. Once the
@@ -27,24 +27,25 @@ describe("session:delete while sends keep arriving", () => {
       const { socket, sessionId } = await openSession(harness, cookie);
       const sender = await harness.client(cookie);
       let sending = true;
+      const answers: string[] = [];
       const sends = (async () => {
-        const answers: string[] = [];
         while (sending) {
           const ack = await request(sender, "turn:send", { sessionId, text: "Investigate the open bugs and the release plan" });
           answers.push(ack.ok ? "ok" : ack.code);
           await sleep(2);
         }
-        return answers;
       })();
-      await sleep(15 + round * 5);
+      // The delete lands after a different number of sends each round, with one in flight.
+      await waitFor(() => answers.length > round % 4, 20_000, "sends to be answered");
+      const open = harness.app.registry.peekReady(sessionId);
       const deleted = await request(socket, "session:delete", { sessionId });
       expect(deleted).toMatchObject({ ok: true });
       sending = false;
-      const answers = await sends;
+      await sends;
       startedDuringDelete += answers.filter((a) => a === "ok").length;
 
-      // Nothing runs and nothing is left, even a little later.
-      await sleep(200);
+      // Nothing runs and nothing is left, also once everything the chat had queued is written.
+      await open?.settled();
       expect(await harness.app.registry.peek(sessionId)).toBeUndefined();
       const left = await Promise.all([
         harness.models.Turn.countDocuments({ sessionId }),

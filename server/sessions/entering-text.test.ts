@@ -168,7 +168,7 @@ describe("a NUL or a lone surrogate in what an agent says (property)", () => {
           session: { title: `Imported ${prefix}`, createdAt: "2026-01-01T00:00:00.000Z" },
           turns: [{ turn: rawTurn, toolOutputs: fullOutputs(raw), modelCalls: [] }],
         };
-        const imported = await importSessionFile(db.store, "owner-1", parseSessionFile(JSON.stringify(file)), (title) =>
+        const imported = await importSessionFile(db.store, "owner-1", await parseSessionFile(JSON.stringify(file)), (title) =>
           db.store.createSession("owner-1", title),
         );
         expect(MALFORMED.test(imported.title)).toBe(false);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { MASTER_PROMPT_MARKER } from "@/lib/agent/prompts";
 import type { ModelCallRecord, ModelCallSummary, SessionEvent } from "@/lib/contracts";
 import { createOpenAIModel } from "@/lib/model/openai-adapter";
@@ -79,13 +79,15 @@ describe("model-call records through the server", () => {
 
     // Records are written when each request ends, behind the turn's events: poll briefly.
     let calls: ModelCallSummary[] = [];
-    for (let i = 0; i < 50 && calls.length < server.requests.length; i++) {
-      const list = await getJson(`/api/sessions/${sessionId}/model-calls?turn=${turnId}`, cookie);
-      expect(list.status).toBe(200);
-      calls = list.body.calls ?? [];
-      if (calls.length < server.requests.length) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(calls).toHaveLength(server.requests.length);
+    await vi.waitFor(
+      async () => {
+        const list = await getJson(`/api/sessions/${sessionId}/model-calls?turn=${turnId}`, cookie);
+        expect(list.status).toBe(200);
+        calls = list.body.calls ?? [];
+        expect(calls).toHaveLength(server.requests.length);
+      },
+      { timeout: 20_000, interval: 50 },
+    );
     const master = calls.filter((c) => c.runId === null);
     expect(master.map((c) => [c.index, c.finishReason, c.usage])).toEqual([
       [0, "tool_calls", { inputTokens: 100, outputTokens: 20 }],

@@ -73,7 +73,10 @@ describe("subagents through the server", () => {
     socket.disconnect();
     const again = await harness.client(cookie);
     const resumed = browserView(again, sessionId);
-    await new Promise((r) => setTimeout(r, 100));
+    // Another tab, still connected, sees events go by that the dropped one missed.
+    const watcher = browserView(await harness.client(cookie), sessionId);
+    await watcher.join();
+    await waitFor(() => watcher.sync().seq > seenSeq, 10_000, "events the dropped tab missed");
     // Carry over the state this tab already had, then ask only for what it missed.
     const before = view.sync();
     const ack = await request(again, "session:join", { sessionId: sessionId, lastSeq: seenSeq });

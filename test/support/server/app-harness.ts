@@ -7,6 +7,7 @@ import { createWorkspaceTools } from "@/lib/tools";
 import type { Models } from "@/models";
 import type { ChatStore } from "@/server/data/store";
 import type { Throttle } from "@/server/accounts/login-throttle";
+import type { WriteOutboxOptions } from "@/server/data/write-outbox";
 import type { AppOptions } from "@/server/app";
 import type { TurnRunner } from "@/server/sessions/turn-runner";
 import { openTestDatabase } from "./database";
@@ -62,10 +63,16 @@ export async function startHarness(
     /** The sign-in and sign-up throttle in the account modes (tests all come from one address). */ accountThrottle?: Throttle;
     /** Single sign-on in the account modes (server/accounts/oidc.ts). */ sso?: { label: string; oidc: OidcClient };
     /** Scale-out: this app joins a cluster (a real Redis) with leases on this harness's database; see also cluster-apps.ts. */ clusterWith?: ClusterOptions;
+    /** Every chat's write outbox gets these (a shorter backoff, a log to watch its retries). */ outbox?: Pick<
+      WriteOutboxOptions,
+      "retry" | "log"
+    >;
   } & Partial<AppOptions>,
 ): Promise<Harness> {
   const db = await openTestDatabase(label, options.mongoUri);
-  const { connection, models, store } = db;
+  const { connection, models } = db;
+  const outbox = options.outbox;
+  const store: typeof db.store = outbox ? { ...db.store, eventWriter: (o) => db.store.eventWriter({ ...o, ...outbox }) } : db.store;
   const start = async (): Promise<Harness> => {
     const accounts = options.authMode
       ? {
