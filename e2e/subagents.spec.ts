@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { lastAssistant, panelStates, shot, startChat, waitForTurnEnd } from "./fixtures";
-import { slowAppTest } from "./support/slow-app";
+import { haltingAppTest } from "./support/slow-app";
 
 /** The e2e server runs the offline demo model; every panel names it (lib/model/demo-model.ts). */
 const DEMO_MODEL_LABEL = "Offline demo model";
@@ -73,8 +73,8 @@ test.describe("subagent panels", () => {
   });
 
   // At the slow app's pace: at the shared app's, a run can end between the clicks that kill it.
-  slowAppTest("killing a running subagent shows X and 'killed'", async ({ page }) => {
-    slowAppTest.setTimeout(150_000);
+  haltingAppTest("killing a running subagent shows X and 'killed'", async ({ page }) => {
+    haltingAppTest.setTimeout(240_000);
     await startChat(page, PARALLEL_PROMPT);
     const running = page.locator('[data-testid="subagent-panel"][data-status="running"]').first();
     await expect(running).toBeVisible();
@@ -85,7 +85,7 @@ test.describe("subagent panels", () => {
     await panel.getByTestId("kill-confirm").first().click();
     await expect(panel).toHaveAttribute("data-status", "error");
     await expect(panel).toContainText(/killed/i);
-    await waitForTurnEnd(page);
+    await waitForTurnEnd(page, 180_000);
     await page.reload();
     const reloaded = page.locator(`[data-testid="subagent-panel"][data-run-id="${runId}"]`);
     await expect(reloaded).toHaveAttribute("data-status", "error");
