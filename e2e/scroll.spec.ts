@@ -37,7 +37,8 @@ function longestBehind(samples: Sample[], px = 40): number {
 const FRAMES_BEHIND = 6;
 
 /**
- * Samples the list in the page, once per animation frame, until the running turn ends.
+ * Samples the list in the page, once per animation frame, until the running turn ends and
+ * the view is at rest.
  * Counted in the page's frames, so a busy machine gives fewer frames, not other results.
  */
 async function sampleUntilTurnEnds(page: Page): Promise<Sample[]> {
@@ -52,7 +53,10 @@ async function sampleUntilTurnEnds(page: Page): Promise<Sample[]> {
           if (el) samples.push({ distance: el.scrollHeight - el.scrollTop - el.clientHeight, height: el.scrollHeight });
           const answers = document.querySelectorAll('[data-testid="message-assistant"]');
           const status = answers[answers.length - 1]?.getAttribute("data-status") ?? "";
-          if ((status && !/running|sending/.test(status)) || performance.now() - started > 45_000) resolve(samples);
+          // After the end, on until the view is at rest (a smooth scroll may still be on its way).
+          const ended = status !== "" && !/running|sending/.test(status);
+          const atRest = samples.length >= 2 && samples.at(-1)!.distance === samples.at(-2)!.distance;
+          if ((ended && atRest) || performance.now() - started > 45_000) resolve(samples);
           else requestAnimationFrame(frame);
         };
         requestAnimationFrame(frame);
