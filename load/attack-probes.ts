@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from "node:fs";
+import { get } from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { io, type Socket } from "socket.io-client";
@@ -31,13 +32,14 @@ function startBystander(baseUrl: string): { stop(): Promise<Stall> } {
   const loop = (async () => {
     while (running) {
       const started = performance.now();
-      try {
-        const res = await fetch(`${baseUrl}/api/health`);
-        await res.arrayBuffer();
-        if (!res.ok) stall.failed++;
-      } catch {
-        stall.failed++;
-      }
+      // A connection of its own each time (no pool shared with the attack's requests).
+      const ok = await new Promise<boolean>((resolve) =>
+        get(`${baseUrl}/api/health`, { agent: false }, (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.statusCode === 200));
+        }).on("error", () => resolve(false)),
+      );
+      if (!ok) stall.failed++;
       stall.maxMs = Math.max(stall.maxMs, performance.now() - started);
       stall.requests++;
       await new Promise((resolve) => setTimeout(resolve, 10));
@@ -148,6 +150,8 @@ async function main(): Promise<void> {
       const answer = (await res.json()) as { error?: { message: string } };
       return `${res.status} ${answer.error?.message ?? "imported"}`;
     };
+    // The same requests with nothing else going on: what "slowest" is at rest on this machine.
+    await probe("at rest: no attack, two seconds", app.baseUrl, () => new Promise((resolve) => setTimeout(() => resolve("-"), 2_000)));
     const oneStep = sessionFile(turnWithCalls(1, 48_000));
     await probe(`import: one step of 48,000 tool calls (${(oneStep.length / 1e6).toFixed(1)} MB)`, app.baseUrl, () => post(oneStep));
     const manySteps = sessionFile(turnWithCalls(48, 1_000));
