@@ -150,15 +150,22 @@ async function main(): Promise<void> {
       const answer = (await res.json()) as { error?: { message: string } };
       return `${res.status} ${answer.error?.message ?? "imported"}`;
     };
+    // ATTACK_PROBES=rest,import,live picks some (all by default).
+    const only = new Set((process.env.ATTACK_PROBES ?? "rest,import,live").split(","));
     // The same requests with nothing else going on: what "slowest" is at rest on this machine.
-    await probe("at rest: no attack, two seconds", app.baseUrl, () => new Promise((resolve) => setTimeout(() => resolve("-"), 2_000)));
+    if (only.has("rest"))
+      await probe("at rest: no attack, two seconds", app.baseUrl, () => new Promise((resolve) => setTimeout(() => resolve("-"), 2_000)));
     const oneStep = sessionFile(turnWithCalls(1, 48_000));
-    await probe(`import: one step of 48,000 tool calls (${(oneStep.length / 1e6).toFixed(1)} MB)`, app.baseUrl, () => post(oneStep));
+    if (only.has("import"))
+      await probe(`import: one step of 48,000 tool calls (${(oneStep.length / 1e6).toFixed(1)} MB)`, app.baseUrl, () => post(oneStep));
     const manySteps = sessionFile(turnWithCalls(48, 1_000));
-    await probe(`import: 48 steps of 1,000 tool calls (${(manySteps.length / 1e6).toFixed(1)} MB)`, app.baseUrl, () => post(manySteps));
+    if (only.has("import"))
+      await probe(`import: 48 steps of 1,000 tool calls (${(manySteps.length / 1e6).toFixed(1)} MB)`, app.baseUrl, () => post(manySteps));
     const atBound = sessionFile(turnWithCalls(20, 1_000));
-    await probe(`import: 20 steps of 1,000 tool calls, the most one import takes`, app.baseUrl, () => post(atBound));
+    if (only.has("import"))
+      await probe(`import: 20 steps of 1,000 tool calls, the most one import takes`, app.baseUrl, () => post(atBound));
 
+    if (!only.has("live")) return;
     const socket = io(app.baseUrl, { transports: ["websocket"], extraHeaders: { cookie }, reconnection: false, forceNew: true });
     try {
       const { sessionId } = await ask<{ sessionId: string }>(socket, "session:create", { title: "Many calls live" });
