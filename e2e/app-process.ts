@@ -21,11 +21,13 @@ export interface AppProcessOptions {
   env?: Record<string, string>;
   /** Keep the app's log out of the test output (its last lines still explain a failed start). */
   quiet?: boolean;
+  /** Options for node itself, before the script (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). */
+  nodeArgs?: string[];
 }
 
 export async function startAppProcess(options: AppProcessOptions): Promise<AppProcess> {
   const port = options.port ?? (await freePort());
-  const child = spawn(process.execPath, ["--import", "tsx", "server/index.ts"], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", "tsx", "server/index.ts"], {
     env: {
       ...process.env,
       NODE_ENV: "production",

@@ -131,13 +131,9 @@ async function main(): Promise<void> {
     mongoUri: `${mongo.uri}attacks`,
     dataDir,
     quiet: !process.env.ATTACK_VERBOSE,
-    env: {
-      MODEL: "scripted",
-      OPENAI_BASE_URL: model.url,
-      OPENAI_API_KEY: "test",
-      // ATTACK_PROFILE_DIR=<dir> writes the app's CPU profile there, to see what a stall was.
-      ...(process.env.ATTACK_PROFILE_DIR ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.ATTACK_PROFILE_DIR}` } : {}),
-    },
+    env: { MODEL: "scripted", OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "test" },
+    // ATTACK_PROFILE_DIR=<dir> writes the app's CPU profile there, to see what a stall was.
+    nodeArgs: process.env.ATTACK_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.ATTACK_PROFILE_DIR}`] : [],
   });
   try {
     const cookie = await cookieOf(app.baseUrl);

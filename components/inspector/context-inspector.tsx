@@ -220,6 +220,11 @@ function CallDetail({
             → {call.name}({call.arguments})
           </p>
         ))}
+        {record.response.toolCallsLeftOut ? (
+          <p className="mt-1 text-xs text-zinc-600 dark:text-zinc-400">
+            …and {record.response.toolCallsLeftOut.toLocaleString("en")} more tool calls, beyond what one reply may ask: refused, not kept.
+          </p>
+        ) : null}
         {!record.response.text && record.response.toolCalls.length === 0 ? (
           <p className="text-xs text-zinc-600 dark:text-zinc-400">Nothing.</p>
         ) : null}

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ModelCallRecord } from "@/lib/contracts";
 import type { Tool } from "@/lib/tools/types";
 import { startTestTurn, tempWorkspace } from "@/test/support/agent/harness";
 import { scriptedModel, toolResults } from "@/test/support/agent/scripted-model";
@@ -67,6 +68,26 @@ describe("agent loop: tool calls of one step", () => {
     expect(dataOf(run.events, "tool_call", "master").map((d) => d.callId)).toEqual(calls.slice(0, limit).map((c) => c.id));
     expect(dataOf(run.events, "tool_result", "master")).toHaveLength(limit);
     expect(warnings).toEqual(["tool calls beyond the reply's bound refused"]);
+  });
+
+  it("keeps one call past the bound of a huge reply: the audit record holds that many and counts the rest it left out", async () => {
+    const limit = 3;
+    const asked = 5_000;
+    const calls = Array.from({ length: asked }, (_, n) => ({ id: `c${n}`, name: "slow", args: { n } }));
+    const model = scriptedModel((req, i) => (i === 0 ? { toolCalls: calls } : { text: "ok" }));
+    const records: ModelCallRecord[] = [];
+    const run = startTestTurn(
+      { model, workspaceDir: ws.dir, tools: [countingTool()], limits: { maxToolCallsPerReply: limit } },
+      "a flood of calls",
+      [],
+      { recordModelCall: (r) => records.push(r) },
+    );
+    expect((await run.result).status).toBe("completed");
+    const first = records.find((r) => r.index === 0 && r.purpose === "chat")!;
+    expect(first.response.toolCalls.map((c) => c.id)).toEqual(["c0", "c1", "c2", "c3"]);
+    expect(first.response.toolCallsLeftOut).toBe(asked - limit - 1);
+    // The refusal still counts every call the reply asked for.
+    expect(toolResults(model.requests[1]!.messages)[limit]!.content).toContain(`this reply asked for ${asked} tool calls`);
   });
 
   it("answers a call that names no tool with an error result, and the turn ends normally", async () => {

@@ -124,7 +124,8 @@ export async function runAgentLoop(options: LoopOptions, state: LoopState): Prom
     let asked = 0;
     const step = await runModelStep(
       options.model,
-      { messages: [...state.messages], tools: invoker.specs.length ? invoker.specs : undefined, signal },
+      // One call past the limit is kept: it stands for the refused rest in the transcript.
+      { messages: [...state.messages], tools: invoker.specs.length ? invoker.specs : undefined, signal, maxToolCalls: limit + 1 },
       {
         // Streamed text becomes the agent's payload here, in one call, and goes on as is.
         onText: emit && ((text, offset) => emit({ kind: "token", step: index, offset, text })),
@@ -137,7 +138,7 @@ export async function runAgentLoop(options: LoopOptions, state: LoopState): Prom
     state.steps++;
     hooks.onChatUsage?.(step.usage);
     // One refused call stands for all of them (see DEFAULT_MAX_TOOL_CALLS_PER_REPLY).
-    const calls = step.toolCalls.slice(0, limit + 1);
+    const calls = step.toolCalls;
     state.messages.push({ role: "assistant", content: step.text, ...(calls.length ? { toolCalls: calls } : {}) });
     if (calls.length === 0) {
       hooks.onStepEnd?.(state.steps);
@@ -145,7 +146,7 @@ export async function runAgentLoop(options: LoopOptions, state: LoopState): Prom
       return { kind: "answered", answer: step.text };
     }
     const outcomes = await runCalls(calls.slice(0, limit), options, state);
-    const askedFor = step.toolCalls.length;
+    const askedFor = step.toolCallsAsked;
     if (askedFor > limit) options.log?.warn("tool calls beyond the reply's bound refused", { asked: askedFor, ran: limit });
     calls.forEach((call, i) => {
       const content = i < limit ? outcomes[i]! : tooManyCallsText(askedFor, limit);
@@ -223,6 +224,8 @@ async function compactIfNeeded(options: LoopOptions, state: LoopState): Promise<
           { role: "user", content: transcript },
         ],
         signal: options.signal,
+        // A summary is text: tool calls in it are not run, so none are kept.
+        maxToolCalls: 0,
       });
       options.hooks.onSystemUsage?.(step.usage);
       return step.text;

@@ -65,6 +65,8 @@ export async function condenseResult(input: CondenseInput): Promise<Condensed> {
           { role: "user", content: `Stay under ${input.maxResultTokens} tokens.\n\nResult to condense:\n${input.text}` },
         ],
         signal: input.signal,
+        // A condensed result is text: tool calls in it are not run, so none are kept.
+        maxToolCalls: 0,
       });
       usage.inputTokens += step.usage.inputTokens;
       usage.outputTokens += step.usage.outputTokens;

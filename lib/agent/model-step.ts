@@ -17,10 +17,16 @@ export interface StepHooks {
 export interface StepResult {
   text: string;
   thinking: string;
+  /** The calls kept: at most the request's maxToolCalls. */
   toolCalls: ModelToolCall[];
+  /** How many tool calls the reply asked for, kept or not. */
+  toolCallsAsked: number;
   usage: Usage;
   finishReason: "stop" | "tool_calls" | "length" | "other";
 }
+
+/** The longest a step reads buffered events before it lets the event loop run other work. */
+const YIELD_AFTER_MS = 10;
 
 /** Thrown when a run's signal aborts; `reason` says why (cancelled, killed, watchdog…). */
 export class AbortedError extends Error {
@@ -41,8 +47,19 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
  * killed or timed-out run alive.
  */
 export async function runModelStep(model: ChatModel, request: ModelRequest, hooks: StepHooks = {}): Promise<StepResult> {
-  const result: StepResult = { text: "", thinking: "", toolCalls: [], usage: { inputTokens: 0, outputTokens: 0 }, finishReason: "stop" };
+  const result: StepResult = {
+    text: "",
+    thinking: "",
+    toolCalls: [],
+    toolCallsAsked: 0,
+    usage: { inputTokens: 0, outputTokens: 0 },
+    finishReason: "stop",
+  };
   let reported: Usage | null = null;
+  const keep = request.maxToolCalls ?? Infinity;
+  let callTokens = 0;
+  let busySince = performance.now();
+  let events = 0;
   throwIfAborted(request.signal);
   const observer = model.observe?.(request);
   const iterator = model.stream(request)[Symbol.asyncIterator]();
@@ -54,6 +71,12 @@ export async function runModelStep(model: ChatModel, request: ModelRequest, hook
       const next = await Promise.race([iterator.next(), stop.aborted]);
       if (next.done) break;
       const event = next.value;
+      // Events already buffered arrive as microtasks, which nothing else can run between:
+      // a long reply read from a buffer takes turns with other people's requests.
+      if (++events % 64 === 0 && performance.now() - busySince > YIELD_AFTER_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        busySince = performance.now();
+      }
       observer?.event(event);
       // Model output enters here: normalised once (see wellFormed), so every later holder agrees.
       if (event.type === "text") {
@@ -65,6 +88,9 @@ export async function runModelStep(model: ChatModel, request: ModelRequest, hook
         hooks.onThinking?.(text, result.thinking.length);
         result.thinking += text;
       } else if (event.type === "tool_call") {
+        result.toolCallsAsked++;
+        callTokens += estimateTokens(event.call.arguments) + 4;
+        if (result.toolCalls.length >= keep) continue;
         const call = { ...event.call, name: wellFormed(event.call.name), arguments: wellFormed(event.call.arguments) };
         result.toolCalls.push(call);
         hooks.onToolCall?.(call);
@@ -87,7 +113,7 @@ export async function runModelStep(model: ChatModel, request: ModelRequest, hook
   throwIfAborted(request.signal);
   result.usage = reported ?? {
     inputTokens: estimateRequestTokens(request.messages, request.tools),
-    outputTokens: estimateTokens(result.text + result.thinking) + result.toolCalls.reduce((n, c) => n + estimateTokens(c.arguments) + 4, 0),
+    outputTokens: estimateTokens(result.text + result.thinking) + callTokens,
   };
   return result;
 }

@@ -52,8 +52,10 @@ function recorder(
     event(event) {
       if (event.type === "text") response.text += event.text;
       else if (event.type === "thinking") response.thinking += event.text;
-      else if (event.type === "tool_call") response.toolCalls.push({ ...event.call });
-      else if (event.type === "usage") usage = { inputTokens: event.inputTokens, outputTokens: event.outputTokens };
+      else if (event.type === "tool_call") {
+        if (response.toolCalls.length < (request.maxToolCalls ?? Infinity)) response.toolCalls.push({ ...event.call });
+        else response.toolCallsLeftOut = (response.toolCallsLeftOut ?? 0) + 1;
+      } else if (event.type === "usage") usage = { inputTokens: event.inputTokens, outputTokens: event.outputTokens };
       else if (event.type === "done") finishReason = event.finishReason;
     },
     end(failure) {

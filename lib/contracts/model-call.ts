@@ -56,6 +56,8 @@ export const modelCallRecordSchema = modelCallSummarySchema.extend({
     text: z.string(),
     thinking: z.string(),
     toolCalls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.string() })),
+    /** Tool calls the reply asked for beyond those kept (the request's maxToolCalls): counted, not recorded. */
+    toolCallsLeftOut: z.number().int().nonnegative().optional(),
   }),
 });
 export type ModelCallRecord = z.infer<typeof modelCallRecordSchema>;

@@ -28,6 +28,12 @@ export interface ModelRequest {
   messages: ChatMessage[];
   tools?: ToolSpec[];
   signal?: AbortSignal;
+  /**
+   * How many of the reply's tool calls its reader keeps; the rest are only counted. Model
+   * output is untrusted and may ask for any number, and what is kept is copied, recorded
+   * and stored.
+   */
+  maxToolCalls?: number;
 }
 
 export type ModelStreamEvent =
