@@ -101,7 +101,8 @@ async function probe(label: string, baseUrl: string, attack: () => Promise<strin
   try {
     outcome = await attack();
   } catch (error) {
-    outcome = `failed: ${(error as Error).message}`;
+    const cause = (error as Error).cause as Error | undefined;
+    outcome = `failed: ${(error as Error).message}${cause ? ` (${cause.message})` : ""}`;
   }
   const tookMs = performance.now() - started;
   const stall = await bystander.stop();
@@ -126,6 +127,11 @@ async function main(): Promise<void> {
     }
     return { type: "stream", steps: [{ delta: { role: "assistant", content: "Done." }, finishReason: "stop" }] };
   });
+  // Built before the app starts: building them keeps this process busy for seconds, long
+  // enough for a kept-alive connection to the app to be closed under it.
+  const oneStep = sessionFile(turnWithCalls(1, 48_000));
+  const manySteps = sessionFile(turnWithCalls(48, 1_000));
+  const atBound = sessionFile(turnWithCalls(20, 1_000));
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "delegate-attack-"));
   const app = await startAppProcess({
     mongoUri: `${mongo.uri}attacks`,
@@ -151,13 +157,10 @@ async function main(): Promise<void> {
     // The same requests with nothing else going on: what "slowest" is at rest on this machine.
     if (only.has("rest"))
       await probe("at rest: no attack, two seconds", app.baseUrl, () => new Promise((resolve) => setTimeout(() => resolve("-"), 2_000)));
-    const oneStep = sessionFile(turnWithCalls(1, 48_000));
     if (only.has("import"))
       await probe(`import: one step of 48,000 tool calls (${(oneStep.length / 1e6).toFixed(1)} MB)`, app.baseUrl, () => post(oneStep));
-    const manySteps = sessionFile(turnWithCalls(48, 1_000));
     if (only.has("import"))
       await probe(`import: 48 steps of 1,000 tool calls (${(manySteps.length / 1e6).toFixed(1)} MB)`, app.baseUrl, () => post(manySteps));
-    const atBound = sessionFile(turnWithCalls(20, 1_000));
     if (only.has("import"))
       await probe(`import: 20 steps of 1,000 tool calls, the most one import takes`, app.baseUrl, () => post(atBound));
 

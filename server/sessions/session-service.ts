@@ -16,7 +16,8 @@ import {
 } from "@/lib/contracts";
 import type { ChatStore } from "@/server/data/store";
 import { exportSession, type ExportFormat, type SessionExport } from "@/server/export/session-export";
-import { importSessionFile, parseSessionFile } from "@/server/export/session-import";
+import { importSessionFile } from "@/server/export/session-import";
+import { checkSessionFileOffThread } from "@/server/export/check-off-thread";
 import type { DroneSession, RetryCommand } from "./drone-session";
 import { createKeyedQueue } from "./keyed-queue";
 import { createReadGate, releasingChunks, type ReadGate } from "./read-gate";
@@ -246,7 +247,7 @@ export class SessionService {
 
   /** A session file as a new chat of `userId` (counted against their chats like any other). */
   async import(userId: string, text: string): Promise<SessionSummary> {
-    const file = await parseSessionFile(text);
+    const file = await checkSessionFileOffThread(text);
     const session = await importSessionFile(this.deps.store, userId, file, (title) => this.create(userId, title.slice(0, 200)));
     this.deps.onSessionsChanged(userId);
     return session;
