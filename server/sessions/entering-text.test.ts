@@ -1,6 +1,5 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TurnInput, TurnResult } from "@/lib/agent/runtime";
 import { initialSessionState, sessionReducer, type SessionState } from "@/lib/chat/session-state";
 import { isDataEvent, type AgentData, type AgentEvent, type ChatTurn, type SessionEvent } from "@/lib/contracts";
 import { SESSION_FILE_FORMAT, SESSION_FILE_VERSION, type ToolOutputEntry } from "@/lib/export/session-file";
@@ -9,8 +8,8 @@ import { importSessionFile, parseSessionFile } from "@/server/export/session-imp
 import { openTestDatabase, type TestDatabase } from "@/test/support/server/database";
 import { recordedStream } from "@/test/support/turn/recorded-stream";
 import { recordedStreamOptions } from "@/test/support/turn/stream-options";
+import { replayRunner } from "@/test/support/sessions/replay-runner";
 import { DroneSession } from "./drone-session";
-import type { TurnHandle, TurnRunner } from "./turn-runner";
 
 /**
  * Text with a NUL or a lone surrogate, in every place an agent's words enter a turn
@@ -19,32 +18,6 @@ import type { TurnHandle, TurnRunner } from "./turn-runner";
  * import of a file holding the raw text: normalised once where it entered, never left to
  * the UTF-8 encoder or the browser's HTML parser to change later.
  */
-
-/** A runner that publishes recorded events, under the server's turn id (it runs no model). */
-function replayRunner(events: readonly AgentEvent[]): TurnRunner {
-  return {
-    startTurn(input: TurnInput): TurnHandle {
-      const done = (async (): Promise<TurnResult> => {
-        await Promise.resolve();
-        let turn = newTurn({ sessionId: input.sessionId, turnId: input.turnId, prompt: input.prompt, createdAt: "" });
-        for (const recorded of events) {
-          // Run ids unique across chats, as the runtime's are (a run's document is keyed by it).
-          const ids = JSON.stringify(recorded).replaceAll('"run-', `"${input.turnId}-run-`);
-          const event: AgentEvent = { ...(JSON.parse(ids) as AgentEvent), turnId: input.turnId };
-          turn = event.type === "turn:started" ? turnFromStart(event, input.sessionId) : applyEvent(turn, event);
-          input.publish(event);
-        }
-        return { status: "completed", stats: turn.stats, turn };
-      })();
-      return {
-        done,
-        cancel: () => undefined,
-        steer: () => ({ ok: false, message: "replay" }),
-        kill: () => ({ ok: false, message: "replay" }),
-      };
-    },
-  };
-}
 
 /** `p` put before every text an agent's event carries apart from its streamed text (whose offsets it would move). */
 function poisoned(events: readonly AgentEvent[], p: string): AgentEvent[] {

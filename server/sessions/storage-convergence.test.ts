@@ -1,17 +1,15 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TurnInput, TurnResult } from "@/lib/agent/runtime";
 import { initialSessionState, sessionReducer, type SessionState } from "@/lib/chat/session-state";
-import type { AgentEvent, SessionEvent } from "@/lib/contracts";
+import type { SessionEvent } from "@/lib/contracts";
 import { serializeTurn } from "@/lib/markup/serialize";
-import { applyEvent, newTurn, turnFromStart } from "@/lib/turn/reduce";
 import type { ChatStore } from "@/server/data/store";
 import { parseTurnMarkup } from "@/test/support/markup/parse";
 import { openTestDatabase, type TestDatabase } from "@/test/support/server/database";
 import { recordedStream } from "@/test/support/turn/recorded-stream";
 import { recordedStreamOptions } from "@/test/support/turn/stream-options";
+import { replayRunner } from "@/test/support/sessions/replay-runner";
 import { DroneSession } from "./drone-session";
-import type { TurnHandle, TurnRunner } from "./turn-runner";
 
 /**
  * Nothing is lost, and live and replay converge, over random turns (nested subagents,
@@ -21,36 +19,6 @@ import type { TurnHandle, TurnRunner } from "./turn-runner";
  * that missed a stretch and rejoins by sequence number converges on it too; and the
  * `<SubagentExecution>` markup of every one of them round-trips. One reducer folds all of them.
  */
-
-/**
- * A stand-in for the agent runtime (named so: it runs no model) that publishes a recorded
- * turn under the server's turn id, with run ids made unique as the runtime's are, pausing
- * where the test asks.
- */
-function replayRunner(events: readonly AgentEvent[], pauses: ReadonlySet<number>, onPause: () => Promise<void>): TurnRunner {
-  return {
-    startTurn(input: TurnInput): TurnHandle {
-      const done = (async (): Promise<TurnResult> => {
-        await Promise.resolve();
-        let turn = newTurn({ sessionId: input.sessionId, turnId: input.turnId, prompt: input.prompt, createdAt: "" });
-        for (let i = 0; i < events.length; i++) {
-          if (pauses.has(i)) await onPause();
-          const ids = JSON.stringify(events[i]).replaceAll('"run-', `"${input.turnId}-run-`);
-          const event: AgentEvent = { ...(JSON.parse(ids) as AgentEvent), turnId: input.turnId };
-          turn = event.type === "turn:started" ? turnFromStart(event, input.sessionId) : applyEvent(turn, event);
-          input.publish(event);
-        }
-        return { status: "completed", stats: turn.stats, turn };
-      })();
-      return {
-        done,
-        cancel: () => undefined,
-        steer: () => ({ ok: false, message: "replay" }),
-        kill: () => ({ ok: false, message: "replay" }),
-      };
-    },
-  };
-}
 
 let db: TestDatabase;
 let store: ChatStore;
@@ -87,7 +55,7 @@ describe("server fold, browser state, replay and the rebuild from MongoDB (prope
             store,
             sessionId,
             title: "t",
-            runner: replayRunner(events, pauses, checkStored),
+            runner: replayRunner(events, { at: pauses, wait: checkStored }),
             flushMs: 5,
             relay: (event) => {
               relayed.push(event);
