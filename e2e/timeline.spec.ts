@@ -29,7 +29,14 @@ test("the timeline grows while the turn runs, and reads the same after a reload"
   await startChat(page, PROMPT);
   const turn = lastAssistant(page);
   await expect(turn).toHaveAttribute("data-status", "running");
-  await turn.getByTestId("timeline-toggle").click();
+  // The stream keeps moving the running turn's stats row: on a busy machine a click can land
+  // where the toggle was a moment before. Click until the toggle says it opened (never twice
+  // once it has, which would close it again).
+  const toggle = turn.getByTestId("timeline-toggle");
+  await expect(async () => {
+    if ((await toggle.getAttribute("aria-expanded")) !== "true") await toggle.click();
+    await expect(toggle).toHaveAttribute("aria-expanded", "true", { timeout: 3_000 });
+  }).toPass({ timeout: 20_000 });
   const timeline = turn.getByTestId("turn-timeline");
   await expect(timeline).toHaveAttribute("data-open", "true");
 
