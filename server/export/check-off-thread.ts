@@ -20,15 +20,18 @@ let running = 0;
 const waiting: Array<() => void> = [];
 
 export async function checkSessionFileOffThread(text: string): Promise<SessionFile> {
-  if (running >= AT_ONCE) await new Promise<void>((resolve) => waiting.push(resolve));
-  running++;
+  if (running < AT_ONCE) running++;
+  else await new Promise<void>((resolve) => waiting.push(resolve));
   try {
     const answer = await inWorker(text);
     if (answer.ok) return answer.file;
     throw new AppError(answer.code, answer.message, answer.issues);
   } finally {
-    running--;
-    waiting.shift()?.();
+    // The slot passes straight to the next in line (as in read-gate.ts), so a newcomer
+    // cannot take it between the release and the waiter's wake-up.
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
   }
 }
 
