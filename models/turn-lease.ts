@@ -13,8 +13,10 @@ const turnLeaseSchema = new Schema(
     /** The holding process (INSTANCE_ID); null once released. */
     instanceId: { type: String, default: null },
     turnId: { type: String, default: null },
-    /** The person whose turn it is (the per-person running-turn cap counts across processes). */
+    /** The chat's owner: a sweeper that ends a dead process's turn opens the chat as them. */
     ownerId: { type: String, default: null },
+    /** Whose running-turn cap the turn counts against (a login or an account, see `personKey`): the cap counts across processes. */
+    person: { type: String, default: null },
     /** Set while held; a free lease has none (see the sweeper's index below). */
     expiresAt: { type: Date },
     seq: { type: Number, default: 0 },
@@ -25,7 +27,7 @@ const turnLeaseSchema = new Schema(
 // date range never reaches the free lease of every chat ever opened.
 turnLeaseSchema.index({ expiresAt: 1 });
 // The cap counts one person's held leases.
-turnLeaseSchema.index({ ownerId: 1, expiresAt: 1 });
+turnLeaseSchema.index({ person: 1, expiresAt: 1 });
 // The start-up sweep lists the held leases: free ones (instanceId null) are outside its range.
 turnLeaseSchema.index({ instanceId: 1 });
 

@@ -13,7 +13,8 @@ import type { HostSettings } from "@/server/http/hosts";
 import type { RateLimit } from "@/server/realtime/rate-limit";
 import type { AppServer } from "@/server/realtime/types";
 import type { SessionRegistry } from "@/server/sessions/registry";
-import type { PersonLimits, SessionService } from "@/server/sessions/session-service";
+import type { PersonLimits } from "@/server/sessions/person-limits";
+import type { SessionService } from "@/server/sessions/session-service";
 import type { TurnRunner } from "@/server/sessions/turn-runner";
 import type { ShareService } from "@/server/share/share-service";
 

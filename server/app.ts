@@ -7,6 +7,7 @@ import { createRequestHandler } from "@/server/http/request-handler";
 import { AppSockets } from "@/server/realtime/app-sockets";
 import { joinSignInRooms } from "@/server/realtime/cut-sockets";
 import { registerHandlers } from "@/server/realtime/handlers";
+import { memoryOpenSockets, redisOpenSockets } from "@/server/realtime/open-sockets";
 import { handshakeAuth } from "@/server/realtime/handshake";
 import { createIoServer, forwardUpgrades } from "@/server/realtime/io-server";
 import { registerShareNamespace } from "@/server/share/share-socket";
@@ -66,15 +67,17 @@ export function createApp(options: AppOptions): App {
   }
   io.use(handshakeAuth({ accounts, login, identity }));
   if (options.upgradeHandler) forwardUpgrades(httpServer, options.upgradeHandler, settings.allowedHosts);
+  const openSockets = cluster ? redisOpenSockets(cluster.limitsClient, cluster.instanceId, { log }) : memoryOpenSockets();
   registerHandlers(io, {
     sessions,
     appInfo: options.appInfo,
     rateLimit: options.rateLimit,
     personRateLimit: options.personRateLimit,
     limiterStore,
+    openSockets,
     log,
   });
   if (shares) sockets.shareNs = registerShareNamespace(io, { shares, sessions, viewer: shareViewer, log });
 
-  return { httpServer, io, registry, sessions, accounts, shares, close: () => closeApp({ registry, io, cluster, httpServer }) };
+  return { httpServer, io, registry, sessions, accounts, shares, close: () => closeApp({ registry, io, cluster, openSockets, httpServer }) };
 }

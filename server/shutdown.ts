@@ -12,11 +12,13 @@ export async function closeApp(parts: {
   registry: Pick<SessionRegistry, "shutdown">;
   io: Pick<AppServer, "close">;
   cluster?: { close(): Promise<void> };
+  openSockets?: { stop(): void };
   httpServer: HttpServer;
 }): Promise<{ ended: { sessionId: string; turnId: string }[] }> {
-  const { registry, io, cluster, httpServer } = parts;
+  const { registry, io, cluster, openSockets, httpServer } = parts;
   const ended = await registry.shutdown();
   await io.close();
+  openSockets?.stop();
   await cluster?.close();
   await new Promise<void>((resolve) => (httpServer.listening ? httpServer.close(() => resolve()) : resolve()));
   return { ended };

@@ -102,11 +102,6 @@ export class Cluster {
     publish: (event) => this.publisher.publish(event),
   };
 
-  /** Turns of `ownerId` running in any process (the per-person cap). */
-  countRunning(ownerId: string): Promise<number> {
-    return this.leases.countHeld(ownerId);
-  }
-
   /** Chats whose turns a process holds or held until it died (the start-up sweep leaves them to their holder or the sweeper). */
   heldSessions(): Promise<string[]> {
     return this.leases.leasedSessions();

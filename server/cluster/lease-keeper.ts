@@ -1,6 +1,7 @@
 import { AppError } from "@/lib/contracts";
 import type { Logger } from "@/lib/log";
 import type { DroneCluster } from "@/server/sessions/drone-session";
+import { tooManyTurns } from "@/server/sessions/person-limits";
 import type { LeaseStore } from "./lease";
 
 /**
@@ -20,9 +21,22 @@ export class LeaseKeeper {
     private readonly log?: Logger,
   ) {}
 
-  readonly claim: DroneCluster["claim"] = async (sessionId, turnId, ownerId, currentSeq, lost) => {
-    const taken = await this.leases.take(sessionId, { instanceId: this.instanceId, turnId, ownerId }, this.leaseMs);
+  readonly claim: DroneCluster["claim"] = async (sessionId, turnId, holder, currentSeq, lost) => {
+    const { ownerId, person, maxRunning } = holder;
+    const taken = await this.leases.take(sessionId, { instanceId: this.instanceId, turnId, ownerId, person }, this.leaseMs);
     if (!taken) throw new AppError("busy", "A turn is already running in this chat. Stop it or wait for it to finish.");
+    // Counted once the lease is held, so two processes starting at the same moment both
+    // see both turns: the cap is never passed (at worst both refuse, and a resend starts).
+    if (person !== null && maxRunning !== undefined) {
+      const held = await this.leases.countHeld(person).catch(async (error: unknown) => {
+        await this.leases.release(sessionId, this.instanceId, turnId, taken.previousSeq ?? 0).catch(() => undefined);
+        throw error;
+      });
+      if (held > maxRunning) {
+        await this.leases.release(sessionId, this.instanceId, turnId, taken.previousSeq ?? 0);
+        throw tooManyTurns(maxRunning);
+      }
+    }
     const timer = setInterval(
       () => {
         this.leases.renew(sessionId, this.instanceId, turnId, this.leaseMs, currentSeq()).then(

@@ -9,7 +9,10 @@ export interface Lease {
   sessionId: string;
   instanceId: string | null;
   turnId: string | null;
+  /** The chat's owner (the sweeper opens the chat as them). */
   ownerId: string | null;
+  /** Whose running-turn cap the turn counts against (see `personKey`); null for a turn started for no one. */
+  person: string | null;
   /** When the holder's time runs out; a free lease reads as the epoch (long past). */
   expiresAt: Date;
   /** The last sequence number the holder reported (at release, or at its last renewal). */
@@ -25,7 +28,7 @@ export interface LeaseStore {
   /** Takes the chat's lease for `turnId` if it is free or expired; null when another process holds it. */
   take(
     sessionId: string,
-    holder: { instanceId: string; turnId: string; ownerId: string },
+    holder: { instanceId: string; turnId: string; ownerId: string; person: string | null },
     leaseMs: number,
     now?: Date,
   ): Promise<LeaseTake | null>;
@@ -40,8 +43,8 @@ export interface LeaseStore {
    * that opens the chat starts from the same number (the first one to ask sets it).
    */
   ensure(sessionId: string, seq: number): Promise<Lease>;
-  /** Leases held (not expired, not released) by `ownerId`'s turns, across processes. */
-  countHeld(ownerId: string, now?: Date): Promise<number>;
+  /** Leases held (not expired, not released) by `person`'s turns, across processes. */
+  countHeld(person: string, now?: Date): Promise<number>;
   /**
    * Chats whose lease names a holder, alive or expired: a start-up sweep leaves their turns
    * to the holder or to the sweeper, which tells the viewers.
@@ -58,6 +61,7 @@ interface LeaseRow {
   instanceId: string | null;
   turnId: string | null;
   ownerId: string | null;
+  person?: string | null;
   /** Only on a held lease; rows written before free leases dropped it carry the epoch. */
   expiresAt?: Date | null;
   seq?: number;
@@ -68,6 +72,7 @@ const toLease = (row: LeaseRow): Lease => ({
   instanceId: row.instanceId,
   turnId: row.turnId,
   ownerId: row.ownerId,
+  person: row.person ?? null,
   expiresAt: row.expiresAt ?? new Date(0),
   seq: row.seq ?? 0,
 });
@@ -109,6 +114,7 @@ export function mongoLeases(models: Pick<Models, "TurnLease">): LeaseStore {
               instanceId: holder.instanceId,
               turnId: holder.turnId,
               ownerId: holder.ownerId,
+              person: holder.person,
               expiresAt: new Date(now.getTime() + leaseMs),
             },
           },
@@ -133,7 +139,7 @@ export function mongoLeases(models: Pick<Models, "TurnLease">): LeaseStore {
     async release(sessionId, instanceId, turnId, seq) {
       const result = await TurnLease.updateOne(
         { _id: sessionId, instanceId, turnId },
-        { $set: { instanceId: null, turnId: null, ownerId: null, seq }, ...UNSET_EXPIRY },
+        { $set: { instanceId: null, turnId: null, ownerId: null, person: null, seq }, ...UNSET_EXPIRY },
       );
       return result.matchedCount === 1;
     },
@@ -148,7 +154,7 @@ export function mongoLeases(models: Pick<Models, "TurnLease">): LeaseStore {
         try {
           const row = await TurnLease.findOneAndUpdate(
             { _id: sessionId },
-            { $setOnInsert: { instanceId: null, turnId: null, ownerId: null, seq } },
+            { $setOnInsert: { instanceId: null, turnId: null, ownerId: null, person: null, seq } },
             { upsert: true, returnDocument: "after" },
           ).lean<LeaseRow>();
           return toLease(row!);
@@ -159,7 +165,7 @@ export function mongoLeases(models: Pick<Models, "TurnLease">): LeaseStore {
       }
     },
 
-    countHeld: (ownerId, now = new Date()) => TurnLease.countDocuments({ ownerId, instanceId: { $ne: null }, expiresAt: { $gt: now } }),
+    countHeld: (person, now = new Date()) => TurnLease.countDocuments({ person, instanceId: { $ne: null }, expiresAt: { $gt: now } }),
 
     async leasedSessions() {
       const rows = await TurnLease.find({ instanceId: { $ne: null } }, { _id: 1 }).lean<{ _id: string }[]>();

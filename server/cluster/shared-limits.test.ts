@@ -2,13 +2,15 @@ import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACCOUNT_ROUTES } from "@/lib/contracts/account";
 import { createDemoModel } from "@/lib/model/demo-model";
+import { scriptedModel } from "@/test/support/agent/scripted-model";
 import { Cluster } from "@/server/cluster/cluster";
 import { mongoLeases } from "@/server/cluster/lease";
 import { startTestRedis, type TestRedis } from "@/test/support/redis/redis-server";
 import { runtimeWith } from "@/test/support/server/app-harness";
 import { openTestDatabase, type TestDatabase } from "@/test/support/server/database";
-import { request, startLiveApp, type LiveApp } from "@/test/support/server/live-app";
+import { request, startLiveApp, type LiveApp, type LiveClient } from "@/test/support/server/live-app";
 import type { AppOptions } from "@/server/app";
+import type { ChatModel } from "@/lib/model/types";
 
 /**
  * Limits that hold across processes: two apps on one database and one real redis-server,
@@ -23,19 +25,27 @@ let db: TestDatabase;
 const apps: LiveApp[] = [];
 let gate: [LiveApp, LiveApp];
 let accounts: [LiveApp, LiveApp];
+/** APP_PASSWORD, turns that run until stopped, two turns and four connections per login. */
+let capped: [LiveApp, LiveApp];
 const PASSWORD = "the right one";
+const CAPPED_PASSWORD = "one login, two processes";
 const OWNER = { email: "owner@example.com", password: "correct horse battery" };
 
-async function startPair(options: Partial<AppOptions>): Promise<[LiveApp, LiveApp]> {
+/** Two apps as two processes; each runs its own runtime over `model()`. */
+async function startPair(
+  label: string,
+  options: Partial<AppOptions>,
+  model: () => ChatModel = () => createDemoModel({ chunkDelayMs: 0 }),
+): Promise<[LiveApp, LiveApp]> {
   const pair: LiveApp[] = [];
   for (const name of ["a", "b"]) {
-    const instanceId = `${options.password ? "gate" : "accounts"}-${name}`;
+    const instanceId = `${label}-${name}`;
     const cluster = await Cluster.connect(
       { redisUrl: redis.url, instanceId, leaseMs: 10_000 },
       { leases: mongoLeases(db.models), store: db.store },
     );
     const app = await startLiveApp({
-      runner: runtimeWith(createDemoModel({ chunkDelayMs: 0 })),
+      runner: runtimeWith(model()),
       store: db.store,
       cluster,
       instanceId,
@@ -50,8 +60,13 @@ async function startPair(options: Partial<AppOptions>): Promise<[LiveApp, LiveAp
 beforeAll(async () => {
   redis = await startTestRedis();
   db = await openTestDatabase("shared_limits");
-  gate = await startPair({ password: PASSWORD, loginSessions: db.models.LoginSession });
-  accounts = await startPair({
+  gate = await startPair("gate", { password: PASSWORD, loginSessions: db.models.LoginSession });
+  capped = await startPair(
+    "capped",
+    { password: CAPPED_PASSWORD, loginSessions: db.models.LoginSession, personLimits: { chats: 100, runningTurns: 2, sockets: 4 } },
+    () => scriptedModel(() => ({ text: "Working", hang: true })),
+  );
+  accounts = await startPair("accounts", {
     accounts: { mode: "open", models: db.models },
     // A window of 20 s: the whole flood lands in one.
     personRateLimit: { burst: 20, perSecond: 1 },
@@ -147,6 +162,103 @@ describe("account sign-in over two processes", () => {
     expect(refused).toHaveLength(10);
     expect(refused[0]).toMatchObject({ code: "rate_limited", message: expect.stringMatching(/slow down/) });
     for (const socket of sockets) socket.disconnect();
+  });
+});
+
+describe("a person's caps over two processes (one APP_PASSWORD login, many identities)", () => {
+  /** A new APP_PASSWORD login (from its own loopback address): its auth cookie. */
+  async function login(from: string): Promise<string> {
+    const res = await post(capped[0], "/api/login", { password: CAPPED_PASSWORD }, from);
+    expect(res.status, res.body).toBe(200);
+    return res.setCookie.find((c) => c.startsWith("dlg_auth="))!.split(";")[0]!;
+  }
+
+  /** A new identity minted under the login `auth`, on `app`: its whole Cookie header. */
+  async function mint(app: LiveApp, auth: string): Promise<string> {
+    const res = await fetch(`${app.baseUrl}/api/health`, { headers: { cookie: auth } });
+    await res.arrayBuffer();
+    return `${auth}; ${
+      res.headers
+        .getSetCookie()
+        .find((c) => c.startsWith("dlg_uid="))!
+        .split(";")[0]!
+    }`;
+  }
+
+  interface Chat {
+    socket: LiveClient;
+    sessionId: string;
+  }
+
+  /** A socket of a fresh identity of `auth` on `app`, with a chat of its own. */
+  async function chatOn(app: LiveApp, auth: string): Promise<Chat> {
+    const socket = await app.client(await mint(app, auth));
+    const created = await request(socket, "session:create", {});
+    if (!created.ok) throw new Error(created.message);
+    return { socket, sessionId: created.data.sessionId };
+  }
+
+  const send = (chat: Chat) => request(chat.socket, "turn:send", { sessionId: chat.sessionId, text: "go" });
+
+  it("running turns: one on each process fill the login's two, a third is refused on either, and a stopped one frees a place", async () => {
+    const auth = await login("127.0.0.7");
+    const [one, two, three, four]: Chat[] = [
+      await chatOn(capped[0], auth),
+      await chatOn(capped[1], auth),
+      await chatOn(capped[0], auth),
+      await chatOn(capped[1], auth),
+    ] as const;
+    const first = await send(one!);
+    if (!first.ok) throw new Error(first.message);
+    expect(await send(two!)).toMatchObject({ ok: true });
+    // Each process runs one turn of the login: only counted together are they two.
+    for (const chat of [three!, four!])
+      expect(await send(chat)).toMatchObject({ ok: false, code: "limit_reached", message: expect.stringMatching(/2 turns running/) });
+    // A refused send leaves no lease behind: stopping one turn is enough for the next to start, on the other process.
+    expect(await request(one!.socket, "turn:cancel", { sessionId: one!.sessionId, turnId: first.data.turnId })).toMatchObject({ ok: true });
+    await expect.poll(async () => (await send(four!)).ok, { timeout: 10_000 }).toBe(true);
+    expect(await send(three!)).toMatchObject({ ok: false, code: "limit_reached" });
+    for (const chat of [one!, two!, three!, four!]) chat.socket.disconnect();
+  });
+
+  it("two sends at the same moment on two processes never pass the cap together", async () => {
+    const auth = await login("127.0.0.8");
+    const [running, racerA, racerB, late]: Chat[] = [
+      await chatOn(capped[0], auth),
+      await chatOn(capped[0], auth),
+      await chatOn(capped[1], auth),
+      await chatOn(capped[1], auth),
+    ];
+    expect(await send(running!)).toMatchObject({ ok: true });
+    // One place left: at most one of the two gets it (both may be refused if they meet exactly).
+    const raced = await Promise.all([send(racerA!), send(racerB!)]);
+    expect(raced.filter((answer) => answer.ok).length).toBeLessThanOrEqual(1);
+    if (raced.some((answer) => answer.ok)) expect(await send(late!)).toMatchObject({ ok: false, code: "limit_reached" });
+    for (const chat of [running!, racerA!, racerB!, late!]) chat.socket.disconnect();
+  });
+
+  it("connections: two on each process fill the login's four, a fifth is refused on either, and a closed one frees a place", async () => {
+    const auth = await login("127.0.0.9");
+    const open = [
+      await capped[0].client(await mint(capped[0], auth)),
+      await capped[0].client(await mint(capped[0], auth)),
+      await capped[1].client(await mint(capped[1], auth)),
+      await capped[1].client(await mint(capped[1], auth)),
+    ];
+    for (const app of capped)
+      await expect(app.client(await mint(app, auth))).rejects.toThrow(/limit_reached: 4 connections are open for you already/);
+    // Closing one on process b makes room on process a, once b has counted it out.
+    open[3]!.disconnect();
+    const admitted = async () => {
+      try {
+        open.push(await capped[0].client(await mint(capped[0], auth)));
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    await expect.poll(admitted, { timeout: 10_000 }).toBe(true);
+    for (const socket of open) socket.disconnect();
   });
 });
 

@@ -6,6 +6,7 @@ import { createKeyedRateLimiter, createRateLimiter, type RateLimit } from "./rat
 import { sessionRoom, userRoom, type AppServer, type AppSocket } from "./types";
 import type { Logger } from "@/lib/log";
 import type { LimiterStore } from "@/server/limiter-store";
+import { memoryOpenSockets, type OpenSockets } from "./open-sockets";
 
 export interface RealtimeDeps {
   sessions: SessionService;
@@ -17,6 +18,8 @@ export interface RealtimeDeps {
   personRateLimit?: RateLimit;
   /** Where the per-person budget is counted (Redis when scaled out); default this process's memory. */
   limiterStore?: LimiterStore;
+  /** Where each person's open connections are counted (Redis when scaled out); default this process's memory. */
+  openSockets?: OpenSockets;
   log?: Pick<Logger, "error">;
 }
 
@@ -31,22 +34,33 @@ export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
   const { sessions } = deps;
   // A person's budget is shared by their sockets (20 may be open, on any process) and survives reconnects.
   const personLimiter = createKeyedRateLimiter(deps.personRateLimit ?? DEFAULT_PERSON_RATE_LIMIT, deps.limiterStore);
-  // At most `sockets` connections per person: more are refused at the handshake.
-  const open = new Map<string, number>();
+  // At most `sockets` connections per person (on every process, with Redis): more are refused at the handshake.
+  const openSockets = deps.openSockets ?? memoryOpenSockets();
   io.use((socket, next) => {
     const person = personKey(socket.data);
-    const count = open.get(person) ?? 0;
-    if (count >= sessions.limits.sockets) {
-      next(new Error(`limit_reached: ${sessions.limits.sockets} connections are open for you already; close some tabs`));
-      return;
-    }
-    open.set(person, count + 1);
-    socket.on("disconnect", () => {
-      const left = (open.get(person) ?? 1) - 1;
-      if (left > 0) open.set(person, left);
-      else open.delete(person);
+    const limit = sessions.limits.sockets;
+    void openSockets.admit(person, socket.id, limit).then((admitted) => {
+      if (!admitted) {
+        next(new Error(`limit_reached: ${limit} connections are open for you already; close some tabs`));
+        return;
+      }
+      let left = false;
+      const leave = () => {
+        if (left) return;
+        left = true;
+        socket.conn.off("close", leave);
+        openSockets.leave(person, socket.id);
+      };
+      // A connection that closes before the socket connects gets no "disconnect": its close counts it out.
+      if (socket.conn.readyState !== "open") {
+        leave();
+        next(new Error("the connection closed during its handshake"));
+        return;
+      }
+      socket.conn.once("close", leave);
+      socket.on("disconnect", leave);
+      next();
     });
-    next();
   });
   io.on("connection", (socket: AppSocket) => {
     const userId = socket.data.userId;

@@ -10,10 +10,19 @@ export interface DroneCluster {
   /**
    * Takes the chat's turn lease (`busy` when another process runs a turn in it) and keeps
    * it renewed until `release`; `previousSeq` is where the chat's numbering stands (null:
-   * never leased, numbers must start past every block reserved so far).
+   * never leased, numbers must start past every block reserved so far). With a cap, the
+   * lease is given back and the claim refused (`limit_reached`) when the person then holds
+   * more than `maxRunning` leases, in every process together.
    */
-  claim(sessionId: string, turnId: string, ownerId: string, currentSeq: () => number, lost: () => void): Promise<TurnLease>;
+  claim(sessionId: string, turnId: string, holder: LeaseHolder, currentSeq: () => number, lost: () => void): Promise<TurnLease>;
   publish(event: SessionEvent): void;
+}
+
+/** Whose turn takes the lease: the chat's owner, `person` (see `personKey`; null for a turn started for no one) and their cap. */
+export interface LeaseHolder {
+  ownerId: string;
+  person: string | null;
+  maxRunning?: number;
 }
 
 /** A chat's turn lease as its holder has it. */

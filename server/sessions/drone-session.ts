@@ -26,7 +26,7 @@ import { NumberedRelay } from "./numbered-relay";
 import { TextFlush } from "./text-flush";
 import { controlRun, type ControlAnswer } from "./run-controls";
 import { endGhostTurn } from "./ghost-takeover";
-import type { DroneCluster, MirrorSnapshot, TurnLease } from "./cluster-port";
+import type { DroneCluster, LeaseHolder, MirrorSnapshot, TurnLease } from "./cluster-port";
 
 export type { DroneCluster, MirrorSnapshot } from "./cluster-port";
 export { REPLAY_LIMIT } from "./numbered-relay";
@@ -57,6 +57,8 @@ export interface DroneSessionDeps {
 export interface TurnStarter {
   ownerId: string;
   person: string;
+  /** Scaled out: the most turns `person` may run at once in every process together (checked once the lease is held). */
+  maxRunning?: number;
 }
 
 interface ActiveTurn {
@@ -144,7 +146,7 @@ export class DroneSession {
     let handle: TurnHandle;
     let lease: TurnLease | undefined;
     try {
-      if (this.deps.cluster) lease = await this.claimLease(slot, starter?.ownerId ?? "");
+      if (this.deps.cluster) lease = await this.claimLease(slot, starter);
       const history = (await this.history()).filter((t) => t.status !== "running");
       // Deleted (or stopped) while the history loaded: the turn never starts.
       if (this.closed) throw deleted();
@@ -313,12 +315,13 @@ export class DroneSession {
   }
 
   /** Cluster: takes the lease and continues the chat's numbering where the last holder left it. */
-  private async claimLease(slot: ActiveTurn, ownerId: string): Promise<TurnLease> {
+  private async claimLease(slot: ActiveTurn, starter: TurnStarter | undefined): Promise<TurnLease> {
     const lost = () => {
       // Swept by another process after a stall: this turn is no longer ours to run.
       if (this.active === slot) this.active.handle?.cancel();
     };
-    const lease = await this.deps.cluster!.claim(this.sessionId, slot.turnId, ownerId, () => this.relay.seq, lost);
+    const holder: LeaseHolder = starter ? { ...starter } : { ownerId: "", person: null };
+    const lease = await this.deps.cluster!.claim(this.sessionId, slot.turnId, holder, () => this.relay.seq, lost);
     try {
       const seq = this.relay.seq;
       if (lease.previousSeq === null) this.relay.jumpTo(Math.max(seq, await this.numbers.freshStart()));

@@ -18,18 +18,17 @@ import type { ChatStore } from "@/server/data/store";
 import { exportSession, type ExportFormat, type SessionExport } from "@/server/export/session-export";
 import { importSessionFile } from "@/server/export/session-import";
 import { checkSessionFileOffThread } from "@/server/export/check-off-thread";
-import type { DroneSession, RetryCommand } from "./drone-session";
+import type { DroneSession, RetryCommand, TurnStarter } from "./drone-session";
 import { createKeyedQueue } from "./keyed-queue";
 import { createReadGate, releasingChunks, type ReadGate } from "./read-gate";
 import type { SessionRegistry } from "./registry";
+import { DEFAULT_PERSON_LIMITS, tooManyTurns, type PersonLimits } from "./person-limits";
 import type { RoutedAnswer, RoutedCommand } from "@/server/cluster/protocol";
 
 /** Scale-out: what the service asks of the other processes (server/cluster/cluster.ts). */
 export interface ServiceCluster {
   /** A command for a turn another process runs, answered by that process. */
   route(sessionId: string, command: RoutedCommand): Promise<RoutedAnswer>;
-  /** A person's turns running in any process. */
-  countRunning(ownerId: string): Promise<number>;
   /** Stops a turn another process runs in the chat and waits until it let go (before a delete). */
   stopElsewhere(sessionId: string): Promise<void>;
 }
@@ -40,17 +39,6 @@ export interface ServiceCluster {
  * a session checks ownership first, in one place (`owned`); a chat that is someone
  * else's is answered exactly like one that does not exist.
  */
-/** What one person may hold at once; past these a command is refused with `limit_reached`. */
-export interface PersonLimits {
-  /** Chats kept (the sidebar pages through them; search and the list stay fast at 10,000). */
-  chats: number;
-  /** Turns running at once, across all of one's chats. */
-  runningTurns: number;
-  /** Open socket connections (tabs). */
-  sockets: number;
-}
-
-export const DEFAULT_PERSON_LIMITS: PersonLimits = { chats: 10_000, runningTurns: 3, sockets: 20 };
 const DEFAULT_READS_PER_PERSON = 3;
 
 export interface SessionServiceDeps {
@@ -142,10 +130,10 @@ export class SessionService {
   /** `person`: whose caps the turn counts against (see `personKey`); the owner by default. */
   async send(userId: string, sessionId: string, text: string, person = userId): Promise<{ turnId: string }> {
     const session = await this.open(userId, sessionId);
-    await this.checkClusterCaps(userId);
+    this.checkAccepting();
     // Counted and claimed in one synchronous step (startTurn claims its slot before it awaits).
     this.checkRunningTurns(person);
-    const turnId = await session.startTurn(text, { ownerId: userId, person });
+    const turnId = await session.startTurn(text, this.starter(userId, person));
     this.deps.onSessionsChanged(userId);
     return { turnId };
   }
@@ -170,20 +158,20 @@ export class SessionService {
       if (!routed.result) throw new Error("the process running the turn answered a retry without how it started");
       return routed.result;
     }
-    await this.checkClusterCaps(userId);
-    const started = await session.command(command, () => this.checkRunningTurns(person), { ownerId: userId, person });
+    this.checkAccepting();
+    const started = await session.command(command, () => this.checkRunningTurns(person), this.starter(userId, person));
     if (started.mode === "new_turn") this.deps.onSessionsChanged(userId);
     return started;
   }
 
   /** The running-turn cap of this process, for a send and a retry that starts a turn. */
   private checkRunningTurns(person: string): void {
-    if (this.deps.registry.runningTurns(person) >= this.limits.runningTurns) {
-      throw new AppError(
-        "limit_reached",
-        `You have ${this.limits.runningTurns} turns running in other chats; wait for one to finish or stop it.`,
-      );
-    }
+    if (this.deps.registry.runningTurns(person) >= this.limits.runningTurns) throw tooManyTurns(this.limits.runningTurns);
+  }
+
+  /** Who a new turn is for; scaled out, the chat's lease counts it against the cap in every process (see LeaseKeeper). */
+  private starter(ownerId: string, person: string): TurnStarter {
+    return { ownerId, person, maxRunning: this.limits.runningTurns };
   }
 
   /**
@@ -199,15 +187,9 @@ export class SessionService {
     return { result: answer.result };
   }
 
-  /** Cluster: the running-turn cap counts the person's turns in every process (their leases), and a stopping process starts none. */
-  private async checkClusterCaps(userId: string): Promise<void> {
+  /** A stopping process starts no turn. */
+  private checkAccepting(): void {
     if (!this.deps.registry.accepting) throw new AppError("unavailable", "This server is restarting; send again in a moment.");
-    if (this.deps.cluster && (await this.deps.cluster.countRunning(userId)) >= this.limits.runningTurns) {
-      throw new AppError(
-        "limit_reached",
-        `You have ${this.limits.runningTurns} turns running in other chats; wait for one to finish or stop it.`,
-      );
-    }
   }
 
   /** The whole text of one tool output ("Show all"). */
