@@ -79,5 +79,13 @@ export function createApp(options: AppOptions): App {
   });
   if (shares) sockets.shareNs = registerShareNamespace(io, { shares, sessions, viewer: shareViewer, log });
 
-  return { httpServer, io, registry, sessions, accounts, shares, close: () => closeApp({ registry, io, cluster, openSockets, httpServer }) };
+  return {
+    httpServer,
+    io,
+    registry,
+    sessions,
+    accounts,
+    shares,
+    close: () => closeApp({ registry, io, cluster, openSockets, httpServer }),
+  };
 }
