@@ -20,14 +20,19 @@ interface Instance {
   mongoUri: string;
 }
 
-async function startInstance(name: string, mode: string, reuse?: { dataDir: string; mongoUri: string; port: number }): Promise<Instance> {
+async function startInstance(
+  name: string,
+  mode: string,
+  reuse?: { dataDir: string; mongoUri: string; port: number },
+  env: Record<string, string> = {},
+): Promise<Instance> {
   const dataDir = reuse?.dataDir ?? mkdtempSync(path.join(tmpdir(), `delegate-${name}-`));
   const mongoUri = reuse?.mongoUri ?? new URL(`${name}_${Date.now()}`, process.env.E2E_MONGODB_URI).toString();
   const app = await startAppProcess({
     mongoUri,
     dataDir,
     port: reuse?.port,
-    env: { AUTH_MODE: mode, WORKSPACE_DIR: path.resolve("workspace") },
+    env: { AUTH_MODE: mode, WORKSPACE_DIR: path.resolve("workspace"), ...env },
     quiet: true,
   });
   return { app, dataDir, mongoUri };
@@ -359,7 +364,9 @@ test.describe("invitations and the admin", () => {
 
   test.beforeAll(async () => {
     test.setTimeout(150_000);
-    instance = await startInstance("accounts_invite", "invite");
+    // Each model step pauses 5 s, so the member's turn is still running once the admin has
+    // opened /admin and disabled the account, however slow a busy machine makes those clicks.
+    instance = await startInstance("accounts_invite", "invite", undefined, { DEMO_REPLY_DELAY_MS: "5000" });
   });
   test.afterAll(async () => {
     await adminPage?.context.close();
