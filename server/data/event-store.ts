@@ -1,11 +1,12 @@
-import type { AgentData, AgentEvent, ChatTurn, SubagentProcess, ToolOutput } from "@/lib/contracts";
+import type { AgentData, AgentEvent, ChatTurn, SubagentProcess, ToolOutput, ToolStatus } from "@/lib/contracts";
 import { newDoc, planDocumentWrite, type DocContent, type DocState, type DocumentWrite } from "./document-writes";
 import { endedTurnFields, processFields, streamingFields } from "./document-fields";
 import { callAt, findCall, processInTurn, type Agent } from "@/lib/turn/paths";
 import type { Models } from "@/models";
 import { WriteOutbox, type Write, type WriteOutboxOptions } from "./write-outbox";
 import { assertStorable } from "./document-size";
-import { toolCallRecord, toolCallRecordId, toolOutputChunks } from "./tool-call-records";
+import { resultFields, storedApproval, toolCallRecord, toolCallRecordId, toolOutputChunks } from "./tool-call-records";
+import { InsertBatch } from "./insert-batch";
 
 export { stepTextId } from "./document-writes";
 export { stepTimesOf } from "./document-fields";
@@ -21,7 +22,10 @@ export { toolCallRecordId } from "./tool-call-records";
  * stored is what viewers were shown; it keeps no turn of its own and asks for none. Its
  * writes go through the chat's outbox (write-outbox.ts), which retries a failed one with
  * backoff, so a database that drops out for a while loses nothing once it is back; an
- * append whose reply was lost is not stored twice (see `DocumentWrite`).
+ * append whose reply was lost is not stored twice (see `DocumentWrite`). Tool calls'
+ * records are inserted in batches (insert-batch.ts): consecutive calls go in one write,
+ * and a result (or an approval) for a call whose batch is not sent yet is folded into
+ * its record instead of following it as an update.
  */
 
 export interface EventStoreOptions extends WriteOutboxOptions {
@@ -34,6 +38,11 @@ export class EventStore {
   /** Turn and run documents by id (a turn's id, or a run's). */
   private readonly docs = new Map<string, DocState>();
   private readonly dirty = new Set<DocState>();
+  /**
+   * The newest insert batch while it may still change: last in the outbox, its write not
+   * started. Any other write queued closes it, so writes land in the order of the events.
+   */
+  private batch: InsertBatch | undefined;
 
   private readonly models: Models;
 
@@ -51,7 +60,7 @@ export class EventStore {
     switch (event.type) {
       case "turn:started":
         this.docs.set(event.turnId, newDoc("turn", event.turnId, null));
-        this.outbox.enqueue(() =>
+        this.enqueue(() =>
           this.models.Turn.create(
             storableAs("a turn", {
               _id: event.turnId,
@@ -63,7 +72,7 @@ export class EventStore {
             }),
           ),
         );
-        this.outbox.enqueue(() => this.touchSession());
+        this.enqueue(() => this.touchSession());
         return;
       case "turn:data":
       case "subagent_data":
@@ -73,7 +82,7 @@ export class EventStore {
         const doc = newDoc("run", event.turnId, event.runId);
         doc.fields.set("prompt", JSON.stringify(event.prompt));
         this.docs.set(event.runId, doc);
-        this.outbox.enqueue(() =>
+        this.enqueue(() =>
           this.models.SubagentRun.create(
             storableAs("a subagent run", {
               _id: event.runId,
@@ -106,8 +115,8 @@ export class EventStore {
         const doc = this.docs.get(event.turnId);
         if (!doc) return;
         this.dirty.delete(doc);
-        this.outbox.enqueue(this.appendOp(doc, true, turn && { steps: turn.steps, fields: endedTurnFields(turn) }));
-        this.outbox.enqueue(() => this.touchSession());
+        this.enqueue(this.appendOp(doc, true, turn && { steps: turn.steps, fields: endedTurnFields(turn) }));
+        this.enqueue(() => this.touchSession());
         return;
       }
     }
@@ -135,7 +144,9 @@ export class EventStore {
         const at = agent && findCall(agent, data.callId);
         const approval = (at && callAt(agent, at)?.approval) ?? data.approval;
         const id = toolCallRecordId(turnId, runId, data.callId);
-        this.outbox.enqueue(() => this.models.ToolCall.updateOne({ _id: id }, { $set: { approval } }));
+        const waiting = this.batch?.call(id);
+        if (waiting) waiting.approval = storedApproval(approval);
+        else this.enqueue(() => this.models.ToolCall.updateOne({ _id: id }, { $set: { approval } }));
         return;
       }
       case "steer":
@@ -148,8 +159,8 @@ export class EventStore {
   private saveSteering(turnId: string, runId: string | null, agent: Agent | undefined): void {
     const steering = agent?.steering;
     if (!steering) return;
-    if (runId === null) this.outbox.enqueue(() => this.models.Turn.updateOne({ _id: turnId }, { $set: { steering } }));
-    else this.outbox.enqueue(() => this.models.SubagentRun.updateOne({ _id: runId }, { $set: { steering } }));
+    if (runId === null) this.enqueue(() => this.models.Turn.updateOne({ _id: turnId }, { $set: { steering } }));
+    else this.enqueue(() => this.models.SubagentRun.updateOne({ _id: runId }, { $set: { steering } }));
   }
 
   /** Whether any streamed text waits to be queued for writing (asked after every event: no allocation). */
@@ -184,25 +195,40 @@ export class EventStore {
     const orderKey = `${turnId}|${runId ?? ""}`;
     const order = this.order.get(orderKey) ?? 0;
     this.order.set(orderKey, order + 1);
-    this.outbox.enqueue(() =>
-      this.models.ToolCall.create(storableAs("a tool call", toolCallRecord(this.options.sessionId, turnId, runId, call, order))),
-    );
+    this.batchToJoin()?.addCall(toolCallRecord(this.options.sessionId, turnId, runId, call, order));
   }
 
   /** The preview goes on the call record; a longer whole text, in chunks beside it. */
-  private saveResult(turnId: string, runId: string | null, callId: string, result: ToolOutput & { status: string; at?: string }): void {
+  private saveResult(turnId: string, runId: string | null, callId: string, result: ToolOutput & { status: ToolStatus; at?: string }): void {
     const id = toolCallRecordId(turnId, runId, callId);
-    const { response, responseSize, status, fullResponse: full, at } = result;
-    this.outbox.enqueue(() =>
-      this.models.ToolCall.updateOne(
-        { _id: id },
-        { $set: { response, responseSize, status, ...(at !== undefined ? { endedAt: at } : {}) } },
-      ),
-    );
-    if (full !== undefined && full.length > response.length) {
-      for (const chunk of toolOutputChunks(this.options.sessionId, id, full))
-        this.outbox.enqueue(() => this.models.ToolOutput.create(chunk));
+    const fields = resultFields(result);
+    const waiting = this.batch?.call(id);
+    if (waiting) Object.assign(waiting, fields);
+    else this.enqueue(() => this.models.ToolCall.updateOne({ _id: id }, { $set: fields }));
+    const full = result.fullResponse;
+    if (full !== undefined && full.length > result.response.length) {
+      for (const chunk of toolOutputChunks(this.options.sessionId, id, full)) this.batchToJoin()?.addOutput(chunk);
     }
+  }
+
+  /** Queues a write (false: shed, see write-outbox.ts); one queued behind the open insert batch closes it. */
+  private enqueue(write: Write, weight?: () => number): boolean {
+    this.batch = undefined;
+    return this.outbox.enqueue(write, weight);
+  }
+
+  /**
+   * The insert batch a record joins: the open one while it has room, else a new one
+   * queued now. Each record counts toward the outbox's bound; none when it is shed.
+   */
+  private batchToJoin(): InsertBatch | undefined {
+    if (this.batch && !this.batch.full) return this.outbox.admit() ? this.batch : undefined;
+    const batch = new InsertBatch(this.models, () => {
+      if (this.batch === batch) this.batch = undefined;
+    });
+    if (!this.enqueue(batch.write, () => batch.size)) return undefined;
+    this.batch = batch;
+    return batch;
   }
 
   private async touchSession(): Promise<void> {
@@ -214,9 +240,7 @@ export class EventStore {
     const doc = this.docs.get(runId);
     if (!doc || doc.turnId !== turnId) return;
     this.dirty.delete(doc);
-    this.outbox.enqueue(
-      this.appendOp(doc, true, process && { steps: process.steps, fields: processFields(process), response: process.response }),
-    );
+    this.enqueue(this.appendOp(doc, true, process && { steps: process.steps, fields: processFields(process), response: process.response }));
   }
 
   private markDirty(docId: string, chars: number): void {
@@ -238,7 +262,7 @@ export class EventStore {
       if (!all && doc.pendingChars < MIN_APPEND_CHARS && ++doc.waitedFlushes < MAX_WAIT_FLUSHES) continue;
       this.dirty.delete(doc);
       const agent = agentOf(turn, doc.runId);
-      this.outbox.enqueue(this.appendOp(doc, false, agent && { steps: agent.steps, fields: streamingFields(agent) }));
+      this.enqueue(this.appendOp(doc, false, agent && { steps: agent.steps, fields: streamingFields(agent) }));
     }
   }
 

@@ -11,8 +11,34 @@ export interface WriteOutboxOptions {
   log?: Pick<Logger, "warn" | "error">;
 }
 
-/** Writes queued per session while the database is away, at most (each a few KB at most). */
+/** Writes queued per session while the database is away, at most (each a few KB at most; a batch weighs one per document). */
 const MAX_PENDING_WRITES = 50_000;
+
+/**
+ * Some documents of one write were refused (the database's answer, or too large to send)
+ * while the rest landed: each refused one counts as a write given up.
+ */
+export class WritesRefused extends Error {
+  override readonly name = "WritesRefused";
+  constructor(
+    readonly count: number,
+    reason: string,
+  ) {
+    super(`${count} document(s) refused: ${reason}`);
+  }
+}
+
+/**
+ * The documents of a bulk insert (`ordered: false`) the database refused, with why: none
+ * when every error is a duplicate key (those documents had landed, by an earlier attempt
+ * whose reply was lost). Undefined when `error` is not a bulk write's answer (an outage).
+ */
+export function refusedInBulk(error: unknown): { count: number; reason: string } | undefined {
+  const errors = writeErrorsOf(error);
+  if (!errors) return undefined;
+  const refused = errors.filter((e) => e.code !== DUPLICATE_KEY);
+  return { count: refused.length, reason: refused[0]?.errmsg ?? "" };
+}
 
 /**
  * A chat's outbox: its writes run one at a time, in the order queued, and wait here while
@@ -35,17 +61,29 @@ export class WriteOutbox {
     return this.refused;
   }
 
-  enqueue(write: Write): void {
+  /**
+   * Queues `write`, or sheds it (false) when the bound is reached. `weight`: how many
+   * writes it stands for, read when it is done (a batch that took more documents while
+   * it waited: each was admitted with `admit`).
+   */
+  enqueue(write: Write, weight: () => number = () => 1): boolean {
+    if (!this.admit()) return false;
+    this.queue = this.queue.then(() => this.runWithRetry(write)).finally(() => (this.pending -= weight()));
+    return true;
+  }
+
+  /** Counts one more write toward the bound (a document joining a queued batch), or sheds it (false). */
+  admit(): boolean {
     if (this.pending >= MAX_PENDING_WRITES) {
       this.options.log?.error("the database has been away too long: shedding an event write", {
         sessionId: this.options.sessionId,
         pending: this.pending,
       });
       this.refused++;
-      return;
+      return false;
     }
     this.pending++;
-    this.queue = this.queue.then(() => this.runWithRetry(write)).finally(() => this.pending--);
+    return true;
   }
 
   /** Resolves once every write queued so far has landed or been given up on. */
@@ -81,7 +119,7 @@ export class WriteOutbox {
       });
     } catch (error) {
       if (!landed(error)) {
-        this.refused++;
+        this.refused += error instanceof WritesRefused ? error.count : 1;
         this.options.log?.error("could not persist an event: the database refused it; giving it up", {
           sessionId: this.options.sessionId,
           error: String(error),
@@ -91,4 +129,20 @@ export class WriteOutbox {
   }
 }
 
-const landed = (error: unknown) => (error as { code?: number }).code === 11000;
+const DUPLICATE_KEY = 11000;
+
+type WriteError = { code?: number; errmsg?: string };
+
+/** The driver's bulk write error lists its write errors (an array, or a single one). */
+function writeErrorsOf(error: unknown): WriteError[] | undefined {
+  const errors = (error as { writeErrors?: WriteError | WriteError[] } | null)?.writeErrors;
+  if (errors === undefined || errors === null) return undefined;
+  return Array.isArray(errors) ? errors : [errors];
+}
+
+/** A duplicate key: an earlier attempt landed before its reply was lost. A bulk error is one only when all its errors are. */
+function landed(error: unknown): boolean {
+  const errors = writeErrorsOf(error);
+  if (errors && errors.length > 0) return errors.every((e) => e.code === DUPLICATE_KEY);
+  return (error as { code?: number }).code === DUPLICATE_KEY;
+}
