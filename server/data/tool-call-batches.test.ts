@@ -6,6 +6,8 @@ import { findCall, callAt, processInTurn } from "@/lib/turn/paths";
 import { createModels, initModels, type Models } from "@/models";
 import { mongoStore, type ChatStore } from "@/server/data/store";
 import { toolCallRecord } from "@/server/data/tool-call-records";
+import { InsertBatch } from "@/server/data/insert-batch";
+import { WriteOutbox } from "@/server/data/write-outbox";
 import { STORABLE_DOCUMENT_BYTES } from "@/server/data/document-size";
 import { testDatabaseUri } from "@/test/support/server/database";
 import { startReplyDroppingProxy, type ReplyDroppingProxy } from "@/test/support/server/reply-dropping-proxy";
@@ -309,4 +311,20 @@ describe("a batch", () => {
       ["c1", "found c1"],
     ]);
   }, 30_000);
+
+  it("with a record the database refuses (not a duplicate) stores the others and counts that one as given up", async () => {
+    const { sessionId } = await store.createSession("owner-1");
+    const record = (i: number) =>
+      toolCallRecord(sessionId, "turn-db-refusal", null, { step: 0, callId: `c${i}`, name: "grep", parameters: "{}" }, i);
+    await models.ToolCall.collection.insertOne(record(0) as never);
+    const outbox = new WriteOutbox({ sessionId, retry: { baseDelayMs: 20 } });
+    const batch = new InsertBatch(models, () => undefined);
+    // Passes the writer's own checks; the database refuses an array as an _id (code 53 on both test servers).
+    for (const doc of [record(0), record(1), { ...record(2), _id: ["c2"] as unknown as string }, record(3)]) batch.addCall(doc);
+    outbox.enqueue(batch.write, () => batch.size);
+    await outbox.drained();
+    expect(outbox.givenUp).toBe(1);
+    const stored = await models.ToolCall.find({ sessionId }, { callId: 1 }).sort({ order: 1 }).lean();
+    expect(stored.map((c) => c.callId)).toEqual(["c0", "c1", "c3"]);
+  });
 });
