@@ -42,6 +42,8 @@ export interface ChatStore {
   /** Reserves `count` sequence numbers; returns the first number of the block. */
   reserveSeqBlock(sessionId: string, count: number): Promise<number>;
   loadHistory(sessionId: string): Promise<ChatTurn[]>;
+  /** How many turns a session has stored (an import checks they all landed without reading them back). */
+  countTurns(sessionId: string): Promise<number>;
   /** The `limit` turns before the turn `before` (the newest without it); `older` is the next cursor, null at the first turn. */
   loadHistoryPage(sessionId: string, limit: number, before?: string): Promise<{ turns: ChatTurn[]; older: string | null }>;
   /** The whole text of one tool call's output ("Show all"), for a session already checked. */
@@ -164,6 +166,7 @@ export function mongoStore(models: Models): ChatStore {
     },
 
     loadHistory: (sessionId) => loadHistory(models, sessionId),
+    countTurns: (sessionId) => Turn.countDocuments({ sessionId }),
     loadHistoryPage: (sessionId, limit, before) => loadHistoryPage(models, sessionId, limit, before),
 
     async loadToolOutput(sessionId, callId, where = {}) {
