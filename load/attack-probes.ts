@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { get } from "node:http";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
 import { io, type Socket } from "socket.io-client";
 import { emptyStats, type AgentEvent, type ChatTurn } from "@/lib/contracts";
 import { SESSION_FILE_FORMAT, SESSION_FILE_VERSION, type SessionFile } from "@/lib/export/session-file";
@@ -25,33 +26,63 @@ interface Stall {
   maxMs: number;
 }
 
-/** Asks /api/health back to back until stopped; the slowest answer is the longest stall. */
+/**
+ * Asks /api/health back to back until stopped; the slowest answer is the longest stall.
+ * It runs on a thread of its own: this process also plays the attacker (it serves the
+ * model's 10,000-call reply and reads the turn's events), and a bystander on the same
+ * event loop would time that work as the app's stall. It still shares the machine's two
+ * cores with the attacker and the database, which the app's own longest block does not.
+ */
 function startBystander(baseUrl: string): { stop(): Promise<Stall> } {
-  let running = true;
-  const stall: Stall = { requests: 0, failed: 0, maxMs: 0 };
-  const loop = (async () => {
-    while (running) {
-      const started = performance.now();
-      // A connection of its own each time (no pool shared with the attack's requests).
-      const ok = await new Promise<boolean>((resolve) =>
-        get(`${baseUrl}/api/health`, { agent: false }, (res) => {
-          res.resume();
-          res.on("end", () => resolve(res.statusCode === 200));
-        }).on("error", () => resolve(false)),
-      );
-      if (!ok) stall.failed++;
-      stall.maxMs = Math.max(stall.maxMs, performance.now() - started);
-      stall.requests++;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  })();
+  const worker = new Worker(BYSTANDER, { eval: true, workerData: { baseUrl } });
   return {
-    async stop() {
-      running = false;
-      await loop;
-      return stall;
-    },
+    stop: () =>
+      new Promise<Stall>((resolve, reject) => {
+        worker.once("message", (stall: Stall) => void worker.terminate().then(() => resolve(stall)));
+        worker.once("error", reject);
+        worker.postMessage("stop");
+      }),
   };
+}
+
+const BYSTANDER = `
+const { get } = require("node:http");
+const { parentPort, workerData } = require("node:worker_threads");
+let running = true;
+const stall = { requests: 0, failed: 0, maxMs: 0 };
+parentPort.once("message", () => (running = false));
+(async () => {
+  while (running) {
+    const started = performance.now();
+    // A connection of its own each time (no pool shared with the attack's requests).
+    const ok = await new Promise((resolve) =>
+      get(workerData.baseUrl + "/api/health", { agent: false }, (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode === 200));
+      }).on("error", () => resolve(false)),
+    );
+    if (!ok) stall.failed++;
+    stall.maxMs = Math.max(stall.maxMs, performance.now() - started);
+    stall.requests++;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  parentPort.postMessage(stall);
+})();
+`;
+
+/** Where the app writes its event-loop blocks (load/support/loop-blocks.mjs). */
+const LOOP_BLOCKS_FILE = path.join(os.tmpdir(), `delegate-loop-blocks-${process.pid}.txt`);
+
+/** The app's longest event-loop block that overlaps two instants of the machine's monotonic clock. */
+function longestBlock(from: bigint, to: bigint): number {
+  if (!existsSync(LOOP_BLOCKS_FILE)) return 0;
+  let longest = 0;
+  for (const line of readFileSync(LOOP_BLOCKS_FILE, "utf8").split("\n")) {
+    const [start, end, heldMs] = line.split(" ");
+    if (!start || !end || !heldMs || BigInt(end) < from || BigInt(start) > to) continue;
+    longest = Math.max(longest, Number(heldMs));
+  }
+  return longest;
 }
 
 function turnWithCalls(steps: number, callsPerStep: number): ChatTurn {
@@ -96,6 +127,7 @@ function ask<T>(socket: Socket, name: string, input: unknown): Promise<T> {
 
 async function probe(label: string, baseUrl: string, attack: () => Promise<string>): Promise<void> {
   const bystander = startBystander(baseUrl);
+  const from = process.hrtime.bigint();
   const started = performance.now();
   let outcome: string;
   try {
@@ -106,8 +138,9 @@ async function probe(label: string, baseUrl: string, attack: () => Promise<strin
   }
   const tookMs = performance.now() - started;
   const stall = await bystander.stop();
+  const blockMs = longestBlock(from, process.hrtime.bigint());
   console.log(
-    `${label}\n  answered in ${(tookMs / 1000).toFixed(2)} s: ${outcome}\n  bystander: ${stall.requests} requests (${stall.failed} failed), slowest ${stall.maxMs.toFixed(0)} ms`,
+    `${label}\n  answered in ${(tookMs / 1000).toFixed(2)} s: ${outcome}\n  bystander: ${stall.requests} requests (${stall.failed} failed), slowest ${stall.maxMs.toFixed(0)} ms\n  app's longest event-loop block: ${blockMs > 0 ? `${blockMs.toFixed(0)} ms` : "none over 20 ms"}`,
   );
 }
 
@@ -137,9 +170,13 @@ async function main(): Promise<void> {
     mongoUri: `${mongo.uri}attacks`,
     dataDir,
     quiet: !process.env.ATTACK_VERBOSE,
-    env: { MODEL: "scripted", OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "test" },
-    // ATTACK_PROFILE_DIR=<dir> writes the app's CPU profile there, to see what a stall was.
-    nodeArgs: process.env.ATTACK_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.ATTACK_PROFILE_DIR}`] : [],
+    env: { MODEL: "scripted", OPENAI_BASE_URL: model.url, OPENAI_API_KEY: "test", LOOP_BLOCKS_FILE },
+    nodeArgs: [
+      "--import",
+      pathToFileURL(path.resolve("load/support/loop-blocks.mjs")).href,
+      // ATTACK_PROFILE_DIR=<dir> writes the app's CPU profile there, to see what a stall was.
+      ...(process.env.ATTACK_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.ATTACK_PROFILE_DIR}`] : []),
+    ],
   });
   try {
     const cookie = await cookieOf(app.baseUrl);
@@ -186,6 +223,7 @@ async function main(): Promise<void> {
     await model.close();
     await mongo.stop();
     rmSync(dataDir, { recursive: true, force: true });
+    rmSync(LOOP_BLOCKS_FILE, { force: true });
   }
 }
 
