@@ -2,11 +2,11 @@ import mongoose, { type Connection } from "mongoose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emptyStats, type AgentEvent, type AgentEventOf, type ChatTurn } from "@/lib/contracts";
 import { applyEvent, turnFromStart } from "@/lib/turn/reduce";
-import { createModels, initModels, type Models } from "@/models";
+import { createModels, type Models } from "@/models";
 import { mongoStore, type ChatStore } from "@/server/data/store";
 import { DroneSession } from "@/server/sessions/drone-session";
 import type { TurnRunner } from "@/server/sessions/turn-runner";
-import { testDatabaseUri } from "@/test/support/server/database";
+import { openTestDatabase, testDatabaseUri, type TestDatabase } from "@/test/support/server/database";
 import { startReplyDroppingProxy, type ReplyDroppingProxy } from "@/test/support/server/reply-dropping-proxy";
 import { meterWrites, storedBytes } from "@/test/support/server/write-meter";
 import { fakeRunner } from "@/test/support/turn/fake-runner";
@@ -16,19 +16,15 @@ import { fakeRunner } from "@/test/support/turn/fake-runner";
  * the answer, not with its square (it used to send each running text whole every 100 ms),
  * and a retried append whose reply was lost does not store its text twice.
  */
+let db: TestDatabase;
 let connection: Connection;
 let models: Models;
 let store: ChatStore;
 beforeAll(async () => {
-  connection = await mongoose.createConnection(testDatabaseUri("append-writes"), { monitorCommands: true }).asPromise();
-  models = createModels(connection);
-  await initModels(models);
-  store = mongoStore(models);
+  db = await openTestDatabase("append-writes", { monitorCommands: true });
+  ({ connection, models, store } = db);
 });
-afterAll(async () => {
-  await connection?.dropDatabase().catch(() => undefined);
-  await connection?.close();
-});
+afterAll(() => db?.close());
 
 const TOKEN = "Streaming tokens, one after another; ";
 

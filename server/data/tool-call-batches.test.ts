@@ -9,8 +9,9 @@ import { toolCallRecord } from "@/server/data/tool-call-records";
 import { InsertBatch } from "@/server/data/insert-batch";
 import { WriteOutbox } from "@/server/data/write-outbox";
 import { STORABLE_DOCUMENT_BYTES } from "@/server/data/document-size";
-import { testDatabaseUri } from "@/test/support/server/database";
+import { openTestDatabase, testDatabaseUri, type TestDatabase } from "@/test/support/server/database";
 import { startReplyDroppingProxy, type ReplyDroppingProxy } from "@/test/support/server/reply-dropping-proxy";
+import { countCommands } from "@/test/support/server/write-meter";
 import { ev } from "@/test/support/turn/event-builders";
 
 /**
@@ -20,30 +21,15 @@ import { ev } from "@/test/support/turn/event-builders";
  * batch retried after a lost reply or refused in part stores each call once and counts
  * only what the database did not take.
  */
+let db: TestDatabase;
 let connection: Connection;
 let models: Models;
 let store: ChatStore;
 beforeAll(async () => {
-  connection = await mongoose.createConnection(testDatabaseUri("call-batches"), { monitorCommands: true }).asPromise();
-  models = createModels(connection);
-  await initModels(models);
-  store = mongoStore(models);
+  db = await openTestDatabase("call-batches", { monitorCommands: true });
+  ({ connection, models, store } = db);
 });
-afterAll(async () => {
-  await connection?.dropDatabase().catch(() => undefined);
-  await connection?.close();
-});
-
-/** Commands the driver sends on the tool-call collection, by name ("insert", "update"), from the driver's command monitoring. */
-function countToolCallCommands(on: Connection): { counts: Record<string, number>; stop(): void } {
-  const counts: Record<string, number> = {};
-  const listener = (event: { commandName: string; command: mongoose.mongo.Document }) => {
-    if (event.command[event.commandName] === "toolcalls") counts[event.commandName] = (counts[event.commandName] ?? 0) + 1;
-  };
-  const client = on.getClient();
-  client.on("commandStarted", listener);
-  return { counts, stop: () => client.off("commandStarted", listener) };
-}
+afterAll(() => db?.close());
 
 /** A turn's writer and the fold it is handed, as a session keeps them. */
 function turnWriter(on: Models, sessionId: string, turnId: string, log?: { warn(): void; error(m: string, f?: object): void }) {
@@ -84,7 +70,7 @@ describe("a step of many tool calls", () => {
 
   it("replayed call by call with each result (as an import does): a few inserts, no updates, and the turn reloads as folded", async () => {
     const { sessionId } = await store.createSession("owner-1");
-    const commands = countToolCallCommands(connection);
+    const commands = countCommands(connection, "toolcalls");
     const t = turnWriter(models, sessionId, "turn-replayed");
     for (let i = 0; i < CALLS; i++) {
       t.publish(call("turn-replayed", `c${i}`, Math.floor(i / 600)));
@@ -104,7 +90,7 @@ describe("a step of many tool calls", () => {
 
   it("made by a model step (every call, then the results as the tools finish): the calls in a few inserts, and the turn reloads as folded", async () => {
     const { sessionId } = await store.createSession("owner-1");
-    const commands = countToolCallCommands(connection);
+    const commands = countCommands(connection, "toolcalls");
     const t = turnWriter(models, sessionId, "turn-live");
     for (let i = 0; i < LIVE_CALLS; i++) t.publish(call("turn-live", `c${i}`));
     for (let i = 0; i < LIVE_CALLS; i++) {

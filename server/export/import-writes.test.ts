@@ -1,13 +1,14 @@
-import mongoose, { type Connection } from "mongoose";
+import type { Connection } from "mongoose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emptyStats, MAX_TOOL_CALLS_PER_STEP, type AgentEvent, type ChatTurn } from "@/lib/contracts";
 import { SESSION_FILE_FORMAT, SESSION_FILE_VERSION, type SessionFile } from "@/lib/export/session-file";
 import { applyEvent, newTurn } from "@/lib/turn/reduce";
-import { createModels, initModels, type Models } from "@/models";
+import type { Models } from "@/models";
 import { STORABLE_DOCUMENT_BYTES } from "@/server/data/document-size";
-import { mongoStore, type ChatStore } from "@/server/data/store";
+import type { ChatStore } from "@/server/data/store";
 import { importSessionFile } from "@/server/export/session-import";
-import { testDatabaseUri } from "@/test/support/server/database";
+import { openTestDatabase, type TestDatabase } from "@/test/support/server/database";
+import { countCommands } from "@/test/support/server/write-meter";
 import { ev } from "@/test/support/turn/event-builders";
 
 /**
@@ -15,19 +16,15 @@ import { ev } from "@/test/support/turn/event-builders";
  * of inserts, not an insert and an update per call, and reads back as the file's turn. A
  * call the database cannot store fails the whole import, which leaves no chat behind.
  */
+let db: TestDatabase;
 let connection: Connection;
 let models: Models;
 let store: ChatStore;
 beforeAll(async () => {
-  connection = await mongoose.createConnection(testDatabaseUri("import-writes"), { monitorCommands: true }).asPromise();
-  models = createModels(connection);
-  await initModels(models);
-  store = mongoStore(models);
+  db = await openTestDatabase("import-writes", { monitorCommands: true });
+  ({ connection, models, store } = db);
 });
-afterAll(async () => {
-  await connection?.dropDatabase().catch(() => undefined);
-  await connection?.close();
-});
+afterAll(() => db?.close());
 
 /** A finished turn of `steps` steps of `calls` calls each, every call answered. */
 function turnWithCalls(steps: number, calls: number, parametersOf = (_step: number, _i: number) => "{}"): ChatTurn {
@@ -59,16 +56,9 @@ function fileOf(turn: ChatTurn): SessionFile {
 describe("importing a file of many tool calls", () => {
   it("writes them in a handful of inserts and hardly an update, and the chat reads back as the file's turn", async () => {
     const turn = turnWithCalls(3, MAX_TOOL_CALLS_PER_STEP);
-    const commands: Record<string, number> = {};
-    const client = connection.getClient();
-    const count = (event: { commandName: string; command: mongoose.mongo.Document }) => {
-      if (event.command[event.commandName] === "toolcalls") commands[event.commandName] = (commands[event.commandName] ?? 0) + 1;
-    };
-    client.on("commandStarted", count);
+    const { counts: commands, stop } = countCommands(connection, "toolcalls");
     const ownerId = "owner-many";
-    const session = await importSessionFile(store, ownerId, fileOf(turn), (title) => store.createSession(ownerId, title)).finally(() =>
-      client.off("commandStarted", count),
-    );
+    const session = await importSessionFile(store, ownerId, fileOf(turn), (title) => store.createSession(ownerId, title)).finally(stop);
 
     // An insert and an update per call before: 6,000 round trips. A result is an update of
     // its own only where a slice of the import ends between its call and it.

@@ -69,7 +69,7 @@ export async function startHarness(
     >;
   } & Partial<AppOptions>,
 ): Promise<Harness> {
-  const db = await openTestDatabase(label, options.mongoUri);
+  const db = await openTestDatabase(label, { uri: options.mongoUri });
   const { connection, models } = db;
   const outbox = options.outbox;
   const store: typeof db.store = outbox ? { ...db.store, eventWriter: (o) => db.store.eventWriter({ ...o, ...outbox }) } : db.store;

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Connection } from "mongoose";
+import mongoose, { type Connection } from "mongoose";
 import { inject } from "vitest";
 import { createModels, initModels, type Models } from "@/models";
 import { mongoStore, type ChatStore } from "@/server/data/store";
@@ -20,9 +20,15 @@ export interface TestDatabase {
   close(): Promise<void>;
 }
 
-/** A fresh test database (or `uri`'s), with the app's models and store on a connection of its own. */
-export async function openTestDatabase(label: string, uri = testDatabaseUri(label)): Promise<TestDatabase> {
-  const connection = await openConnection(uri);
+/**
+ * A fresh test database (or `uri`'s), with the app's models and store on a connection of
+ * its own; `monitorCommands` lets a test count what the driver sends (see write-meter.ts).
+ */
+export async function openTestDatabase(label: string, options: { uri?: string; monitorCommands?: boolean } = {}): Promise<TestDatabase> {
+  const uri = options.uri ?? testDatabaseUri(label);
+  const connection = options.monitorCommands
+    ? await mongoose.createConnection(uri, { serverSelectionTimeoutMS: 5_000, monitorCommands: true }).asPromise()
+    : await openConnection(uri);
   const models = createModels(connection);
   await initModels(models);
   return {

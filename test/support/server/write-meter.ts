@@ -61,3 +61,14 @@ export async function storedBytes(models: Models, sessionId: string): Promise<nu
   }
   return bytes;
 }
+
+/** Commands the driver sends on one collection, by name ("insert", "update"), from its command monitoring. */
+export function countCommands(connection: Connection, collection: string): { counts: Record<string, number>; stop(): void } {
+  const counts: Record<string, number> = {};
+  const listener = (event: { commandName: string; command: mongoose.mongo.Document }) => {
+    if (event.command[event.commandName] === collection) counts[event.commandName] = (counts[event.commandName] ?? 0) + 1;
+  };
+  const client = connection.getClient();
+  client.on("commandStarted", listener);
+  return { counts, stop: () => client.off("commandStarted", listener) };
+}
