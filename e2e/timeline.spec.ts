@@ -81,8 +81,14 @@ test("a bar opens the panels above it and scrolls to its subagent or its tool ca
   // A depth-2 run: its parent's panel and its own open, and it is brought into view, focused.
   const deep = timeline.locator("[data-testid=timeline-row][data-kind=run][data-depth='2']").first();
   const runId = (await deep.getAttribute("data-run-id"))!;
-  await deep.click();
   const panel = page.locator(`[data-testid=subagent-panel][data-run-id="${runId}"]`);
+  // Clicked until its panel is there: the list is still settling after the timeline opened,
+  // and on a busy machine a click can land where the row was a frame before. Opening is
+  // idempotent, so a second click changes nothing once the first has landed.
+  await expect(async () => {
+    await deep.click();
+    await expect(panel).toBeAttached({ timeout: 2_000 });
+  }).toPass({ timeout: 30_000 });
   await expect(panel).toBeInViewport();
   await expect(panel.getByTestId("subagent-toggle").first()).toHaveAttribute("aria-expanded", "true");
   await expect(panel.getByTestId("subagent-toggle").first()).toBeFocused();
@@ -96,8 +102,11 @@ test("a bar opens the panels above it and scrolls to its subagent or its tool ca
   await timeline.scrollIntoViewIfNeeded();
   const callRow = timeline.locator(`[data-testid=timeline-row][data-kind=call][data-run-id="${runId}"]`).first();
   const callId = (await callRow.getAttribute("data-call-id"))!;
-  await callRow.click();
   const chip = panel.locator(`[data-testid=tool-call][data-call-id="${callId}"]`).first();
+  await expect(async () => {
+    await callRow.click();
+    await expect(chip.locator("button").first()).toHaveAttribute("aria-expanded", "true", { timeout: 2_000 });
+  }).toPass({ timeout: 30_000 });
   await expect(chip).toBeInViewport();
   await expect(chip.locator("button").first()).toHaveAttribute("aria-expanded", "true");
   await attach(page, testInfo, "timeline-opened-call");
