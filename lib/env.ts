@@ -135,6 +135,8 @@ export const envSchema = z
     /** Lets file_write and file_edit change files under `.git` (hooks and config there run code). */
     ALLOW_GIT_WRITES: withDefault(bool, "false"),
     SUBAGENTS_FILE: opt(z.string()),
+    /** JSON file of OpenAI-compatible endpoints whose models a person may pick per chat (see endpoints.example.json); unset: MODEL's alone. */
+    ENDPOINTS_FILE: opt(z.string()),
     /** JSON or YAML file of MCP tool servers (see mcp.example.yaml); unset: none. */
     MCP_CONFIG_FILE: opt(z.string()),
     MAX_SPAWN_DEPTH: withDefault(int(1, 10), 3),

@@ -11,6 +11,7 @@ import { defineTurnModel } from "./turn";
 import { defineTurnLeaseModel } from "./turn-lease";
 import { defineAccountModel, defineLoginSessionModel, defineOneTimeLinkModel, defineSignInSessionModel } from "./account";
 import { defineShareLinkModel } from "./share-link";
+import { definePersonSettingsModel } from "./person-settings";
 
 /**
  * The models, created on the connection they are given — nothing binds to mongoose's
@@ -36,6 +37,8 @@ export function createModels(connection: Connection) {
     LoginSession: defineLoginSessionModel(connection),
     // Read-only share links.
     ShareLink: defineShareLinkModel(connection),
+    // A person's defaults across their chats (the model a new chat starts on).
+    PersonSettings: definePersonSettingsModel(connection),
     // Scale-out: unused without REDIS_URL.
     TurnLease: defineTurnLeaseModel(connection),
   };

@@ -14,6 +14,10 @@ const sessionSchema = new Schema(
     titleTerms: { type: [String], default: undefined },
     /** The chat's turns are in the search index (set by the start-up backfill and for new chats). */
     searchIndexed: { type: Boolean },
+    /** The model key the person picked for this chat's master (absent: their default). */
+    model: { type: String },
+    /** The chat's own instructions, added to the master's system prompt (absent: none). */
+    instructions: { type: String },
   },
   { timestamps: true, versionKey: false },
 );

@@ -17,6 +17,8 @@ const turnSchema = new Schema(
     error: { type: String },
     stats: { type: statsSchema, default: () => ({}) },
     endedAt: { type: Date },
+    /** Label of the model the master ran on (absent in turns from before it was kept). */
+    model: { type: String },
     /** Steering messages to the master, as a run keeps its own (absent: none). */
     steering: steeringField,
     /** Appends this document has taken; each names the count it expects, so a retried one that landed changes nothing. */

@@ -7,6 +7,7 @@ import type { AccountService, AccountServiceDeps } from "@/server/accounts/accou
 import type { Throttle } from "@/server/accounts/login-throttle";
 import type { OidcClient } from "@/server/accounts/oidc";
 import type { Cluster } from "@/server/cluster/cluster";
+import type { ModelChoices } from "@/server/catalog/chat-settings";
 import type { ChatStore } from "@/server/data/store";
 import type { ConnectionLimits } from "@/server/http/connection-limits";
 import type { HostSettings } from "@/server/http/hosts";
@@ -30,6 +31,11 @@ export interface AppOptions {
   personLimits?: PersonLimits;
   secret: string;
   runner: TurnRunner;
+  /**
+   * The models a person may pick per chat (server/catalog/). Absent: no picker, and every
+   * turn runs on the runner's own model.
+   */
+  catalog?: ModelChoices;
   /** A function when part of it changes while the server runs (MCP servers' state). */
   appInfo: AppInfo | (() => AppInfo);
   allowedOrigins?: string;

@@ -10,6 +10,7 @@ import type { AppSockets } from "@/server/realtime/app-sockets";
 import { cutAccountSockets, cutLoginSockets } from "@/server/realtime/cut-sockets";
 import { eventRelay, sessionListNotifier } from "@/server/realtime/relay";
 import { sessionRoom } from "@/server/realtime/types";
+import { ChatSettingsService } from "@/server/catalog/chat-settings";
 import { SessionRegistry } from "@/server/sessions/registry";
 import { SessionService } from "@/server/sessions/session-service";
 import { endShareViewers } from "@/server/share/share-socket";
@@ -53,9 +54,11 @@ export function createServices(
       }
     : undefined;
   const sessionsChanged = sessionListNotifier(sockets, store, log);
+  const chatSettings = new ChatSettingsService(store, options.catalog);
   const registry = new SessionRegistry({
     store,
     runner: options.runner,
+    turnSettings: (ownerId, sessionId) => chatSettings.forTurn(ownerId, sessionId),
     relay: eventRelay(sockets, clustered),
     cluster,
     onTitleChanged: sessionsChanged,
@@ -76,6 +79,8 @@ export function createServices(
   const sessions = new SessionService({
     store,
     registry,
+    chatSettings,
+    catalog: options.catalog,
     limits: options.personLimits,
     readsPerPerson: options.readsPerPerson ?? env().MAX_READS_PER_PERSON,
     onSessionsChanged: sessionsChanged,

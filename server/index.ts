@@ -2,6 +2,7 @@ import next from "next";
 import { loadEnvFile } from "node:process";
 import { existsSync } from "node:fs";
 import { SubagentConfigError } from "@/lib/agent/definitions";
+import { EndpointsConfigError } from "@/lib/catalog/endpoints-config";
 import { EnvError, env as loadEnv, type Env } from "@/lib/env";
 import { McpConfigError } from "@/lib/mcp/config";
 import { buildRuntime } from "@/server/agent/build-runtime";
@@ -42,7 +43,7 @@ async function main(): Promise<void> {
   if (config.AUTH_MODE === "invite" && !(await db.models.Account.exists({}))) {
     log.warn("AUTH_MODE=invite and no account yet: the first person to sign up (no invitation needed) becomes the admin");
   }
-  const { runtime, appInfo, mcp } = buildRuntime(config, log);
+  const { runtime, appInfo, mcp, catalog } = buildRuntime(config, log);
   const secret = loadOrCreateSecret(config.SESSION_SECRET, config.DATA_DIR);
   const nextApp = next({ dev, dir: process.cwd(), hostname: config.HOST, port: config.PORT });
   await nextApp.prepare();
@@ -53,6 +54,7 @@ async function main(): Promise<void> {
     secret,
     runner: runtime,
     appInfo,
+    catalog,
     allowedOrigins: config.ALLOWED_ORIGINS,
     password: config.APP_PASSWORD,
     loginSessions: db.models.LoginSession,
@@ -94,7 +96,16 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   process.stderr.write(
-    `${error instanceof EnvError || error instanceof SubagentConfigError || error instanceof McpConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    `${
+      error instanceof EnvError ||
+      error instanceof SubagentConfigError ||
+      error instanceof McpConfigError ||
+      error instanceof EndpointsConfigError
+        ? error.message
+        : error instanceof Error
+          ? (error.stack ?? error.message)
+          : String(error)
+    }\n`,
   );
   process.exit(1);
 });

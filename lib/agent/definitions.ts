@@ -17,7 +17,7 @@ const renameMaxTurns = (value: unknown) => {
 };
 
 /** USD per million tokens, as providers publish prices. */
-const pricesSchema = z.strictObject({
+export const pricesSchema = z.strictObject({
   inputPerMTok: z.number().nonnegative().finite(),
   outputPerMTok: z.number().nonnegative().finite(),
 });

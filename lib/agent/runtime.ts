@@ -16,7 +16,7 @@ import { traceModel, type ModelTracer } from "./model-trace";
 import { masterSystemPrompt } from "./prompts";
 import { RetryBook, retryFirstStep, type RetryResult, type TurnRetry } from "./retry";
 import { RunRegistry, type ControlResult } from "./run-registry";
-import { createModelResolver, type ModelFor } from "./run-models";
+import { createModelResolver, type ModelFor, type RunModel } from "./run-models";
 import { SubagentExecutor, type AgentNode, type TurnScope } from "./subagent-executor";
 import { UsageMeter, type Pricing } from "./usage-meter";
 import { Watchdog } from "./watchdog";
@@ -90,6 +90,13 @@ export interface TurnInput {
   retry?: TurnRetry;
   /** Receives every model request of the turn, any agent, as sent and as answered (the audit record). */
   recordModelCall?: ModelCallSink;
+  /**
+   * The model the chat chose for its master (and for subagents on "chat"); absent: the
+   * runtime's own. Its label is recorded on the turn.
+   */
+  model?: RunModel;
+  /** The chat's own instructions, added to the master's system prompt; absent or "": none. */
+  instructions?: string;
 }
 
 export interface TurnResult {
@@ -135,7 +142,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
         controller.signal,
         registry,
         record,
-        { ...deps, systemModel, modelFor, now, newId },
+        withChosenModel({ ...deps, systemModel, modelFor, now, newId }, input.model),
         { approvals, watchdog },
         retries,
       ).finally(() => watchdog.clear());
@@ -154,6 +161,21 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
 }
 
 const WATCHDOG = "watchdog_timeout";
+
+/**
+ * The chat's chosen model answers for the master, and for every subagent that runs on
+ * "chat", at its prices; the others run as configured.
+ */
+function withChosenModel(deps: ResolvedDeps, chosen: RunModel | undefined): ResolvedDeps {
+  if (!chosen) return deps;
+  const { modelFor } = deps;
+  return {
+    ...deps,
+    model: chosen.model,
+    pricing: chosen.pricing,
+    modelFor: (definition) => (definition.model === "chat" ? chosen : modelFor(definition)),
+  };
+}
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 10 * 60_000;
 
 type ResolvedDeps = AgentRuntimeDeps & { systemModel: ChatModel; modelFor: ModelFor; now: () => number; newId: () => string };
@@ -190,14 +212,21 @@ async function runTurn(
 ): Promise<TurnResult> {
   const { publish } = record;
   const started = deps.now();
+  const chosen = input.model;
   const meter = new UsageMeter(undefined, deps.pricing);
   const { turnId } = input;
   let state: LoopState | undefined;
   let result: Omit<TurnResult, "stats" | "turn">;
   try {
-    publish({ type: "turn:started", turnId, prompt: input.prompt, createdAt: new Date(started).toISOString() });
+    publish({
+      type: "turn:started",
+      turnId,
+      prompt: input.prompt,
+      createdAt: new Date(started).toISOString(),
+      ...(chosen ? { model: chosen.label } : {}),
+    });
     state = createLoopState([
-      { role: "system", content: masterSystemPrompt(deps.definitions, deps.workspaceDir) },
+      { role: "system", content: masterSystemPrompt(deps.definitions, deps.workspaceDir, input.instructions) },
       ...buildSessionContext(input.history, deps.log),
       { role: "user", content: input.prompt },
     ]);

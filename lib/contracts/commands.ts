@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { wellFormed } from "./well-formed";
+import { modelKeySchema } from "./catalog";
 
 /** Longest prompt a person may send; larger payloads are refused before any work. */
 export const MAX_PROMPT_CHARS = 100_000;
@@ -40,7 +41,12 @@ export const sessionOlderSchema = z.strictObject({
 export const turnSendSchema = z.strictObject({
   sessionId: id,
   text: visibleText(MAX_PROMPT_CHARS, `must be at most ${MAX_PROMPT_CHARS} characters`),
+  /** The model the sender's picker shows (a model key); set on the chat when it differs. */
+  model: modelKeySchema.optional(),
 });
+/** A chat's settings, or (no `sessionId`) those a new chat would start with. */
+export const chatSettingsQuerySchema = z.strictObject({ sessionId: id.optional() });
+export type ChatSettingsQuery = z.infer<typeof chatSettingsQuerySchema>;
 export const turnCancelSchema = z.strictObject({ sessionId: id, turnId: id });
 export const subagentSteerSchema = z.strictObject({
   sessionId: id,

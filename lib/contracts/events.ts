@@ -38,6 +38,8 @@ export const turnStartedSchema = z.object({
   ...base,
   prompt: z.string(),
   createdAt: z.string(),
+  /** Label of the model the master runs on; absent in events from before it was recorded. */
+  model: z.string().optional(),
 });
 
 export const subagentStartedSchema = z.object({

@@ -25,7 +25,10 @@ import {
   type ToolDecide,
   type TurnCancel,
   type TurnSend,
+  chatSettingsQuerySchema,
+  type ChatSettingsQuery,
 } from "./commands";
+import { chatSettingsInputSchema, type ChatSettings, type ChatSettingsInput, type ModelCatalog } from "./catalog";
 import {
   sessionPageSchema,
   sessionSearchSchema,
@@ -93,6 +96,11 @@ export interface ClientToServerEvents {
   "session:page": (input: SessionPageInput, ack: AckCallback<SessionPage>) => void;
   /** Full-text search over one's own chats. */
   "session:search": (input: SessionSearch, ack: AckCallback<SearchResults>) => void;
+  /** The models a person may pick for a chat, from every configured endpoint. */
+  "model:list": (input: EmptyInput, ack: AckCallback<ModelCatalog>) => void;
+  "chat:settings": (input: ChatSettingsQuery, ack: AckCallback<ChatSettings>) => void;
+  /** Sets a chat's model (and the person's default) or its instructions. */
+  "chat:configure": (input: ChatSettingsInput, ack: AckCallback<ChatSettings>) => void;
 }
 
 /**
@@ -123,6 +131,9 @@ export const commandSchemas = {
   "subagent:retry": subagentRetrySchema,
   "session:page": sessionPageSchema,
   "session:search": sessionSearchSchema,
+  "model:list": emptySchema,
+  "chat:settings": chatSettingsQuerySchema,
+  "chat:configure": chatSettingsInputSchema,
 } satisfies Record<keyof ClientToServerEvents, ZodType>;
 
 /**

@@ -170,6 +170,8 @@ export interface ChatTurn {
   endedAt?: string;
   /** Steering messages to the master, as for a subagent; absent when there were none. */
   steering?: Steer[];
+  /** Label of the model the master ran on (the chat's choice then); absent in records from before it was kept. */
+  model?: string;
 }
 
 export const toolCallSchema: z.ZodType<ToolCall> = z.lazy(() =>
@@ -244,6 +246,7 @@ export const chatTurnSchema: z.ZodType<ChatTurn> = z.object({
   createdAt: z.string(),
   endedAt: z.string().optional(),
   steering: z.array(steerSchema).optional(),
+  model: z.string().optional(),
 });
 
 export interface SessionSummary {

@@ -31,7 +31,7 @@ export function turnMarkdown(turn: ChatTurn, options: MarkdownOptions = {}): str
   out += stepsMarkdown(turn.steps, 0);
   if (turn.error) out += `\n> **${turn.status === "cancelled" ? "Stopped" : "Failed"}:** ${inertInline(turn.error)}\n`;
   else if (turn.status === "cancelled") out += "\n> **Stopped** before it finished.\n";
-  out += `\n<sub>${statsLine(turn.stats)}</sub>\n`;
+  out += `\n<sub>${turn.model ? `${inertInline(turn.model)} · ` : ""}${statsLine(turn.stats)}</sub>\n`;
   if (options.markup)
     out += `\n<details><summary>SubagentExecution markup</summary>\n\n${fence(serializeTurn(turn), "xml")}\n\n</details>\n`;
   return out;

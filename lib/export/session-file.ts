@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { chatTurnSchema, modelCallRecordSchema, type ChatTurn, type ModelCallRecord } from "@/lib/contracts";
+import { chatTurnSchema, MAX_INSTRUCTIONS_CHARS, modelCallRecordSchema, type ChatTurn, type ModelCallRecord } from "@/lib/contracts";
 
 /**
  * The session file: one chat exported whole, for an archive, an audit or another
@@ -12,7 +12,13 @@ import { chatTurnSchema, modelCallRecordSchema, type ChatTurn, type ModelCallRec
  */
 
 export const SESSION_FILE_FORMAT = "delegate.session";
-export const SESSION_FILE_VERSION = 1;
+/**
+ * 2: each turn may name the model its master ran on (`turn.model`), and the chat its
+ * settings (`session.model`, a model key; `session.instructions`). Version 1 files, which
+ * have neither, are read as they are.
+ */
+export const SESSION_FILE_VERSION = 2;
+export const READABLE_SESSION_FILE_VERSIONS = [1, 2] as const;
 /** Deeper JSON than this is refused before parsing (a turn tree is at most ~60 levels deep). */
 export const MAX_JSON_DEPTH = 256;
 
@@ -28,23 +34,37 @@ export type ExportedTurn = z.infer<typeof exportedTurnSchema>;
 
 export const sessionFileSchema = z.object({
   format: z.literal(SESSION_FILE_FORMAT, { error: `Not a Delegate session file (its "format" is not "${SESSION_FILE_FORMAT}").` }),
-  version: z.literal(SESSION_FILE_VERSION, { error: `This Delegate reads session files of version ${SESSION_FILE_VERSION}.` }),
+  version: z.union(
+    READABLE_SESSION_FILE_VERSIONS.map((v) => z.literal(v)),
+    { error: `This Delegate reads session files of versions ${READABLE_SESSION_FILE_VERSIONS.join(" and ")}.` },
+  ),
   exportedAt: z.string(),
-  session: z.object({ title: z.string().max(500), createdAt: z.string() }),
+  session: z.object({
+    title: z.string().max(500),
+    createdAt: z.string(),
+    /** The model key the chat ran on; where no endpoint offers it, the importing chat runs on its owner's default. */
+    model: z.string().max(300).optional(),
+    instructions: z.string().max(MAX_INSTRUCTIONS_CHARS).optional(),
+  }),
   turns: z.array(exportedTurnSchema).max(20_000),
 });
 export type SessionFile = z.infer<typeof sessionFileSchema>;
 
 /** The file as text, piece by piece: the header, each turn, the end. Concatenated, it is one JSON document. */
 export async function* sessionFileChunks(
-  header: { title: string; createdAt: string; exportedAt: string },
+  header: { title: string; createdAt: string; exportedAt: string; model?: string; instructions?: string },
   turns: AsyncIterable<ExportedTurn>,
 ): AsyncGenerator<string> {
   const head = {
     format: SESSION_FILE_FORMAT,
     version: SESSION_FILE_VERSION,
     exportedAt: header.exportedAt,
-    session: { title: header.title, createdAt: header.createdAt },
+    session: {
+      title: header.title,
+      createdAt: header.createdAt,
+      ...(header.model ? { model: header.model } : {}),
+      ...(header.instructions ? { instructions: header.instructions } : {}),
+    },
   };
   yield `${JSON.stringify(head).slice(0, -1)},"turns":[`;
   let first = true;

@@ -54,7 +54,8 @@ export function newTurn(input: { sessionId: string; turnId: string; prompt: stri
 
 /** The turn a `turn:started` event opens. */
 export function turnFromStart(event: AgentEventOf<"turn:started">, sessionId: string): ChatTurn {
-  return newTurn({ sessionId, turnId: event.turnId, prompt: event.prompt, createdAt: event.createdAt });
+  const turn = newTurn({ sessionId, turnId: event.turnId, prompt: event.prompt, createdAt: event.createdAt });
+  return event.model !== undefined ? { ...turn, model: event.model } : turn;
 }
 
 export function applyEvent(turn: ChatTurn, event: AgentEvent): ChatTurn {

@@ -12,7 +12,15 @@ import { dataEvent, type RunRef } from "./data-event";
 export function eventsOfTurn(turn: ChatTurn, fullOutput?: (runId: string | null, callId: string) => string | undefined): AgentEvent[] {
   if (turn.status === "running") throw new Error(`turn ${turn.turnId} is still running`);
   const { turnId } = turn;
-  const events: AgentEvent[] = [{ type: "turn:started", turnId, prompt: turn.prompt, createdAt: turn.createdAt }];
+  const events: AgentEvent[] = [
+    {
+      type: "turn:started",
+      turnId,
+      prompt: turn.prompt,
+      createdAt: turn.createdAt,
+      ...(turn.model !== undefined ? { model: turn.model } : {}),
+    },
+  ];
   const full = (runId: string | null, call: ToolCall) => {
     const text = fullOutput?.(runId, call.callId);
     return text !== undefined && text.length > call.response.length ? { fullResponse: text } : {};

@@ -16,6 +16,10 @@ import { createOpenAIModel } from "@/lib/model/openai-adapter";
 import type { ChatModel } from "@/lib/model/types";
 import { createWorkspaceTools } from "@/lib/tools";
 import type { Logger } from "@/lib/log";
+import { checkEndpointKeys, EndpointsConfigError, parseEndpointsFile } from "@/lib/catalog/endpoints-config";
+import { hostOf } from "@/lib/catalog/listing";
+import { modelKey, optionLabel } from "@/lib/contracts/catalog";
+import { ModelCatalogService, type CatalogEndpoint } from "@/server/catalog/model-catalog";
 import { createMcpManager, loadMcpConfig, type McpManager } from "@/server/mcp/manager";
 
 /**
@@ -34,7 +38,7 @@ export function buildRuntime(
   env: Env,
   log: Pick<Logger, "warn" | "info">,
   lookup: (name: string) => string | undefined = variable,
-): { runtime: AgentRuntime; appInfo: AppInfo | (() => AppInfo); mcp?: McpManager } {
+): { runtime: AgentRuntime; appInfo: AppInfo | (() => AppInfo); mcp?: McpManager; catalog: ModelCatalogService } {
   const model = chooseModel(env, env.MODEL);
   const systemModel = env.SYSTEM_MODEL ? chooseModel(env, env.SYSTEM_MODEL) : undefined;
   const configured = env.SUBAGENTS_FILE ? parseSubagentDefinitions(readJsonFile(env.SUBAGENTS_FILE)) : [];
@@ -76,13 +80,77 @@ export function buildRuntime(
     modelFor,
     log,
   });
+  const catalog = buildCatalog(env, model, pricing, lookup, log);
   const appInfo: AppInfo = {
     modelLabel: model.label,
-    demo: model.isDemo,
+    demo: model.isDemo && !env.ENDPOINTS_FILE,
     passwordProtected: Boolean(env.APP_PASSWORD),
     contextTokens: env.CONTEXT_TOKENS,
   };
-  return { runtime, appInfo: mcp ? () => ({ ...appInfo, mcpServers: mcp.servers() }) : appInfo, mcp };
+  return { runtime, appInfo: mcp ? () => ({ ...appInfo, mcpServers: mcp.servers() }) : appInfo, mcp, catalog };
+}
+
+/** The id MODEL's endpoint (OPENAI_BASE_URL) has in the catalog. */
+export const ENV_ENDPOINT_ID = "default";
+
+/**
+ * The models a person may pick: MODEL's endpoint (OPENAI_BASE_URL, OPENAI_API_KEY) when
+ * MODEL is set, and every endpoint of ENDPOINTS_FILE; with neither, the offline demo
+ * model alone. MODEL's own model is the very one the runtime was built with.
+ */
+function buildCatalog(
+  env: Env,
+  model: ChatModel,
+  pricing: { inputPerMTok: number; outputPerMTok: number } | undefined,
+  lookup: (name: string) => string | undefined,
+  log: Pick<Logger, "warn">,
+): ModelCatalogService {
+  const endpoints: CatalogEndpoint[] = [];
+  if (env.MODEL) {
+    const baseURL = env.OPENAI_BASE_URL ?? "https://api.openai.com/v1";
+    endpoints.push({
+      id: ENV_ENDPOINT_ID,
+      label: hostOf(baseURL),
+      baseURL,
+      apiKey: env.OPENAI_API_KEY,
+      list: true,
+      refreshSeconds: 300,
+      models: [{ id: env.MODEL, ...(pricing ? { prices: pricing } : {}) }],
+    });
+  }
+  const file = env.ENDPOINTS_FILE
+    ? parseEndpointsFile(readJson(env.ENDPOINTS_FILE, "ENDPOINTS_FILE", EndpointsConfigError), env.ENDPOINTS_FILE)
+    : undefined;
+  if (file) {
+    checkEndpointKeys(file, lookup);
+    for (const endpoint of file.endpoints) {
+      if (endpoint.id === ENV_ENDPOINT_ID && env.MODEL)
+        throw new EndpointsConfigError(
+          `Invalid endpoints file: the id "${ENV_ENDPOINT_ID}" is MODEL's endpoint (OPENAI_BASE_URL); name yours otherwise`,
+        );
+      endpoints.push({ ...endpoint, ...(endpoint.apiKeyEnv ? { apiKey: lookup(endpoint.apiKeyEnv) } : {}) });
+    }
+  }
+  const envKey = env.MODEL ? modelKey(ENV_ENDPOINT_ID, env.MODEL) : undefined;
+  const catalog = new ModelCatalogService({
+    endpoints,
+    defaultKey: file?.default ?? envKey,
+    demo: endpoints.length === 0 ? model : undefined,
+    open: (endpoint, option) =>
+      option.key === envKey
+        ? model
+        : createOpenAIModel({
+            baseURL: endpoint.baseURL,
+            apiKey: endpoint.apiKey,
+            model: option.key.slice(endpoint.id.length + 1),
+            timeoutMs: env.MODEL_TIMEOUT_MS,
+            maxRetries: env.MODEL_MAX_RETRIES,
+            label: optionLabel(option),
+          }),
+    log,
+  });
+  catalog.warm();
+  return catalog;
 }
 
 function chooseModel(env: Env, name: string | undefined): ChatModel {
@@ -114,15 +182,20 @@ function openModelRef(env: Env, ref: ModelRef, lookup: (name: string) => string 
 
 /** The definitions file, or a `SubagentConfigError` that names it and says what is wrong. */
 function readJsonFile(file: string): unknown {
+  return readJson(file, "SUBAGENTS_FILE", SubagentConfigError);
+}
+
+/** A configuration file's JSON, or the given error naming the variable and the file, and what is wrong. */
+function readJson(file: string, variableName: string, Failure: new (message: string) => Error): unknown {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
   } catch (error) {
-    throw new SubagentConfigError(`SUBAGENTS_FILE ${file} cannot be read: ${(error as Error).message}`);
+    throw new Failure(`${variableName} ${file} cannot be read: ${(error as Error).message}`);
   }
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new SubagentConfigError(`SUBAGENTS_FILE ${file} is not valid JSON: ${(error as Error).message}`);
+    throw new Failure(`${variableName} ${file} is not valid JSON: ${(error as Error).message}`);
   }
 }

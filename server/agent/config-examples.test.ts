@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { SUBAGENT_TOOL_NAME, SubagentConfigError, parseSubagentDefinitions } from "@/lib/agent/definitions";
 import { envSchema, parseEnv } from "@/lib/env";
 import { createWorkspaceTools } from "@/lib/tools";
+import { checkEndpointKeys, EndpointsConfigError, parseEndpointsFile } from "@/lib/catalog/endpoints-config";
 import { buildRuntime } from "./build-runtime";
 
 /**
@@ -36,6 +37,21 @@ describe("subagents.example.json", () => {
     const missing = () => buildRuntime(env, { warn, info: warn }, () => undefined);
     expect(missing).toThrow(SubagentConfigError);
     expect(missing).toThrow("reviewer: model.apiKeyEnv names REVIEWER_API_KEY, which is not set");
+  });
+});
+
+describe("endpoints.example.json", () => {
+  const file = parseEndpointsFile(JSON.parse(readFileSync(path.join(root, "endpoints.example.json"), "utf8")));
+
+  it("is a valid endpoints file whose default it offers and whose key variables .env.example lists", () => {
+    expect(file.endpoints.map((e) => e.id)).toEqual(["ollama", "openrouter"]);
+    const [endpointId, ...model] = file.default!.split("/");
+    expect(file.endpoints.find((e) => e.id === endpointId)?.models.map((m) => m.id)).toContain(model.join("/"));
+    const keyVariables = file.endpoints.flatMap((e) => (e.apiKeyEnv ? [e.apiKeyEnv] : []));
+    expect(keyVariables).toEqual(["OPENROUTER_API_KEY"]);
+    for (const name of keyVariables) expect(listed).toContain(name);
+    expect(() => checkEndpointKeys(file, () => undefined)).toThrow(EndpointsConfigError);
+    expect(() => checkEndpointKeys(file, () => "sk-example")).not.toThrow();
   });
 });
 

@@ -162,6 +162,7 @@ function masterOf(turn: TurnRow, sessionId: string): StoredAgent<ChatTurn> {
       if (turn.error) out.error = turn.error;
       if (turn.endedAt) out.endedAt = turn.endedAt.toISOString();
       if (steering) out.steering = steering;
+      if (turn.model) out.model = turn.model;
       return out;
     },
   };

@@ -37,6 +37,13 @@ export interface ChatStore {
   renameSession(ownerId: string, sessionId: string, title: string): Promise<SessionSummary>;
   /** Removes a session and everything stored under it. */
   deleteSession(ownerId: string, sessionId: string): Promise<void>;
+  /** A chat's own settings: the model key it runs on and its instructions, each absent when never set (session already checked). */
+  chatSettings(sessionId: string): Promise<StoredChatSettings>;
+  /** Sets the fields given (instructions "" removes them) on `ownerId`'s chat; `not_found` otherwise. */
+  setChatSettings(ownerId: string, sessionId: string, settings: StoredChatSettings): Promise<void>;
+  /** The model key `ownerId` picked last: what their chats without a choice run on. */
+  defaultModel(ownerId: string): Promise<string | undefined>;
+  setDefaultModel(ownerId: string, model: string): Promise<void>;
   /** Marks activity (and sets a new title) so the sidebar sorts the session first. */
   touchSession(sessionId: string, title?: string): Promise<void>;
   /** Reserves `count` sequence numbers; returns the first number of the block. */
@@ -80,6 +87,11 @@ export interface ChatStore {
   ghostSweep(now?: Date, scope?: GhostSweepScope): Promise<{ turns: number; runs: number; calls: number }>;
 }
 
+export interface StoredChatSettings {
+  model?: string;
+  instructions?: string;
+}
+
 export type GhostSweepScope = { sessionId: string; turnId: string } | { exceptSessions: string[] };
 
 export const DEFAULT_TITLE = "New chat";
@@ -120,6 +132,37 @@ export function mongoStore(models: Models): ChatStore {
       ).lean<SessionRow>();
       if (!row) throw notFound();
       return toSummary(row);
+    },
+
+    async chatSettings(sessionId) {
+      const row = await Session.findById(sessionId, { model: 1, instructions: 1 }).lean<StoredChatSettings>();
+      return { ...(row?.model ? { model: row.model } : {}), ...(row?.instructions ? { instructions: row.instructions } : {}) };
+    },
+
+    async setChatSettings(ownerId, sessionId, settings) {
+      const set: Record<string, string> = {};
+      const unset: Record<string, ""> = {};
+      if (settings.model !== undefined) set.model = settings.model;
+      if (settings.instructions !== undefined) {
+        if (settings.instructions) set.instructions = settings.instructions;
+        else unset.instructions = "";
+      }
+      // `timestamps: false`: a setting is not activity, the sidebar keeps its order.
+      const result = await Session.updateOne(
+        { _id: sessionId, ownerId },
+        { ...(Object.keys(set).length ? { $set: set } : {}), ...(Object.keys(unset).length ? { $unset: unset } : {}) },
+        { timestamps: false },
+      );
+      if (result.matchedCount === 0) throw notFound();
+    },
+
+    async defaultModel(ownerId) {
+      const row = await models.PersonSettings.findById(ownerId, { model: 1 }).lean<{ model?: string }>();
+      return row?.model ?? undefined;
+    },
+
+    async setDefaultModel(ownerId, model) {
+      await models.PersonSettings.updateOne({ _id: ownerId }, { $set: { model } }, { upsert: true });
     },
 
     async rewriteTurn(sessionId, turn) {

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MASTER_PROMPT_MARKER } from "@/lib/agent/prompts";
 import { MAX_TOOL_CALLS_PER_STEP, TOOL_RESPONSE_PREVIEW_CHARS, type ChatTurn, type SessionEvent } from "@/lib/contracts";
-import { sessionFileSchema, type SessionFile } from "@/lib/export/session-file";
+import { SESSION_FILE_VERSION, sessionFileSchema, type SessionFile } from "@/lib/export/session-file";
 import { createOpenAIModel } from "@/lib/model/openai-adapter";
 import {
   scriptedReply,
@@ -212,6 +212,35 @@ describe("export and import", () => {
     );
   });
 
+  it("carries the chat's instructions and model choice, and reads a version 1 file (from before they were kept) as it was", async () => {
+    const opened = await openSession(harness, cookie);
+    await runTurn(opened.socket, opened.sessionId, "How long is the log?");
+    const set = await request(opened.socket, "chat:configure", { sessionId: opened.sessionId, instructions: "Count in hex." });
+    expect(set.ok).toBe(true);
+    opened.socket.disconnect();
+    const file = sessionFileSchema.parse(JSON.parse((await exportText(cookie, opened.sessionId)).text));
+    expect(file.version).toBe(SESSION_FILE_VERSION);
+    expect(file.session.instructions).toBe("Count in hex.");
+    // Stored as it came: where no endpoint offers the key, the chat runs on its owner's default.
+    const imported = await importText(cookie, JSON.stringify({ ...file, session: { ...file.session, model: "elsewhere/gpt-x" } }));
+    expect(imported.status).toBe(200);
+    expect(await harness.store.chatSettings(imported.json.session!.sessionId)).toEqual({
+      model: "elsewhere/gpt-x",
+      instructions: "Count in hex.",
+    });
+
+    // Version 1: no settings, no model on a turn. It imports, and exports again as version 2 with the same turns.
+    const v1 = JSON.parse(JSON.stringify(original)) as Record<string, unknown> & SessionFile;
+    v1.version = 1 as SessionFile["version"];
+    for (const entry of v1.turns) delete entry.turn.model;
+    const old = await importText(cookie, JSON.stringify(v1));
+    expect(old.status).toBe(200);
+    const again = sessionFileSchema.parse(JSON.parse((await exportText(cookie, old.json.session!.sessionId)).text));
+    expect(again.version).toBe(2);
+    expect(normalised({ ...again, version: 1 } as SessionFile)).toEqual(normalised(v1));
+    expect(await harness.store.chatSettings(old.json.session!.sessionId)).toEqual({});
+  });
+
   it("the Markdown transcript folds each subagent, and with markup carries the SubagentExecution markup", async () => {
     const md = await exportText(cookie, sessionId, "format=markdown");
     expect(md.status).toBe(200);
@@ -261,7 +290,7 @@ describe("export and import", () => {
     const cases: [string, string, number, RegExp][] = [
       ["not JSON", "{ this is not json", 400, /not valid JSON/],
       ["another format", JSON.stringify({ format: "chatgpt", version: 1 }), 400, /Not a Delegate session file/],
-      ["a future version", JSON.stringify({ ...original, version: 2 }), 400, /version 1/],
+      ["a future version", JSON.stringify({ ...original, version: 3 }), 400, /versions 1 and 2/],
       [
         "a turn without steps",
         JSON.stringify({ ...original, turns: [{ ...turn, turn: { ...turn.turn, steps: "none" } }] }),

@@ -1,7 +1,7 @@
 import type { ChatTurn, SessionSummary, ToolCall } from "@/lib/contracts";
 import { markdownHeader, turnMarkdown } from "@/lib/export/markdown";
 import { sessionFileChunks, type ExportedTurn, type ToolOutputEntry } from "@/lib/export/session-file";
-import type { ChatStore } from "@/server/data/store";
+import type { ChatStore, StoredChatSettings } from "@/server/data/store";
 
 /**
  * A chat's export, as a stream of text pieces the HTTP layer writes with backpressure:
@@ -24,7 +24,7 @@ export function exportSession(
   session: SessionSummary,
   turns: readonly ChatTurn[],
   format: ExportFormat,
-  options: { markup?: boolean; now?: Date } = {},
+  options: { markup?: boolean; now?: Date; settings?: StoredChatSettings } = {},
 ): SessionExport {
   const finished = turns.filter((t) => t.status !== "running");
   const exportedAt = (options.now ?? new Date()).toISOString();
@@ -43,7 +43,7 @@ export function exportSession(
     filename: `${base}.delegate.json`,
     contentType: "application/json; charset=utf-8",
     chunks: sessionFileChunks(
-      { title: session.title, createdAt: session.createdAt, exportedAt },
+      { title: session.title, createdAt: session.createdAt, exportedAt, ...options.settings },
       exportedTurns(store, session.sessionId, finished),
     ),
   };

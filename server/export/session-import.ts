@@ -181,6 +181,9 @@ export async function importSessionFile(
     const stored = await store.countTurns(session.sessionId);
     if (stored !== file.turns.length) throw new Error(`${stored} of ${file.turns.length} turns were stored`);
     await store.indexTurns(session.sessionId, turns);
+    const { model, instructions } = file.session;
+    if (model || instructions)
+      await store.setChatSettings(ownerId, session.sessionId, { ...(model ? { model } : {}), ...(instructions ? { instructions } : {}) });
     return session;
   } catch (error) {
     await store.deleteSession(ownerId, session.sessionId).catch(() => undefined);

@@ -18,6 +18,7 @@ import type { ModelCallLog } from "@/server/data/model-call-log";
 import { newId } from "@/server/data/ids";
 import { DEFAULT_TITLE, type ChatStore } from "@/server/data/store";
 import type { TurnHandle, TurnRunner } from "./turn-runner";
+import type { TurnSettings } from "@/server/catalog/chat-settings";
 import type { Logger } from "@/lib/log";
 import { SequenceNumbers } from "./sequence-numbers";
 import { LiveTurns } from "./live-turns";
@@ -43,6 +44,8 @@ export interface DroneSessionDeps {
   sessionId: string;
   title: string;
   runner: TurnRunner;
+  /** The chat's model and instructions as a turn starts (read for each turn); absent: the runner's own model. */
+  turnSettings?: () => Promise<TurnSettings>;
   relay: (event: SessionEvent) => void;
   onTitleChanged?: (title: string) => void;
   log?: Pick<Logger, "warn" | "error">;
@@ -147,7 +150,8 @@ export class DroneSession {
     let lease: TurnLease | undefined;
     try {
       if (this.deps.cluster) lease = await this.claimLease(slot, starter);
-      const history = (await this.history()).filter((t) => t.status !== "running");
+      const [stored, settings] = await Promise.all([this.history(), this.deps.turnSettings?.()]);
+      const history = stored.filter((t) => t.status !== "running");
       // Deleted (or stopped) while the history loaded: the turn never starts.
       if (this.closed) throw deleted();
       if (slot.cancelled) throw new AppError("not_found", "That turn was stopped before it started.");
@@ -163,6 +167,8 @@ export class DroneSession {
         turn: () => this.liveTurn(turnId),
         recordModelCall: (record) => this.modelCalls.write(record),
         ...(retry ? { retry } : {}),
+        ...(settings?.model ? { model: settings.model } : {}),
+        ...(settings?.instructions ? { instructions: settings.instructions } : {}),
       });
     } catch (error) {
       this.active = undefined;

@@ -3,6 +3,7 @@ import type { ChatStore } from "@/server/data/store";
 import type { Logger } from "@/lib/log";
 import { DroneSession, type DroneCluster } from "./drone-session";
 import type { TurnRunner } from "./turn-runner";
+import type { TurnSettings } from "@/server/catalog/chat-settings";
 
 /**
  * What the registry asks of the cluster (server/cluster/cluster.ts implements it). Declared
@@ -24,6 +25,8 @@ export interface RegistryCluster {
 export interface SessionRegistryDeps {
   store: ChatStore;
   runner: TurnRunner;
+  /** The model and instructions a chat's next turn runs with; absent: the runner's own model, no instructions. */
+  turnSettings?: (ownerId: string, sessionId: string) => Promise<TurnSettings>;
   relay: (event: SessionEvent) => void;
   onTitleChanged: (ownerId: string) => void;
   log?: Logger;
@@ -62,6 +65,7 @@ export class SessionRegistry {
         sessionId,
         title: summary.title,
         runner: this.deps.runner,
+        turnSettings: this.deps.turnSettings && (() => this.deps.turnSettings!(ownerId, sessionId)),
         relay: this.deps.relay,
         onTitleChanged: () => this.deps.onTitleChanged(ownerId),
         log: this.deps.log,

@@ -13,7 +13,11 @@ import {
   type SessionEvent,
   type SessionSummary,
   type TurnPage,
+  type ChatSettings,
+  type ChatSettingsInput,
+  type ModelCatalog,
 } from "@/lib/contracts";
+import type { ChatSettingsService, ModelChoices } from "@/server/catalog/chat-settings";
 import type { ChatStore } from "@/server/data/store";
 import { exportSession, type ExportFormat, type SessionExport } from "@/server/export/session-export";
 import { importSessionFile } from "@/server/export/session-import";
@@ -47,6 +51,9 @@ export interface SessionServiceDeps {
   limits?: PersonLimits;
   /** Large reads one person runs at once (history pages, exports, whole outputs, model requests); defaults to 3. */
   readsPerPerson?: number;
+  /** A chat's model and instructions (server/catalog/chat-settings.ts). */
+  chatSettings: ChatSettingsService;
+  catalog?: ModelChoices;
   /** Every tab of `userId` should refresh its session list. */
   onSessionsChanged(userId: string): void;
   /** The session is gone: viewers still in its room must leave it. */
@@ -127,9 +134,32 @@ export class SessionService {
     return { sessionId, turns, older };
   }
 
-  /** `person`: whose caps the turn counts against (see `personKey`); the owner by default. */
-  async send(userId: string, sessionId: string, text: string, person = userId): Promise<{ turnId: string }> {
+  /** The models a person may pick (one, the runner's own, with no catalog). */
+  async models(): Promise<ModelCatalog> {
+    if (!this.deps.catalog) return { models: [], defaultKey: "", endpoints: [] };
+    return this.deps.catalog.catalog();
+  }
+
+  /** A chat's settings in effect; without `sessionId`, those a new chat of `userId` starts with. */
+  async settings(userId: string, sessionId?: string): Promise<ChatSettings> {
+    if (sessionId) await this.owned(userId, sessionId);
+    return this.deps.chatSettings.settings(userId, sessionId);
+  }
+
+  /** Changes a chat's model (and so the person's default) or its instructions; the next turn runs with them. */
+  async configure(userId: string, input: ChatSettingsInput): Promise<ChatSettings> {
+    await this.owned(userId, input.sessionId);
+    return this.deps.chatSettings.update(userId, input);
+  }
+
+  /**
+   * `person`: whose caps the turn counts against (see `personKey`); the owner by default.
+   * `model`: the key the sender's picker showed, set on the chat first when it differs.
+   */
+  async send(userId: string, sessionId: string, text: string, person = userId, model?: string): Promise<{ turnId: string }> {
     const session = await this.open(userId, sessionId);
+    if (model !== undefined && (await this.deps.chatSettings.settings(userId, sessionId)).model !== model)
+      await this.deps.chatSettings.update(userId, { sessionId, model });
     this.checkAccepting();
     // Counted and claimed in one synchronous step (startTurn claims its slot before it awaits).
     this.checkRunningTurns(person);
@@ -219,7 +249,8 @@ export class SessionService {
       // An open chat's in-memory turns may be newer than what is stored yet.
       const open = await this.deps.registry.peek(sessionId);
       const turns = open ? await open.history() : await this.deps.store.loadHistory(sessionId);
-      const download = exportSession(this.deps.store, summary, turns, format, options);
+      const settings = await this.deps.store.chatSettings(sessionId);
+      const download = exportSession(this.deps.store, summary, turns, format, { ...options, settings });
       return { ...download, chunks: releasingChunks(download.chunks, release) };
     } catch (error) {
       release();

@@ -58,6 +58,8 @@ export interface ScriptedOpenAIServer {
   url: string;
   /** Every chat-completions request received, in order. */
   requests: ScriptedRequest[];
+  /** How many times `GET /models` was asked. */
+  listings: number;
   close(): Promise<void>;
 }
 
@@ -106,8 +108,17 @@ export function scriptedError(status: number, message: string, headers?: Record<
   };
 }
 
-export async function startScriptedOpenAIServer(script: ScriptedResponse[] | ScriptedHandler): Promise<ScriptedOpenAIServer> {
+export interface ScriptedServerOptions {
+  /** What `GET /models` lists (its `data` entries); default one model, `scripted-model`. A function answers anew each time. */
+  models?: unknown[] | (() => unknown[]);
+}
+
+export async function startScriptedOpenAIServer(
+  script: ScriptedResponse[] | ScriptedHandler,
+  options: ScriptedServerOptions = {},
+): Promise<ScriptedOpenAIServer> {
   const requests: ScriptedRequest[] = [];
+  let listings = 0;
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   let closed = false;
@@ -136,7 +147,9 @@ export async function startScriptedOpenAIServer(script: ScriptedResponse[] | Scr
     const raw = await readBody(req);
     const path = (req.url ?? "/").split("?")[0] ?? "/";
     if (req.method === "GET" && path.endsWith("/models")) {
-      return sendJson(res, 200, { object: "list", data: [{ id: "scripted-model", object: "model" }] });
+      listings++;
+      const models = typeof options.models === "function" ? options.models() : options.models;
+      return sendJson(res, 200, { object: "list", data: models ?? [{ id: "scripted-model", object: "model" }] });
     }
     if (req.method !== "POST" || !path.endsWith("/chat/completions")) {
       return sendJson(res, 404, { error: { message: `scripted server: no route for ${req.method} ${path}` } });
@@ -224,6 +237,9 @@ export async function startScriptedOpenAIServer(script: ScriptedResponse[] | Scr
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
+    get listings() {
+      return listings;
+    },
     close: async () => {
       closed = true;
       for (const timer of timers) clearTimeout(timer);
