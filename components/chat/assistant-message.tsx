@@ -86,6 +86,11 @@ function MessageFooter({ text, turn }: { text: string; turn: ChatTurn }) {
   return (
     <div className="flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-zinc-500 dark:text-zinc-400" data-testid="turn-stats">
       {text ? <CopyButton text={text} label="Copy answer" className="-ml-1.5" /> : null}
+      {turn.model ? (
+        <span data-testid="turn-model" className="max-w-[16rem] truncate" title={`Answered by ${turn.model}`}>
+          {turn.model}
+        </span>
+      ) : null}
       {stats && (totalTokens(stats) > 0 || stats.runtimeMs > 0) ? (
         <span className="tabular-nums" title={`${totalTokens(stats).toLocaleString()} tokens · ${stats.steps} steps`}>
           {formatTokens(totalTokens(stats))} tokens · {formatDuration(stats.runtimeMs)}

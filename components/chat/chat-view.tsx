@@ -15,6 +15,9 @@ import type { InitialChat, JoinSnapshot } from "@/lib/chat/session-state";
 import { useLeaving } from "./shell-context";
 import { useSession } from "./use-session";
 import { useReportLastTurn } from "./last-turn";
+import { ModelPicker } from "@/components/catalog/model-picker";
+import { useChatSettings } from "@/components/catalog/use-chat-settings";
+import { useModels } from "@/components/catalog/use-models";
 
 export interface ChatViewProps {
   sessionId: string;
@@ -37,6 +40,18 @@ function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnap
   const { state, older, loaded, joinError, busy, runningTurnId, send, cancel, steer, kill, decide, retry } = useSession(sessionId, initial);
   const [commandError, setCommandError] = useState<string | null>(null);
   const leaving = useLeaving();
+  const models = useModels();
+  const chat = useChatSettings(sessionId);
+  const model = chat.settings?.model || undefined;
+  const { setModel } = chat;
+  const sendOnModel = useCallback((text: string) => send(text, model), [send, model]);
+  const pickModel = useCallback(
+    async (key: string) => {
+      const ack = await setModel(key);
+      if (ack && !ack.ok) setCommandError(`Could not switch the model: ${ack.message}`);
+    },
+    [setModel],
+  );
 
   const actions = useMemo<PanelActions>(() => ({ sessionId, steer, kill, decide, retry }), [sessionId, steer, kill, decide, retry]);
   const retryLinks = useRetryLinks(state.turns);
@@ -45,9 +60,13 @@ function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnap
   // A prompt typed on the home page is sent once this session is joined.
   useEffect(() => {
     if (!loaded) return;
-    const text = takePendingPrompt(sessionId);
-    if (text) void send(text);
-  }, [loaded, sessionId, send]);
+    const prompt = takePendingPrompt(sessionId);
+    if (!prompt) return;
+    // The send sets the chat's model to the one the home page showed; the picker follows.
+    void send(prompt.text, prompt.model).then(async (ok) => {
+      if (ok && prompt.model) await setModel(prompt.model);
+    });
+  }, [loaded, sessionId, send, setModel]);
 
   const stop = useCallback(async () => {
     const ack = await cancel();
@@ -89,7 +108,7 @@ function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnap
           <div className="relative min-h-0 flex-1 overflow-y-auto">
             <EmptyState
               onPick={(prompt) => {
-                void send(prompt);
+                void sendOnModel(prompt);
               }}
             />
           </div>
@@ -102,7 +121,13 @@ function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnap
           <div className="mx-auto w-full max-w-3xl px-3 pb-2 sm:px-4">{errorBanner}</div>
         ) : null}
         <ApprovalBanner turns={state.turns} />
-        <Composer onSend={send} onStop={runningTurnId ? stop : undefined} running={busy} disabled={!loaded || leaving} />
+        <Composer
+          onSend={sendOnModel}
+          onStop={runningTurnId ? stop : undefined}
+          running={busy}
+          disabled={!loaded || leaving}
+          tools={<ModelPicker catalog={models} value={model} onChange={(key) => void pickModel(key)} disabled={busy} />}
+        />
       </div>
     </PanelActionsProvider>
   );

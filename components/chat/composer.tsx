@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useImperativeHandle, useRef, useState, type FormEvent, type KeyboardEvent, type Ref } from "react";
+import { useEffect, useImperativeHandle, useRef, useState, type FormEvent, type KeyboardEvent, type ReactNode, type Ref } from "react";
 import { MAX_PROMPT_CHARS } from "@/lib/contracts";
 import { SendIcon, StopIcon } from "@/components/ui/icons";
 
@@ -12,6 +12,8 @@ export interface ComposerProps {
   running: boolean;
   disabled?: boolean;
   placeholder?: string;
+  /** Controls under the box, before the keyboard hint (the model picker). */
+  tools?: ReactNode;
   ref?: Ref<ComposerHandle>;
 }
 
@@ -21,7 +23,7 @@ export interface ComposerHandle {
 }
 
 /** Prompt box: Enter sends, Shift+Enter adds a line, locked while the send is in flight. */
-export function Composer({ onSend, onStop, running, disabled = false, placeholder = "Ask anything…", ref }: ComposerProps) {
+export function Composer({ onSend, onStop, running, disabled = false, placeholder = "Ask anything…", tools, ref }: ComposerProps) {
   const [draft, setDraft] = useState("");
   const [sending, setSending] = useState(false);
   const area = useRef<HTMLTextAreaElement>(null);
@@ -110,9 +112,12 @@ export function Composer({ onSend, onStop, running, disabled = false, placeholde
           </button>
         )}
       </div>
-      <p className="mt-1.5 hidden px-1 text-[11px] text-zinc-500 sm:block dark:text-zinc-400">
-        Enter to send · Shift+Enter for a new line{running && onStop ? " · Esc to stop" : ""}
-      </p>
+      <div className="mt-1 flex min-h-5 items-center gap-3 px-1">
+        {tools}
+        <p className="hidden text-[11px] text-zinc-500 sm:block dark:text-zinc-400">
+          Enter to send · Shift+Enter for a new line{running && onStop ? " · Esc to stop" : ""}
+        </p>
+      </div>
     </form>
   );
 }

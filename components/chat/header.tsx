@@ -12,6 +12,8 @@ import { ExportMenu } from "./export-menu";
 import { ShareDialog } from "@/components/share/share-dialog";
 import type { LastTurn } from "./last-turn";
 import { ToolServers } from "./tool-servers";
+import { InstructionsDialog } from "./instructions-dialog";
+import { useModels } from "@/components/catalog/use-models";
 
 /** The header's title when no chat is open (or its title is not known). */
 const APP_TITLE = "Delegate";
@@ -32,6 +34,8 @@ export interface HeaderProps {
 }
 
 export function Header({ title, serverTitle, sessionId, lastTurn, info, connection, sidebarOpen, onOpenSidebar }: HeaderProps) {
+  // With a choice of models, the composer's picker names the chat's; the header's label would be the default's.
+  const choice = (useModels()?.models.length ?? 0) > 1;
   return (
     <header className="flex h-12 shrink-0 items-center gap-2 border-b border-zinc-200 px-2 sm:px-4 dark:border-zinc-800">
       <button
@@ -53,7 +57,7 @@ export function Header({ title, serverTitle, sessionId, lastTurn, info, connecti
       ) : null}
       {info ? (
         <div className="flex min-w-0 items-center gap-2">
-          {info.demo ? null : (
+          {info.demo || choice ? null : (
             <span className="hidden truncate text-xs text-zinc-500 sm:inline dark:text-zinc-400" title="Model">
               {info.modelLabel}
             </span>
@@ -71,6 +75,7 @@ export function Header({ title, serverTitle, sessionId, lastTurn, info, connecti
       ) : null}
       {info?.mcpServers?.length ? <ToolServers servers={info.mcpServers} /> : null}
       {lastTurn && info?.contextTokens ? <ContextMeter last={lastTurn} budget={info.contextTokens} /> : null}
+      {sessionId ? <InstructionsDialog sessionId={sessionId} /> : null}
       {sessionId ? <ShareDialog sessionId={sessionId} /> : null}
       {sessionId ? <ExportMenu sessionId={sessionId} /> : null}
       <ThemeToggle />

@@ -7,6 +7,9 @@ import { Composer } from "./composer";
 import { EmptyState } from "./empty-state";
 import { setPendingPrompt } from "./pending-prompt";
 import { useSessions } from "./sessions-context";
+import { ModelPicker } from "@/components/catalog/model-picker";
+import { useChatSettings } from "@/components/catalog/use-chat-settings";
+import { useModels } from "@/components/catalog/use-models";
 
 /**
  * The start page: no session exists until the first prompt, so visiting it never leaves
@@ -16,6 +19,8 @@ export function HomeView() {
   const { create } = useSessions();
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
+  const models = useModels();
+  const { settings, setModel } = useChatSettings(undefined);
 
   const start = async (text: string): Promise<boolean> => {
     setError(null);
@@ -24,7 +29,7 @@ export function HomeView() {
       setError(`Could not start a chat: ${ack.message}`);
       return false;
     }
-    setPendingPrompt(ack.data.sessionId, text);
+    setPendingPrompt(ack.data.sessionId, { text, ...(settings?.model ? { model: settings.model } : {}) });
     router.push(`/c/${encodeURIComponent(ack.data.sessionId)}`);
     return true;
   };
@@ -39,7 +44,11 @@ export function HomeView() {
           <ErrorBanner message={error} />
         </div>
       ) : null}
-      <Composer onSend={start} running={false} />
+      <Composer
+        onSend={start}
+        running={false}
+        tools={<ModelPicker catalog={models} value={settings?.model} onChange={(key) => void setModel(key)} />}
+      />
     </div>
   );
 }

@@ -3,14 +3,20 @@
  * session page sends it after joining, so the optimistic bubble and the live stream
  * belong to one subscription. Lives in module memory, which survives client navigation.
  */
-const pending = new Map<string, string>();
-
-export function setPendingPrompt(sessionId: string, text: string): void {
-  pending.set(sessionId, text);
+export interface PendingPrompt {
+  text: string;
+  /** The model the home page's picker showed. */
+  model?: string;
 }
 
-export function takePendingPrompt(sessionId: string): string | undefined {
-  const text = pending.get(sessionId);
+const pending = new Map<string, PendingPrompt>();
+
+export function setPendingPrompt(sessionId: string, prompt: PendingPrompt): void {
+  pending.set(sessionId, prompt);
+}
+
+export function takePendingPrompt(sessionId: string): PendingPrompt | undefined {
+  const prompt = pending.get(sessionId);
   pending.delete(sessionId);
-  return text;
+  return prompt;
 }
