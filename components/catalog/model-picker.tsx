@@ -31,7 +31,7 @@ export function ModelPicker({ catalog, value, onChange, disabled = false }: Mode
         disabled={disabled}
         onChange={(e) => onChange(e.target.value)}
         title={current ? [current.label, current.endpointLabel, modelDetails(current)].filter(Boolean).join(" · ") : "Model"}
-        className="max-w-[min(18rem,60vw)] truncate rounded-md border border-transparent bg-transparent py-0.5 pr-1 pl-1 hover:border-zinc-300 focus:border-sky-500 focus:outline-none disabled:opacity-60 dark:hover:border-zinc-700"
+        className="max-w-[min(18rem,60vw)] truncate rounded-md [field-sizing:content] border border-transparent bg-transparent py-0.5 pr-1 pl-1 hover:border-zinc-300 focus:border-sky-500 focus:outline-none disabled:opacity-60 dark:hover:border-zinc-700"
       >
         {[...groups].map(([endpointId, models]) => {
           const status = catalog.endpoints.find((e) => e.id === endpointId);

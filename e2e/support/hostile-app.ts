@@ -9,6 +9,7 @@ import {
   startScriptedOpenAIServer,
   type ScriptedHandler,
   type ScriptedOpenAIServer,
+  type ScriptedServerOptions,
 } from "../../test/support/model/scripted-openai-server";
 
 /**
@@ -29,6 +30,8 @@ export async function startHostileApp(options: {
   handler: ScriptedHandler;
   workspaceFiles: Record<string, string>;
   env?: Record<string, string>;
+  /** What the model server lists on `GET /models`. */
+  model?: ScriptedServerOptions;
 }): Promise<HostileApp> {
   const stops: Array<() => Promise<void> | void> = [];
   const stop = async () => {
@@ -44,7 +47,7 @@ export async function startHostileApp(options: {
     stops.push(() => closeServer(attacker));
     const attackerUrl = `http://127.0.0.1:${(attacker.address() as AddressInfo).port}`;
 
-    const model = await startScriptedOpenAIServer(options.handler);
+    const model = await startScriptedOpenAIServer(options.handler, options.model);
     stops.push(() => model.close());
 
     const mongoUri = await databaseUri(stops);
