@@ -8,3 +8,4 @@ export * from "./account";
 export * from "./model-call";
 export * from "./share";
 export * from "./search";
+export * from "./attachment";
