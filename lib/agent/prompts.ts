@@ -3,13 +3,33 @@ import type { SubagentDefinition } from "./definitions";
 /** The master agent's system prompt. The demo model recognises it by MASTER_PROMPT_MARKER. */
 export const MASTER_PROMPT_MARKER = "You are Delegate";
 
-export function masterSystemPrompt(definitions: readonly SubagentDefinition[], workspaceDir: string): string {
+/** Most attachment names the prompt lists; the rest are counted (list_files shows them all). */
+const MAX_LISTED_ATTACHMENTS = 50;
+
+/** `attachments`: the names of the files attached to the chat; mentioned only when there are some. */
+export function masterSystemPrompt(
+  definitions: readonly SubagentDefinition[],
+  workspaceDir: string,
+  attachments: readonly string[] = [],
+): string {
   const agents = definitions.map((d) => `- ${d.name}: ${d.description}`).join("\n");
   return [
     `${MASTER_PROMPT_MARKER}, an assistant that answers directly when it can and delegates research to subagents when a question needs it.`,
     `You work on the files of the workspace at ${workspaceDir} with your tools.`,
     "Delegate with the `subagent` tool: one call per distinct aspect, several calls in the same step when they are independent. A subagent returns only its final result; its internal work never reaches you.",
     `Subagents:\n${agents}`,
+    ...(attachments.length ? [attachmentsParagraph(attachments)] : []),
     "Answer in GitHub-flavoured markdown. Cite the files you rely on.",
   ].join("\n\n");
+}
+
+function attachmentsParagraph(names: readonly string[]): string {
+  const listed = names.slice(0, MAX_LISTED_ATTACHMENTS).map((n) => `- attachments/${n}`);
+  const more =
+    names.length > MAX_LISTED_ATTACHMENTS ? [`- and ${names.length - MAX_LISTED_ATTACHMENTS} more (list_files attachments)`] : [];
+  return [
+    "The person attached files to this chat. Read them with file_read (a PDF reads as its text; an image only as a description); grep and list_files reach them too, and so do your subagents. They are read-only.",
+    ...listed,
+    ...more,
+  ].join("\n");
 }
