@@ -6,6 +6,7 @@ const MAX_EXTENSION_CHARS = 16;
 /** Everything up to the last `/` or `\`: a browser may send a path, and a name is never one. */
 const PATH_PREFIX = /^.*[/\\]/s;
 /** C0 and C1 controls and DEL. */
+// eslint-disable-next-line no-control-regex -- control characters are what this strips
 const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
 /**
  * Bidirectional controls (a right-to-left override makes `gpj.exe` read as `exe.jpg`),
