@@ -11,6 +11,8 @@ import { defineTurnModel } from "./turn";
 import { defineTurnLeaseModel } from "./turn-lease";
 import { defineAccountModel, defineLoginSessionModel, defineOneTimeLinkModel, defineSignInSessionModel } from "./account";
 import { defineShareLinkModel } from "./share-link";
+import { defineAttachmentModel } from "./attachment";
+import { defineAttachmentChunkModel } from "./attachment-chunk";
 
 /**
  * The models, created on the connection they are given — nothing binds to mongoose's
@@ -36,6 +38,9 @@ export function createModels(connection: Connection) {
     LoginSession: defineLoginSessionModel(connection),
     // Read-only share links.
     ShareLink: defineShareLinkModel(connection),
+    // Files attached to chats, and their bytes.
+    Attachment: defineAttachmentModel(connection),
+    AttachmentChunk: defineAttachmentChunkModel(connection),
     // Scale-out: unused without REDIS_URL.
     TurnLease: defineTurnLeaseModel(connection),
   };
