@@ -14,6 +14,7 @@ import { SessionRegistry } from "@/server/sessions/registry";
 import { SessionService } from "@/server/sessions/session-service";
 import { endShareViewers } from "@/server/share/share-socket";
 import { ShareService } from "@/server/share/share-service";
+import { AttachmentService } from "@/server/attachments/attachment-service";
 import { memoryLimiterStore, redisLimiterStore, type LimiterStore } from "@/server/limiter-store";
 import type { AppOptions } from "./app-options";
 
@@ -23,6 +24,7 @@ export interface AppServices {
   registry: SessionRegistry;
   sessions: SessionService;
   shares?: ShareService;
+  attachments: AttachmentService;
   accounts?: AccountService;
   accountThrottles?: AccountThrottles;
   /** Where command budgets and login throttles count: Redis when scaled out, else memory. */
@@ -87,6 +89,10 @@ export function createServices(
     },
     cluster,
   });
+  const attachments = new AttachmentService({
+    store: store.attachments,
+    ownedSession: (ownerId, sessionId) => store.ownedSession(ownerId, sessionId),
+  });
   const accounts = accountMode
     ? new AccountService({
         mode: accountMode.mode,
@@ -103,5 +109,5 @@ export function createServices(
       })
     : undefined;
   const throttles = accountMode ? accountThrottles(limiterStore, accountMode) : undefined;
-  return { login, registry, sessions, shares, accounts, accountThrottles: throttles, limiterStore };
+  return { login, registry, sessions, shares, attachments, accounts, accountThrottles: throttles, limiterStore };
 }
