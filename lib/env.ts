@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AUTH_MODES } from "@/lib/contracts/account";
+import { DEFAULT_ATTACHMENT_MAX_BYTES, DEFAULT_ATTACHMENTS_MAX_CHAT_BYTES } from "@/lib/contracts/attachment";
 
 /**
  * All configuration, parsed once. An empty string counts as unset, so a `.env` line like
@@ -90,6 +91,10 @@ export const envSchema = z
     IMPORT_MAX_MB: withDefault(int(1, 1_024), 100),
     /** An import's upload must arrive whole within this; a stalled one is cut and nothing it sent is kept. */
     IMPORT_BODY_TIMEOUT_MS: withDefault(int(1_000, 3_600_000), 60_000),
+    /** Largest file a person may attach to a chat, in bytes (docs/attachments.md). */
+    ATTACHMENT_MAX_BYTES: withDefault(int(1, 1024 * 1024 * 1024), DEFAULT_ATTACHMENT_MAX_BYTES),
+    /** Most bytes of attachments one chat may hold, in bytes. */
+    ATTACHMENTS_MAX_CHAT_BYTES: withDefault(int(1, 16 * 1024 * 1024 * 1024), DEFAULT_ATTACHMENTS_MAX_CHAT_BYTES),
     /** Open connections the server holds in all (WebSockets included); past it new ones are closed at once. 0: no cap. */
     MAX_CONNECTIONS: withDefault(int(0, 1_000_000), 4_000),
     /**

@@ -12,6 +12,8 @@ import { defineTurnLeaseModel } from "./turn-lease";
 import { defineAccountModel, defineLoginSessionModel, defineOneTimeLinkModel, defineSignInSessionModel } from "./account";
 import { defineShareLinkModel } from "./share-link";
 import { definePersonSettingsModel } from "./person-settings";
+import { defineAttachmentModel } from "./attachment";
+import { defineAttachmentChunkModel } from "./attachment-chunk";
 
 /**
  * The models, created on the connection they are given — nothing binds to mongoose's
@@ -39,6 +41,9 @@ export function createModels(connection: Connection) {
     ShareLink: defineShareLinkModel(connection),
     // A person's defaults across their chats (the model a new chat starts on).
     PersonSettings: definePersonSettingsModel(connection),
+    // Files attached to chats, and their bytes.
+    Attachment: defineAttachmentModel(connection),
+    AttachmentChunk: defineAttachmentChunkModel(connection),
     // Scale-out: unused without REDIS_URL.
     TurnLease: defineTurnLeaseModel(connection),
   };

@@ -15,6 +15,7 @@ import { SessionRegistry } from "@/server/sessions/registry";
 import { SessionService } from "@/server/sessions/session-service";
 import { endShareViewers } from "@/server/share/share-socket";
 import { ShareService } from "@/server/share/share-service";
+import { AttachmentService } from "@/server/attachments/attachment-service";
 import { memoryLimiterStore, redisLimiterStore, type LimiterStore } from "@/server/limiter-store";
 import type { AppOptions } from "./app-options";
 
@@ -24,6 +25,7 @@ export interface AppServices {
   registry: SessionRegistry;
   sessions: SessionService;
   shares?: ShareService;
+  attachments: AttachmentService;
   accounts?: AccountService;
   accountThrottles?: AccountThrottles;
   /** Where command budgets and login throttles count: Redis when scaled out, else memory. */
@@ -92,6 +94,10 @@ export function createServices(
     },
     cluster,
   });
+  const attachments = new AttachmentService({
+    store: store.attachments,
+    ownedSession: (ownerId, sessionId) => store.ownedSession(ownerId, sessionId),
+  });
   const accounts = accountMode
     ? new AccountService({
         mode: accountMode.mode,
@@ -108,5 +114,5 @@ export function createServices(
       })
     : undefined;
   const throttles = accountMode ? accountThrottles(limiterStore, accountMode) : undefined;
-  return { login, registry, sessions, shares, accounts, accountThrottles: throttles, limiterStore };
+  return { login, registry, sessions, shares, attachments, accounts, accountThrottles: throttles, limiterStore };
 }

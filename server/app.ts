@@ -29,7 +29,11 @@ export function createApp(options: AppOptions): App {
   const settings = httpSettings(options);
   const identity = createIdentity(options.secret);
   const sockets = new AppSockets();
-  const { login, registry, sessions, shares, accounts, accountThrottles, limiterStore } = createServices(options, settings, sockets);
+  const { login, registry, sessions, shares, attachments, accounts, accountThrottles, limiterStore } = createServices(
+    options,
+    settings,
+    sockets,
+  );
   const shareViewer = shareViewerSignIn({ accounts, login });
 
   const routes = httpRoutes({
@@ -40,6 +44,7 @@ export function createApp(options: AppOptions): App {
     oidc: options.accounts?.sso?.oidc,
     shares,
     shareViewer,
+    attachments,
     dbUp: options.dbUp,
     importMaxBytes: options.importMaxBytes,
     importBodyTimeoutMs: options.importBodyTimeoutMs,

@@ -1,6 +1,7 @@
 import type { AgentData, AgentEvent, EndReason, Publish } from "@/lib/contracts";
 import type { WarnLog } from "@/lib/context/clean-result";
 import type { ChatModel, ModelToolCall } from "@/lib/model/types";
+import type { AttachmentArea } from "@/lib/tools/attachment-area";
 import type { Tool } from "@/lib/tools/types";
 import type { RunRef } from "@/lib/turn/data-event";
 import type { LoopState, ToolInvoker, ToolOutcome } from "./agent-loop";
@@ -56,6 +57,8 @@ export interface TurnScope {
   retries?: RetryWindows;
   /** Records each run's model requests (the audit record); absent: nothing is recorded. */
   trace?: ModelTracer;
+  /** The chat's attachments, which every agent of the turn reads as `attachments/` (see ToolContext). */
+  attachments?: AttachmentArea;
 }
 
 /** One agent of the tree: the master (`run` null, depth 0) or a subagent. */

@@ -2,6 +2,7 @@ import type { ChatTurn, ModelCallSink, Publish, TurnStats } from "@/lib/contract
 import { buildSessionContext } from "@/lib/context/build-session-context";
 import { cleanSubagentContent } from "@/lib/context/clean-result";
 import type { ChatModel } from "@/lib/model/types";
+import type { AttachmentArea } from "@/lib/tools/attachment-area";
 import type { Tool } from "@/lib/tools/types";
 import { dataEvent } from "@/lib/turn/data-event";
 import { foldingPublisher } from "@/lib/turn/folding-publisher";
@@ -97,6 +98,8 @@ export interface TurnInput {
   model?: RunModel;
   /** The chat's own instructions, added to the master's system prompt; absent or "": none. */
   instructions?: string;
+  /** The chat's attachments: every agent of the turn reads them as `attachments/`, and the master is told their names. */
+  attachments?: AttachmentArea;
 }
 
 export interface TurnResult {
@@ -226,7 +229,13 @@ async function runTurn(
       ...(chosen ? { model: chosen.label } : {}),
     });
     state = createLoopState([
-      { role: "system", content: masterSystemPrompt(deps.definitions, deps.workspaceDir, input.instructions) },
+      {
+        role: "system",
+        content: masterSystemPrompt(deps.definitions, deps.workspaceDir, {
+          instructions: input.instructions,
+          attachments: await attachedNames(input, deps.log),
+        }),
+      },
       ...buildSessionContext(input.history, deps.log),
       { role: "user", content: input.prompt },
     ]);
@@ -235,6 +244,7 @@ async function runTurn(
       ? (model, runId, purpose) => traceModel(model, { turnId, runId, purpose }, sink, deps)
       : (model) => model;
     const scope: TurnScope = { turnId, publish, registry, ownerId: input.ownerId, approvals: waits.approvals, retries, trace };
+    if (input.attachments) scope.attachments = input.attachments;
     const executor = new SubagentExecutor(deps, scope);
     const master: AgentNode = {
       run: null,
@@ -285,4 +295,14 @@ async function runTurn(
     endedAt: new Date(deps.now()).toISOString(),
   });
   return { ...result, stats, turn: record.turn() };
+}
+
+/** The names of the chat's attachments for the master's prompt; a failed listing only leaves them out (the tools still reach them). */
+async function attachedNames(input: TurnInput, log: AgentRuntimeDeps["log"]): Promise<string[]> {
+  try {
+    return (await input.attachments?.list())?.map((a) => a.name) ?? [];
+  } catch (error) {
+    log?.warn("could not list the chat's attachments for the prompt", { error: describeError(error) });
+    return [];
+  }
 }

@@ -1,6 +1,6 @@
 import type { AgentEvent } from "@/lib/contracts";
 import type { ChatMessage, ModelToolCall } from "@/lib/model/types";
-import { ToolError, type Tool } from "@/lib/tools/types";
+import { ToolError, type Tool, type ToolContext } from "@/lib/tools/types";
 import type { ToolInvoker, ToolOutcome } from "./agent-loop";
 import type { AgentNode, ChildOutcome, ChildSpec, ExecutorDeps, RunHost, TurnScope } from "./agent-node";
 import { approvalReason, needsApproval } from "./approval-policy";
@@ -56,7 +56,7 @@ export class SubagentExecutor implements RunHost {
         const tool = tools.find((t) => t.spec.name === call.name);
         if (tool) {
           const gate = needsApproval(tool, requireApproval) ? this.approvalFor(node, tool, call, context) : undefined;
-          return runWorkspaceCall(tool, call, this.deps.workspaceDir, context.signal, this.scope.ownerId, gate);
+          return runWorkspaceCall(tool, call, this.toolContext(context.signal), gate);
         }
         const names = specs.map((s) => s.name).join(", ") || "none";
         return refuse("unknown_tool", `Unknown tool "${call.name}". Tools available to you: ${names}.`);
@@ -82,7 +82,7 @@ export class SubagentExecutor implements RunHost {
       if (!gate) return refuse("approval_denied", `"${call.name}" needs a person's approval, and no one can be asked here.`);
       let preview: string | undefined;
       try {
-        preview = tool.preview ? await tool.preview(args, { workspaceDir: this.deps.workspaceDir, signal: context.signal }) : undefined;
+        preview = tool.preview ? await tool.preview(args, this.toolContext(context.signal)) : undefined;
       } catch (e) {
         return refuse("tool_failed", e instanceof ToolError ? e.message : `"${call.name}" failed: ${describeError(e)}`);
       }
@@ -114,6 +114,12 @@ export class SubagentExecutor implements RunHost {
           return refuse("cancelled", `"${call.name}" was not run: the run stopped while it waited for approval.`);
       }
     };
+  }
+
+  /** What every tool call of the turn runs with, any agent's: the workspace, the person, the chat's attachments. */
+  private toolContext(signal: AbortSignal): ToolContext {
+    const { ownerId, attachments } = this.scope;
+    return { workspaceDir: this.deps.workspaceDir, signal, ...(ownerId ? { ownerId } : {}), ...(attachments ? { attachments } : {}) };
   }
 
   private definitionOf(call: ModelToolCall): SubagentDefinition | undefined {

@@ -1,7 +1,7 @@
 import { ZodError } from "zod";
 import { wellFormed } from "@/lib/contracts";
 import type { ModelToolCall } from "@/lib/model/types";
-import { ToolError, type Tool } from "@/lib/tools/types";
+import { ToolError, type Tool, type ToolContext } from "@/lib/tools/types";
 import type { ToolOutcome } from "./agent-loop";
 import { describeError } from "./model-step";
 import { toolErrorStatus, toolErrorText, type ToolErrorCode } from "./tool-errors";
@@ -14,14 +14,8 @@ import { toolErrorStatus, toolErrorText, type ToolErrorCode } from "./tool-error
 /** Asked once the arguments are valid, before the tool runs: an outcome means "do not run" (see approval). */
 export type BeforeRun = (args: unknown) => Promise<ToolOutcome | undefined>;
 
-export async function runWorkspaceCall(
-  tool: Tool,
-  call: ModelToolCall,
-  workspaceDir: string,
-  signal: AbortSignal,
-  ownerId?: string,
-  beforeRun?: BeforeRun,
-): Promise<ToolOutcome> {
+export async function runWorkspaceCall(tool: Tool, call: ModelToolCall, context: ToolContext, beforeRun?: BeforeRun): Promise<ToolOutcome> {
+  const { signal } = context;
   let raw: unknown;
   try {
     raw = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
@@ -43,7 +37,7 @@ export async function runWorkspaceCall(
     signal.addEventListener("abort", onAbort, { once: true });
   });
   try {
-    const run = tool.run(args, { workspaceDir, signal, ...(ownerId ? { ownerId } : {}) }).then(
+    const run = tool.run(args, context).then(
       // Tool output enters here: normalised once, like model output.
       (content): ToolOutcome => ({ content: wellFormed(content), status: "success" }),
       (e: unknown): ToolOutcome =>

@@ -11,6 +11,7 @@ export const ERROR_CODES = [
   "conflict",
   "limit_reached",
   "too_large",
+  "unsupported_type",
   "unavailable",
   "internal",
 ] as const;

@@ -9,3 +9,4 @@ export * from "./model-call";
 export * from "./share";
 export * from "./search";
 export * from "./catalog";
+export * from "./attachment";

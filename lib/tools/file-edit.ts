@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { editPreview } from "./edit-preview";
+import { refuseAttachmentWrite } from "./attachment-files";
 import { parseArgs, toolSpec } from "./parse-args";
 import { ToolError, type Tool } from "./types";
 import { assertUnchanged, MAX_WRITE_BYTES, resolveWriteTarget, writeTarget, type WriteOptions, type WriteTarget } from "./writable-file";
@@ -34,12 +35,14 @@ export function createFileEditTool(options: WriteOptions = {}): Tool<FileEditArg
     parse: (args) => parseArgs("file_edit", schema, args),
     requiresApproval: true,
     async preview(args, context) {
+      refuseAttachmentWrite(args.path, context.attachments);
       const { target, text } = await edited(context.workspaceDir, args, options);
       const diff = editPreview(target.shown, target.current, text);
       approved.set(args, target);
       return diff;
     },
     async run(args, context) {
+      refuseAttachmentWrite(args.path, context.attachments);
       const { target, text, count } = await edited(context.workspaceDir, args, options);
       const previewed = approved.get(args);
       // Same file, same text: the edit computed again is the diff the person approved.

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { editPreview } from "./edit-preview";
+import { refuseAttachmentWrite } from "./attachment-files";
 import { parseArgs, toolSpec } from "./parse-args";
 import { formatBytes } from "./text-files";
 import type { Tool } from "./types";
@@ -27,12 +28,14 @@ export function createFileWriteTool(options: WriteOptions = {}): Tool<FileWriteA
     parse: (args) => parseArgs("file_write", schema, args),
     requiresApproval: true,
     async preview(args, context) {
+      refuseAttachmentWrite(args.path, context.attachments);
       const target = await resolveWriteTarget(context.workspaceDir, args.path, options);
       const diff = editPreview(target.shown, target.current, args.content);
       approved.set(args, target);
       return diff;
     },
     async run(args, context) {
+      refuseAttachmentWrite(args.path, context.attachments);
       const target = await resolveWriteTarget(context.workspaceDir, args.path, options);
       const previewed = approved.get(args);
       if (previewed) assertUnchanged(previewed, target);

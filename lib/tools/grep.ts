@@ -2,6 +2,8 @@ import type { Dirent } from "node:fs";
 import { lstat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
+import type { AttachmentArea } from "./attachment-area";
+import { attachmentRequest } from "./attachment-files";
 import { createGlobFilter, MAX_GLOB_LENGTH } from "./glob";
 import { parseArgs, toolSpec } from "./parse-args";
 import { RegexAbortedError, RegexTimeoutError, runRegexJob, type RegexJob, type RegexMatch, type RegexResult } from "./regex-pool";
@@ -41,7 +43,7 @@ type GrepArgs = z.output<typeof schema>;
 export const grepTool: Tool<GrepArgs> = {
   spec: toolSpec(
     "grep",
-    "Search workspace text files for a regular expression. Returns matching lines as `path:line: text`. Binary and very large files are skipped.",
+    "Search workspace text files for a regular expression. Returns matching lines as `path:line: text`. Binary and very large files are skipped. Path attachments searches the files attached to the chat (a PDF as its text).",
     schema,
   ),
   parse: (args) => {
@@ -53,17 +55,17 @@ export const grepTool: Tool<GrepArgs> = {
   async run(args, context) {
     const regex = compilePattern(args.pattern, args.ignoreCase);
     const inGlob = args.glob ? createGlobFilter(args.glob) : () => true;
-    const root = await workspaceRoot(context.workspaceDir);
-    const target = await resolveInWorkspace(root, args.path);
-    const shown = displayPath(root, target);
-    const scan = await listFiles(root, target, shown, inGlob);
+    const attached = attachmentRequest(args.path, context.attachments);
+    const { shown, scan, readBatch } = attached
+      ? await attachmentScan(attached.area, attached.name, inGlob)
+      : await workspaceScan(context.workspaceDir, args.path, inGlob);
 
     const found: RegexMatch[] = [];
     let capped = false;
     let workerMs = 0;
     while (!capped && scan.next < scan.files.length) {
       const load = async (): Promise<RegexJob | undefined> => {
-        const files = await readBatch(root, scan, context.signal);
+        const files = await readBatch(scan, context.signal);
         const maxMatches = args.maxMatches - found.length;
         return files.length ? { pattern: regex.source, flags: regex.flags, files, maxMatches, maxLineChars: MAX_LINE_CHARS } : undefined;
       };
@@ -86,6 +88,57 @@ interface Scan {
   tooLarge: string[];
   binary: number;
   special: string[];
+}
+
+type BatchReader = (scan: Scan, signal: AbortSignal) => Promise<{ name: string; text: string }[]>;
+
+async function workspaceScan(
+  workspaceDir: string,
+  requested: string,
+  inGlob: (workspacePath: string, searchPath: string) => boolean,
+): Promise<{ shown: string; scan: Scan; readBatch: BatchReader }> {
+  const root = await workspaceRoot(workspaceDir);
+  const target = await resolveInWorkspace(root, requested);
+  const shown = displayPath(root, target);
+  return { shown, scan: await listFiles(root, target, shown, inGlob), readBatch: (scan, signal) => readBatch(root, scan, signal) };
+}
+
+/**
+ * The chat's attachments as grep's files (`attachments/<name>`): their texts as file_read
+ * gives them, a PDF's extracted text included; images count as binary files.
+ */
+async function attachmentScan(
+  area: AttachmentArea,
+  name: string | null,
+  inGlob: (workspacePath: string, searchPath: string) => boolean,
+): Promise<{ shown: string; scan: Scan; readBatch: BatchReader }> {
+  const scan: Scan = { files: [], next: 0, totalBytes: 0, tooLarge: [], binary: 0, special: [] };
+  const all = await area.list();
+  const chosen = name === null ? all : all.filter((a) => a.name === name);
+  if (name !== null && chosen.length === 0) throw new ToolError(`There is no attachment "${name}" in this chat.`);
+  for (const ref of chosen) {
+    if (ref.kind === "image") scan.binary += 1;
+    else if (name !== null || inGlob(`attachments/${ref.name}`, ref.name)) scan.files.push(ref.name);
+  }
+  const readBatch: BatchReader = async (current, signal) => {
+    const batch: { name: string; text: string }[] = [];
+    let bytes = 0;
+    while (current.next < current.files.length && bytes < GREP_BATCH_BYTES && !signal.aborted) {
+      const attachment = current.files[current.next++]!;
+      const shownName = `attachments/${attachment}`;
+      const text = (await area.read(attachment)) ?? "";
+      const size = Buffer.byteLength(text);
+      if (size > MAX_GREP_FILE_BYTES || current.totalBytes + size > MAX_GREP_TOTAL_BYTES) {
+        current.tooLarge.push(shownName);
+        continue;
+      }
+      current.totalBytes += size;
+      bytes += size;
+      batch.push({ name: shownName, text });
+    }
+    return batch;
+  };
+  return { shown: name === null ? "attachments" : `attachments/${name}`, scan, readBatch };
 }
 
 async function listFiles(

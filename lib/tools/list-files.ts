@@ -1,5 +1,6 @@
 import { lstat, stat } from "node:fs/promises";
 import { z } from "zod";
+import { attachmentRequest, attachmentsLine, listAttachments } from "./attachment-files";
 import { parseArgs, toolSpec } from "./parse-args";
 import { formatBytes } from "./text-files";
 import type { Tool } from "./types";
@@ -23,6 +24,8 @@ export const listFilesTool: Tool<ListFilesArgs> = {
   ),
   parse: (args) => parseArgs("list_files", schema, args),
   async run(args, context) {
+    const attached = attachmentRequest(args.path, context.attachments);
+    if (attached) return listAttachments(attached.area, attached.name);
     const root = await workspaceRoot(context.workspaceDir);
     const target = await resolveInWorkspace(root, args.path);
     const shown = displayPath(root, target);
@@ -45,6 +48,9 @@ export const listFilesTool: Tool<ListFilesArgs> = {
       else if (entry.dirent.isFile()) lines.push(`${indent}${name}  (${formatBytes((await lstat(entry.absolute)).size)})`);
       else lines.push(`${indent}${name}  (special file)`);
     }
+    // The chat's attachments are a folder of the root as the tools see it, though not on disk.
+    const attachments = shown === "." ? await attachmentsLine(context.attachments) : undefined;
+    if (attachments) lines.push(attachments);
     const header = `Contents of ${shown === "." ? "the workspace root" : `${shown}/`}${args.recursive ? " (recursive)" : ""}:`;
     if (lines.length === 0) return `${header}\n(empty folder)`;
     const footer = truncated ? `\n[Showing the first ${MAX_LIST_ENTRIES} entries; list a sub-folder to see the rest.]` : "";

@@ -1,4 +1,5 @@
 import type { ToolSpec } from "@/lib/model/types";
+import type { AttachmentArea } from "./attachment-area";
 
 /**
  * A tool an agent may call. Arguments arrive as untrusted model output: `parse` validates
@@ -14,6 +15,11 @@ export interface ToolContext {
    * between people, so one person's many runs count once; absent, each run is its own owner.
    */
   ownerId?: string;
+  /**
+   * The chat's attachments, read-only, as the folder `attachments/` (see
+   * attachment-area.ts); absent: that path is an ordinary workspace path.
+   */
+  attachments?: AttachmentArea;
 }
 
 export interface Tool<Args = unknown> {

@@ -18,6 +18,7 @@ import { SESSION_SUMMARY_FIELDS as SUMMARY_FIELDS, toSummary, type SessionRow } 
 import { backfillSearch, indexTurns, listSessionPage, searchSessions } from "./search-index";
 import { listModelCalls, loadModelCall, loadTurnModelCalls, ModelCallLog, type ModelCallLogOptions } from "./model-call-log";
 import { GHOST_RUNS_END, GHOST_TURN_ERROR } from "@/lib/turn/ghost-sweep";
+import { AttachmentStore, type AttachmentLimits } from "@/server/attachments/attachment-store";
 
 /**
  * The data access the app needs, behind one small interface (the repository the server
@@ -85,6 +86,8 @@ export interface ChatStore {
    * the chats whose turns live processes still hold.
    */
   ghostSweep(now?: Date, scope?: GhostSweepScope): Promise<{ turns: number; runs: number; calls: number }>;
+  /** The files attached to chats (docs/attachments.md); a chat's go when it is deleted. */
+  readonly attachments: AttachmentStore;
 }
 
 export interface StoredChatSettings {
@@ -102,9 +105,13 @@ function notFound(): AppError {
   return new AppError("not_found", "That chat does not exist.");
 }
 
-export function mongoStore(models: Models): ChatStore {
+/** `attachmentLimits`: ATTACHMENT_MAX_BYTES and ATTACHMENTS_MAX_CHAT_BYTES unless given. */
+export function mongoStore(models: Models, options: { attachmentLimits?: AttachmentLimits } = {}): ChatStore {
   const { Session, Turn, ToolCall, ToolOutput, SubagentRun, TextChunk, ModelCall, ModelBlob } = models;
+  const attachments = new AttachmentStore(models, options.attachmentLimits);
   return {
+    attachments,
+
     async listSessions(ownerId) {
       const rows = await Session.find({ ownerId }, SUMMARY_FIELDS).sort({ updatedAt: -1 }).limit(500).lean<SessionRow[]>();
       return rows.map(toSummary);
@@ -183,11 +190,12 @@ export function mongoStore(models: Models): ChatStore {
     async deleteSession(ownerId, sessionId) {
       const removed = await Session.deleteOne({ _id: sessionId, ownerId });
       if (removed.deletedCount === 0) throw notFound();
-      await Promise.all(
-        [Turn, ToolCall, SubagentRun, ToolOutput, TextChunk, ModelCall, ModelBlob, models.SearchEntry].map((model) =>
+      await Promise.all([
+        ...[Turn, ToolCall, SubagentRun, ToolOutput, TextChunk, ModelCall, ModelBlob, models.SearchEntry].map((model) =>
           (model as typeof Turn).deleteMany({ sessionId }),
         ),
-      );
+        attachments.deleteForSession(sessionId),
+      ]);
     },
 
     async touchSession(sessionId, title) {

@@ -19,15 +19,28 @@ export class BodyTimeoutError extends AppError {
  * and the request stops being read; the caller answers with `closeUnread`, so the rest
  * is never taken in.
  */
-export function readBody(req: IncomingMessage, maxBytes: number, timeoutMs = DEFAULT_BODY_TIMEOUT_MS): Promise<string> {
-  const tooLarge = () => new AppError("too_large", `The request body is larger than ${maxBytes} bytes.`);
+export async function readBody(req: IncomingMessage, maxBytes: number, timeoutMs = DEFAULT_BODY_TIMEOUT_MS): Promise<string> {
+  return (await readBodyBytes(req, maxBytes, timeoutMs)).toString("utf8");
+}
+
+/**
+ * `readBody`'s bytes as they came (an attachment's file). `tooLarge`: the sentence that
+ * refuses a body past `maxBytes`, when the route has a better one than the bare limit.
+ */
+export function readBodyBytes(
+  req: IncomingMessage,
+  maxBytes: number,
+  timeoutMs = DEFAULT_BODY_TIMEOUT_MS,
+  tooLargeMessage = `The request body is larger than ${maxBytes} bytes.`,
+): Promise<Buffer> {
+  const tooLarge = () => new AppError("too_large", tooLargeMessage);
   const declared = Number(req.headers["content-length"]);
   if (Number.isFinite(declared) && declared > maxBytes) return Promise.reject(tooLarge());
   return new Promise((resolve, reject) => {
     let chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
-    const settle = (error: Error | undefined, text?: string) => {
+    const settle = (error: Error | undefined, body?: Buffer) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
@@ -36,14 +49,14 @@ export function readBody(req: IncomingMessage, maxBytes: number, timeoutMs = DEF
       if (error) {
         req.pause();
         reject(error);
-      } else resolve(text ?? "");
+      } else resolve(body ?? Buffer.alloc(0));
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > maxBytes) settle(tooLarge());
       else chunks.push(chunk);
     };
-    const onEnd = () => settle(undefined, Buffer.concat(chunks).toString("utf8"));
+    const onEnd = () => settle(undefined, Buffer.concat(chunks));
     // A client that went away reads no answer; the error only has to end the request quietly.
     const cutOff = () => settle(new AppError("bad_request", "The upload was cut off before it finished; nothing was kept."));
     const timer = setTimeout(() => settle(new BodyTimeoutError(timeoutMs)), timeoutMs);

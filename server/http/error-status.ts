@@ -6,6 +6,7 @@ const STATUS: Record<ErrorCode, number> = {
   unauthorized: 401,
   not_found: 404,
   too_large: 413,
+  unsupported_type: 415,
   rate_limited: 429,
   busy: 409,
   conflict: 409,

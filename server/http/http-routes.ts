@@ -3,6 +3,8 @@ import { env } from "@/lib/env";
 import type { Logger } from "@/lib/log";
 import type { AccountService } from "@/server/accounts/account-service";
 import type { AccountThrottles } from "@/server/accounts/sign-in-throttles";
+import type { AttachmentHttpDeps } from "@/server/attachments/attachment-routes";
+import type { AttachmentService } from "@/server/attachments/attachment-service";
 import type { OidcClient } from "@/server/accounts/oidc";
 import type { Cluster } from "@/server/cluster/cluster";
 import type { SessionService } from "@/server/sessions/session-service";
@@ -22,6 +24,8 @@ export interface HttpRoutes {
   oidc?: OidcRouteDeps;
   /** Share links, when their collection was given. */
   share?: ShareHttpDeps;
+  /** Chats' attachments (upload, list, download, delete). */
+  attachments?: AttachmentHttpDeps;
 }
 
 export function httpRoutes(deps: {
@@ -32,6 +36,7 @@ export function httpRoutes(deps: {
   oidc?: OidcClient;
   shares?: ShareService;
   shareViewer: (cookieHeader: string | undefined) => Promise<ShareViewer | null>;
+  attachments?: AttachmentService;
   dbUp?: () => Promise<boolean> | boolean;
   importMaxBytes?: number;
   importBodyTimeoutMs?: number;
@@ -75,5 +80,13 @@ export function httpRoutes(deps: {
           }
         : undefined,
     share: shares ? { shares, sessions, allowedOrigins, viewer: deps.shareViewer, log } : undefined,
+    attachments: deps.attachments
+      ? {
+          attachments: deps.attachments,
+          allowedOrigins,
+          bodyTimeoutMs: deps.importBodyTimeoutMs ?? env().IMPORT_BODY_TIMEOUT_MS,
+          log,
+        }
+      : undefined,
   };
 }

@@ -166,6 +166,7 @@ export class DroneSession {
         publish: (event) => this.onEvent(event),
         turn: () => this.liveTurn(turnId),
         recordModelCall: (record) => this.modelCalls.write(record),
+        attachments: this.deps.store.attachments.area(this.sessionId),
         ...(retry ? { retry } : {}),
         ...(settings?.model ? { model: settings.model } : {}),
         ...(settings?.instructions ? { instructions: settings.instructions } : {}),

@@ -15,6 +15,7 @@ import { recordEvents, request, startLiveApp, type LiveApp, type LiveClient } fr
 import type { OidcClient } from "@/server/accounts/oidc";
 import { Cluster, type ClusterOptions } from "@/server/cluster/cluster";
 import { mongoLeases } from "@/server/cluster/lease";
+import { AttachmentStore, type AttachmentLimits } from "@/server/attachments/attachment-store";
 
 /**
  * The real server for integration tests (see live-app.ts) on a fresh database of the
@@ -63,6 +64,7 @@ export async function startHarness(
     /** The sign-in and sign-up throttle in the account modes (tests all come from one address). */ accountThrottle?: Throttle;
     /** Single sign-on in the account modes (server/accounts/oidc.ts). */ sso?: { label: string; oidc: OidcClient };
     /** Scale-out: this app joins a cluster (a real Redis) with leases on this harness's database; see also cluster-apps.ts. */ clusterWith?: ClusterOptions;
+    /** The attachments' limits instead of ATTACHMENT_MAX_BYTES and ATTACHMENTS_MAX_CHAT_BYTES. */ attachmentLimits?: AttachmentLimits;
     /** Every chat's write outbox gets these (a shorter backoff, a log to watch its retries). */ outbox?: Pick<
       WriteOutboxOptions,
       "retry" | "log"
@@ -72,7 +74,9 @@ export async function startHarness(
   const db = await openTestDatabase(label, { uri: options.mongoUri });
   const { connection, models } = db;
   const outbox = options.outbox;
-  const store: typeof db.store = outbox ? { ...db.store, eventWriter: (o) => db.store.eventWriter({ ...o, ...outbox }) } : db.store;
+  const withOutbox: typeof db.store = outbox ? { ...db.store, eventWriter: (o) => db.store.eventWriter({ ...o, ...outbox }) } : db.store;
+  const limits = options.attachmentLimits;
+  const store: typeof db.store = limits ? { ...withOutbox, attachments: new AttachmentStore(models, limits) } : withOutbox;
   const start = async (): Promise<Harness> => {
     const accounts = options.authMode
       ? {
