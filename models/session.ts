@@ -18,6 +18,8 @@ const sessionSchema = new Schema(
     model: { type: String },
     /** The chat's own instructions, added to the master's system prompt (absent: none). */
     instructions: { type: String },
+    /** The turn last viewed or started: the chat opens on the branch that holds it (absent: the newest turn's). */
+    activeTurnId: { type: String },
   },
   { timestamps: true, versionKey: false },
 );

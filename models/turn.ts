@@ -19,6 +19,8 @@ const turnSchema = new Schema(
     endedAt: { type: Date },
     /** Label of the model the master ran on (absent in turns from before it was kept). */
     model: { type: String },
+    /** The turn it follows when not the one started before it; null: a new first turn (lib/branches/branch-tree.ts). */
+    parentTurnId: { type: String, default: undefined },
     /** Steering messages to the master, as a run keeps its own (absent: none). */
     steering: steeringField,
     /** Appends this document has taken; each names the count it expects, so a retried one that landed changes nothing. */

@@ -98,6 +98,8 @@ export interface TurnInput {
   model?: RunModel;
   /** The chat's own instructions, added to the master's system prompt; absent or "": none. */
   instructions?: string;
+  /** The turn this one follows, when not the one started before it (see `ChatTurn.parentTurnId`). */
+  parentTurnId?: string | null;
   /** The chat's attachments: every agent of the turn reads them as `attachments/`, and the master is told their names. */
   attachments?: AttachmentArea;
 }
@@ -227,6 +229,7 @@ async function runTurn(
       prompt: input.prompt,
       createdAt: new Date(started).toISOString(),
       ...(chosen ? { model: chosen.label } : {}),
+      ...(input.parentTurnId !== undefined ? { parentTurnId: input.parentTurnId } : {}),
     });
     state = createLoopState([
       {

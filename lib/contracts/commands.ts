@@ -48,6 +48,20 @@ export const turnSendSchema = z.strictObject({
 export const chatSettingsQuerySchema = z.strictObject({ sessionId: id.optional() });
 export type ChatSettingsQuery = z.infer<typeof chatSettingsQuerySchema>;
 export const turnCancelSchema = z.strictObject({ sessionId: id, turnId: id });
+/** A new turn beside `turnId` with an edited prompt; the old turn stays on its branch. */
+export const turnEditSchema = z.strictObject({
+  sessionId: id,
+  turnId: id,
+  text: visibleText(MAX_PROMPT_CHARS, `must be at most ${MAX_PROMPT_CHARS} characters`),
+  model: modelKeySchema.optional(),
+});
+/** A new turn beside `turnId` with the same prompt. */
+export const turnRegenerateSchema = z.strictObject({ sessionId: id, turnId: id, model: modelKeySchema.optional() });
+/** `session:branch` shows the branch holding `turnId`; `session:fork` copies the turns up to it into a new chat. */
+export const turnRefSchema = z.strictObject({ sessionId: id, turnId: id });
+export type TurnEdit = z.infer<typeof turnEditSchema>;
+export type TurnRegenerate = z.infer<typeof turnRegenerateSchema>;
+export type TurnRef = z.infer<typeof turnRefSchema>;
 export const subagentSteerSchema = z.strictObject({
   sessionId: id,
   runId: id,

@@ -40,6 +40,8 @@ export const turnStartedSchema = z.object({
   createdAt: z.string(),
   /** Label of the model the master runs on; absent in events from before it was recorded. */
   model: z.string().optional(),
+  /** See `ChatTurn.parentTurnId`: present only when the turn does not follow the one started before it. */
+  parentTurnId: z.string().nullable().optional(),
 });
 
 export const subagentStartedSchema = z.object({
@@ -183,5 +185,7 @@ export const sessionSnapshotSchema = z.object({
   title: z.string(),
   seq: z.number().int().nonnegative(),
   turns: z.array(chatTurnSchema),
+  /** For each turn shown that has alternatives (edits, regenerations): all of them, oldest first. */
+  siblings: z.record(z.string(), z.array(z.string())).optional(),
 });
 export type SessionSnapshot = z.infer<typeof sessionSnapshotSchema>;

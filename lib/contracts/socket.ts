@@ -27,6 +27,12 @@ import {
   type TurnSend,
   chatSettingsQuerySchema,
   type ChatSettingsQuery,
+  turnEditSchema,
+  turnRegenerateSchema,
+  turnRefSchema,
+  type TurnEdit,
+  type TurnRegenerate,
+  type TurnRef,
 } from "./commands";
 import { chatSettingsInputSchema, type ChatSettings, type ChatSettingsInput, type ModelCatalog } from "./catalog";
 import {
@@ -54,6 +60,8 @@ export interface TurnPage {
   sessionId: string;
   turns: ChatTurn[];
   older: string | null;
+  /** As in a snapshot: the alternatives of the page's turns that have some. */
+  siblings?: Record<string, string[]>;
 }
 
 /** What the browser shows about this server: which model answers, and whether it is the demo. */
@@ -101,6 +109,13 @@ export interface ClientToServerEvents {
   "chat:settings": (input: ChatSettingsQuery, ack: AckCallback<ChatSettings>) => void;
   /** Sets a chat's model (and the person's default) or its instructions. */
   "chat:configure": (input: ChatSettingsInput, ack: AckCallback<ChatSettings>) => void;
+  /** Branches: an edited prompt or a regenerated answer starts a turn beside the old one. */
+  "turn:edit": (input: TurnEdit, ack: AckCallback<{ turnId: string }>) => void;
+  "turn:regenerate": (input: TurnRegenerate, ack: AckCallback<{ turnId: string }>) => void;
+  /** Shows the branch holding the turn: answered with a snapshot, as a join is. */
+  "session:branch": (input: TurnRef, ack: AckCallback<JoinResult>) => void;
+  /** A new chat with the turns up to this one. */
+  "session:fork": (input: TurnRef, ack: AckCallback<SessionSummary>) => void;
 }
 
 /**
@@ -134,6 +149,10 @@ export const commandSchemas = {
   "model:list": emptySchema,
   "chat:settings": chatSettingsQuerySchema,
   "chat:configure": chatSettingsInputSchema,
+  "turn:edit": turnEditSchema,
+  "turn:regenerate": turnRegenerateSchema,
+  "session:branch": turnRefSchema,
+  "session:fork": turnRefSchema,
 } satisfies Record<keyof ClientToServerEvents, ZodType>;
 
 /**

@@ -172,6 +172,12 @@ export interface ChatTurn {
   steering?: Steer[];
   /** Label of the model the master ran on (the chat's choice then); absent in records from before it was kept. */
   model?: string;
+  /**
+   * The turn this one follows when it is not the one started just before it (an edited
+   * prompt, a regenerated answer, a turn on a branch gone back to); null: a new first
+   * turn. Absent: it follows the turn started before it (lib/branches/branch-tree.ts).
+   */
+  parentTurnId?: string | null;
 }
 
 export const toolCallSchema: z.ZodType<ToolCall> = z.lazy(() =>
@@ -247,6 +253,7 @@ export const chatTurnSchema: z.ZodType<ChatTurn> = z.object({
   endedAt: z.string().optional(),
   steering: z.array(steerSchema).optional(),
   model: z.string().optional(),
+  parentTurnId: z.string().nullable().optional(),
 });
 
 export interface SessionSummary {

@@ -139,8 +139,10 @@ export function reidentify(entry: ExportedTurn, sessionId: string, newId: () => 
     turnId,
     runId: c.runId === null ? null : run(c.runId),
   }));
+  // A file holds one branch, in order: each turn follows the one before it (a fork's turns too).
+  const { parentTurnId: _branch, ...turn } = entry.turn;
   return {
-    turn: { ...entry.turn, turnId, sessionId, steps: mapSteps(entry.turn.steps) },
+    turn: { ...turn, turnId, sessionId, steps: mapSteps(entry.turn.steps) },
     toolOutputs: entry.toolOutputs.map((o) => ({ ...o, runId: o.runId === null ? null : run(o.runId) })),
     modelCalls,
   };

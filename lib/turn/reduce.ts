@@ -55,7 +55,11 @@ export function newTurn(input: { sessionId: string; turnId: string; prompt: stri
 /** The turn a `turn:started` event opens. */
 export function turnFromStart(event: AgentEventOf<"turn:started">, sessionId: string): ChatTurn {
   const turn = newTurn({ sessionId, turnId: event.turnId, prompt: event.prompt, createdAt: event.createdAt });
-  return event.model !== undefined ? { ...turn, model: event.model } : turn;
+  return {
+    ...turn,
+    ...(event.model !== undefined ? { model: event.model } : {}),
+    ...(event.parentTurnId !== undefined ? { parentTurnId: event.parentTurnId } : {}),
+  };
 }
 
 export function applyEvent(turn: ChatTurn, event: AgentEvent): ChatTurn {

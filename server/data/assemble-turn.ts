@@ -163,6 +163,7 @@ function masterOf(turn: TurnRow, sessionId: string): StoredAgent<ChatTurn> {
       if (turn.endedAt) out.endedAt = turn.endedAt.toISOString();
       if (steering) out.steering = steering;
       if (turn.model) out.model = turn.model;
+      if (turn.parentTurnId !== undefined) out.parentTurnId = turn.parentTurnId;
       return out;
     },
   };

@@ -3,6 +3,7 @@ import { AppError } from "@/lib/contracts";
 import type { Models } from "@/models";
 import { assembleHistory, type CallRow, type HistoryRows, type RunRow, type StoredSteps, type TurnRow } from "./assemble-turn";
 import { stepTextId } from "./event-store";
+import type { TurnLink } from "@/lib/branches/branch-tree";
 
 /**
  * A session's whole history in three queries (turns, tool calls, subagent runs), however
@@ -14,11 +15,14 @@ const TURN_ORDER = { createdAt: 1, _id: 1 } as const;
 const TURN_ORDER_NEWEST_FIRST = { createdAt: -1, _id: -1 } as const;
 
 /** Three queries, and a fourth only when some text was too long for its document. */
-export async function loadHistoryRows(models: Models, sessionId: string): Promise<HistoryRows> {
+export async function loadHistoryRows(models: Models, sessionId: string, turnIds?: readonly string[]): Promise<HistoryRows> {
+  const only = turnIds ? { turnId: { $in: turnIds } } : {};
   const [turns, calls, runs] = await Promise.all([
-    models.Turn.find({ sessionId }).sort(TURN_ORDER).lean<TurnRow[]>(),
-    models.ToolCall.find({ sessionId }, { _id: 0, sessionId: 0 }).lean<CallRow[]>(),
-    models.SubagentRun.find({ sessionId }, { sessionId: 0 }).lean<RunRow[]>(),
+    models.Turn.find({ sessionId, ...(turnIds ? { _id: { $in: turnIds } } : {}) })
+      .sort(TURN_ORDER)
+      .lean<TurnRow[]>(),
+    models.ToolCall.find({ sessionId, ...only }, { _id: 0, sessionId: 0 }).lean<CallRow[]>(),
+    models.SubagentRun.find({ sessionId, ...only }, { sessionId: 0 }).lean<RunRow[]>(),
   ]);
   return withLongTexts(models, sessionId, { turns, calls, runs });
 }
@@ -34,12 +38,23 @@ export interface HistoryPageRows extends HistoryRows {
  * than asked says whether older ones exist), then their calls and runs by turn id.
  * `before` must be a turn of this session (`bad_request` otherwise).
  */
-export async function loadHistoryPageRows(models: Models, sessionId: string, limit: number, before?: string): Promise<HistoryPageRows> {
-  let filter: Record<string, unknown> = { sessionId };
+export async function loadHistoryPageRows(
+  models: Models,
+  sessionId: string,
+  limit: number,
+  before?: string,
+  turnIds?: readonly string[],
+): Promise<HistoryPageRows> {
+  const branch = turnIds ? { _id: { $in: turnIds } } : {};
+  let filter: Record<string, unknown> = { sessionId, ...branch };
   if (before !== undefined) {
     const anchor = await models.Turn.findOne({ _id: before, sessionId }, { createdAt: 1 }).lean<{ _id: string; createdAt: Date }>();
     if (!anchor) throw new AppError("bad_request", "Invalid session:older request: before is not a turn of this chat.");
-    filter = { sessionId, $or: [{ createdAt: { $lt: anchor.createdAt } }, { createdAt: anchor.createdAt, _id: { $lt: anchor._id } }] };
+    filter = {
+      sessionId,
+      ...branch,
+      $or: [{ createdAt: { $lt: anchor.createdAt } }, { createdAt: anchor.createdAt, _id: { $lt: anchor._id } }],
+    };
   }
   const newestFirst = await models.Turn.find(filter)
     .sort(TURN_ORDER_NEWEST_FIRST)
@@ -48,10 +63,10 @@ export async function loadHistoryPageRows(models: Models, sessionId: string, lim
   const hasOlder = newestFirst.length > limit;
   const turns = newestFirst.slice(0, limit).reverse();
   if (turns.length === 0) return { turns, calls: [], runs: [], hasOlder };
-  const turnIds = turns.map((t) => t._id);
+  const pageIds = turns.map((t) => t._id);
   const [calls, runs] = await Promise.all([
-    models.ToolCall.find({ sessionId, turnId: { $in: turnIds } }, { _id: 0, sessionId: 0 }).lean<CallRow[]>(),
-    models.SubagentRun.find({ sessionId, turnId: { $in: turnIds } }, { sessionId: 0 }).lean<RunRow[]>(),
+    models.ToolCall.find({ sessionId, turnId: { $in: pageIds } }, { _id: 0, sessionId: 0 }).lean<CallRow[]>(),
+    models.SubagentRun.find({ sessionId, turnId: { $in: pageIds } }, { sessionId: 0 }).lean<RunRow[]>(),
   ]);
   return { ...(await withLongTexts(models, sessionId, { turns, calls, runs })), hasOlder };
 }
@@ -82,8 +97,17 @@ function chunkedIds(turnId: string, runId: string | null, steps: StoredSteps | u
   ]);
 }
 
-export async function loadHistory(models: Models, sessionId: string): Promise<ChatTurn[]> {
-  return assembleHistory(sessionId, await loadHistoryRows(models, sessionId));
+/** `turnIds`: only these turns (a branch); all of the chat's without. */
+export async function loadHistory(models: Models, sessionId: string, turnIds?: readonly string[]): Promise<ChatTurn[]> {
+  return assembleHistory(sessionId, await loadHistoryRows(models, sessionId, turnIds));
+}
+
+/** Every turn's link to the turn it follows, in start order: the chat's branch tree (lib/branches/branch-tree.ts). */
+export async function loadTurnLinks(models: Models, sessionId: string): Promise<TurnLink[]> {
+  const rows = await models.Turn.find({ sessionId }, { _id: 1, parentTurnId: 1 })
+    .sort(TURN_ORDER)
+    .lean<{ _id: string; parentTurnId?: string | null }[]>();
+  return rows.map((r) => (r.parentTurnId === undefined ? { turnId: r._id } : { turnId: r._id, parentTurnId: r.parentTurnId }));
 }
 
 /** A page of turns (see `loadHistoryPageRows`), assembled; `older` is its oldest turn's id while older turns exist. */
@@ -92,8 +116,9 @@ export async function loadHistoryPage(
   sessionId: string,
   limit: number,
   before?: string,
+  turnIds?: readonly string[],
 ): Promise<{ turns: ChatTurn[]; older: string | null }> {
-  const rows = await loadHistoryPageRows(models, sessionId, limit, before);
+  const rows = await loadHistoryPageRows(models, sessionId, limit, before, turnIds);
   const turns = assembleHistory(sessionId, rows);
   return { turns, older: rows.hasOlder ? (turns[0]?.turnId ?? null) : null };
 }

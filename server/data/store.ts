@@ -12,7 +12,8 @@ import { termsOf } from "@/lib/search/terms";
 import type { Models } from "@/models";
 import { EventStore, toolCallRecordId, type EventStoreOptions } from "./event-store";
 import { eventsOfTurn } from "@/lib/turn/turn-events";
-import { loadHistory, loadHistoryPage } from "./history";
+import { loadHistory, loadHistoryPage, loadTurnLinks } from "./history";
+import type { TurnLink } from "@/lib/branches/branch-tree";
 import { newId } from "./ids";
 import { SESSION_SUMMARY_FIELDS as SUMMARY_FIELDS, toSummary, type SessionRow } from "./session-row";
 import { backfillSearch, indexTurns, listSessionPage, searchSessions } from "./search-index";
@@ -49,11 +50,22 @@ export interface ChatStore {
   touchSession(sessionId: string, title?: string): Promise<void>;
   /** Reserves `count` sequence numbers; returns the first number of the block. */
   reserveSeqBlock(sessionId: string, count: number): Promise<number>;
-  loadHistory(sessionId: string): Promise<ChatTurn[]>;
+  /** `turnIds`: only these (a branch). */
+  loadHistory(sessionId: string, turnIds?: readonly string[]): Promise<ChatTurn[]>;
+  /** Every turn's link to the one it follows, in start order (the branch tree). */
+  loadTurnLinks(sessionId: string): Promise<TurnLink[]>;
+  /** The turn last viewed or started (the chat opens on its branch); undefined: none recorded. */
+  activeTurn(sessionId: string): Promise<string | undefined>;
+  setActiveTurn(sessionId: string, turnId: string): Promise<void>;
   /** How many turns a session has stored (an import checks they all landed without reading them back). */
   countTurns(sessionId: string): Promise<number>;
   /** The `limit` turns before the turn `before` (the newest without it); `older` is the next cursor, null at the first turn. */
-  loadHistoryPage(sessionId: string, limit: number, before?: string): Promise<{ turns: ChatTurn[]; older: string | null }>;
+  loadHistoryPage(
+    sessionId: string,
+    limit: number,
+    before?: string,
+    turnIds?: readonly string[],
+  ): Promise<{ turns: ChatTurn[]; older: string | null }>;
   /** The whole text of one tool call's output ("Show all"), for a session already checked. */
   loadToolOutput(sessionId: string, callId: string, where?: { turnId?: string; runId?: string | null }): Promise<string>;
   /** The writer of one session's events, in event order, retrying while the database is away. */
@@ -216,9 +228,18 @@ export function mongoStore(models: Models, options: { attachmentLimits?: Attachm
       return row.seqReserved - count;
     },
 
-    loadHistory: (sessionId) => loadHistory(models, sessionId),
+    loadHistory: (sessionId, turnIds) => loadHistory(models, sessionId, turnIds),
+    loadTurnLinks: (sessionId) => loadTurnLinks(models, sessionId),
+    async activeTurn(sessionId) {
+      const row = await Session.findById(sessionId, { activeTurnId: 1 }).lean<{ activeTurnId?: string }>();
+      return row?.activeTurnId ?? undefined;
+    },
+    async setActiveTurn(sessionId, turnId) {
+      // Not activity: the sidebar keeps its order when a person only looks at another branch.
+      await Session.updateOne({ _id: sessionId }, { $set: { activeTurnId: turnId } }, { timestamps: false });
+    },
     countTurns: (sessionId) => Turn.countDocuments({ sessionId }),
-    loadHistoryPage: (sessionId, limit, before) => loadHistoryPage(models, sessionId, limit, before),
+    loadHistoryPage: (sessionId, limit, before, turnIds) => loadHistoryPage(models, sessionId, limit, before, turnIds),
 
     async loadToolOutput(sessionId, callId, where = {}) {
       // Call ids come from models and repeat across runs (two subagents may both say

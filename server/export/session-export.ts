@@ -26,7 +26,8 @@ export function exportSession(
   format: ExportFormat,
   options: { markup?: boolean; now?: Date; settings?: StoredChatSettings } = {},
 ): SessionExport {
-  const finished = turns.filter((t) => t.status !== "running");
+  // One branch, in order: in the file each turn follows the one before it.
+  const finished = turns.filter((t) => t.status !== "running").map(({ parentTurnId: _branch, ...turn }) => turn);
   const exportedAt = (options.now ?? new Date()).toISOString();
   const base = fileBase(session.title);
   if (format === "markdown") {
@@ -49,7 +50,8 @@ export function exportSession(
   };
 }
 
-async function* exportedTurns(store: ChatStore, sessionId: string, turns: readonly ChatTurn[]): AsyncGenerator<ExportedTurn> {
+/** Each turn whole, as the session file holds it: the full text of long tool outputs and every model request. */
+export async function* exportedTurns(store: ChatStore, sessionId: string, turns: readonly ChatTurn[]): AsyncGenerator<ExportedTurn> {
   for (const turn of turns) {
     const toolOutputs: ToolOutputEntry[] = [];
     for (const { runId, call } of callsOf(turn)) {

@@ -94,6 +94,22 @@ export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
       return { sessionId };
     });
     onCommand(socket, "turn:send", guard, ({ sessionId, text, model }) => sessions.send(userId, sessionId, text, person, model));
+    onCommand(socket, "turn:edit", guard, ({ sessionId, turnId, text, model }) =>
+      sessions.startBeside(userId, sessionId, turnId, text, person, model),
+    );
+    onCommand(socket, "turn:regenerate", guard, ({ sessionId, turnId, model }) =>
+      sessions.startBeside(userId, sessionId, turnId, undefined, person, model),
+    );
+    onCommand(socket, "session:branch", guard, ({ sessionId, turnId }) =>
+      sessions.switchBranch(userId, sessionId, turnId, (missed, seq) => {
+        if (missed) {
+          for (const event of missed) socket.emit("agent:event", event);
+          socket.emit("replay:complete", { sessionId, seq });
+        }
+        void socket.join(sessionRoom(sessionId));
+      }),
+    );
+    onCommand(socket, "session:fork", guard, ({ sessionId, turnId }) => sessions.fork(userId, sessionId, turnId));
     onCommand(socket, "model:list", guard, () => sessions.models());
     onCommand(socket, "chat:settings", guard, ({ sessionId }) => sessions.settings(userId, sessionId));
     onCommand(socket, "chat:configure", guard, (input) => sessions.configure(userId, input));

@@ -28,6 +28,7 @@ import { TextFlush } from "./text-flush";
 import { controlRun, type ControlAnswer } from "./run-controls";
 import { endGhostTurn } from "./ghost-takeover";
 import type { DroneCluster, LeaseHolder, MirrorSnapshot, TurnLease } from "./cluster-port";
+import { branchTree, branchView, newestLeaf, pathTo, recordedParent, type BranchTree, type BranchView } from "@/lib/branches/branch-tree";
 
 export type { DroneCluster, MirrorSnapshot } from "./cluster-port";
 export { REPLAY_LIMIT } from "./numbered-relay";
@@ -139,7 +140,7 @@ export class DroneSession {
    * Starts a turn for `starter` (the person sending it); one at a time per session.
    * `retry`: the turn first runs that failed subagent again.
    */
-  async startTurn(prompt: string, starter?: TurnStarter, retry?: TurnRetry): Promise<string> {
+  async startTurn(prompt: string, starter?: TurnStarter, retry?: TurnRetry, place?: { parent: string | null }): Promise<string> {
     if (this.closed) throw deleted();
     if (this.active) throw new AppError("busy", "A turn is already running in this chat. Stop it or wait for it to finish.");
     const turnId = newId();
@@ -150,8 +151,13 @@ export class DroneSession {
     let lease: TurnLease | undefined;
     try {
       if (this.deps.cluster) lease = await this.claimLease(slot, starter);
-      const [stored, settings] = await Promise.all([this.history(), this.deps.turnSettings?.()]);
-      const history = stored.filter((t) => t.status !== "running");
+      const [{ tree, view }, settings] = await Promise.all([this.branch(), this.deps.turnSettings?.()]);
+      // After the branch in view, or (an edit, a regeneration) beside a turn: after its parent.
+      const parent = place ? place.parent : (view.path.at(-1) ?? null);
+      if (parent !== null && !tree.parents.has(parent)) throw new AppError("not_found", "That turn is not in this chat.");
+      const history = (await this.turnsOf(parent === null ? [] : pathTo(tree, parent))).filter((t) => t.status !== "running");
+      const parentTurnId = recordedParent(tree, parent);
+      await this.deps.store.setActiveTurn(this.sessionId, turnId);
       // Deleted (or stopped) while the history loaded: the turn never starts.
       if (this.closed) throw deleted();
       if (slot.cancelled) throw new AppError("not_found", "That turn was stopped before it started.");
@@ -170,6 +176,7 @@ export class DroneSession {
         ...(retry ? { retry } : {}),
         ...(settings?.model ? { model: settings.model } : {}),
         ...(settings?.instructions ? { instructions: settings.instructions } : {}),
+        ...parentTurnId,
       });
     } catch (error) {
       this.active = undefined;
@@ -235,12 +242,12 @@ export class DroneSession {
       if (result?.ok) return { mode: "in_turn", turnId: active.turnId, runId: result.runId };
       if (result && result.reason !== "not_found")
         throw new AppError(result.reason === "already_read" ? "busy" : "bad_request", result.message);
-      if (findRun(await this.history(), runId)) {
+      if (findRun(await this.allHistory(), runId)) {
         throw new AppError("busy", "A turn is running in this chat. Retry this run when it has finished, or stop it first.");
       }
       throw new AppError("not_found", `Run ${runId} was not found in this chat.`);
     }
-    const plan = planRetry(await this.history(), runId, task);
+    const plan = planRetry(await this.allHistory(), runId, task);
     if (!plan.ok) throw new AppError(plan.code, plan.message);
     claim();
     const turnId = await this.startTurn(plan.prompt, starter, plan.retry);
@@ -264,13 +271,22 @@ export class DroneSession {
       subscribe(missed, this.relay.seq);
       return { mode: "replay", sessionId: this.sessionId, seq: this.relay.seq };
     }
-    const stored = await this.deps.store.loadHistoryPage(this.sessionId, TURN_PAGE_SIZE);
+    const { view } = await this.branch();
+    const stored = await this.deps.store.loadHistoryPage(this.sessionId, TURN_PAGE_SIZE, undefined, view.path);
     // From here on, one synchronous step: the streamed text waiting to be folded is folded,
     // the page is read and the viewer subscribed, so no event falls between the snapshot
     // and the room (the snapshot's seq covers exactly what it holds).
-    const turns = overlayLiveTurns(stored.turns, this.live.all(), true);
+    const turns = overlayLiveTurns(stored.turns, this.liveOn(view.path), true);
     subscribe(null, this.relay.seq);
-    return { mode: "snapshot", sessionId: this.sessionId, title: this.title, seq: this.relay.seq, turns, older: stored.older };
+    return {
+      mode: "snapshot",
+      sessionId: this.sessionId,
+      title: this.title,
+      seq: this.relay.seq,
+      turns,
+      older: stored.older,
+      ...siblingsOf(view, turns),
+    };
   }
 
   /**
@@ -279,9 +295,89 @@ export class DroneSession {
    * newest (the running one and the last finished): a newest page adds those MongoDB does
    * not hold yet, so the running turn is always in the join's page.
    */
-  async page(limit: number, before?: string): Promise<{ turns: ChatTurn[]; older: string | null }> {
-    const stored = await this.deps.store.loadHistoryPage(this.sessionId, limit, before);
-    return { turns: overlayLiveTurns(stored.turns, this.live.all(), before === undefined), older: stored.older };
+  async page(limit: number, before?: string): Promise<{ turns: ChatTurn[]; older: string | null; siblings?: Record<string, string[]> }> {
+    const { view } = await this.branch();
+    const stored = await this.deps.store.loadHistoryPage(this.sessionId, limit, before, view.path);
+    const turns = overlayLiveTurns(stored.turns, this.liveOn(view.path), before === undefined);
+    return { turns, older: stored.older, ...siblingsOf(view, turns) };
+  }
+
+  /**
+   * Shows the branch that holds `turnId` (its newest leaf below it) from now on, for every
+   * viewer who opens the chat; a running turn on the branch being left is stopped first.
+   */
+  async switchTo(turnId: string, subscribe?: (missed: SessionEvent[] | null, seq: number) => void): Promise<JoinResult> {
+    let { tree } = await this.branch();
+    if (!tree.parents.has(turnId)) throw new AppError("not_found", "That turn is not in this chat.");
+    const running = this.active?.turnId;
+    if (running && !pathTo(tree, newestLeaf(tree, turnId)).includes(running)) {
+      await this.stopRunning();
+      ({ tree } = await this.branch());
+    }
+    await this.deps.store.setActiveTurn(this.sessionId, newestLeaf(tree, turnId));
+    return this.join(undefined, subscribe);
+  }
+
+  /**
+   * A new turn beside `turnId` (same parent): an edited prompt (`prompt`) or, without one,
+   * its prompt again (regenerate). The old turn stays whole on its branch; a running turn
+   * is stopped first. `beforeStart` runs once nothing runs here any more (the caller's caps).
+   */
+  async startBeside(
+    turnId: string,
+    prompt: string | undefined,
+    starter?: TurnStarter,
+    beforeStart: () => void = () => undefined,
+  ): Promise<string> {
+    await this.stopRunning();
+    const { tree } = await this.branch();
+    if (!tree.parents.has(turnId)) throw new AppError("not_found", "That turn is not in this chat.");
+    const text = prompt ?? (await this.turnsOf([turnId]))[0]?.prompt;
+    if (text === undefined) throw new AppError("not_found", "That turn is not in this chat.");
+    beforeStart();
+    return this.startTurn(text, starter, undefined, { parent: tree.parents.get(turnId) ?? null });
+  }
+
+  /** The turns of the branch in view up to `turnId` (a fork's), finished ones only. */
+  async branchUpTo(turnId: string): Promise<ChatTurn[]> {
+    const { tree } = await this.branch();
+    if (!tree.parents.has(turnId)) throw new AppError("not_found", "That turn is not in this chat.");
+    return (await this.turnsOf(pathTo(tree, turnId))).filter((t) => t.status !== "running");
+  }
+
+  /** Stops the running turn, if any, and waits until it has ended. */
+  async stopRunning(): Promise<void> {
+    const active = this.active;
+    if (!active) return;
+    active.cancelled = true;
+    active.handle?.cancel();
+    await (active.finished ?? active.handle?.done.catch(() => undefined));
+  }
+
+  /** The chat's branch tree (stored turns, and those held here MongoDB may not have yet) and the branch in view. */
+  private async branch(): Promise<{ tree: BranchTree; view: BranchView }> {
+    const [links, active] = await Promise.all([this.deps.store.loadTurnLinks(this.sessionId), this.deps.store.activeTurn(this.sessionId)]);
+    const known = new Set(links.map((l) => l.turnId));
+    const fresh = [...this.live.all().values()]
+      .filter((t) => !known.has(t.turnId))
+      .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
+    for (const t of fresh)
+      links.push(t.parentTurnId === undefined ? { turnId: t.turnId } : { turnId: t.turnId, parentTurnId: t.parentTurnId });
+    const tree = branchTree(links);
+    return { tree, view: branchView(tree, active) };
+  }
+
+  /** These turns, stored ones with those held here laid over them, in start order. */
+  private async turnsOf(turnIds: readonly string[]): Promise<ChatTurn[]> {
+    if (turnIds.length === 0) return [];
+    const stored = await this.deps.store.loadHistory(this.sessionId, turnIds);
+    return overlayLiveTurns(stored, this.liveOn(turnIds), true);
+  }
+
+  /** The turns held here that are on `path`. */
+  private liveOn(path: readonly string[]): ReadonlyMap<string, ChatTurn> {
+    const on = new Set(path);
+    return new Map([...this.live.all()].filter(([turnId]) => on.has(turnId)));
   }
 
   /** The server's fold of a turn still held in memory (the running one and the last finished). */
@@ -289,8 +385,14 @@ export class DroneSession {
     return this.live.get(turnId);
   }
 
-  /** Stored turns with the in-memory ones laid over them (they may be newer). */
+  /** The branch in view: its stored turns with the in-memory ones laid over them (they may be newer). */
   async history(): Promise<ChatTurn[]> {
+    const { view } = await this.branch();
+    return this.turnsOf(view.path);
+  }
+
+  /** Every turn of the chat, every branch. */
+  async allHistory(): Promise<ChatTurn[]> {
     const stored = await this.deps.store.loadHistory(this.sessionId);
     return overlayLiveTurns(stored, this.live.all(), true);
   }
@@ -369,7 +471,7 @@ export class DroneSession {
   /** Cluster: ends the turn a dead process left running, this process having taken its lease over (ghost-takeover.ts). */
   async endGhost(turnId: string, leaseSeq: number, now = new Date(), recovered?: { turn: ChatTurn; seq: number }): Promise<number> {
     const { sessionId, live, relay, numbers } = this;
-    const historyTurn = async (id: string) => (await this.history()).find((t) => t.turnId === id);
+    const historyTurn = async (id: string) => (await this.allHistory()).find((t) => t.turnId === id);
     return endGhostTurn({ sessionId, store: this.deps.store, live, relay, numbers, historyTurn }, turnId, leaseSeq, now, recovered);
   }
 
@@ -405,6 +507,12 @@ export class DroneSession {
       .then(() => this.deps.onTitleChanged?.(title))
       .catch((error: unknown) => this.deps.log?.warn("could not save the title", { error: String(error) }));
   }
+}
+
+/** The alternatives of the shown turns that have some (absent when none has). */
+function siblingsOf(view: BranchView, turns: readonly ChatTurn[]): { siblings?: Record<string, string[]> } {
+  const shown = turns.filter((t) => view.siblings[t.turnId]);
+  return shown.length ? { siblings: Object.fromEntries(shown.map((t) => [t.turnId, view.siblings[t.turnId]!])) } : {};
 }
 
 function deleted(): AppError {

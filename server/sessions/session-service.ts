@@ -19,7 +19,8 @@ import {
 } from "@/lib/contracts";
 import type { ChatSettingsService, ModelChoices } from "@/server/catalog/chat-settings";
 import type { ChatStore } from "@/server/data/store";
-import { exportSession, type ExportFormat, type SessionExport } from "@/server/export/session-export";
+import { exportedTurns, exportSession, type ExportFormat, type SessionExport } from "@/server/export/session-export";
+import { SESSION_FILE_FORMAT, SESSION_FILE_VERSION, type ExportedTurn, type SessionFile } from "@/lib/export/session-file";
 import { importSessionFile } from "@/server/export/session-import";
 import { checkSessionFileOffThread } from "@/server/export/check-off-thread";
 import type { DroneSession, RetryCommand, TurnStarter } from "./drone-session";
@@ -168,6 +169,54 @@ export class SessionService {
     return { turnId };
   }
 
+  /** An edited prompt (`text`) or, without one, a regenerated answer: a new turn beside `turnId`, the old one kept. */
+  async startBeside(
+    userId: string,
+    sessionId: string,
+    turnId: string,
+    text: string | undefined,
+    person = userId,
+    model?: string,
+  ): Promise<{ turnId: string }> {
+    const session = await this.open(userId, sessionId);
+    if (model !== undefined && (await this.deps.chatSettings.settings(userId, sessionId)).model !== model)
+      await this.deps.chatSettings.update(userId, { sessionId, model });
+    this.checkAccepting();
+    const started = await session.startBeside(turnId, text, this.starter(userId, person), () => this.checkRunningTurns(person));
+    this.deps.onSessionsChanged(userId);
+    return { turnId: started };
+  }
+
+  /** Shows another branch (the one holding `turnId`); answers as a join does, with a snapshot. */
+  async switchBranch(
+    userId: string,
+    sessionId: string,
+    turnId: string,
+    subscribe?: (missed: SessionEvent[] | null, seq: number) => void,
+  ): Promise<JoinResult> {
+    return (await this.open(userId, sessionId)).switchTo(turnId, subscribe);
+  }
+
+  /** A new chat of `userId` holding the turns up to `turnId` of the branch in view: their panels, records and outputs. */
+  async fork(userId: string, sessionId: string, turnId: string): Promise<SessionSummary> {
+    const summary = await this.owned(userId, sessionId);
+    const session = await this.open(userId, sessionId);
+    const turns = await session.branchUpTo(turnId);
+    const settings = await this.deps.store.chatSettings(sessionId);
+    const exported: ExportedTurn[] = [];
+    for await (const entry of exportedTurns(this.deps.store, sessionId, turns)) exported.push(entry);
+    const file: SessionFile = {
+      format: SESSION_FILE_FORMAT,
+      version: SESSION_FILE_VERSION,
+      exportedAt: new Date().toISOString(),
+      session: { title: summary.title, createdAt: summary.createdAt, ...settings },
+      turns: exported,
+    };
+    const forked = await importSessionFile(this.deps.store, userId, file, (title) => this.create(userId, `Fork of ${title}`.slice(0, 200)));
+    this.deps.onSessionsChanged(userId);
+    return forked;
+  }
+
   /**
    * A person's command on a chat's running turn (cancel, steer, kill, decide) or on a run
    * (retry). Ownership first; in a cluster, a turn another process runs gets it there (the
@@ -246,9 +295,8 @@ export class SessionService {
     // The slot is held until the download is written (or cut): its pieces are read as it goes.
     const release = await this.reads.acquire(userId);
     try {
-      // An open chat's in-memory turns may be newer than what is stored yet.
-      const open = await this.deps.registry.peek(sessionId);
-      const turns = open ? await open.history() : await this.deps.store.loadHistory(sessionId);
+      // The branch in view; an open chat's in-memory turns may be newer than what is stored yet.
+      const turns = await (await this.open(userId, sessionId)).history();
       const settings = await this.deps.store.chatSettings(sessionId);
       const download = exportSession(this.deps.store, summary, turns, format, { ...options, settings });
       return { ...download, chunks: releasingChunks(download.chunks, release) };
