@@ -7,7 +7,8 @@ import { TurnIdProvider } from "@/components/subagents/panel-actions";
 import { MasterSteps } from "@/components/steps/step-list";
 import { ToolCallView } from "@/components/subagents/subagent-execution";
 import { CopyButton } from "@/components/ui/copy-button";
-import { AlertIcon } from "@/components/ui/icons";
+import { AlertIcon, ForkIcon, RefreshIcon } from "@/components/ui/icons";
+import { useBranchActions } from "./branch-actions";
 import { TurnContextButton } from "@/components/inspector/inspect-context";
 import { TimelineToggle, TurnTimeline } from "@/components/timeline/turn-timeline";
 
@@ -99,6 +100,38 @@ function MessageFooter({ text, turn }: { text: string; turn: ChatTurn }) {
       ) : null}
       <TurnContextButton turn={turn} />
       <TimelineToggle turnId={turn.turnId} />
+      <BranchControls turnId={turn.turnId} />
     </div>
+  );
+}
+
+const footerButton =
+  "inline-flex items-center gap-1 rounded-md px-1.5 py-1 text-zinc-500 hover:bg-zinc-100 hover:text-zinc-800 dark:text-zinc-400 dark:hover:bg-zinc-800 dark:hover:text-zinc-100";
+
+/** Regenerate (a new version of this turn, same prompt) and Fork (a new chat up to here); the versions' navigator is under the prompt. */
+function BranchControls({ turnId }: { turnId: string }) {
+  const actions = useBranchActions();
+  if (!actions) return null;
+  return (
+    <>
+      <button
+        type="button"
+        data-testid="regenerate"
+        className={footerButton}
+        title="Regenerate: a new version of this answer"
+        onClick={() => actions.regenerate(turnId)}
+      >
+        <RefreshIcon size={13} /> Regenerate
+      </button>
+      <button
+        type="button"
+        data-testid="fork"
+        className={footerButton}
+        title="Fork: a new chat with the turns up to this one"
+        onClick={() => actions.fork(turnId)}
+      >
+        <ForkIcon size={13} /> Fork
+      </button>
+    </>
   );
 }

@@ -15,6 +15,8 @@ import type { InitialChat, JoinSnapshot } from "@/lib/chat/session-state";
 import { useLeaving } from "./shell-context";
 import { useSession } from "./use-session";
 import { useReportLastTurn } from "./last-turn";
+import { BranchActionsProvider, type BranchActions } from "./branch-actions";
+import { useRouter } from "next/navigation";
 import { ModelPicker } from "@/components/catalog/model-picker";
 import { useChatSettings } from "@/components/catalog/use-chat-settings";
 import { useModels } from "@/components/catalog/use-models";
@@ -37,7 +39,26 @@ export function ChatView({ sessionId, initial }: ChatViewProps) {
 
 /** One open session: its turns, the composer, and the errors a person should see. */
 function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnapshot | null }) {
-  const { state, older, loaded, joinError, busy, runningTurnId, send, cancel, steer, kill, decide, retry } = useSession(sessionId, initial);
+  const {
+    state,
+    older,
+    loaded,
+    joinError,
+    busy,
+    runningTurnId,
+    send,
+    cancel,
+    steer,
+    kill,
+    decide,
+    retry,
+    edit,
+    regenerate,
+    switchBranch,
+    fork,
+  } = useSession(sessionId, initial);
+  const router = useRouter();
+  const [editing, setEditing] = useState<string | null>(null);
   const [commandError, setCommandError] = useState<string | null>(null);
   const leaving = useLeaving();
   const models = useModels();
@@ -52,6 +73,25 @@ function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnap
     },
     [setModel],
   );
+
+  const branchActions = useMemo<BranchActions>(() => {
+    const failed = (what: string) => (ack: { ok: boolean; message?: string }) => {
+      if (!ack.ok) setCommandError(`${what}: ${ack.message}`);
+      return ack.ok;
+    };
+    return {
+      siblings: state.siblings,
+      editing,
+      setEditing,
+      edit: async (turnId, text) => failed("Could not send the edit")(await edit(turnId, text, model)),
+      regenerate: (turnId) => void regenerate(turnId, model).then(failed("Could not regenerate")),
+      switchTo: (turnId) => void switchBranch(turnId).then(failed("Could not show that version")),
+      fork: (turnId) =>
+        void fork(turnId).then((ack) => {
+          if (failed("Could not fork")(ack) && ack.ok) router.push(`/c/${encodeURIComponent(ack.data.sessionId)}`);
+        }),
+    };
+  }, [state.siblings, editing, edit, regenerate, switchBranch, fork, model, router]);
 
   const actions = useMemo<PanelActions>(() => ({ sessionId, steer, kill, decide, retry }), [sessionId, steer, kill, decide, retry]);
   const retryLinks = useRetryLinks(state.turns);
@@ -99,36 +139,42 @@ function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnap
 
   return (
     <PanelActionsProvider value={actions}>
-      <div className="flex h-full flex-col">
-        {!loaded ? (
-          <div className="flex flex-1 items-center justify-center gap-2 text-sm text-zinc-500 dark:text-zinc-400" role="status">
-            <SpinnerIcon /> Loading chat…
-          </div>
-        ) : state.turns.length === 0 && state.pending.length === 0 ? (
-          <div className="relative min-h-0 flex-1 overflow-y-auto">
-            <EmptyState
-              onPick={(prompt) => {
-                void sendOnModel(prompt);
-              }}
-            />
-          </div>
-        ) : (
-          <RetryLinksProvider value={retryLinks}>
-            <MessageList turns={state.turns} pending={state.pending} footer={errorBanner} older={older} />
-          </RetryLinksProvider>
-        )}
-        {state.turns.length === 0 && state.pending.length === 0 && errorBanner ? (
-          <div className="mx-auto w-full max-w-3xl px-3 pb-2 sm:px-4">{errorBanner}</div>
-        ) : null}
-        <ApprovalBanner turns={state.turns} />
-        <Composer
-          onSend={sendOnModel}
-          onStop={runningTurnId ? stop : undefined}
-          running={busy}
-          disabled={!loaded || leaving}
-          tools={<ModelPicker catalog={models} value={model} onChange={(key) => void pickModel(key)} disabled={busy} />}
-        />
-      </div>
+      <BranchActionsProvider value={branchActions}>
+        <div className="flex h-full flex-col">
+          {!loaded ? (
+            <div className="flex flex-1 items-center justify-center gap-2 text-sm text-zinc-500 dark:text-zinc-400" role="status">
+              <SpinnerIcon /> Loading chat…
+            </div>
+          ) : state.turns.length === 0 && state.pending.length === 0 ? (
+            <div className="relative min-h-0 flex-1 overflow-y-auto">
+              <EmptyState
+                onPick={(prompt) => {
+                  void sendOnModel(prompt);
+                }}
+              />
+            </div>
+          ) : (
+            <RetryLinksProvider value={retryLinks}>
+              <MessageList turns={state.turns} pending={state.pending} footer={errorBanner} older={older} />
+            </RetryLinksProvider>
+          )}
+          {state.turns.length === 0 && state.pending.length === 0 && errorBanner ? (
+            <div className="mx-auto w-full max-w-3xl px-3 pb-2 sm:px-4">{errorBanner}</div>
+          ) : null}
+          <ApprovalBanner turns={state.turns} />
+          <Composer
+            onSend={sendOnModel}
+            onStop={runningTurnId ? stop : undefined}
+            running={busy}
+            disabled={!loaded || leaving}
+            onEditLast={() => {
+              const last = state.turns.at(-1);
+              if (last) setEditing(last.turnId);
+            }}
+            tools={<ModelPicker catalog={models} value={model} onChange={(key) => void pickModel(key)} disabled={busy} />}
+          />
+        </div>
+      </BranchActionsProvider>
     </PanelActionsProvider>
   );
 }

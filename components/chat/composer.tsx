@@ -14,6 +14,8 @@ export interface ComposerProps {
   placeholder?: string;
   /** Controls under the box, before the keyboard hint (the model picker). */
   tools?: ReactNode;
+  /** ↑ in an empty box: edit the last prompt. */
+  onEditLast?: () => void;
   ref?: Ref<ComposerHandle>;
 }
 
@@ -23,7 +25,16 @@ export interface ComposerHandle {
 }
 
 /** Prompt box: Enter sends, Shift+Enter adds a line, locked while the send is in flight. */
-export function Composer({ onSend, onStop, running, disabled = false, placeholder = "Ask anything…", tools, ref }: ComposerProps) {
+export function Composer({
+  onSend,
+  onStop,
+  running,
+  disabled = false,
+  placeholder = "Ask anything…",
+  tools,
+  onEditLast,
+  ref,
+}: ComposerProps) {
   const [draft, setDraft] = useState("");
   const [sending, setSending] = useState(false);
   const area = useRef<HTMLTextAreaElement>(null);
@@ -62,6 +73,11 @@ export function Composer({ onSend, onStop, running, disabled = false, placeholde
   };
 
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (e.key === "ArrowUp" && draft === "" && onEditLast && !running) {
+      e.preventDefault();
+      onEditLast();
+      return;
+    }
     // isComposing: Enter that confirms an IME candidate must not send half a word.
     if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
       e.preventDefault();

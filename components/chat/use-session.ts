@@ -1,7 +1,7 @@
 "use client";
 
 import { useCallback, useMemo, useState } from "react";
-import type { Ack, RetryStarted } from "@/lib/contracts";
+import type { Ack, RetryStarted, SessionSummary } from "@/lib/contracts";
 import { isBusy, type JoinSnapshot, type SessionState } from "@/lib/chat/session-state";
 import { getSocket, request } from "@/components/realtime/socket";
 import { newClientId } from "./client-id";
@@ -25,6 +25,12 @@ export interface UseSession {
   kill: (runId: string) => Promise<Ack<{ runId: string }>>;
   decide: (callId: string, runId: string | null, decision: "approve" | "deny", reason?: string) => Promise<Ack<{ callId: string }>>;
   retry: (runId: string, task?: string) => Promise<Ack<RetryStarted>>;
+  /** Branches: a turn beside `turnId` with an edited prompt, or (regenerate) its prompt again. */
+  edit: (turnId: string, text: string, model?: string) => Promise<Ack<{ turnId: string }>>;
+  regenerate: (turnId: string, model?: string) => Promise<Ack<{ turnId: string }>>;
+  /** Shows the branch holding `turnId`. */
+  switchBranch: (turnId: string) => Promise<Ack<unknown>>;
+  fork: (turnId: string) => Promise<Ack<SessionSummary>>;
 }
 
 /**
@@ -103,5 +109,41 @@ export function useSession(sessionId: string, initial?: JoinSnapshot | null): Us
     [sessionId],
   );
 
-  return { state, older, loaded, joinError, busy: isBusy(state), runningTurnId, send, cancel, steer, kill, decide, retry };
+  const edit = useCallback(
+    (turnId: string, text: string, model?: string) =>
+      request(getSocket(), "turn:edit", { sessionId, turnId, text, ...(model ? { model } : {}) }),
+    [sessionId],
+  );
+  const regenerate = useCallback(
+    (turnId: string, model?: string) => request(getSocket(), "turn:regenerate", { sessionId, turnId, ...(model ? { model } : {}) }),
+    [sessionId],
+  );
+  const switchBranch = useCallback(
+    async (turnId: string) => {
+      const ack = await request(getSocket(), "session:branch", { sessionId, turnId });
+      if (ack.ok) dispatch({ type: "branched", result: ack.data });
+      return ack;
+    },
+    [sessionId, dispatch],
+  );
+  const fork = useCallback((turnId: string) => request(getSocket(), "session:fork", { sessionId, turnId }), [sessionId]);
+
+  return {
+    state,
+    older,
+    loaded,
+    joinError,
+    busy: isBusy(state),
+    runningTurnId,
+    send,
+    cancel,
+    steer,
+    kill,
+    decide,
+    retry,
+    edit,
+    regenerate,
+    switchBranch,
+    fork,
+  };
 }

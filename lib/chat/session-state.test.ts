@@ -187,3 +187,44 @@ describe("sessionReducer with a paged history", () => {
     expect(ids(run([snapshot(20, [turn(1), turn(2)])], some))).toEqual(["t1", "t2"]);
   });
 });
+
+describe("sessionReducer with branches", () => {
+  const started = (turnId: string, seq: number, parentTurnId?: string | null): SessionAction => ({
+    type: "event",
+    event: {
+      type: "turn:started",
+      turnId,
+      prompt: `prompt ${turnId}`,
+      createdAt: "2026-01-01T00:00:00.000Z",
+      ...(parentTurnId !== undefined ? { parentTurnId } : {}),
+      sessionId: "s",
+      seq,
+    },
+  });
+  const ids = (state: SessionState) => state.turns.map((t) => t.turnId);
+
+  it("puts an edit in place of the turns after its parent, and counts the versions", () => {
+    let state = initialSessionState("s");
+    for (const action of [started("a", 1), started("b", 2), started("c", 3)]) state = sessionReducer(state, action);
+    expect(ids(state)).toEqual(["a", "b", "c"]);
+    state = sessionReducer(state, started("b2", 4, "a"));
+    expect(ids(state)).toEqual(["a", "b2"]);
+    expect(state.siblings).toEqual({ b: ["b", "b2"], b2: ["b", "b2"] });
+    // A third version of the same turn.
+    state = sessionReducer(state, started("b3", 5, "a"));
+    expect(state.siblings.b3).toEqual(["b", "b2", "b3"]);
+    // A new first prompt replaces everything shown.
+    state = sessionReducer(state, started("a2", 6, null));
+    expect(ids(state)).toEqual(["a2"]);
+    expect(state.siblings.a2).toEqual(["a", "a2"]);
+  });
+
+  it("shows another branch's snapshot whole, older pages included", () => {
+    let state = initialSessionState("s");
+    state = sessionReducer(state, started("a", 1));
+    const other: JoinResult = { mode: "snapshot", sessionId: "s", title: "t", seq: 9, older: null, turns: [], siblings: { x: ["x", "y"] } };
+    state = sessionReducer(state, { type: "branched", result: other });
+    expect(ids(state)).toEqual([]);
+    expect(state.siblings).toEqual({ x: ["x", "y"] });
+  });
+});

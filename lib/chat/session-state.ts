@@ -42,10 +42,14 @@ export interface SessionState {
   needsResync: boolean;
   /** Missed events are being replayed after a join (until `replay:complete`). */
   replaying: boolean;
+  /** For each turn shown that has alternatives (edits, regenerations): all of them, oldest first. */
+  siblings: Record<string, string[]>;
 }
 
 export type SessionAction =
   | { type: "joined"; result: JoinResult }
+  /** Another branch is shown: its snapshot replaces the turns whole. */
+  | { type: "branched"; result: JoinResult }
   | { type: "older"; page: TurnPage; before: string }
   | { type: "event"; event: SessionEvent }
   | { type: "replay:complete"; sessionId: string; seq: number }
@@ -68,7 +72,16 @@ export type InitialChat = { snapshot: JoinSnapshot } | { notFound: true };
  * `snapshot.seq`.
  */
 export function initialSessionState(sessionId: string, snapshot?: JoinSnapshot | null): SessionState {
-  const empty: SessionState = { sessionId, turns: [], older: null, pending: [], seq: 0, needsResync: false, replaying: false };
+  const empty: SessionState = {
+    sessionId,
+    turns: [],
+    older: null,
+    pending: [],
+    seq: 0,
+    needsResync: false,
+    replaying: false,
+    siblings: {},
+  };
   return snapshot ? applyJoin(empty, snapshot) : empty;
 }
 
@@ -81,6 +94,8 @@ export function sessionReducer(state: SessionState, action: SessionAction): Sess
   switch (action.type) {
     case "joined":
       return applyJoin(state, action.result);
+    case "branched":
+      return applyJoin({ ...state, turns: [] }, action.result);
     case "older":
       return applyOlder(state, action.page, action.before);
     case "event":
@@ -123,6 +138,7 @@ function applyJoin(state: SessionState, result: JoinResult): SessionState {
     seq: result.seq,
     needsResync: false,
     replaying: false,
+    siblings: { ...(kept.length > 0 ? state.siblings : {}), ...result.siblings },
   };
 }
 
@@ -151,17 +167,44 @@ function applyOlder(state: SessionState, page: TurnPage, before: string): Sessio
   if (page.sessionId !== state.sessionId || state.older !== before) return state;
   const held = new Set(state.turns.map((t) => t.turnId));
   const fresh = page.turns.filter((t) => !held.has(t.turnId));
-  return { ...state, turns: fresh.length > 0 ? [...fresh, ...state.turns] : state.turns, older: page.older };
+  return {
+    ...state,
+    turns: fresh.length > 0 ? [...fresh, ...state.turns] : state.turns,
+    older: page.older,
+    siblings: page.siblings ? { ...page.siblings, ...state.siblings } : state.siblings,
+  };
 }
 
 /** A started turn replaces its pending prompt (matched by acknowledged id, else by text). */
 function startTurn(state: SessionState, event: Extract<SessionEvent, { type: "turn:started" }>): SessionState {
   if (lastIndexOf(state.turns, event.turnId) >= 0) return state;
-  const turns = [...state.turns, turnFromStart(event, state.sessionId)];
+  const { kept, siblings } = branchAt(state, event);
+  const turns = [...kept, turnFromStart(event, state.sessionId)];
   const byId = state.pending.findIndex((p) => p.turnId === event.turnId);
   const match = byId >= 0 ? byId : state.pending.findIndex((p) => p.turnId === undefined && !p.error && p.prompt === event.prompt);
   const pending = match >= 0 ? state.pending.filter((_, i) => i !== match) : state.pending;
-  return { ...state, turns, pending };
+  return { ...state, turns, pending, siblings };
+}
+
+/**
+ * Where a started turn goes: after the turn it names as its parent (the turns shown after
+ * that one are a branch left behind, and the first of them is an alternative of the new
+ * turn), or, naming none, after the last turn.
+ */
+function branchAt(
+  state: SessionState,
+  event: Extract<SessionEvent, { type: "turn:started" }>,
+): { kept: ChatTurn[]; siblings: Record<string, string[]> } {
+  const parent = event.parentTurnId;
+  if (parent === undefined) return { kept: state.turns, siblings: state.siblings };
+  // A parent not shown is older than every turn shown (or null, a new first turn): none is kept.
+  const at = parent === null ? -1 : lastIndexOf(state.turns, parent);
+  const left = state.turns[at + 1];
+  if (!left) return { kept: state.turns, siblings: state.siblings };
+  const all = [...(state.siblings[left.turnId] ?? [left.turnId]), event.turnId];
+  const siblings = { ...state.siblings };
+  for (const turnId of all) siblings[turnId] = all;
+  return { kept: state.turns.slice(0, at + 1), siblings };
 }
 
 function updatePending(state: SessionState, clientId: string, fn: (p: PendingPrompt) => PendingPrompt): SessionState {
