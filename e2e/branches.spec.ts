@@ -21,6 +21,13 @@ function handler(r: ScriptedRequest) {
   if (!isMaster(r)) return scriptedReply({ text: [`OLD_BRANCH_FINDING for ${String(messages.at(-1)?.content).slice(0, 30)}`] });
   if (last.role === "tool") return scriptedReply({ text: ["Three helpers reported on plan A."] });
   const prompt = String(last.content);
+  // Writes a first line, then waits (until the person stops it).
+  if (prompt.startsWith("Slow"))
+    return { type: "stream" as const, steps: [{ delta: { content: "The first part, " } }], end: "hang" as const };
+  if (prompt.startsWith("Continue")) {
+    const stopped = messages.some((m) => m.role === "assistant" && String(m.content).includes("The first part"));
+    return scriptedReply({ text: [stopped ? "and the rest, after the stop." : "Nothing to continue."] });
+  }
   if (prompt.startsWith("Plan A"))
     return scriptedReply({
       text: ["Asking three helpers. "],
@@ -112,4 +119,16 @@ test("edit a prompt, go between its versions with their own panels, regenerate, 
   await expect(page.getByTestId("message-user")).toContainText("Plan A: three helpers");
   await expect(page.getByTestId("subagent-panel")).toHaveCount(3);
   await expect(page.getByTestId("branch-nav")).toHaveCount(0);
+});
+
+test("Continue after a stopped turn: the agent goes on from what it had said", async ({ page }) => {
+  await page.goto(app.baseUrl);
+  await sendPrompt(page, "Slow answer please");
+  await expect(page.getByText("The first part,")).toBeVisible({ timeout: 30_000 });
+  await page.getByTestId("stop").click();
+  const cont = page.getByTestId("continue");
+  await expect(cont).toBeVisible();
+  await cont.click();
+  await expect(page.getByText("and the rest, after the stop.")).toBeVisible();
+  await expect(page.getByTestId("continue")).toHaveCount(0);
 });

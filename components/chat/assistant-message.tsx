@@ -55,7 +55,10 @@ export const AssistantMessage = memo(function AssistantMessage({ turn }: Assista
           </div>
         ) : null}
         {turn.status === "cancelled" ? (
-          <p className="text-sm text-zinc-500 italic dark:text-zinc-400">Stopped{turn.error ? ` — ${turn.error}` : "."}</p>
+          <div className="flex flex-wrap items-center gap-3">
+            <p className="text-sm text-zinc-500 italic dark:text-zinc-400">Stopped{turn.error ? ` — ${turn.error}` : "."}</p>
+            <ContinueButton turnId={turn.turnId} />
+          </div>
         ) : null}
         {!live ? <MessageFooter text={fullText} turn={turn} /> : null}
         {live ? (
@@ -102,6 +105,22 @@ function MessageFooter({ text, turn }: { text: string; turn: ChatTurn }) {
       <TimelineToggle turnId={turn.turnId} />
       <BranchControls turnId={turn.turnId} />
     </div>
+  );
+}
+
+/** Under the chat's last turn when it was stopped: the agent goes on from what it had said. */
+function ContinueButton({ turnId }: { turnId: string }) {
+  const actions = useBranchActions();
+  if (!actions || actions.lastTurnId !== turnId) return null;
+  return (
+    <button
+      type="button"
+      data-testid="continue"
+      onClick={() => actions.continueStopped()}
+      className="rounded-md border border-zinc-300 px-2 py-0.5 text-xs font-medium text-zinc-700 hover:bg-zinc-100 dark:border-zinc-700 dark:text-zinc-300 dark:hover:bg-zinc-800"
+    >
+      Continue
+    </button>
   );
 }
 

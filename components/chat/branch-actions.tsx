@@ -11,6 +11,8 @@ import { ChevronLeftIcon, ChevronRightIcon } from "@/components/ui/icons";
 export interface BranchActions {
   /** For each turn shown that has alternatives: all of them, oldest first. */
   siblings: Record<string, string[]>;
+  /** The last turn shown (Continue is offered under it only), and no turn is running. */
+  lastTurnId: string | null;
   /** The turn whose prompt is being edited in place, if any. */
   editing: string | null;
   setEditing(turnId: string | null): void;
@@ -18,7 +20,12 @@ export interface BranchActions {
   regenerate(turnId: string): void;
   switchTo(turnId: string): void;
   fork(turnId: string): void;
+  /** After a stopped last turn: the agent goes on from what it had said, in a turn of its own. */
+  continueStopped(): void;
 }
+
+/** The prompt Continue sends: the stopped answer is in the context the model reads, as it was cut. */
+export const CONTINUE_PROMPT = "Continue from where you stopped.";
 
 const BranchActionsContext = createContext<BranchActions | null>(null);
 export const BranchActionsProvider = BranchActionsContext.Provider;

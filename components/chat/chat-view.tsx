@@ -15,7 +15,7 @@ import type { InitialChat, JoinSnapshot } from "@/lib/chat/session-state";
 import { useLeaving } from "./shell-context";
 import { useSession } from "./use-session";
 import { useReportLastTurn } from "./last-turn";
-import { BranchActionsProvider, type BranchActions } from "./branch-actions";
+import { BranchActionsProvider, CONTINUE_PROMPT, type BranchActions } from "./branch-actions";
 import { useRouter } from "next/navigation";
 import { ModelPicker } from "@/components/catalog/model-picker";
 import { useChatSettings } from "@/components/catalog/use-chat-settings";
@@ -74,6 +74,8 @@ function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnap
     [setModel],
   );
 
+  // A primitive, so the actions (read by every prompt and answer) change only when it does, not with each streamed token.
+  const lastTurnId = busy ? null : (state.turns.at(-1)?.turnId ?? null);
   const branchActions = useMemo<BranchActions>(() => {
     const failed = (what: string) => (ack: { ok: boolean; message?: string }) => {
       if (!ack.ok) setCommandError(`${what}: ${ack.message}`);
@@ -81,6 +83,7 @@ function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnap
     };
     return {
       siblings: state.siblings,
+      lastTurnId,
       editing,
       setEditing,
       edit: async (turnId, text) => failed("Could not send the edit")(await edit(turnId, text, model)),
@@ -90,8 +93,9 @@ function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnap
         void fork(turnId).then((ack) => {
           if (failed("Could not fork")(ack) && ack.ok) router.push(`/c/${encodeURIComponent(ack.data.sessionId)}`);
         }),
+      continueStopped: () => void send(CONTINUE_PROMPT, model),
     };
-  }, [state.siblings, editing, edit, regenerate, switchBranch, fork, model, router]);
+  }, [state.siblings, lastTurnId, editing, edit, regenerate, switchBranch, fork, model, router, send]);
 
   const actions = useMemo<PanelActions>(() => ({ sessionId, steer, kill, decide, retry }), [sessionId, steer, kill, decide, retry]);
   const retryLinks = useRetryLinks(state.turns);
