@@ -1,6 +1,7 @@
 import { Schema, type Connection, type InferSchemaType } from "mongoose";
 import { TURN_STATUSES } from "@/lib/contracts/turn";
 import { statsSchema, steeringField, stepTextSchema, stepTimesField } from "./usage";
+import { promptAttachmentsField } from "./prompt-attachments";
 
 /**
  * One chat turn: the prompt and the master agent's steps. Tool calls and subagent runs
@@ -19,6 +20,8 @@ const turnSchema = new Schema(
     endedAt: { type: Date },
     /** Label of the model the master ran on (absent in turns from before it was kept). */
     model: { type: String },
+    /** The attachments the prompt named, as they were then (absent: none). */
+    attachments: promptAttachmentsField,
     /** Steering messages to the master, as a run keeps its own (absent: none). */
     steering: steeringField,
     /** Appends this document has taken; each names the count it expects, so a retried one that landed changes nothing. */

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { attachmentRefSchema } from "./attachment";
+import { MAX_PROMPT_ATTACHMENTS } from "./turn";
 import { approvalSchema, chatTurnSchema, endReasonSchema, toolStatusSchema, turnStatsSchema, turnStatusSchema } from "./turn";
 
 /**
@@ -40,6 +42,8 @@ export const turnStartedSchema = z.object({
   createdAt: z.string(),
   /** Label of the model the master runs on; absent in events from before it was recorded. */
   model: z.string().optional(),
+  /** The attachments the prompt names; absent when none. */
+  attachments: z.array(attachmentRefSchema).max(MAX_PROMPT_ATTACHMENTS).optional(),
 });
 
 export const subagentStartedSchema = z.object({

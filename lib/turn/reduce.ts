@@ -55,6 +55,7 @@ export function newTurn(input: { sessionId: string; turnId: string; prompt: stri
 /** The turn a `turn:started` event opens. */
 export function turnFromStart(event: AgentEventOf<"turn:started">, sessionId: string): ChatTurn {
   const turn = newTurn({ sessionId, turnId: event.turnId, prompt: event.prompt, createdAt: event.createdAt });
+  if (event.attachments?.length) turn.attachments = event.attachments;
   return event.model !== undefined ? { ...turn, model: event.model } : turn;
 }
 

@@ -67,6 +67,7 @@ export class EventStore {
               sessionId,
               prompt: event.prompt,
               ...(event.model !== undefined ? { model: event.model } : {}),
+              ...(event.attachments?.length ? { attachments: event.attachments } : {}),
               status: "running",
               createdAt: new Date(event.createdAt),
               appendSeq: 0,
