@@ -28,6 +28,8 @@ import { TextFlush } from "./text-flush";
 import { controlRun, type ControlAnswer } from "./run-controls";
 import { endGhostTurn } from "./ghost-takeover";
 import type { DroneCluster, LeaseHolder, MirrorSnapshot, TurnLease } from "./cluster-port";
+import type { AttachmentRef } from "@/lib/contracts";
+import { promptAttachmentsOf } from "@/server/attachments/prompt-attachments";
 
 export type { DroneCluster, MirrorSnapshot } from "./cluster-port";
 export { REPLAY_LIMIT } from "./numbered-relay";
@@ -139,7 +141,7 @@ export class DroneSession {
    * Starts a turn for `starter` (the person sending it); one at a time per session.
    * `retry`: the turn first runs that failed subagent again.
    */
-  async startTurn(prompt: string, starter?: TurnStarter, retry?: TurnRetry): Promise<string> {
+  async startTurn(prompt: string, starter?: TurnStarter, retry?: TurnRetry, attachments?: AttachmentRef[]): Promise<string> {
     if (this.closed) throw deleted();
     if (this.active) throw new AppError("busy", "A turn is already running in this chat. Stop it or wait for it to finish.");
     const turnId = newId();
@@ -167,6 +169,9 @@ export class DroneSession {
         turn: () => this.liveTurn(turnId),
         recordModelCall: (record) => this.modelCalls.write(record),
         attachments: this.deps.store.attachments.area(this.sessionId),
+        ...(attachments?.length
+          ? { promptAttachments: promptAttachmentsOf(this.deps.store.attachments, this.sessionId, attachments) }
+          : {}),
         ...(retry ? { retry } : {}),
         ...(settings?.model ? { model: settings.model } : {}),
         ...(settings?.instructions ? { instructions: settings.instructions } : {}),
