@@ -1,6 +1,7 @@
 import { Schema, type Connection, type InferSchemaType } from "mongoose";
 import { TURN_STATUSES } from "@/lib/contracts/turn";
 import { statsSchema, steeringField, stepTextSchema, stepTimesField } from "./usage";
+import { promptAttachmentsField } from "./prompt-attachments";
 
 /**
  * One chat turn: the prompt and the master agent's steps. Tool calls and subagent runs
@@ -21,6 +22,8 @@ const turnSchema = new Schema(
     model: { type: String },
     /** The turn it follows when not the one started before it; null: a new first turn (lib/branches/branch-tree.ts). */
     parentTurnId: { type: String, default: undefined },
+    /** The attachments the prompt named, as they were then (absent: none). */
+    attachments: promptAttachmentsField,
     /** Steering messages to the master, as a run keeps its own (absent: none). */
     steering: steeringField,
     /** Appends this document has taken; each names the count it expects, so a retried one that landed changes nothing. */

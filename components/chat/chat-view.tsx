@@ -20,6 +20,8 @@ import { useRouter } from "next/navigation";
 import { ModelPicker } from "@/components/catalog/model-picker";
 import { useChatSettings } from "@/components/catalog/use-chat-settings";
 import { useModels } from "@/components/catalog/use-models";
+import { AttachmentLinksProvider } from "@/components/attachments/attachment-links";
+import { useAttachmentDrafts } from "@/components/attachments/use-attachment-drafts";
 
 export interface ChatViewProps {
   sessionId: string;
@@ -65,7 +67,9 @@ function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnap
   const chat = useChatSettings(sessionId);
   const model = chat.settings?.model || undefined;
   const { setModel } = chat;
-  const sendOnModel = useCallback((text: string) => send(text, model), [send, model]);
+  const drafts = useAttachmentDrafts(sessionId);
+  const attachedIds = drafts.ids;
+  const sendOnModel = useCallback((text: string) => send(text, model, attachedIds), [send, model, attachedIds]);
   const pickModel = useCallback(
     async (key: string) => {
       const ack = await setModel(key);
@@ -107,7 +111,7 @@ function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnap
     const prompt = takePendingPrompt(sessionId);
     if (!prompt) return;
     // The send sets the chat's model to the one the home page showed; the picker follows.
-    void send(prompt.text, prompt.model).then(async (ok) => {
+    void send(prompt.text, prompt.model, prompt.attachments).then(async (ok) => {
       if (ok && prompt.model) await setModel(prompt.model);
     });
   }, [loaded, sessionId, send, setModel]);
@@ -159,7 +163,9 @@ function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnap
             </div>
           ) : (
             <RetryLinksProvider value={retryLinks}>
-              <MessageList turns={state.turns} pending={state.pending} footer={errorBanner} older={older} />
+              <AttachmentLinksProvider value={true}>
+                <MessageList turns={state.turns} pending={state.pending} footer={errorBanner} older={older} />
+              </AttachmentLinksProvider>
             </RetryLinksProvider>
           )}
           {state.turns.length === 0 && state.pending.length === 0 && errorBanner ? (
@@ -168,6 +174,7 @@ function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnap
           <ApprovalBanner turns={state.turns} />
           <Composer
             onSend={sendOnModel}
+            attachments={drafts}
             onStop={runningTurnId ? stop : undefined}
             running={busy}
             disabled={!loaded || leaving}

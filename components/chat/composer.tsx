@@ -3,6 +3,10 @@
 import { useEffect, useImperativeHandle, useRef, useState, type FormEvent, type KeyboardEvent, type ReactNode, type Ref } from "react";
 import { MAX_PROMPT_CHARS } from "@/lib/contracts";
 import { SendIcon, StopIcon } from "@/components/ui/icons";
+import { AttachButton } from "@/components/attachments/attach-button";
+import { AttachmentTray } from "@/components/attachments/attachment-tray";
+import type { AttachmentDrafts } from "@/components/attachments/use-attachment-drafts";
+import { useFileDrop } from "@/components/attachments/use-file-drop";
 
 export interface ComposerProps {
   /** Resolves true when the server accepted the prompt; false puts the text back in the box. */
@@ -17,6 +21,8 @@ export interface ComposerProps {
   /** ↑ in an empty box: edit the last prompt. */
   onEditLast?: () => void;
   ref?: Ref<ComposerHandle>;
+  /** The files going with the next prompt (dropped, pasted or picked); absent: none can be attached. */
+  attachments?: AttachmentDrafts;
 }
 
 export interface ComposerHandle {
@@ -34,10 +40,12 @@ export function Composer({
   tools,
   onEditLast,
   ref,
+  attachments,
 }: ComposerProps) {
   const [draft, setDraft] = useState("");
   const [sending, setSending] = useState(false);
   const area = useRef<HTMLTextAreaElement>(null);
+  const { dragging, dropHandlers, onPaste } = useFileDrop(attachments && !disabled ? attachments.add : undefined);
 
   useImperativeHandle(ref, () => ({
     setDraft: (text: string) => {
@@ -47,7 +55,7 @@ export function Composer({
     focus: () => area.current?.focus(),
   }));
 
-  const canSend = !sending && !running && !disabled && draft.trim().length > 0;
+  const canSend = !sending && !running && !disabled && draft.trim().length > 0 && !attachments?.busy;
 
   // The box takes the focus when it becomes usable (on load, and on a new chat's page after
   // the first send from home) unless the person is already somewhere else. Not on touch
@@ -68,6 +76,7 @@ export function Composer({
     const accepted = await onSend(text);
     setSending(false);
     if (!accepted) setDraft((current) => current || text);
+    if (accepted) attachments?.clear();
     // Focus returns after the textarea is re-enabled, so typing can continue at once.
     requestAnimationFrame(() => area.current?.focus());
   };
@@ -87,7 +96,17 @@ export function Composer({
 
   return (
     <form onSubmit={submit} className="mx-auto w-full max-w-3xl px-3 pb-[max(0.75rem,env(safe-area-inset-bottom))] sm:px-4 sm:pb-4">
-      <div className="flex items-end gap-2 rounded-xl border border-zinc-300 bg-white p-1.5 pl-3 shadow-sm focus-within:border-sky-500 focus-within:ring-2 focus-within:ring-sky-500/20 dark:border-zinc-700 dark:bg-zinc-900">
+      {attachments ? <AttachmentTray items={attachments.items} onRemove={attachments.remove} /> : null}
+      <div
+        {...dropHandlers}
+        data-dragging={dragging || undefined}
+        className="flex items-end gap-2 rounded-xl border border-zinc-300 bg-white p-1.5 pl-3 shadow-sm focus-within:border-sky-500 focus-within:ring-2 focus-within:ring-sky-500/20 data-[dragging]:border-dashed data-[dragging]:border-sky-500 data-[dragging]:bg-sky-50 dark:border-zinc-700 dark:bg-zinc-900 dark:data-[dragging]:bg-sky-950/30"
+      >
+        {attachments ? (
+          <div className="-ml-1.5">
+            <AttachButton onFiles={attachments.add} disabled={disabled} />
+          </div>
+        ) : null}
         <label htmlFor="composer" className="sr-only">
           Message
         </label>
@@ -98,6 +117,7 @@ export function Composer({
           value={draft}
           onChange={(e) => setDraft(e.target.value)}
           onKeyDown={onKeyDown}
+          onPaste={onPaste}
           disabled={sending || disabled}
           maxLength={MAX_PROMPT_CHARS}
           rows={1}

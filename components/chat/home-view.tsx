@@ -10,6 +10,8 @@ import { useSessions } from "./sessions-context";
 import { ModelPicker } from "@/components/catalog/model-picker";
 import { useChatSettings } from "@/components/catalog/use-chat-settings";
 import { useModels } from "@/components/catalog/use-models";
+import { useAttachmentDrafts } from "@/components/attachments/use-attachment-drafts";
+import { useHomeChat } from "@/components/attachments/use-home-chat";
 
 /**
  * The start page: no session exists until the first prompt, so visiting it never leaves
@@ -21,15 +23,27 @@ export function HomeView() {
   const [error, setError] = useState<string | null>(null);
   const models = useModels();
   const { settings, setModel } = useChatSettings(undefined);
+  const drafts = useAttachmentDrafts(undefined);
+  const chatFor = useHomeChat(create);
 
   const start = async (text: string): Promise<boolean> => {
     setError(null);
-    const ack = await create();
+    const ack = await chatFor();
     if (!ack.ok) {
       setError(`Could not start a chat: ${ack.message}`);
       return false;
     }
-    setPendingPrompt(ack.data.sessionId, { text, ...(settings?.model ? { model: settings.model } : {}) });
+    // The held files go into the new chat before the prompt that names them is sent.
+    const attachments = await drafts.uploadHeld(ack.data.sessionId);
+    if (!attachments) {
+      setError("Some files could not be attached (see why above the box). Remove them, or attach them again, then send.");
+      return false;
+    }
+    setPendingPrompt(ack.data.sessionId, {
+      text,
+      ...(settings?.model ? { model: settings.model } : {}),
+      ...(attachments.length ? { attachments } : {}),
+    });
     router.push(`/c/${encodeURIComponent(ack.data.sessionId)}`);
     return true;
   };
@@ -46,6 +60,7 @@ export function HomeView() {
       ) : null}
       <Composer
         onSend={start}
+        attachments={drafts}
         running={false}
         tools={<ModelPicker catalog={models} value={settings?.model} onChange={(key) => void setModel(key)} />}
       />

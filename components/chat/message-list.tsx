@@ -9,6 +9,7 @@ import { findRun } from "@/lib/turn/retries";
 import { AssistantMessage, Working } from "./assistant-message";
 import type { OlderTurns } from "./use-session";
 import { UserMessage } from "./user-message";
+import { AttachmentChips } from "@/components/attachments/attachment-chips";
 import { TURNS_PER_PAGE } from "./turn-window";
 import { onTurnRequest, showTurn, takeTurnRequest } from "./turn-seek";
 import { useSeek } from "./use-seek";
@@ -251,6 +252,7 @@ export function MessageList({ turns, pending, footer, older }: MessageListProps)
                 className="scroll-mt-4 space-y-4 rounded-lg data-[sought=true]:outline-2 data-[sought=true]:outline-offset-4 data-[sought=true]:outline-sky-400"
               >
                 <UserMessage text={turn.prompt} turnId={turn.turnId} />
+                <AttachmentChips sessionId={turn.sessionId} attachments={turn.attachments} />
                 <AssistantMessage turn={turn} />
               </div>
             ))}

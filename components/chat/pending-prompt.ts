@@ -7,6 +7,8 @@ export interface PendingPrompt {
   text: string;
   /** The model the home page's picker showed. */
   model?: string;
+  /** Ids of the files the home page uploaded into the new chat for this prompt. */
+  attachments?: string[];
 }
 
 const pending = new Map<string, PendingPrompt>();

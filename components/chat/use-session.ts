@@ -19,7 +19,8 @@ export interface UseSession {
   busy: boolean;
   runningTurnId: string | null;
   /** `model`: the key the picker shows (the chat is set to it when it differs). */
-  send: (text: string, model?: string) => Promise<boolean>;
+  /** `attachments`: ids of this chat's attachments the prompt names. */
+  send: (text: string, model?: string, attachments?: readonly string[]) => Promise<boolean>;
   cancel: () => Promise<Ack<{ turnId: string }> | null>;
   steer: (runId: string, message: string) => Promise<Ack<{ runId: string }>>;
   kill: (runId: string) => Promise<Ack<{ runId: string }>>;
@@ -68,10 +69,15 @@ export function useSession(sessionId: string, initial?: JoinSnapshot | null): Us
   const { state, dispatch, older, loaded } = useSessionFeed(channel, sessionId, initial);
 
   const send = useCallback(
-    async (text: string, model?: string) => {
+    async (text: string, model?: string, attachments?: readonly string[]) => {
       const clientId = newClientId();
       dispatch({ type: "send", clientId, prompt: text, createdAt: new Date().toISOString() });
-      const ack = await request(getSocket(), "turn:send", { sessionId, text, ...(model ? { model } : {}) });
+      const ack = await request(getSocket(), "turn:send", {
+        sessionId,
+        text,
+        ...(model ? { model } : {}),
+        ...(attachments?.length ? { attachments: [...attachments] } : {}),
+      });
       if (ack.ok) dispatch({ type: "send:acked", clientId, turnId: ack.data.turnId });
       else dispatch({ type: "send:failed", clientId, error: `Not sent: ${ack.message}` });
       return ack.ok;

@@ -7,6 +7,7 @@ import { CONDENSE_SYSTEM_PROMPT } from "./condense";
 import { MASTER_PROMPT_MARKER } from "./prompts";
 import { ofType, startTestTurn, tempWorkspace, processOfRun } from "@/test/support/agent/harness";
 import { scriptedModel, systemOf, toolResults } from "@/test/support/agent/scripted-model";
+import { contentText } from "@/lib/model/content";
 
 let ws: Awaited<ReturnType<typeof tempWorkspace>>;
 beforeEach(async () => {
@@ -85,10 +86,10 @@ describe("token budget", () => {
     await run.result;
     const childRequests = model.requests.filter((r) => !isMaster(r));
     const late = childRequests.at(-1)!;
-    const reinforcement = late.messages.find((m) => m.role === "user" && m.content.startsWith(OBJECTIVE_TAG));
+    const reinforcement = late.messages.find((m) => m.role === "user" && contentText(m.content).startsWith(OBJECTIVE_TAG));
     expect(reinforcement?.content).toContain("Count the evidence words");
     expect(late.messages.some((m) => m.role === "system" && m.content.startsWith(SUMMARY_TAG))).toBe(true);
-    expect(childRequests[0]!.messages.some((m) => m.content.startsWith(OBJECTIVE_TAG))).toBe(false);
+    expect(childRequests[0]!.messages.some((m) => contentText(m.content).startsWith(OBJECTIVE_TAG))).toBe(false);
     expect(ofType(run.events, "subagent_completed")[0]!.stats.system.inputTokens).toBeGreaterThan(0);
   });
 

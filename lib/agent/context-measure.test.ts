@@ -11,6 +11,7 @@ import { BUILTIN_DEFINITIONS } from "./definitions";
 import { MASTER_PROMPT_MARKER } from "./prompts";
 import { createAgentRuntime } from "./runtime";
 import { processInTurn } from "@/lib/turn/paths";
+import { contentText } from "@/lib/model/content";
 
 /**
  * What the clean-context principle buys, measured: a 20-turn session on a copy of the
@@ -69,7 +70,7 @@ describe("context budget of a 20-turn session (demo model)", () => {
 
     const completes = allEvents.filter((e) => e.type === "agent:complete");
     expect(completes).toHaveLength(10);
-    const master = requests.filter((r) => r.messages[0]?.content.startsWith(MASTER_PROMPT_MARKER));
+    const master = requests.filter((r) => contentText(r.messages[0]?.content ?? "").startsWith(MASTER_PROMPT_MARKER));
     const lastMaster = master.at(-1)!;
     const masterContext = estimateRequestTokens(lastMaster.messages, lastMaster.tools);
     const subagentResultsInMaster = estimateMessagesTokens(lastMaster.messages.filter((m) => m.role === "tool"));
@@ -77,7 +78,7 @@ describe("context budget of a 20-turn session (demo model)", () => {
     // A subagent's full transcript: its last request (everything it read) plus its answer.
     const byRun = new Map<string, ModelRequest>();
     for (const r of requests) {
-      const runId = /Run id: (\S+)/.exec(r.messages[0]?.content ?? "")?.[1];
+      const runId = /Run id: (\S+)/.exec(contentText(r.messages[0]?.content ?? ""))?.[1];
       if (runId) byRun.set(runId, r);
     }
     expect(byRun.size).toBe(10);

@@ -3,6 +3,7 @@ import type { ModelCallRecord } from "@/lib/contracts";
 import { ofType, startTestTurn, tempWorkspace } from "@/test/support/agent/harness";
 import { MASTER_PROMPT_MARKER } from "@/lib/agent/prompts";
 import { scriptedModel, systemOf, toolResults } from "@/test/support/agent/scripted-model";
+import { contentText } from "@/lib/model/content";
 
 /**
  * The audit record of every model request: what each agent's model was sent and what it
@@ -65,7 +66,7 @@ describe("model call records", () => {
     expect(sent.at(-1)!.content).toContain("Found it: May 3.");
     expect(sent).toEqual(
       model.requests
-        .find((r) => r.messages.at(-1)?.role === "tool" && r.messages.at(-1)?.content.includes("Found it"))!
+        .find((r) => r.messages.at(-1)?.role === "tool" && contentText(r.messages.at(-1)?.content ?? "").includes("Found it"))!
         .messages.map((m) => ({ ...m })),
     );
     // The clean-context rule, checked on the record of what the master's model really saw.

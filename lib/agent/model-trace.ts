@@ -1,6 +1,7 @@
 import type { ModelCallRecord, ModelCallSink, ModelMessage } from "@/lib/contracts";
 import { estimateRequestTokens } from "@/lib/context/tokens";
 import type { ChatModel, ChatMessage, ModelRequest, StreamObserver } from "@/lib/model/types";
+import { contentText } from "@/lib/model/content";
 
 /**
  * A model that reports each request it serves: the messages and tools exactly as sent,
@@ -100,6 +101,9 @@ function plainMessage(message: ChatMessage): ModelMessage {
       };
     case "tool":
       return { role: "tool", content: message.content, toolCallId: message.toolCallId, toolName: message.toolName };
+    case "user":
+      // An image is recorded as its placeholder: the record stays text a person can read, without the base64.
+      return { role: "user", content: contentText(message.content) };
     default:
       return { role: message.role, content: message.content };
   }

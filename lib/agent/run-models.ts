@@ -15,6 +15,8 @@ export interface RunModel {
   pricing: Pricing | undefined;
   /** What the run's panel shows. */
   label: string;
+  /** The model reads images (the catalog's `ModelOption.images`): a prompt's image attachments are shown to it. */
+  images?: boolean;
 }
 
 export type ModelFor = (definition: SubagentDefinition) => RunModel;

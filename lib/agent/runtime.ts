@@ -15,6 +15,7 @@ import type { SubagentDefinition } from "./definitions";
 import { AbortedError, describeError } from "./model-step";
 import { traceModel, type ModelTracer } from "./model-trace";
 import { masterSystemPrompt } from "./prompts";
+import { promptMessage, type PromptAttachments } from "./prompt-attachments";
 import { RetryBook, retryFirstStep, type RetryResult, type TurnRetry } from "./retry";
 import { RunRegistry, type ControlResult } from "./run-registry";
 import { createModelResolver, type ModelFor, type RunModel } from "./run-models";
@@ -102,6 +103,8 @@ export interface TurnInput {
   parentTurnId?: string | null;
   /** The chat's attachments: every agent of the turn reads them as `attachments/`, and the master is told their names. */
   attachments?: AttachmentArea;
+  /** The attachments this turn's prompt names: noted under it, and its images shown to a model that reads images. */
+  promptAttachments?: PromptAttachments;
 }
 
 export interface TurnResult {
@@ -230,6 +233,7 @@ async function runTurn(
       createdAt: new Date(started).toISOString(),
       ...(chosen ? { model: chosen.label } : {}),
       ...(input.parentTurnId !== undefined ? { parentTurnId: input.parentTurnId } : {}),
+      ...(input.promptAttachments?.refs.length ? { attachments: input.promptAttachments.refs } : {}),
     });
     state = createLoopState([
       {
@@ -240,7 +244,7 @@ async function runTurn(
         }),
       },
       ...buildSessionContext(input.history, deps.log),
-      { role: "user", content: input.prompt },
+      await promptMessage(input.prompt, input.promptAttachments, chosen?.images === true, deps.log),
     ]);
     const sink = input.recordModelCall;
     const trace: ModelTracer = sink

@@ -3,6 +3,7 @@ import { SUMMARY_TAG } from "@/lib/context/compact";
 import type { ChatMessage } from "@/lib/model/types";
 import { BUILTIN_DEFINITIONS } from "./definitions";
 import { buildSpawnPacket, childMessages } from "./spawn-packet";
+import { contentText } from "@/lib/model/content";
 
 const parent: ChatMessage[] = [
   { role: "system", content: "master prompt" },
@@ -25,7 +26,7 @@ describe("spawn packet", () => {
     });
     const [system, user] = childMessages(BUILTIN_DEFINITIONS[0]!, packet);
     expect(user).toEqual({ role: "user", content: "Find X" });
-    const text = system!.content;
+    const text = contentText(system!.content);
     expect(text.startsWith(BUILTIN_DEFINITIONS[0]!.systemPrompt)).toBe(true);
     expect(text).toContain("Run id: r1\nDepth: 2 (max spawn depth 3; you may not spawn subagents)\nWorkspace: /ws");
     expect(text).toContain("## Objective\nShip safely");

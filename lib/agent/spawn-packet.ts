@@ -1,6 +1,7 @@
 import { SUMMARY_TAG, renderTranscript } from "@/lib/context/compact";
 import type { ChatMessage } from "@/lib/model/types";
 import type { SubagentDefinition } from "./definitions";
+import { contentText } from "@/lib/model/content";
 
 /**
  * The spawn packet: everything a subagent gets, in labelled sections so it can tell
@@ -32,7 +33,7 @@ export function buildSpawnPacket(
   const recent = parentMessages.filter((m) => m.role !== "system").slice(-PARENT_CONTEXT_MESSAGES);
   return {
     ...rest,
-    parentSummary: summary?.content.slice(SUMMARY_TAG.length).trim(),
+    parentSummary: summary && contentText(summary.content).slice(SUMMARY_TAG.length).trim(),
     recentParentMessages: renderTranscript(recent, 1_500),
   };
 }

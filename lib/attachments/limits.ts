@@ -20,6 +20,10 @@ export function fileTooLarge(name: string, maxBytes: number, size?: number): str
   return `"${name}" ${what} ${describeSize(maxBytes)}, the most one attachment may be (ATTACHMENT_MAX_BYTES). Nothing was kept.`;
 }
 
+export function emptyFile(name: string): string {
+  return `"${name}" is empty; there is nothing to attach.`;
+}
+
 export function chatFull(name: string, size: number, held: number, maxChatBytes: number): string {
   return `"${name}" (${describeSize(size)}) does not fit: this chat holds ${describeSize(held)} of attachments, and a chat may hold at most ${describeSize(maxChatBytes)} (ATTACHMENTS_MAX_CHAT_BYTES). Delete some attachments first. Nothing was kept.`;
 }

@@ -1,6 +1,7 @@
 import type { ChatTurn, Step, ToolCall } from "@/lib/contracts";
 import type { ChatMessage, ModelToolCall } from "@/lib/model/types";
 import { UNREADABLE_RESULT, parseEnvelope, type WarnLog } from "./clean-result";
+import { promptWithAttachments } from "@/lib/attachments/prompt-note";
 
 /**
  * Rebuilds the master's context from stored turns (the historical path of the
@@ -12,7 +13,8 @@ export function buildSessionContext(turns: readonly ChatTurn[], log?: WarnLog): 
   const messages: ChatMessage[] = [];
   for (const turn of turns) {
     if (turn.status === "running") continue;
-    messages.push({ role: "user", content: turn.prompt });
+    // An earlier prompt's images are named, never sent again: each later request would pay their tokens anew.
+    messages.push({ role: "user", content: promptWithAttachments(turn.prompt, turn.attachments ?? [], "earlier") });
     messages.push(...replayTurn(turn, log));
   }
   return messages;

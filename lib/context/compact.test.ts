@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ChatMessage } from "@/lib/model/types";
 import { DROPPED_TOOL_OUTPUT, OBJECTIVE_TAG, SUMMARY_TAG, compactMessages, reinforceObjective } from "./compact";
 import { estimateRequestTokens } from "./tokens";
+import { contentText } from "@/lib/model/content";
 
 const big = (label: string) => `${label} ${"lorem ipsum ".repeat(200)}`;
 
@@ -94,7 +95,7 @@ describe("reinforceObjective", () => {
     const twice = reinforceObjective(once, "Find the date");
     expect(twice).toEqual(once);
     expect(once[2]).toMatchObject({ role: "user" });
-    expect(once[2]!.content.startsWith(OBJECTIVE_TAG)).toBe(true);
+    expect(contentText(once[2]!.content).startsWith(OBJECTIVE_TAG)).toBe(true);
     expect(once[2]!.content).toContain("Find the date");
   });
 });

@@ -1,5 +1,6 @@
 import type { ChatMessage, ToolSpec } from "@/lib/model/types";
 import { estimateRequestTokens } from "./tokens";
+import { contentText } from "@/lib/model/content";
 
 /**
  * Keeps an agent's context under its token budget.
@@ -109,7 +110,8 @@ async function trySummarize(summarize: NonNullable<CompactOptions["summarize"]>,
 export function renderTranscript(messages: readonly ChatMessage[], maxCharsPerMessage = 4_000): string {
   return messages
     .map((m) => {
-      const body = m.content.length > maxCharsPerMessage ? `${m.content.slice(0, maxCharsPerMessage)} […]` : m.content;
+      const text = contentText(m.content);
+      const body = text.length > maxCharsPerMessage ? `${text.slice(0, maxCharsPerMessage)} […]` : text;
       if (m.role === "tool") return `tool ${m.toolName} result: ${body}`;
       if (m.role === "assistant" && m.toolCalls?.length) {
         const calls = m.toolCalls.map((c) => `${c.name}(${c.arguments})`).join(", ");
@@ -126,7 +128,7 @@ export function renderTranscript(messages: readonly ChatMessage[], maxCharsPerMe
  * after the system messages), replacing any earlier reinforcement.
  */
 export function reinforceObjective(messages: readonly ChatMessage[], objective: string): ChatMessage[] {
-  const rest = messages.filter((m) => !(m.role === "user" && m.content.startsWith(OBJECTIVE_TAG)));
+  const rest = messages.filter((m) => !(m.role === "user" && contentText(m.content).startsWith(OBJECTIVE_TAG)));
   let at = 0;
   while (at < rest.length && rest[at]!.role === "system") at++;
   const note: ChatMessage = {

@@ -1,4 +1,5 @@
 import type { ChatMessage, ToolSpec } from "@/lib/model/types";
+import { IMAGE_TOKENS } from "@/lib/model/content";
 
 /**
  * A deliberately simple token estimator (~4 characters per token plus a small overhead
@@ -15,7 +16,9 @@ export function estimateTokens(text: string): number {
 }
 
 export function estimateMessageTokens(message: ChatMessage): number {
-  let tokens = MESSAGE_OVERHEAD + estimateTokens(message.content);
+  let tokens = MESSAGE_OVERHEAD;
+  if (typeof message.content === "string") tokens += estimateTokens(message.content);
+  else for (const part of message.content) tokens += part.type === "text" ? estimateTokens(part.text) : IMAGE_TOKENS;
   if (message.role === "assistant") {
     for (const call of message.toolCalls ?? []) {
       tokens += MESSAGE_OVERHEAD + estimateTokens(call.name) + estimateTokens(call.arguments);

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { wellFormed } from "./well-formed";
 import { modelKeySchema } from "./catalog";
+import { MAX_PROMPT_ATTACHMENTS } from "./turn";
 
 /** Longest prompt a person may send; larger payloads are refused before any work. */
 export const MAX_PROMPT_CHARS = 100_000;
@@ -43,6 +44,12 @@ export const turnSendSchema = z.strictObject({
   text: visibleText(MAX_PROMPT_CHARS, `must be at most ${MAX_PROMPT_CHARS} characters`),
   /** The model the sender's picker shows (a model key); set on the chat when it differs. */
   model: modelKeySchema.optional(),
+  /** Attachment ids of this chat the prompt names (each once); the turn records them. */
+  attachments: z
+    .array(id)
+    .max(MAX_PROMPT_ATTACHMENTS, `must name at most ${MAX_PROMPT_ATTACHMENTS} attachments`)
+    .refine((ids) => new Set(ids).size === ids.length, "must name each attachment once")
+    .optional(),
 });
 /** A chat's settings, or (no `sessionId`) those a new chat would start with. */
 export const chatSettingsQuerySchema = z.strictObject({ sessionId: id.optional() });

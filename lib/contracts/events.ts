@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { attachmentRefSchema } from "./attachment";
+import { MAX_PROMPT_ATTACHMENTS } from "./turn";
 import { approvalSchema, chatTurnSchema, endReasonSchema, toolStatusSchema, turnStatsSchema, turnStatusSchema } from "./turn";
 
 /**
@@ -42,6 +44,8 @@ export const turnStartedSchema = z.object({
   model: z.string().optional(),
   /** See `ChatTurn.parentTurnId`: present only when the turn does not follow the one started before it. */
   parentTurnId: z.string().nullable().optional(),
+  /** The attachments the prompt names; absent when none. */
+  attachments: z.array(attachmentRefSchema).max(MAX_PROMPT_ATTACHMENTS).optional(),
 });
 
 export const subagentStartedSchema = z.object({

@@ -74,6 +74,8 @@ export interface AppInfo {
   contextTokens?: number;
   /** The MCP tool servers of MCP_CONFIG_FILE, their state and tools; absent without one. */
   mcpServers?: McpServerInfo[];
+  /** ATTACHMENT_MAX_BYTES: the composer refuses a larger file before uploading it, in the server's words. */
+  attachmentMaxBytes?: number;
 }
 
 /** One MCP tool server as the header shows it. `failed` and `restarting` carry the last error; both retry with backoff. */

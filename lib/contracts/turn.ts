@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { attachmentRefSchema, type AttachmentRef } from "./attachment";
 
 /**
  * The one shape of a chat turn, shared by everything that holds one: the server's fold
@@ -178,6 +179,8 @@ export interface ChatTurn {
    * turn. Absent: it follows the turn started before it (lib/branches/branch-tree.ts).
    */
   parentTurnId?: string | null;
+  /** The chat's attachments the prompt named, as they were when it was sent; absent when it named none. */
+  attachments?: AttachmentRef[];
 }
 
 export const toolCallSchema: z.ZodType<ToolCall> = z.lazy(() =>
@@ -208,6 +211,9 @@ export const MAX_TOOL_CALLS_PER_STEP = 1_000;
  * database busy (tens of seconds on a small machine).
  */
 export const MAX_IMPORT_TOOL_CALLS = 20_000;
+
+/** The attachments one prompt may name (turn:send, a turn of a session file). */
+export const MAX_PROMPT_ATTACHMENTS = 20;
 
 export const stepSchema: z.ZodType<Step> = z.lazy(() =>
   z.object({
@@ -254,6 +260,7 @@ export const chatTurnSchema: z.ZodType<ChatTurn> = z.object({
   steering: z.array(steerSchema).optional(),
   model: z.string().optional(),
   parentTurnId: z.string().nullable().optional(),
+  attachments: z.array(attachmentRefSchema).max(MAX_PROMPT_ATTACHMENTS).optional(),
 });
 
 export interface SessionSummary {

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
-import type { ChatMessage, ModelStreamEvent, ModelToolCall, ToolSpec } from "./types";
+import type { ChatCompletionContentPart, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
+import type { ChatMessage, ModelStreamEvent, ModelToolCall, ToolSpec, UserContentPart } from "./types";
 
 /** Function names chat-completions providers accept (OpenAI refuses the request otherwise). */
 const WIRE_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -38,13 +38,20 @@ export function wireToolNames(tools: readonly ToolSpec[], messages: readonly Cha
 
 const SAME_NAMES: WireNames = { toWire: (n) => n, fromWire: (n) => n };
 
+/** A user message's part as chat completions take it: an image as a base64 data URL. */
+function wirePart(part: UserContentPart): ChatCompletionContentPart {
+  if (part.type === "text") return { type: "text", text: part.text };
+  return { type: "image_url", image_url: { url: `data:${part.mimeType};base64,${part.base64}` } };
+}
+
 /** Our messages in the chat-completions wire format. */
 export function toWireMessages(messages: ChatMessage[], names: WireNames = SAME_NAMES): ChatCompletionMessageParam[] {
   return messages.map((message): ChatCompletionMessageParam => {
     switch (message.role) {
       case "system":
+        return { role: "system", content: message.content };
       case "user":
-        return { role: message.role, content: message.content };
+        return { role: "user", content: typeof message.content === "string" ? message.content : message.content.map(wirePart) };
       case "assistant":
         if (!message.toolCalls?.length) return { role: "assistant", content: message.content };
         return {

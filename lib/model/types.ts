@@ -11,9 +11,17 @@ export interface ModelToolCall {
   arguments: string;
 }
 
+/**
+ * A piece of a user message: text, or an image the model is shown. An image keeps its
+ * name and size beside the bytes so that records and token estimates can speak of it
+ * without the base64; the OpenAI adapter sends it as an `image_url` data URL.
+ */
+export type UserContentPart =
+  { type: "text"; text: string } | { type: "image"; name: string; mimeType: string; size: number; base64: string };
+
 export type ChatMessage =
   | { role: "system"; content: string }
-  | { role: "user"; content: string }
+  | { role: "user"; content: string | UserContentPart[] }
   | { role: "assistant"; content: string; toolCalls?: ModelToolCall[] }
   | { role: "tool"; content: string; toolCallId: string; toolName: string };
 

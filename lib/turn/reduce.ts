@@ -59,6 +59,7 @@ export function turnFromStart(event: AgentEventOf<"turn:started">, sessionId: st
     ...turn,
     ...(event.model !== undefined ? { model: event.model } : {}),
     ...(event.parentTurnId !== undefined ? { parentTurnId: event.parentTurnId } : {}),
+    ...(event.attachments?.length ? { attachments: event.attachments } : {}),
   };
 }
 

@@ -86,6 +86,7 @@ export function buildRuntime(
     demo: model.isDemo && !env.ENDPOINTS_FILE,
     passwordProtected: Boolean(env.APP_PASSWORD),
     contextTokens: env.CONTEXT_TOKENS,
+    attachmentMaxBytes: env.ATTACHMENT_MAX_BYTES,
   };
   return { runtime, appInfo: mcp ? () => ({ ...appInfo, mcpServers: mcp.servers() }) : appInfo, mcp, catalog };
 }

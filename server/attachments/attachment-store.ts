@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { AppError, type AttachmentKind, type AttachmentRef, type AttachmentType } from "@/lib/contracts";
-import { chatFull, describeSize, fileTooLarge } from "@/lib/attachments/limits";
+import { chatFull, describeSize, emptyFile, fileTooLarge } from "@/lib/attachments/limits";
 import { safeAttachmentName, uniqueAttachmentName } from "@/lib/attachments/name";
 import { extensionLie, formatOf, sniff, unsupportedSentence } from "@/lib/attachments/sniff";
 import { env } from "@/lib/env";
@@ -78,7 +78,7 @@ export class AttachmentStore {
     const { bytes } = upload;
     const wanted = safeAttachmentName(upload.name);
     if (bytes.length > this.limits.maxBytes) throw new AppError("too_large", fileTooLarge(wanted, this.limits.maxBytes, bytes.length));
-    if (bytes.length === 0) throw new AppError("bad_request", `"${wanted}" is empty; there is nothing to attach.`);
+    if (bytes.length === 0) throw new AppError("bad_request", emptyFile(wanted));
     const format = sniff(bytes);
     if (!format) throw new AppError("unsupported_type", unsupportedSentence(wanted));
     const lie = extensionLie(wanted, format);

@@ -66,7 +66,12 @@ export class ModelCatalogService {
     const kept = this.opened.get(key);
     if (kept) return kept;
     const model = option.demo ? this.deps.demo! : this.deps.open(this.endpointOf(option.endpointId)!, option);
-    const run: RunModel = { model, pricing: option.prices, label: option.demo ? model.label : optionLabel(option) };
+    const run: RunModel = {
+      model,
+      pricing: option.prices,
+      label: option.demo ? model.label : optionLabel(option),
+      ...(option.images ? { images: true } : {}),
+    };
     this.opened.set(key, run);
     return run;
   }
@@ -113,7 +118,12 @@ export class ModelCatalogService {
 
   private async list(endpoint: CatalogEndpoint, listing: Listing): Promise<void> {
     try {
-      listing.models = await listModels(endpoint.baseURL, endpoint.apiKey, this.deps.listTimeoutMs ?? DEFAULT_LIST_TIMEOUT_MS, this.deps.fetch);
+      listing.models = await listModels(
+        endpoint.baseURL,
+        endpoint.apiKey,
+        this.deps.listTimeoutMs ?? DEFAULT_LIST_TIMEOUT_MS,
+        this.deps.fetch,
+      );
       listing.error = undefined;
     } catch (error) {
       // The last good listing stands; the picker says the endpoint did not answer.

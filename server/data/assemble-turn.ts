@@ -18,6 +18,7 @@ import { storedStepTime } from "./document-fields";
 import type { SubagentRunRecord } from "@/models/subagent-run";
 import type { ToolCallRecord } from "@/models/tool-call";
 import type { TurnRecord } from "@/models/turn";
+import { attachmentRefOf } from "./attachment-ref";
 
 /**
  * Pure: a session's stored rows in, its turn trees (`ChatTurn`) out, built to equal, field
@@ -164,6 +165,7 @@ function masterOf(turn: TurnRow, sessionId: string): StoredAgent<ChatTurn> {
       if (steering) out.steering = steering;
       if (turn.model) out.model = turn.model;
       if (turn.parentTurnId !== undefined) out.parentTurnId = turn.parentTurnId;
+      if (turn.attachments?.length) out.attachments = turn.attachments.map(attachmentRefOf);
       return out;
     },
   };

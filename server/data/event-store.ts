@@ -68,6 +68,7 @@ export class EventStore {
               prompt: event.prompt,
               ...(event.model !== undefined ? { model: event.model } : {}),
               ...(event.parentTurnId !== undefined ? { parentTurnId: event.parentTurnId } : {}),
+              ...(event.attachments?.length ? { attachments: event.attachments } : {}),
               status: "running",
               createdAt: new Date(event.createdAt),
               appendSeq: 0,

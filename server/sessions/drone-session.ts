@@ -29,6 +29,8 @@ import { controlRun, type ControlAnswer } from "./run-controls";
 import { endGhostTurn } from "./ghost-takeover";
 import type { DroneCluster, LeaseHolder, MirrorSnapshot, TurnLease } from "./cluster-port";
 import { branchTree, branchView, newestLeaf, pathTo, recordedParent, type BranchTree, type BranchView } from "@/lib/branches/branch-tree";
+import type { AttachmentRef } from "@/lib/contracts";
+import { promptAttachmentsOf } from "@/server/attachments/prompt-attachments";
 
 export type { DroneCluster, MirrorSnapshot } from "./cluster-port";
 export { REPLAY_LIMIT } from "./numbered-relay";
@@ -140,7 +142,13 @@ export class DroneSession {
    * Starts a turn for `starter` (the person sending it); one at a time per session.
    * `retry`: the turn first runs that failed subagent again.
    */
-  async startTurn(prompt: string, starter?: TurnStarter, retry?: TurnRetry, place?: { parent: string | null }): Promise<string> {
+  async startTurn(
+    prompt: string,
+    starter?: TurnStarter,
+    retry?: TurnRetry,
+    place?: { parent: string | null },
+    attachments?: AttachmentRef[],
+  ): Promise<string> {
     if (this.closed) throw deleted();
     if (this.active) throw new AppError("busy", "A turn is already running in this chat. Stop it or wait for it to finish.");
     const turnId = newId();
@@ -173,6 +181,9 @@ export class DroneSession {
         turn: () => this.liveTurn(turnId),
         recordModelCall: (record) => this.modelCalls.write(record),
         attachments: this.deps.store.attachments.area(this.sessionId),
+        ...(attachments?.length
+          ? { promptAttachments: promptAttachmentsOf(this.deps.store.attachments, this.sessionId, attachments) }
+          : {}),
         ...(retry ? { retry } : {}),
         ...(settings?.model ? { model: settings.model } : {}),
         ...(settings?.instructions ? { instructions: settings.instructions } : {}),

@@ -21,6 +21,7 @@ import type { ChatSettingsService, ModelChoices } from "@/server/catalog/chat-se
 import type { ChatStore } from "@/server/data/store";
 import { exportedTurns, exportSession, type ExportFormat, type SessionExport } from "@/server/export/session-export";
 import { SESSION_FILE_FORMAT, SESSION_FILE_VERSION, type ExportedTurn, type SessionFile } from "@/lib/export/session-file";
+import { resolvePromptAttachments } from "@/server/attachments/prompt-attachments";
 import { importSessionFile } from "@/server/export/session-import";
 import { checkSessionFileOffThread } from "@/server/export/check-off-thread";
 import type { DroneSession, RetryCommand, TurnStarter } from "./drone-session";
@@ -157,14 +158,22 @@ export class SessionService {
    * `person`: whose caps the turn counts against (see `personKey`); the owner by default.
    * `model`: the key the sender's picker showed, set on the chat first when it differs.
    */
-  async send(userId: string, sessionId: string, text: string, person = userId, model?: string): Promise<{ turnId: string }> {
+  async send(
+    userId: string,
+    sessionId: string,
+    text: string,
+    person = userId,
+    model?: string,
+    attachments?: readonly string[],
+  ): Promise<{ turnId: string }> {
     const session = await this.open(userId, sessionId);
+    const attached = await resolvePromptAttachments(this.deps.store.attachments, sessionId, attachments);
     if (model !== undefined && (await this.deps.chatSettings.settings(userId, sessionId)).model !== model)
       await this.deps.chatSettings.update(userId, { sessionId, model });
     this.checkAccepting();
     // Counted and claimed in one synchronous step (startTurn claims its slot before it awaits).
     this.checkRunningTurns(person);
-    const turnId = await session.startTurn(text, this.starter(userId, person));
+    const turnId = await session.startTurn(text, this.starter(userId, person), undefined, undefined, attached);
     this.deps.onSessionsChanged(userId);
     return { turnId };
   }

@@ -16,7 +16,7 @@ export interface HostileServer {
   attackerCookie: string;
   bystander: TestClient;
   /** Placeholder values the corpus refers to. */
-  vars: { session: string; foreign: string; hugeKey: string };
+  vars: { session: string; foreign: string; hugeKey: string; foreignAttachment: string };
   /** A new empty chat of the attacker's, over HTTP (no socket rate-limit tokens spent). */
   freshSession(): Promise<string>;
   /** The attacker's sessions as the sidebar lists them (over HTTP). */
@@ -35,6 +35,11 @@ export async function startHostileServer(label: string, options: Pick<AppOptions
   const bystander = await harness.client(bystanderCookie);
   const foreign = await request(bystander, "session:create", { title: "Bystander's chat" });
   if (!foreign.ok) throw new Error(foreign.message);
+  const bystanderId = (await harness.models.Session.findById(foreign.data.sessionId).lean<{ ownerId: string }>())!.ownerId;
+  const foreignAttachment = await harness.store.attachments.put(foreign.data.sessionId, bystanderId, {
+    name: "secret.txt",
+    bytes: Buffer.from("the bystander's file"),
+  });
 
   /** One command on a socket of its own, so the corpus's own sockets keep their rate budget. */
   const ask = async <T>(name: "session:create" | "session:list"): Promise<T> => {
@@ -55,7 +60,7 @@ export async function startHostileServer(label: string, options: Pick<AppOptions
     model,
     attackerCookie,
     bystander,
-    vars: { session, foreign: foreign.data.sessionId, hugeKey: "k".repeat(100_000) },
+    vars: { session, foreign: foreign.data.sessionId, hugeKey: "k".repeat(100_000), foreignAttachment: foreignAttachment.attachmentId },
     freshSession,
     listed: () => ask<SessionSummary[]>("session:list"),
     async bystanderServed() {

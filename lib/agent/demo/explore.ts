@@ -2,6 +2,7 @@ import type { ChatMessage } from "@/lib/model/types";
 import { STEER_TAG } from "../agent-loop";
 import { parseFileRead, parseGrep, parseListing, type FileRead, type GrepHit } from "./parse-tool-output";
 import { escapeRegex, keywordsOf } from "./topics";
+import { contentText } from "@/lib/model/content";
 
 /**
  * The demo's `explore` subagent: a read-only researcher. Step 1 lists the workspace and
@@ -36,8 +37,8 @@ const QUOTE_CHARS = 160;
 
 export function exploreReply(task: string, messages: readonly ChatMessage[], tools: Set<string>): ExploreReply {
   const steering = messages
-    .filter((m) => m.role === "user" && m.content.startsWith(STEER_TAG))
-    .map((m) => m.content.slice(STEER_TAG.length).trim());
+    .filter((m) => m.role === "user" && contentText(m.content).startsWith(STEER_TAG))
+    .map((m) => contentText(m.content).slice(STEER_TAG.length).trim());
   const keywords = keywordsOf([task, ...steering].join(" "));
   const results = messages.filter((m): m is ToolMessage => m.role === "tool");
   const listing = results.filter((r) => r.toolName === "list_files").flatMap((r) => parseListing(r.content));

@@ -9,6 +9,7 @@ import { citeResult, spawnedCalls, synthesize } from "./synthesis";
 import { classify, topicsOf } from "./topics";
 import { delegateFix, editFix, isFixTask, masterFix } from "./fix-typo";
 import { chatAnswer, compactSummary, condenseJson } from "./system-replies";
+import { contentText } from "@/lib/model/content";
 
 /**
  * The offline demo model's behaviour, as pure functions of the request it receives: it
@@ -45,7 +46,7 @@ export function demoReply(request: ModelRequest): DemoReply {
 }
 
 function lastUserText(messages: readonly ChatMessage[]): string {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === "user") return messages[i]!.content;
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === "user") return contentText(messages[i]!.content);
   return "";
 }
 
@@ -56,8 +57,8 @@ function isNote(content: string): boolean {
 /** The master: delegate research in one step, then answer from the subagents' results. */
 function masterReply(messages: readonly ChatMessage[], tools: Set<string>): DemoReply {
   let start = messages.length - 1;
-  while (start > 0 && !(messages[start]!.role === "user" && !isNote(messages[start]!.content))) start--;
-  const prompt = messages[start]?.content ?? "";
+  while (start > 0 && !(messages[start]!.role === "user" && !isNote(contentText(messages[start]!.content)))) start--;
+  const prompt = contentText(messages[start]?.content ?? "");
   const results = messages.slice(start).filter((m): m is ToolMessage => m.role === "tool");
   if (isFixTask(prompt) && tools.has(SUBAGENT_TOOL_NAME)) return masterFix(prompt, results, spawnedCalls(messages));
   if (results.length > 0) return { text: synthesize(results, spawnedCalls(messages)) };
@@ -108,6 +109,6 @@ function workerReply(messages: readonly ChatMessage[]): DemoReply {
 }
 
 function taskOf(messages: readonly ChatMessage[]): string {
-  const first = messages.find((m) => m.role === "user" && !isNote(m.content));
-  return first?.content.trim() ?? "the task";
+  const first = messages.find((m) => m.role === "user" && !isNote(contentText(m.content)));
+  return first ? contentText(first.content).trim() : "the task";
 }

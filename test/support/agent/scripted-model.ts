@@ -1,4 +1,5 @@
 import type { ChatMessage, ChatModel, ModelRequest, ModelStreamEvent } from "@/lib/model/types";
+import { contentText } from "@/lib/model/content";
 
 /**
  * A ChatModel for tests that answers each request from a handler and records every request
@@ -61,7 +62,7 @@ export function systemOf(request: ModelRequest): string {
 }
 
 export function lastUser(messages: readonly ChatMessage[]): string {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === "user") return messages[i]!.content;
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === "user") return contentText(messages[i]!.content);
   return "";
 }
 
