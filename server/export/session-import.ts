@@ -1,6 +1,6 @@
 import { AppError, MAX_IMPORT_TOOL_CALLS, MAX_TOOL_CALLS_PER_STEP, wellFormedDeep, type Issue } from "@/lib/contracts";
 import { jsonDepthWithin, MAX_JSON_DEPTH, reidentify, sessionFileSchema, type SessionFile } from "@/lib/export/session-file";
-import { applyEvent, newTurn } from "@/lib/turn/reduce";
+import { applyEvent, newTurn, turnFromStart } from "@/lib/turn/reduce";
 import { deepEqual } from "@/lib/turn/deep-equal";
 import { eventsOfTurn } from "@/lib/turn/turn-events";
 import { newId } from "@/server/data/ids";
@@ -65,8 +65,12 @@ export async function parseSessionFile(text: string): Promise<SessionFile> {
     // The turn must be what its own events fold into; a hand-edited tree that is not (a run
     // under the wrong parent, a call twice) would be stored differently from how it shows.
     const events = eventsOfTurn(entry.turn);
-    const { sessionId, turnId, prompt, createdAt } = entry.turn;
-    let folded = newTurn({ sessionId, turnId, prompt, createdAt });
+    // Opened by its own start event, which carries what a start sets (its model, parent, attachments).
+    const start = events[0];
+    let folded =
+      start?.type === "turn:started"
+        ? turnFromStart(start, entry.turn.sessionId)
+        : newTurn({ sessionId: entry.turn.sessionId, turnId: entry.turn.turnId, prompt: entry.turn.prompt, createdAt: entry.turn.createdAt });
     for (let start = 1; start < events.length; start += EVENTS_PER_SLICE) {
       folded = events.slice(start, start + EVENTS_PER_SLICE).reduce(applyEvent, folded);
       await nextTick();
