@@ -19,6 +19,7 @@ export function eventsOfTurn(turn: ChatTurn, fullOutput?: (runId: string | null,
       prompt: turn.prompt,
       createdAt: turn.createdAt,
       ...(turn.model !== undefined ? { model: turn.model } : {}),
+      ...(turn.attachments?.length ? { attachments: turn.attachments } : {}),
     },
   ];
   const full = (runId: string | null, call: ToolCall) => {
