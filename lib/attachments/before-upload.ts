@@ -9,6 +9,7 @@ import { safeAttachmentName } from "./name";
 export function refuseBeforeUpload(file: { name: string; size: number }, maxBytes: number | undefined): string | null {
   const name = safeAttachmentName(file.name);
   if (file.size === 0) return emptyFile(name);
-  if (maxBytes !== undefined && file.size > maxBytes) return fileTooLarge(name, maxBytes, file.size);
+  // Without the size, as the upload route words it (it refuses before it knows the size); the chip shows the size beside.
+  if (maxBytes !== undefined && file.size > maxBytes) return fileTooLarge(name, maxBytes);
   return null;
 }

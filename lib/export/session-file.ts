@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { chatTurnSchema, MAX_INSTRUCTIONS_CHARS, modelCallRecordSchema, type ChatTurn, type ModelCallRecord } from "@/lib/contracts";
+import { exportedAttachmentsSchema, type ExportedAttachment } from "./session-attachments";
 
 /**
  * The session file: one chat exported whole, for an archive, an audit or another
@@ -47,6 +48,8 @@ export const sessionFileSchema = z.object({
     instructions: z.string().max(MAX_INSTRUCTIONS_CHARS).optional(),
   }),
   turns: z.array(exportedTurnSchema).max(20_000),
+  /** Version 2: the chat's attachments, bytes included (lib/export/session-attachments.ts). */
+  attachments: exportedAttachmentsSchema.optional(),
 });
 export type SessionFile = z.infer<typeof sessionFileSchema>;
 
@@ -54,6 +57,7 @@ export type SessionFile = z.infer<typeof sessionFileSchema>;
 export async function* sessionFileChunks(
   header: { title: string; createdAt: string; exportedAt: string; model?: string; instructions?: string },
   turns: AsyncIterable<ExportedTurn>,
+  attachments?: AsyncIterable<ExportedAttachment>,
 ): AsyncGenerator<string> {
   const head = {
     format: SESSION_FILE_FORMAT,
@@ -72,7 +76,18 @@ export async function* sessionFileChunks(
     yield `${first ? "" : ","}\n${JSON.stringify(turn)}`;
     first = false;
   }
+  if (attachments) yield* attachmentChunks(attachments);
   yield "\n]}\n";
+}
+
+/** Closes the turns and writes the attachments, one a piece (each holds a whole file as base64). */
+async function* attachmentChunks(attachments: AsyncIterable<ExportedAttachment>): AsyncGenerator<string> {
+  yield '\n],"attachments":[';
+  let first = true;
+  for await (const attachment of attachments) {
+    yield `${first ? "" : ","}\n${JSON.stringify(attachment)}`;
+    first = false;
+  }
 }
 
 /**

@@ -20,6 +20,7 @@ export function eventsOfTurn(turn: ChatTurn, fullOutput?: (runId: string | null,
       createdAt: turn.createdAt,
       ...(turn.model !== undefined ? { model: turn.model } : {}),
       ...(turn.parentTurnId !== undefined ? { parentTurnId: turn.parentTurnId } : {}),
+      ...(turn.attachments?.length ? { attachments: turn.attachments } : {}),
     },
   ];
   const full = (runId: string | null, call: ToolCall) => {

@@ -2,6 +2,7 @@ import type { ChatTurn, SessionSummary, ToolCall } from "@/lib/contracts";
 import { markdownHeader, turnMarkdown } from "@/lib/export/markdown";
 import { sessionFileChunks, type ExportedTurn, type ToolOutputEntry } from "@/lib/export/session-file";
 import type { ChatStore, StoredChatSettings } from "@/server/data/store";
+import { exportedAttachments } from "@/server/attachments/attachment-transfer";
 
 /**
  * A chat's export, as a stream of text pieces the HTTP layer writes with backpressure:
@@ -46,6 +47,7 @@ export function exportSession(
     chunks: sessionFileChunks(
       { title: session.title, createdAt: session.createdAt, exportedAt, ...options.settings },
       exportedTurns(store, session.sessionId, finished),
+      exportedAttachments(store.attachments, session.sessionId),
     ),
   };
 }

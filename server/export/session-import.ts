@@ -7,6 +7,8 @@ import { newId } from "@/server/data/ids";
 import { bsonSize, sizeLabel, STORABLE_DOCUMENT_BYTES } from "@/server/data/document-size";
 import { fitModelCall } from "@/server/data/model-call-fit";
 import type { ChatStore } from "@/server/data/store";
+import { attachmentProblem, remapTurnAttachments } from "@/lib/export/session-attachments";
+import { importAttachments } from "@/server/attachments/attachment-transfer";
 import type { ChatTurn, SessionSummary, Step } from "@/lib/contracts";
 
 /**
@@ -47,6 +49,8 @@ export async function parseSessionFile(text: string): Promise<SessionFile> {
     );
   }
   const file = parsed.data;
+  const attachmentTrouble = attachmentProblem(file.attachments ?? [], file.turns);
+  if (attachmentTrouble) throw new AppError("bad_request", attachmentTrouble);
   const calls = file.turns.reduce((sum, entry) => sum + callsIn(entry.turn.steps), 0);
   if (calls > MAX_IMPORT_TOOL_CALLS)
     throw new AppError(
@@ -70,7 +74,12 @@ export async function parseSessionFile(text: string): Promise<SessionFile> {
     let folded =
       start?.type === "turn:started"
         ? turnFromStart(start, entry.turn.sessionId)
-        : newTurn({ sessionId: entry.turn.sessionId, turnId: entry.turn.turnId, prompt: entry.turn.prompt, createdAt: entry.turn.createdAt });
+        : newTurn({
+            sessionId: entry.turn.sessionId,
+            turnId: entry.turn.turnId,
+            prompt: entry.turn.prompt,
+            createdAt: entry.turn.createdAt,
+          });
     for (let start = 1; start < events.length; start += EVENTS_PER_SLICE) {
       folded = events.slice(start, start + EVENTS_PER_SLICE).reduce(applyEvent, folded);
       await nextTick();
@@ -158,8 +167,10 @@ export async function importSessionFile(
     const turns: ChatTurn[] = [];
     const writer = store.eventWriter({ sessionId: session.sessionId });
     const calls = store.modelCallLog({ sessionId: session.sessionId });
+    const attached = await importAttachments(store.attachments, { sessionId: session.sessionId, ownerId }, file.attachments ?? []);
     for (const original of file.turns) {
       const entry = reidentify(original, session.sessionId, newId);
+      entry.turn = remapTurnAttachments(entry.turn, attached);
       turns.push(entry.turn);
       const full = new Map(entry.toolOutputs.map((o) => [`${o.runId ?? ""}|${o.callId}`, o.text]));
       let recorded = 0;
