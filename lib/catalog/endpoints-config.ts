@@ -48,7 +48,8 @@ export const endpointsFileSchema = z
   .superRefine((file, ctx) => {
     const seen = new Set<string>();
     file.endpoints.forEach((endpoint, index) => {
-      if (seen.has(endpoint.id)) ctx.addIssue({ code: "custom", path: ["endpoints", index, "id"], message: `"${endpoint.id}" is used twice` });
+      if (seen.has(endpoint.id))
+        ctx.addIssue({ code: "custom", path: ["endpoints", index, "id"], message: `"${endpoint.id}" is used twice` });
       seen.add(endpoint.id);
     });
     if (file.default !== undefined && !splitModelKey(file.default))

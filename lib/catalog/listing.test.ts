@@ -64,7 +64,14 @@ describe("endpointModels", () => {
   it("puts the configured models first, in the operator's order, what the operator said winning, then the rest of the listing by id", () => {
     const options = endpointModels(endpoint, [{ id: "zeta" }, { id: "llava", images: false, contextTokens: 4096 }, { id: "alpha" }]);
     expect(options.map((o) => o.key)).toEqual(["local/llava", "local/not-listed", "local/alpha", "local/zeta"]);
-    expect(options[0]).toEqual({ key: "local/llava", label: "LLaVA", endpointId: "local", endpointLabel: "Ollama", images: true, contextTokens: 4096 });
+    expect(options[0]).toEqual({
+      key: "local/llava",
+      label: "LLaVA",
+      endpointId: "local",
+      endpointLabel: "Ollama",
+      images: true,
+      contextTokens: 4096,
+    });
   });
 
   it("offers the configured names alone when nothing was listed", () => {

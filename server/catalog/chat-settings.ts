@@ -58,7 +58,8 @@ export class ChatSettingsService {
     const own = instructions ? { instructions } : {};
     if (!this.choices) return own;
     const model = key ? await this.choices.resolve(key) : undefined;
-    if (!model) throw new AppError("unavailable", "No model is available: every configured endpoint failed to list its models, and none names any.");
+    if (!model)
+      throw new AppError("unavailable", "No model is available: every configured endpoint failed to list its models, and none names any.");
     return { model, ...own };
   }
 }

@@ -13,7 +13,15 @@ import {
   type ScriptedRequest,
 } from "@/test/support/model/scripted-openai-server";
 import { freePort } from "@/test/support/free-port";
-import { openSession, recordEvents, request, startHarness, waitFor, type Harness, type TestClient } from "@/test/support/server/app-harness";
+import {
+  openSession,
+  recordEvents,
+  request,
+  startHarness,
+  waitFor,
+  type Harness,
+  type TestClient,
+} from "@/test/support/server/app-harness";
 
 /**
  * Picking a chat's model, through the real wiring: buildRuntime from an endpoints file,
@@ -96,7 +104,12 @@ describe("the model catalog", () => {
     expect(catalog.models.map((m) => m.key)).toEqual(["alpha/model-a", "alpha/model-b", "beta/model-c", "gone/model-z"]);
     expect(catalog.models[0]).toMatchObject({ label: "model-a", endpointLabel: "Alpha", images: true, contextTokens: 128_000 });
     expect(catalog.models[1]).toMatchObject({ images: false });
-    expect(catalog.models[2]).toMatchObject({ label: "Model C", endpointLabel: "Beta", contextTokens: 32_000, prices: { inputPerMTok: 1 } });
+    expect(catalog.models[2]).toMatchObject({
+      label: "Model C",
+      endpointLabel: "Beta",
+      contextTokens: 32_000,
+      prices: { inputPerMTok: 1 },
+    });
     expect(catalog.defaultKey).toBe("alpha/model-b");
     expect(catalog.endpoints.map((e) => [e.id, e.source])).toEqual([
       ["alpha", "listed"],
@@ -147,11 +160,15 @@ describe("a chat answered by one model, then another", () => {
     const settings = await request(again, "chat:settings", { sessionId });
     expect(settings.ok && settings.data.model).toBe("beta/model-c");
 
-    const json = (await (await fetch(`${harness.baseUrl}/api/sessions/${sessionId}/export?format=json`, { headers: { cookie } })).json()) as {
+    const json = (await (
+      await fetch(`${harness.baseUrl}/api/sessions/${sessionId}/export?format=json`, { headers: { cookie } })
+    ).json()) as {
       turns: { turn: ChatTurn }[];
     };
     expect(json.turns.map((t) => t.turn.model)).toEqual(["model-a via Alpha", "Model C via Beta", "Model C via Beta"]);
-    const markdown = await (await fetch(`${harness.baseUrl}/api/sessions/${sessionId}/export?format=markdown`, { headers: { cookie } })).text();
+    const markdown = await (
+      await fetch(`${harness.baseUrl}/api/sessions/${sessionId}/export?format=markdown`, { headers: { cookie } })
+    ).text();
     expect(markdown).toContain("model-a via Alpha · ");
     expect(markdown).toContain("Model C via Beta · ");
     again.disconnect();
