@@ -1,7 +1,7 @@
 "use client";
 
 import { useRef } from "react";
-import { PaperclipIcon } from "./paperclip-icon";
+import { PaperclipIcon } from "@/components/ui/icons";
 
 /** The paperclip: opens the file picker; the chosen files go to `onFiles`. */
 export function AttachButton({ onFiles, disabled }: { onFiles: (files: File[]) => void; disabled?: boolean }) {

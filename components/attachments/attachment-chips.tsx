@@ -3,8 +3,7 @@
 import { memo } from "react";
 import { ATTACHMENT_ROUTES, type AttachmentRef } from "@/lib/contracts";
 import { describeSize } from "@/lib/attachments/limits";
-import { DownloadIcon } from "@/components/ui/icons";
-import { PaperclipIcon } from "./paperclip-icon";
+import { DownloadIcon, PaperclipIcon } from "@/components/ui/icons";
 import { useAttachmentLinks } from "./attachment-links";
 
 const KIND_LABEL: Record<AttachmentRef["kind"], string> = { text: "Text", pdf: "PDF", image: "Image" };

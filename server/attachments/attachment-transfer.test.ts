@@ -4,13 +4,12 @@ import { sessionFileSchema, type SessionFile } from "@/lib/export/session-file";
 import { scriptedModel } from "@/test/support/agent/scripted-model";
 import { TINY_PNG, uploadAttachment } from "@/test/support/attachments/files";
 import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness } from "@/test/support/server/app-harness";
-import { copyAttachmentsForFork } from "./attachment-transfer";
 
 /**
  * A chat's attachments leaving it and arriving elsewhere: in its session file (version 2,
  * bytes as base64, the turns' refs beside them) and back through an import, which stores
  * them again as uploads and points the turns at the new ids; hostile files are refused
- * whole; a version 1 file still imports; and a fork's copy maps every id.
+ * whole; a version 1 file still imports; and a fork copies the chat's attachments and points its turns at the copies.
  */
 
 let harness: Harness;
@@ -155,22 +154,29 @@ describe("attachments in the session file", () => {
   });
 });
 
-describe("copyAttachmentsForFork", () => {
-  it("copies every attachment of the chat into the fork and maps each old id to its copy, in the turns too", async () => {
+describe("a fork's attachments", () => {
+  it("are copied into the new chat, and its prompt's chips name the copies, which hold the same bytes", async () => {
     const { cookie, sessionId, turn } = await chatWithAttachments();
-    const { sessionId: fork } = await openSession(harness, cookie);
-    const ownerId = (await harness.models.Session.findById(fork).lean<{ ownerId: string }>())!.ownerId;
+    const { socket } = await openSession(harness, cookie);
+    const forked = await request(socket, "session:fork", { sessionId, turnId: turn.turnId });
+    if (!forked.ok) throw new Error(forked.message);
+    const fork = forked.data.sessionId;
+    const joined = await request(socket, "session:join", { sessionId: fork });
+    if (!joined.ok || joined.data.mode !== "snapshot") throw new Error("no snapshot");
+    socket.disconnect();
 
-    const { ids, turns } = await copyAttachmentsForFork(harness.store.attachments, sessionId, { sessionId: fork, ownerId }, [turn]);
     const copies = await harness.store.attachments.list(fork);
-    // A copy lands in one write, so the fork lists its copies in no particular order.
-    const byName = <T extends { name: string }>(list: T[]) => [...list].sort((a, b) => a.name.localeCompare(b.name));
     expect(copies.map((a) => a.name).sort()).toEqual(["notes.txt", "photo.png"]);
-    expect(byName([...ids.values()])).toEqual(byName(copies));
-    for (const old of turn.attachments!) expect(ids.get(old.attachmentId)!.name).toBe(old.name);
-    expect(turns[0]!.attachments).toEqual(turn.attachments!.map((old) => ids.get(old.attachmentId)));
-    expect((await download(cookie, fork, ids.get(turn.attachments![0]!.attachmentId)!.attachmentId)).equals(TINY_PNG)).toBe(true);
+    const refs = joined.data.turns[0]!.attachments!;
+    expect(refs.map((a) => a.name)).toEqual(["photo.png", "notes.txt"]);
+    // Each chip names a copy in the fork, not the original.
+    const copyIds = new Set(copies.map((a) => a.attachmentId));
+    for (const ref of refs) expect(copyIds.has(ref.attachmentId)).toBe(true);
+    expect((await download(cookie, fork, refs[0]!.attachmentId)).equals(TINY_PNG)).toBe(true);
+    expect((await download(cookie, fork, refs[1]!.attachmentId)).toString()).toBe("The tide turns at noon.\n");
     // The source chat keeps its own.
-    expect((await harness.store.attachments.list(sessionId)).map((a) => a.attachmentId)).toEqual([...ids.keys()]);
+    expect((await harness.store.attachments.list(sessionId)).map((a) => a.attachmentId).sort()).toEqual(
+      turn.attachments!.map((a) => a.attachmentId).sort(),
+    );
   });
 });

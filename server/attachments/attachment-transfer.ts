@@ -1,4 +1,4 @@
-import { AppError, type AttachmentRef, type ChatTurn } from "@/lib/contracts";
+import { AppError, type AttachmentRef } from "@/lib/contracts";
 import type { ExportedAttachment } from "@/lib/export/session-attachments";
 import type { AttachmentStore } from "./attachment-store";
 
@@ -51,31 +51,26 @@ export async function importAttachments(
 }
 
 /**
- * For a fork: copies the chat's attachments into the new chat (all of them, since every
- * agent of a turn reads the whole `attachments/` folder, and the copied turns' tool calls
- * may have read any), and answers the map from each old id to its copy's ref, with the
- * turns' refs rewritten through it. All or none, the target's total checked (see `copy`).
+ * For a fork: copies the chat's attachments into the new chat in the store itself, with
+ * no round trip through base64 or a second check of what was checked at upload (all of
+ * them, since every agent of a turn reads the whole `attachments/` folder, and the copied
+ * turns' tool calls may have read any). Answers the map from each old id to its copy's
+ * ref. All or none, the target's total checked (see `copy`).
  */
-export async function copyAttachmentsForFork(
+export async function copyChatAttachments(
   store: Pick<AttachmentStore, "list" | "copy">,
   fromSessionId: string,
   to: { sessionId: string; ownerId: string },
-  turns: readonly ChatTurn[],
-): Promise<{ ids: Map<string, AttachmentRef>; turns: ChatTurn[] }> {
+): Promise<Map<string, AttachmentRef>> {
   const sources = await store.list(fromSessionId);
+  if (!sources.length) return new Map();
   // `copy` answers in the order `list` gives (oldest first), so the two pair up.
-  const copies = sources.length
-    ? await store.copy(
-        fromSessionId,
-        to,
-        sources.map((s) => s.attachmentId),
-      )
-    : [];
+  const copies = await store.copy(
+    fromSessionId,
+    to,
+    sources.map((s) => s.attachmentId),
+  );
   if (copies.length !== sources.length)
     throw new AppError("conflict", "An attachment of the chat was removed while it was being copied; try again.");
-  const ids = new Map(sources.map((source, i) => [source.attachmentId, copies[i]!]));
-  const remapped = turns.map((turn) =>
-    turn.attachments?.length ? { ...turn, attachments: turn.attachments.map((ref) => ids.get(ref.attachmentId) ?? ref) } : turn,
-  );
-  return { ids, turns: remapped };
+  return new Map(sources.map((source, i) => [source.attachmentId, copies[i]!]));
 }

@@ -9,7 +9,7 @@ import { fitModelCall } from "@/server/data/model-call-fit";
 import type { ChatStore } from "@/server/data/store";
 import { attachmentProblem, remapTurnAttachments } from "@/lib/export/session-attachments";
 import { importAttachments } from "@/server/attachments/attachment-transfer";
-import type { ChatTurn, SessionSummary, Step } from "@/lib/contracts";
+import type { AttachmentRef, ChatTurn, SessionSummary, Step } from "@/lib/contracts";
 
 /**
  * Reads a session file (see lib/export/session-file.ts) into a new chat of `ownerId`:
@@ -161,13 +161,16 @@ export async function importSessionFile(
   ownerId: string,
   file: SessionFile,
   create: (title: string) => Promise<SessionSummary>,
+  /** Where the new chat's attachments come from: by default the file's own, stored as uploads are. */
+  attach: (to: { sessionId: string; ownerId: string }) => Promise<Map<string, AttachmentRef>> = (to) =>
+    importAttachments(store.attachments, to, file.attachments ?? []),
 ): Promise<SessionSummary> {
   const session = await create(file.session.title || "Imported chat");
   try {
     const turns: ChatTurn[] = [];
     const writer = store.eventWriter({ sessionId: session.sessionId });
     const calls = store.modelCallLog({ sessionId: session.sessionId });
-    const attached = await importAttachments(store.attachments, { sessionId: session.sessionId, ownerId }, file.attachments ?? []);
+    const attached = await attach({ sessionId: session.sessionId, ownerId });
     for (const original of file.turns) {
       const entry = reidentify(original, session.sessionId, newId);
       entry.turn = remapTurnAttachments(entry.turn, attached);

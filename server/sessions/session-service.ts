@@ -22,8 +22,7 @@ import type { ChatStore } from "@/server/data/store";
 import { exportedTurns, exportSession, type ExportFormat, type SessionExport } from "@/server/export/session-export";
 import { SESSION_FILE_FORMAT, SESSION_FILE_VERSION, type ExportedTurn, type SessionFile } from "@/lib/export/session-file";
 import { resolvePromptAttachments } from "@/server/attachments/prompt-attachments";
-import { exportedAttachments } from "@/server/attachments/attachment-transfer";
-import type { ExportedAttachment } from "@/lib/export/session-attachments";
+import { copyChatAttachments } from "@/server/attachments/attachment-transfer";
 import { importSessionFile } from "@/server/export/session-import";
 import { checkSessionFileOffThread } from "@/server/export/check-off-thread";
 import type { DroneSession, RetryCommand, TurnStarter } from "./drone-session";
@@ -216,18 +215,21 @@ export class SessionService {
     const settings = await this.deps.store.chatSettings(sessionId);
     const exported: ExportedTurn[] = [];
     for await (const entry of exportedTurns(this.deps.store, sessionId, turns)) exported.push(entry);
-    // The chat's attachments come along (any of them may have been read by the copied turns' agents), ids remapped by the import.
-    const attachments: ExportedAttachment[] = [];
-    for await (const attachment of exportedAttachments(this.deps.store.attachments, sessionId)) attachments.push(attachment);
     const file: SessionFile = {
       format: SESSION_FILE_FORMAT,
       version: SESSION_FILE_VERSION,
       exportedAt: new Date().toISOString(),
       session: { title: summary.title, createdAt: summary.createdAt, ...settings },
       turns: exported,
-      ...(attachments.length ? { attachments } : {}),
     };
-    const forked = await importSessionFile(this.deps.store, userId, file, (title) => this.create(userId, `Fork of ${title}`.slice(0, 200)));
+    // The chat's attachments come along, copied inside the store (any of them may have been read by the copied turns' agents).
+    const forked = await importSessionFile(
+      this.deps.store,
+      userId,
+      file,
+      (title) => this.create(userId, `Fork of ${title}`.slice(0, 200)),
+      (to) => copyChatAttachments(this.deps.store.attachments, sessionId, to),
+    );
     this.deps.onSessionsChanged(userId);
     return forked;
   }
