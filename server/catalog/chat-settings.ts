@@ -52,6 +52,16 @@ export class ChatSettingsService {
     return this.settings(ownerId, sessionId);
   }
 
+  /**
+   * The model a sender's picker showed, made the chat's choice (and the person's default)
+   * unless it already is: one read when nothing changes, since it sits on every send.
+   */
+  async choose(ownerId: string, sessionId: string, model: string): Promise<void> {
+    if ((await this.store.chatSettings(sessionId)).model === model) return;
+    if (!(await this.choices?.resolve(model))) throw notOffered(model);
+    await Promise.all([this.store.setChatSettings(ownerId, sessionId, { model }), this.store.setDefaultModel(ownerId, model)]);
+  }
+
   /** What a turn of the chat runs with now. */
   async forTurn(ownerId: string, sessionId: string): Promise<TurnSettings> {
     const { model: key, instructions } = await this.settings(ownerId, sessionId);

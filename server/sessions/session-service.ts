@@ -169,8 +169,7 @@ export class SessionService {
   ): Promise<{ turnId: string }> {
     const session = await this.open(userId, sessionId);
     const attached = await resolvePromptAttachments(this.deps.store.attachments, sessionId, attachments);
-    if (model !== undefined && (await this.deps.chatSettings.settings(userId, sessionId)).model !== model)
-      await this.deps.chatSettings.update(userId, { sessionId, model });
+    if (model !== undefined) await this.deps.chatSettings.choose(userId, sessionId, model);
     this.checkAccepting();
     // Counted and claimed in one synchronous step (startTurn claims its slot before it awaits).
     this.checkRunningTurns(person);
@@ -189,8 +188,7 @@ export class SessionService {
     model?: string,
   ): Promise<{ turnId: string }> {
     const session = await this.open(userId, sessionId);
-    if (model !== undefined && (await this.deps.chatSettings.settings(userId, sessionId)).model !== model)
-      await this.deps.chatSettings.update(userId, { sessionId, model });
+    if (model !== undefined) await this.deps.chatSettings.choose(userId, sessionId, model);
     this.checkAccepting();
     const started = await session.startBeside(turnId, text, this.starter(userId, person), () => this.checkRunningTurns(person));
     this.deps.onSessionsChanged(userId);
