@@ -38,23 +38,12 @@ export interface HistoryPageRows extends HistoryRows {
  * than asked says whether older ones exist), then their calls and runs by turn id.
  * `before` must be a turn of this session (`bad_request` otherwise).
  */
-export async function loadHistoryPageRows(
-  models: Models,
-  sessionId: string,
-  limit: number,
-  before?: string,
-  turnIds?: readonly string[],
-): Promise<HistoryPageRows> {
-  const branch = turnIds ? { _id: { $in: turnIds } } : {};
-  let filter: Record<string, unknown> = { sessionId, ...branch };
+export async function loadHistoryPageRows(models: Models, sessionId: string, limit: number, before?: string): Promise<HistoryPageRows> {
+  let filter: Record<string, unknown> = { sessionId };
   if (before !== undefined) {
     const anchor = await models.Turn.findOne({ _id: before, sessionId }, { createdAt: 1 }).lean<{ _id: string; createdAt: Date }>();
     if (!anchor) throw new AppError("bad_request", "Invalid session:older request: before is not a turn of this chat.");
-    filter = {
-      sessionId,
-      ...branch,
-      $or: [{ createdAt: { $lt: anchor.createdAt } }, { createdAt: anchor.createdAt, _id: { $lt: anchor._id } }],
-    };
+    filter = { sessionId, $or: [{ createdAt: { $lt: anchor.createdAt } }, { createdAt: anchor.createdAt, _id: { $lt: anchor._id } }] };
   }
   const newestFirst = await models.Turn.find(filter)
     .sort(TURN_ORDER_NEWEST_FIRST)
@@ -69,6 +58,24 @@ export async function loadHistoryPageRows(
     models.SubagentRun.find({ sessionId, turnId: { $in: pageIds } }, { sessionId: 0 }).lean<RunRow[]>(),
   ]);
   return { ...(await withLongTexts(models, sessionId, { turns, calls, runs })), hasOlder };
+}
+
+/**
+ * A page of a branch (`path`: its turn ids, oldest first, as the branch tree gives them):
+ * the page's ids are cut from the path here, so the database is asked for those turns
+ * alone, never for the whole branch. `before` must be on the path (`bad_request` otherwise).
+ */
+async function loadBranchPageRows(
+  models: Models,
+  sessionId: string,
+  limit: number,
+  before: string | undefined,
+  path: readonly string[],
+): Promise<HistoryPageRows> {
+  const end = before === undefined ? path.length : path.indexOf(before);
+  if (end < 0) throw new AppError("bad_request", "Invalid session:older request: before is not a turn of this chat on the branch in view.");
+  const start = Math.max(0, end - limit);
+  return { ...(await loadHistoryRows(models, sessionId, path.slice(start, end))), hasOlder: start > 0 };
 }
 
 /** Adds the texts that outgrew their documents, read in one more query when there are any. */
@@ -110,15 +117,17 @@ export async function loadTurnLinks(models: Models, sessionId: string): Promise<
   return rows.map((r) => (r.parentTurnId === undefined ? { turnId: r._id } : { turnId: r._id, parentTurnId: r.parentTurnId }));
 }
 
-/** A page of turns (see `loadHistoryPageRows`), assembled; `older` is its oldest turn's id while older turns exist. */
+/** A page of turns (see `loadHistoryPageRows`), of the branch `path` when given, assembled; `older` is its oldest turn's id while older turns exist. */
 export async function loadHistoryPage(
   models: Models,
   sessionId: string,
   limit: number,
   before?: string,
-  turnIds?: readonly string[],
+  path?: readonly string[],
 ): Promise<{ turns: ChatTurn[]; older: string | null }> {
-  const rows = await loadHistoryPageRows(models, sessionId, limit, before, turnIds);
+  const rows = path
+    ? await loadBranchPageRows(models, sessionId, limit, before, path)
+    : await loadHistoryPageRows(models, sessionId, limit, before);
   const turns = assembleHistory(sessionId, rows);
   return { turns, older: rows.hasOlder ? (turns[0]?.turnId ?? null) : null };
 }

@@ -59,12 +59,15 @@ export interface ChatStore {
   setActiveTurn(sessionId: string, turnId: string): Promise<void>;
   /** How many turns a session has stored (an import checks they all landed without reading them back). */
   countTurns(sessionId: string): Promise<number>;
-  /** The `limit` turns before the turn `before` (the newest without it); `older` is the next cursor, null at the first turn. */
+  /**
+   * The `limit` turns before the turn `before` (the newest without it), of the branch
+   * `path` (its turn ids, oldest first) when given; `older` is the next cursor, null at the first turn.
+   */
   loadHistoryPage(
     sessionId: string,
     limit: number,
     before?: string,
-    turnIds?: readonly string[],
+    path?: readonly string[],
   ): Promise<{ turns: ChatTurn[]; older: string | null }>;
   /** The whole text of one tool call's output ("Show all"), for a session already checked. */
   loadToolOutput(sessionId: string, callId: string, where?: { turnId?: string; runId?: string | null }): Promise<string>;
@@ -239,7 +242,7 @@ export function mongoStore(models: Models, options: { attachmentLimits?: Attachm
       await Session.updateOne({ _id: sessionId }, { $set: { activeTurnId: turnId } }, { timestamps: false });
     },
     countTurns: (sessionId) => Turn.countDocuments({ sessionId }),
-    loadHistoryPage: (sessionId, limit, before, turnIds) => loadHistoryPage(models, sessionId, limit, before, turnIds),
+    loadHistoryPage: (sessionId, limit, before, path) => loadHistoryPage(models, sessionId, limit, before, path),
 
     async loadToolOutput(sessionId, callId, where = {}) {
       // Call ids come from models and repeat across runs (two subagents may both say
