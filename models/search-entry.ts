@@ -18,6 +18,8 @@ const searchEntrySchema = new Schema(
     prompt: { type: String, default: "" },
     answer: { type: String, default: "" },
     results: { type: String, default: "" },
+    /** On a branch of the chat other than the one in view (an edited or regenerated turn's old branch): search skips it. */
+    offBranch: { type: Boolean },
   },
   { versionKey: false },
 );

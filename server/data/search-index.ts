@@ -42,7 +42,7 @@ export async function searchSessions(models: Models, ownerId: string, query: str
       .limit(CANDIDATE_TITLES)
       .lean<SessionRow[]>(),
     SearchEntry.find(
-      { ownerId, ...termFilter(subagents ? "allTerms" : "terms", q) },
+      { ownerId, ...termFilter(subagents ? "allTerms" : "terms", q), offBranch: { $ne: true } },
       { sessionId: 1, at: 1, prompt: 1, answer: 1, results: 1 },
     )
       .sort({ at: -1 })
@@ -74,13 +74,29 @@ export async function indexTurns(models: Models, sessionId: string, turns: reado
   if (!owner || turns.length === 0) return;
   await models.SearchEntry.bulkWrite(
     turns.map((turn) => ({
-      replaceOne: {
+      // A set, not a replacement: whether the turn is on the branch in view is kept.
+      updateOne: {
         filter: { _id: turn.turnId },
-        replacement: { _id: turn.turnId, ownerId: owner.ownerId, sessionId, at: new Date(turn.createdAt), ...turnSearchText(turn) },
+        update: { $set: { ownerId: owner.ownerId, sessionId, at: new Date(turn.createdAt), ...turnSearchText(turn) } },
         upsert: true,
       },
     })),
     { ordered: false },
+  );
+}
+
+/**
+ * Search finds what the chat shows: the turns of `path` (the branch in view) and none of
+ * the branches left beside it. Written when the branch in view changes (an edit, a
+ * regeneration, a switch), not on a plain send, which only lengthens the branch.
+ */
+export async function markBranchInView(models: Models, sessionId: string, path: readonly string[]): Promise<void> {
+  await models.SearchEntry.bulkWrite(
+    [
+      { updateMany: { filter: { sessionId, _id: { $nin: [...path] }, offBranch: { $ne: true } }, update: { $set: { offBranch: true } } } },
+      { updateMany: { filter: { sessionId, _id: { $in: [...path] }, offBranch: true }, update: { $unset: { offBranch: "" } } } },
+    ],
+    { ordered: true },
   );
 }
 

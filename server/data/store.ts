@@ -16,7 +16,7 @@ import { loadHistory, loadHistoryPage, loadTurnLinks } from "./history";
 import type { TurnLink } from "@/lib/branches/branch-tree";
 import { newId } from "./ids";
 import { SESSION_SUMMARY_FIELDS as SUMMARY_FIELDS, toSummary, type SessionRow } from "./session-row";
-import { backfillSearch, indexTurns, listSessionPage, searchSessions } from "./search-index";
+import { backfillSearch, indexTurns, listSessionPage, markBranchInView, searchSessions } from "./search-index";
 import { listModelCalls, loadModelCall, loadTurnModelCalls, ModelCallLog, type ModelCallLogOptions } from "./model-call-log";
 import { GHOST_RUNS_END, GHOST_TURN_ERROR } from "@/lib/turn/ghost-sweep";
 import { AttachmentStore, type AttachmentLimits } from "@/server/attachments/attachment-store";
@@ -87,6 +87,8 @@ export interface ChatStore {
   searchSessions(ownerId: string, query: string, subagents?: boolean): Promise<SearchResults>;
   /** Writes the search entries of turns of one chat (a turn started or ended; an import). */
   indexTurns(sessionId: string, turns: readonly ChatTurn[]): Promise<void>;
+  /** Search skips every turn of the chat but those of `path`, the branch in view. */
+  markBranchInView(sessionId: string, path: readonly string[]): Promise<void>;
   /** Indexes chats stored before search existed; returns how many. */
   backfillSearch(): Promise<number>;
   /**
@@ -263,6 +265,7 @@ export function mongoStore(models: Models, options: { attachmentLimits?: Attachm
     listSessionPage: (ownerId, limit, before) => listSessionPage(models, ownerId, limit, before),
     searchSessions: (ownerId, query, subagents) => searchSessions(models, ownerId, query, subagents),
     indexTurns: (sessionId, turns) => indexTurns(models, sessionId, turns),
+    markBranchInView: (sessionId, path) => markBranchInView(models, sessionId, path),
     backfillSearch: () => backfillSearch(models),
 
     eventWriter: (options) => new EventStore({ ...options, models }),

@@ -181,6 +181,30 @@ describe("branches", () => {
     socket.disconnect();
   });
 
+  it("searches the branch in view: an edited prompt's words leave search with their branch, and come back with it", async () => {
+    const { socket, sessionId } = await openSession(harness);
+    await snapshot(socket, sessionId);
+    await ended(socket, () => request(socket, "turn:send", { sessionId, text: "Hello there" }));
+    const kestrels = await ended(socket, () => request(socket, "turn:send", { sessionId, text: "Count the kestrels" }));
+    const herons = await ended(socket, () => request(socket, "turn:edit", { sessionId, turnId: kestrels, text: "Count the herons" }));
+    const found = async (word: string) => {
+      await (await harness.app.registry.peek(sessionId))?.drain();
+      const searched = await request(socket, "session:search", { query: word });
+      if (!searched.ok) throw new Error(searched.message);
+      return searched.data.hits.filter((h) => h.session.sessionId === sessionId).map((h) => h.turnId);
+    };
+    expect(await found("herons")).toEqual([herons]);
+    expect(await found("kestrels")).toEqual([]);
+
+    const switched = await request(socket, "session:branch", { sessionId, turnId: kestrels });
+    if (!switched.ok) throw new Error(switched.message);
+    expect(await found("kestrels")).toEqual([kestrels]);
+    expect(await found("herons")).toEqual([]);
+    // What both branches share stays findable throughout.
+    expect((await found("hello")).length).toBe(1);
+    socket.disconnect();
+  });
+
   it("refuses a turn of another chat, and another person's chat", async () => {
     const mine = await openSession(harness);
     await snapshot(mine.socket, mine.sessionId);

@@ -166,6 +166,8 @@ export class DroneSession {
       const history = (await this.turnsOf(parent === null ? [] : pathTo(tree, parent))).filter((t) => t.status !== "running");
       const parentTurnId = recordedParent(tree, parent);
       await this.deps.store.setActiveTurn(this.sessionId, turnId);
+      // Beside a turn, the branch in view changes: the old one leaves search.
+      if (place) this.markBranchInView([...(parent === null ? [] : pathTo(tree, parent)), turnId]);
       // Deleted (or stopped) while the history loaded: the turn never starts.
       if (this.closed) throw deleted();
       if (slot.cancelled) throw new AppError("not_found", "That turn was stopped before it started.");
@@ -325,7 +327,9 @@ export class DroneSession {
       await this.stopRunning();
       ({ tree } = await this.branch());
     }
-    await this.deps.store.setActiveTurn(this.sessionId, newestLeaf(tree, turnId));
+    const leaf = newestLeaf(tree, turnId);
+    await this.deps.store.setActiveTurn(this.sessionId, leaf);
+    this.markBranchInView(pathTo(tree, leaf));
     return this.join(undefined, subscribe);
   }
 
@@ -408,10 +412,15 @@ export class DroneSession {
     return overlayLiveTurns(stored, this.live.all(), true);
   }
 
-  /** Resolves when every event so far is in MongoDB. */
+  /** Resolves when every event so far is in MongoDB, and search knows what they said. */
   async drain(): Promise<void> {
     this.textFlush.stop();
     await Promise.all([this.store.drain(this.live.all().values()), this.modelCalls.drain()]);
+    // A write chained while an earlier one ran is waited for too.
+    for (let pending = this.indexing; ; pending = this.indexing) {
+      await pending;
+      if (pending === this.indexing) break;
+    }
   }
 
   /** Waits for the running turn, if any, to end, and for everything to be written. */
@@ -507,6 +516,13 @@ export class DroneSession {
     this.indexing = this.indexing
       .then(() => this.deps.store.indexTurns(this.sessionId, [turn]))
       .catch((error: unknown) => this.deps.log?.warn("could not index the turn for search", { error: String(error) }));
+  }
+
+  /** After the index writes already queued, so a turn's entry written late does not come back into search. */
+  private markBranchInView(path: readonly string[]): void {
+    this.indexing = this.indexing
+      .then(() => this.deps.store.markBranchInView(this.sessionId, path))
+      .catch((error: unknown) => this.deps.log?.warn("could not mark the branch in view for search", { error: String(error) }));
   }
 
   private retitle(prompt: string): void {
