@@ -99,6 +99,9 @@ test("files dropped and picked on the home page go with the first prompt: a suba
   await expect(drafts.nth(0)).toContainText("notes.txt");
   await expect(drafts.nth(0)).toContainText("24 B");
   await expect(drafts.nth(2)).toContainText("photo.png");
+  // Files alone are not a prompt: the box asks for the words that go with them.
+  await expect(page.getByTestId("composer")).toHaveAttribute("placeholder", "Say what to do with the attached files…");
+  await expect(page.getByTestId("send")).toBeDisabled();
   await page.getByTestId("composer").fill("What do my files say?");
   await shot(page, "attachments-home-composer");
 

@@ -56,6 +56,8 @@ export function Composer({
   }));
 
   const canSend = !sending && !running && !disabled && draft.trim().length > 0 && !attachments?.busy;
+  // Files go with a prompt that says what to do with them; an empty box asks for those words.
+  const filesWaiting = (attachments?.items.length ?? 0) > 0 && draft.trim().length === 0;
 
   // The box takes the focus when it becomes usable (on load, and on a new chat's page after
   // the first send from home) unless the person is already somewhere else. Not on touch
@@ -121,7 +123,7 @@ export function Composer({
           disabled={sending || disabled}
           maxLength={MAX_PROMPT_CHARS}
           rows={1}
-          placeholder={placeholder}
+          placeholder={filesWaiting ? "Say what to do with the attached files…" : placeholder}
           className="max-h-48 min-h-[2.25rem] flex-1 resize-none bg-transparent py-1.5 text-[15px] leading-6 [field-sizing:content] placeholder:text-zinc-400 focus:outline-none disabled:opacity-60 dark:placeholder:text-zinc-500"
         />
         {running && onStop ? (
@@ -141,7 +143,7 @@ export function Composer({
             data-testid="send"
             disabled={!canSend}
             aria-label={sending ? "Sending" : "Send"}
-            title="Send (Enter)"
+            title={filesWaiting ? "Write a few words about the files to send them" : "Send (Enter)"}
             className="flex size-9 shrink-0 items-center justify-center rounded-lg bg-sky-600 text-white hover:bg-sky-700 disabled:bg-zinc-200 disabled:text-zinc-400 dark:disabled:bg-zinc-800 dark:disabled:text-zinc-500"
           >
             <SendIcon />
