@@ -75,7 +75,8 @@ test("an owner shares a chat read-only, a second browser watches it live, and re
 
   // The inspector opens on the master's calls through the link.
   await viewer.getByTestId("turn-stats").last().getByTestId("inspect-context").click();
-  await expect(viewer.getByTestId("context-inspector").getByTestId("inspector-call").first()).toBeVisible();
+  // Its code loads on demand, then the calls: two round trips, which a busy machine can make slow.
+  await expect(viewer.getByTestId("context-inspector").getByTestId("inspector-call").first()).toBeVisible({ timeout: 45_000 });
   await viewer.keyboard.press("Escape");
   await expect(viewer.getByTestId("context-inspector")).toHaveCount(0);
 

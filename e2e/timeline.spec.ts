@@ -26,6 +26,9 @@ async function rowsOf(timeline: Locator) {
 }
 
 test("the timeline grows while the turn runs, and reads the same after a reload", async ({ page }, testInfo) => {
+  // A whole nested turn, a contrast check over the page and three screenshots: longer than
+  // the default bound on a busy machine.
+  test.setTimeout(150_000);
   await startChat(page, PROMPT);
   const turn = lastAssistant(page);
   await expect(turn).toHaveAttribute("data-status", "running");
@@ -45,7 +48,7 @@ test("the timeline grows while the turn runs, and reads the same after a reload"
   await expect(running).toBeVisible();
   const step = timeline.locator("[data-testid=timeline-row][data-kind=step]").last();
   const before = await step.getAttribute("aria-label");
-  await expect.poll(() => step.getAttribute("aria-label"), { timeout: 5_000 }).not.toBe(before);
+  await expect.poll(() => step.getAttribute("aria-label")).not.toBe(before);
   await attach(page, testInfo, "timeline-live");
 
   await waitForTurnEnd(page);

@@ -5,9 +5,12 @@ import type { ChatTurn, SubagentProcess, ToolCall } from "@/lib/contracts";
 import { CHARS_PER_TOKEN } from "@/lib/context/tokens";
 import { formatTokens, totalTokens } from "@/lib/format/display";
 import { usePanelActions, useTurnId } from "@/components/subagents/panel-actions";
+import { SpinnerIcon } from "@/components/ui/icons";
 
 // The inspector is code-split: most people never open it, and the chat should not pay for it.
-const ContextInspector = lazy(() => import("./context-inspector").then((m) => ({ default: m.ContextInspector })));
+// Its code starts loading when the pointer or the focus reaches the button, before the click.
+const loadInspector = () => import("./context-inspector");
+const ContextInspector = lazy(() => loadInspector().then((m) => ({ default: m.ContextInspector })));
 
 /** "Context" — opens the inspector on one agent's model requests in this turn. */
 export function InspectContextButton({ runId, who, turnId: given }: { runId: string | null; who: string; turnId?: string }) {
@@ -21,13 +24,23 @@ export function InspectContextButton({ runId, who, turnId: given }: { runId: str
       <button
         type="button"
         onClick={() => setOpen(true)}
+        onPointerEnter={() => void loadInspector()}
+        onFocus={() => void loadInspector()}
         data-testid="inspect-context"
         className="rounded px-1.5 py-0.5 text-xs text-sky-700 underline-offset-2 hover:underline dark:text-sky-400"
       >
         Inspect context
       </button>
       {open ? (
-        <Suspense fallback={null}>
+        <Suspense
+          fallback={
+            // On a slow connection or a busy machine the click shows at once that it was heard.
+            <span role="status" className="inline-flex items-center gap-1 text-xs text-zinc-600 dark:text-zinc-400">
+              <SpinnerIcon size={12} />
+              Opening the inspector…
+            </span>
+          }
+        >
           <ContextInspector
             target={{ sessionId: actions.sessionId, turnId, runId, who, apiBase: actions.apiBase }}
             onClose={() => setOpen(false)}

@@ -178,6 +178,34 @@ describe("a prompt with attachments", () => {
     socket.disconnect();
   });
 
+  it("a regenerated or edited prompt keeps the files it named: the image reaches the model again, the chips stay", async () => {
+    const { cookie, socket, sessionId } = await openSession(harness);
+    const [, , photo] = await attach(cookie, sessionId);
+    const first = await send(socket, { sessionId, text: "What is in the photo?", model: "local/seer", attachments: [photo!.attachmentId] });
+    const again = async (text?: string) => {
+      const before = server.requests.length;
+      const events: SessionEvent[] = recordEvents(socket);
+      const target = { sessionId, turnId: first.turn.turnId, model: "local/seer" };
+      const started =
+        text === undefined ? await request(socket, "turn:regenerate", target) : await request(socket, "turn:edit", { ...target, text });
+      if (!started.ok) throw new Error(started.message);
+      const { turnId } = started.data;
+      await waitFor(() => events.some((e) => e.type === "turn:ended" && e.turnId === turnId), 20_000, "the turn to end");
+      const joined = await request(socket, "session:join", { sessionId });
+      if (!joined.ok || joined.data.mode !== "snapshot") throw new Error("no snapshot");
+      return { turn: joined.data.turns.find((t) => t.turnId === turnId)!, master: server.requests.slice(before).find(isMaster)! };
+    };
+    // Regenerated, then edited.
+    for (const text of [undefined, "Describe the photo, please."]) {
+      const { turn, master } = await again(text);
+      expect(turn.attachments).toEqual([photo]);
+      const parts = messagesOf(master).at(-1)!.content as { type: string; image_url?: { url: string } }[];
+      expect(parts.map((p) => p.type)).toEqual(["text", "image_url"]);
+      expect(parts[1]!.image_url!.url).toBe(`data:image/png;base64,${TINY_PNG.toString("base64")}`);
+    }
+    socket.disconnect();
+  });
+
   it("refuses an attachment id of another chat, or of none, before any turn starts", async () => {
     const other = await openSession(harness);
     const [foreign] = await attach(other.cookie, other.sessionId);

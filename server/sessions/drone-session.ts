@@ -335,8 +335,8 @@ export class DroneSession {
 
   /**
    * A new turn beside `turnId` (same parent): an edited prompt (`prompt`) or, without one,
-   * its prompt again (regenerate). The old turn stays whole on its branch; a running turn
-   * is stopped first. `beforeStart` runs once nothing runs here any more (the caller's caps).
+   * its prompt again (regenerate), with the attachments it named. The old turn stays whole
+   * on its branch; a running turn is stopped first. `beforeStart` runs once nothing runs here any more (the caller's caps).
    */
   async startBeside(
     turnId: string,
@@ -347,10 +347,15 @@ export class DroneSession {
     await this.stopRunning();
     const { tree } = await this.branch();
     if (!tree.parents.has(turnId)) throw new AppError("not_found", "That turn is not in this chat.");
-    const text = prompt ?? (await this.turnsOf([turnId]))[0]?.prompt;
-    if (text === undefined) throw new AppError("not_found", "That turn is not in this chat.");
+    const original = (await this.turnsOf([turnId]))[0];
+    if (!original) throw new AppError("not_found", "That turn is not in this chat.");
+    // The files the prompt named go with its new version, those still attached to the chat.
+    const held = original.attachments?.length
+      ? new Set((await this.deps.store.attachments.list(this.sessionId)).map((ref) => ref.attachmentId))
+      : new Set<string>();
+    const attachments = original.attachments?.filter((ref) => held.has(ref.attachmentId));
     beforeStart();
-    return this.startTurn(text, starter, undefined, { parent: tree.parents.get(turnId) ?? null });
+    return this.startTurn(prompt ?? original.prompt, starter, undefined, { parent: tree.parents.get(turnId) ?? null }, attachments);
   }
 
   /** The turns of the branch in view up to `turnId` (a fork's), finished ones only. */
