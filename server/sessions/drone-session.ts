@@ -28,7 +28,16 @@ import { TextFlush } from "./text-flush";
 import { controlRun, type ControlAnswer } from "./run-controls";
 import { endGhostTurn } from "./ghost-takeover";
 import type { DroneCluster, LeaseHolder, MirrorSnapshot, TurnLease } from "./cluster-port";
-import { branchTree, branchView, newestLeaf, pathTo, recordedParent, type BranchTree, type BranchView } from "@/lib/branches/branch-tree";
+import {
+  branchTree,
+  branchView,
+  newestLeaf,
+  pathTo,
+  recordedParent,
+  type BranchTree,
+  type BranchView,
+  type TurnLink,
+} from "@/lib/branches/branch-tree";
 import type { AttachmentRef } from "@/lib/contracts";
 import { promptAttachmentsOf } from "@/server/attachments/prompt-attachments";
 
@@ -101,6 +110,13 @@ export class DroneSession {
   private readonly modelCalls: ModelCallLog;
   /** The search index's writes for this chat, chained (see `index`). */
   private indexing: Promise<void> = Promise.resolve();
+  /**
+   * The chat's turn links and branch in view, read once. Only without a cluster: then every
+   * turn of the chat starts here and every switch happens here, so each is added as it
+   * happens and the copy stays true. In a cluster another process may start a turn or
+   * switch, so each read goes to MongoDB.
+   */
+  private branchCache: { links: TurnLink[]; active: string | undefined } | undefined;
 
   private constructor(
     private readonly deps: DroneSessionDeps,
@@ -166,6 +182,7 @@ export class DroneSession {
       const history = (await this.turnsOf(parent === null ? [] : pathTo(tree, parent))).filter((t) => t.status !== "running");
       const parentTurnId = recordedParent(tree, parent);
       await this.deps.store.setActiveTurn(this.sessionId, turnId);
+      if (this.branchCache) this.branchCache.active = turnId;
       // Beside a turn, the branch in view changes: the old one leaves search.
       if (place) this.markBranchInView([...(parent === null ? [] : pathTo(tree, parent)), turnId]);
       // Deleted (or stopped) while the history loaded: the turn never starts.
@@ -191,6 +208,7 @@ export class DroneSession {
         ...(settings?.instructions ? { instructions: settings.instructions } : {}),
         ...parentTurnId,
       });
+      this.branchCache?.links.push({ turnId, ...parentTurnId });
     } catch (error) {
       this.active = undefined;
       await lease?.release(this.relay.seq);
@@ -329,6 +347,7 @@ export class DroneSession {
     }
     const leaf = newestLeaf(tree, turnId);
     await this.deps.store.setActiveTurn(this.sessionId, leaf);
+    if (this.branchCache) this.branchCache.active = leaf;
     this.markBranchInView(pathTo(tree, leaf));
     return this.join(undefined, subscribe);
   }
@@ -376,7 +395,7 @@ export class DroneSession {
 
   /** The chat's branch tree (stored turns, and those held here MongoDB may not have yet) and the branch in view. */
   private async branch(): Promise<{ tree: BranchTree; view: BranchView }> {
-    const [links, active] = await Promise.all([this.deps.store.loadTurnLinks(this.sessionId), this.deps.store.activeTurn(this.sessionId)]);
+    const { links, active } = await this.branchState();
     const known = new Set(links.map((l) => l.turnId));
     const fresh = [...this.live.all().values()]
       .filter((t) => !known.has(t.turnId))
@@ -385,6 +404,16 @@ export class DroneSession {
       links.push(t.parentTurnId === undefined ? { turnId: t.turnId } : { turnId: t.turnId, parentTurnId: t.parentTurnId });
     const tree = branchTree(links);
     return { tree, view: branchView(tree, active) };
+  }
+
+  /** The stored turn links (a copy the caller may extend) and the turn last viewed. */
+  private async branchState(): Promise<{ links: TurnLink[]; active: string | undefined }> {
+    if (this.branchCache) return { links: [...this.branchCache.links], active: this.branchCache.active };
+    const [links, active] = await Promise.all([this.deps.store.loadTurnLinks(this.sessionId), this.deps.store.activeTurn(this.sessionId)]);
+    if (this.deps.cluster) return { links, active };
+    // A read that began before a turn started here must not replace the copy that turn was added to.
+    this.branchCache ??= { links: [...links], active };
+    return { links: [...this.branchCache.links], active: this.branchCache.active };
   }
 
   /** These turns, stored ones with those held here laid over them, in start order. */
