@@ -97,12 +97,12 @@ test("a page that fails to load says why, and Try again loads it", async ({ page
   const users = page.getByTestId("message-user");
   await expect(users).toHaveCount(RENDERED);
 
-  // The turn the next page is read before goes away from the database: the server refuses the cursor.
-  const cursor = history[TURNS - PAGE]!.turnId;
-  const removed = await withModels(async (models) => {
-    const row = await models.Turn.findById(cursor).lean();
-    await models.Turn.deleteOne({ _id: cursor });
-    return row!;
+  // A turn of the next page is stored broken (its steps not a list): reading that page fails on the server.
+  const broken = history[TURNS - PAGE - 1]!.turnId;
+  const steps = await withModels(async (models) => {
+    const row = await models.Turn.findById(broken).lean<{ steps: unknown }>();
+    await models.Turn.collection.updateOne({ _id: broken as never }, { $set: { steps: "not a list of steps" } });
+    return row!.steps;
   });
   // Scrolled up past the turns the join brought, the next page is asked for, and refused.
   await expect(async () => {
@@ -114,7 +114,7 @@ test("a page that fails to load says why, and Try again loads it", async ({ page
   await expect(users).toHaveCount(PAGE);
   await page.screenshot({ path: "test-results/screenshots/long-history-load-failed.png" });
 
-  await withModels((models) => models.Turn.collection.insertOne(removed as never));
+  await withModels((models) => models.Turn.collection.updateOne({ _id: broken as never }, { $set: { steps } }));
   await retry.click();
   await expect.poll(() => users.count()).toBeGreaterThan(PAGE);
   await expect(page.getByTestId("earlier-turns-error")).toHaveCount(0);
