@@ -29,7 +29,7 @@ import { controlRun, type ControlAnswer } from "./run-controls";
 import { endGhostTurn } from "./ghost-takeover";
 import type { DroneCluster, LeaseHolder, MirrorSnapshot, TurnLease } from "./cluster-port";
 import { branchTree, branchView, newestLeaf, pathTo, recordedParent, type BranchTree, type BranchView } from "@/lib/branches/branch-tree";
-import type { AttachmentRef } from "@/lib/contracts";
+import type { AttachmentRef, Budget } from "@/lib/contracts";
 import { promptAttachmentsOf } from "@/server/attachments/prompt-attachments";
 
 export type { DroneCluster, MirrorSnapshot } from "./cluster-port";
@@ -65,6 +65,18 @@ export interface TurnStarter {
   person: string;
   /** Scaled out: the most turns `person` may run at once in every process together (checked once the lease is held). */
   maxRunning?: number;
+}
+
+/** How a turn starts besides its prompt and person. */
+export interface TurnOptions {
+  /** The turn first runs that failed subagent again. */
+  retry?: TurnRetry;
+  /** Beside a turn (an edit, a regeneration): after its parent. */
+  place?: { parent: string | null };
+  /** The chat's attachments the prompt names. */
+  attachments?: AttachmentRef[];
+  /** What the turn may spend (the sender's choice); absent: the runtime's default. */
+  budget?: Budget;
 }
 
 interface ActiveTurn {
@@ -142,13 +154,8 @@ export class DroneSession {
    * Starts a turn for `starter` (the person sending it); one at a time per session.
    * `retry`: the turn first runs that failed subagent again.
    */
-  async startTurn(
-    prompt: string,
-    starter?: TurnStarter,
-    retry?: TurnRetry,
-    place?: { parent: string | null },
-    attachments?: AttachmentRef[],
-  ): Promise<string> {
+  async startTurn(prompt: string, starter?: TurnStarter, options: TurnOptions = {}): Promise<string> {
+    const { retry, place, attachments, budget } = options;
     if (this.closed) throw deleted();
     if (this.active) throw new AppError("busy", "A turn is already running in this chat. Stop it or wait for it to finish.");
     const turnId = newId();
@@ -187,6 +194,7 @@ export class DroneSession {
           ? { promptAttachments: promptAttachmentsOf(this.deps.store.attachments, this.sessionId, attachments) }
           : {}),
         ...(retry ? { retry } : {}),
+        ...(budget ? { budget } : {}),
         ...(settings?.model ? { model: settings.model } : {}),
         ...(settings?.instructions ? { instructions: settings.instructions } : {}),
         ...parentTurnId,
@@ -263,7 +271,7 @@ export class DroneSession {
     const plan = planRetry(await this.allHistory(), runId, task);
     if (!plan.ok) throw new AppError(plan.code, plan.message);
     claim();
-    const turnId = await this.startTurn(plan.prompt, starter, plan.retry);
+    const turnId = await this.startTurn(plan.prompt, starter, { retry: plan.retry });
     return { mode: "new_turn", turnId };
   }
 
@@ -350,7 +358,7 @@ export class DroneSession {
     const text = prompt ?? (await this.turnsOf([turnId]))[0]?.prompt;
     if (text === undefined) throw new AppError("not_found", "That turn is not in this chat.");
     beforeStart();
-    return this.startTurn(text, starter, undefined, { parent: tree.parents.get(turnId) ?? null });
+    return this.startTurn(text, starter, { place: { parent: tree.parents.get(turnId) ?? null } });
   }
 
   /** The turns of the branch in view up to `turnId` (a fork's), finished ones only. */

@@ -16,6 +16,7 @@ import {
   type ChatSettings,
   type ChatSettingsInput,
   type ModelCatalog,
+  type Budget,
 } from "@/lib/contracts";
 import type { ChatSettingsService, ModelChoices } from "@/server/catalog/chat-settings";
 import type { ChatStore } from "@/server/data/store";
@@ -157,23 +158,24 @@ export class SessionService {
 
   /**
    * `person`: whose caps the turn counts against (see `personKey`); the owner by default.
-   * `model`: the key the sender's picker showed, set on the chat first when it differs.
+   * `choices.model`: the key the sender's picker showed, set on the chat first when it
+   * differs; `attachments` the chat's files the prompt names; `budget` what the turn may spend.
    */
   async send(
     userId: string,
     sessionId: string,
     text: string,
     person = userId,
-    model?: string,
-    attachments?: readonly string[],
+    choices: { model?: string; attachments?: readonly string[]; budget?: Budget } = {},
   ): Promise<{ turnId: string }> {
+    const { model, attachments, budget } = choices;
     const session = await this.open(userId, sessionId);
     const attached = await resolvePromptAttachments(this.deps.store.attachments, sessionId, attachments);
     if (model !== undefined) await this.deps.chatSettings.choose(userId, sessionId, model);
     this.checkAccepting();
     // Counted and claimed in one synchronous step (startTurn claims its slot before it awaits).
     this.checkRunningTurns(person);
-    const turnId = await session.startTurn(text, this.starter(userId, person), undefined, undefined, attached);
+    const turnId = await session.startTurn(text, this.starter(userId, person), { attachments: attached, ...(budget ? { budget } : {}) });
     this.deps.onSessionsChanged(userId);
     return { turnId };
   }
