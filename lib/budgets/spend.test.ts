@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { emptyStats } from "@/lib/contracts";
-import { overrunFigure, overrunOf, spendAgainst, spendOf } from "./spend";
+import { budgetFromField, overrunFigure, overrunOf, spendAgainst, spendOf } from "./spend";
 
 describe("spendOf", () => {
   it("counts chat and system tokens, input and output, and the priced cost", () => {
@@ -52,5 +52,23 @@ describe("figures", () => {
   it("shows the running spend against every limit the budget sets", () => {
     expect(spendAgainst({ tokens: 1_240, usd: 0.012 }, { tokens: 5_000 })).toBe("1,240 / 5,000 tokens");
     expect(spendAgainst({ tokens: 1_240, usd: 0.012 }, { tokens: 5_000, usd: 0.5 })).toBe("1,240 / 5,000 tokens · $0.0120 / $0.5000");
+  });
+});
+
+describe("budgetFromField", () => {
+  const cases = [
+    { text: "", want: { ok: true } },
+    { text: "  ", want: { ok: true } },
+    { text: "5000", want: { ok: true, budget: { tokens: 5_000 } } },
+    { text: "5,000", want: { ok: true, budget: { tokens: 5_000 } } },
+    { text: "5k", want: { ok: true, budget: { tokens: 5_000 } } },
+    { text: "1.5M", want: { ok: true, budget: { tokens: 1_500_000 } } },
+  ] as const;
+  it.each(cases)("reads $text", ({ text, want }) => {
+    expect(budgetFromField(text)).toEqual(want);
+  });
+
+  it.each(["0", "-5", "lots", "5 tokens", "1e9999"])("refuses %s with a hint", (text) => {
+    expect(budgetFromField(text)).toMatchObject({ ok: false, message: expect.stringContaining("like 5000 or 5k") });
   });
 });

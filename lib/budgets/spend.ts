@@ -52,3 +52,19 @@ export function spendAgainst(spend: Spend, budget: Budget): string {
 function usd(value: number): string {
   return `$${value.toFixed(4)}`;
 }
+
+/**
+ * The composer's token budget field: blank is none (the server's default applies), a whole
+ * number of tokens above 0 (commas and spaces allowed, "5k" for thousands) is a budget,
+ * anything else is refused before it is sent.
+ */
+export function budgetFromField(text: string): { ok: true; budget?: Budget } | { ok: false; message: string } {
+  const plain = text.replace(/[\s,_]/g, "").toLowerCase();
+  if (plain === "") return { ok: true };
+  const match = TOKENS_FIELD.exec(plain);
+  const tokens = match ? Math.round(Number(match[1]) * (match[2] === "k" ? 1_000 : match[2] === "m" ? 1_000_000 : 1)) : NaN;
+  if (!Number.isSafeInteger(tokens) || tokens <= 0) return { ok: false, message: "A token budget is a number of tokens, like 5000 or 5k." };
+  return { ok: true, budget: { tokens } };
+}
+
+const TOKENS_FIELD = /^(\d+(?:\.\d+)?)([km]?)$/;

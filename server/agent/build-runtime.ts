@@ -88,6 +88,7 @@ export function buildRuntime(
     passwordProtected: Boolean(env.APP_PASSWORD),
     contextTokens: env.CONTEXT_TOKENS,
     attachmentMaxBytes: env.ATTACHMENT_MAX_BYTES,
+    ...turnBudgetOf(env),
   };
   return { runtime, appInfo: mcp ? () => ({ ...appInfo, mcpServers: mcp.servers() }) : appInfo, mcp, catalog };
 }
