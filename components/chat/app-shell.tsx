@@ -9,7 +9,7 @@ import { useConnection } from "@/components/realtime/use-connection";
 import { Header } from "./header";
 import { SessionsProvider, useSessions } from "./sessions-context";
 import { LastTurnContext, type LastTurn } from "./last-turn";
-import { TurnSpendContext, type TurnSpend } from "./turn-spend";
+import { TurnSpendContext, type TurnSpend } from "@/components/budgets/turn-spend";
 import { LeavingContext } from "./shell-context";
 import { Sidebar } from "./sidebar";
 

@@ -11,7 +11,7 @@ import { ContextMeter } from "./context-meter";
 import { ExportMenu } from "./export-menu";
 import { ShareDialog } from "@/components/share/share-dialog";
 import type { LastTurn } from "./last-turn";
-import { TurnBudgetMeter, type TurnSpend } from "./turn-spend";
+import { TurnBudgetMeter, type TurnSpend } from "@/components/budgets/turn-spend";
 import { ToolServers } from "./tool-servers";
 import { InstructionsDialog } from "./instructions-dialog";
 import { useModels } from "@/components/catalog/use-models";
