@@ -157,6 +157,14 @@ export const envSchema = z
     TURN_BUDGET_TOKENS: opt(z.coerce.number().int().positive()),
     TURN_BUDGET_USD: opt(z.coerce.number().positive().finite()),
     /**
+     * What one person may spend per UTC day and per UTC month, every chat and process
+     * together (counted in MongoDB). Unset: no limit.
+     */
+    QUOTA_DAILY_TOKENS: opt(z.coerce.number().int().positive()),
+    QUOTA_MONTHLY_TOKENS: opt(z.coerce.number().int().positive()),
+    QUOTA_DAILY_USD: opt(z.coerce.number().positive().finite()),
+    QUOTA_MONTHLY_USD: opt(z.coerce.number().positive().finite()),
+    /**
      * A tool call waiting for a person's approval ends as denied ("expired") after this long.
      * The watchdogs above do not count that wait.
      */

@@ -11,7 +11,7 @@ import { newTurn } from "@/lib/turn/reduce";
 import { agentHooks } from "./agent-hooks";
 import { createLoopState, runAgentLoop, type LoopState } from "./agent-loop";
 import { ApprovalGate, type ApprovalDecision } from "./approval-gate";
-import { BUDGET_EXCEEDED, budgetStopText, turnBudgetText, watchBudget, type BudgetStop } from "./budget-stop";
+import { BUDGET_EXCEEDED, budgetStopText, turnBudgetText, watchBudget, watchQuota, type BudgetStop, type SpendGate } from "./budget-stop";
 import type { SubagentDefinition } from "./definitions";
 import { AbortedError, describeError } from "./model-step";
 import { traceModel, type ModelTracer } from "./model-trace";
@@ -110,6 +110,8 @@ export interface TurnInput {
   promptAttachments?: PromptAttachments;
   /** What the whole turn may spend (the sender's choice); absent: `limits.turnBudget`. */
   budget?: Budget;
+  /** The person's quota, told of every addition to the turn's spend; absent: none. */
+  quota?: SpendGate;
 }
 
 export interface TurnResult {
@@ -232,11 +234,13 @@ async function runTurn(
   const meter = new UsageMeter(undefined, deps.pricing);
   const budget = input.budget ?? deps.limits.turnBudget;
   let budgetStop: BudgetStop | undefined;
-  watchBudget(meter, budget, "turn", (why) => {
+  const stopFor = (why: BudgetStop) => {
     if (signal.aborted) return;
     budgetStop = why;
     controller.abort(BUDGET_EXCEEDED);
-  });
+  };
+  watchBudget(meter, budget, "turn", stopFor);
+  watchQuota(meter, input.quota, stopFor);
   const { turnId } = input;
   let state: LoopState | undefined;
   let result: Omit<TurnResult, "stats" | "turn">;
@@ -310,7 +314,7 @@ async function runTurn(
     if (signal.reason === BUDGET_EXCEEDED && budgetStop) {
       result = { status: "failed", error: turnBudgetText(budgetStop), endReason: "budget_exceeded" };
       const error = budgetStopText(budgetStop, true);
-      runsEnd = { endReason: "budget_exceeded", error, note: "The turn ran out of its budget before anyone answered." };
+      runsEnd = { endReason: "budget_exceeded", error, note: "The turn stopped at its budget before anyone answered." };
     } else if (signal.reason === WATCHDOG)
       result = { status: "failed", error: `Stopped by the watchdog after ${deps.limits.turnTimeoutMs / 1000} s (TURN_TIMEOUT_MS).` };
     else if (signal.aborted || error instanceof AbortedError) result = { status: "cancelled" };

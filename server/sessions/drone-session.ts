@@ -10,6 +10,7 @@ import {
   type SessionEvent,
 } from "@/lib/contracts";
 import type { TurnRetry } from "@/lib/agent/retry";
+import type { SpendGate } from "@/lib/agent/budget-stop";
 import { planRetry } from "@/lib/agent/retry-plan";
 import { findRun } from "@/lib/turn/retries";
 import { isTextEvent } from "@/lib/turn/coalesce";
@@ -65,6 +66,8 @@ export interface TurnStarter {
   person: string;
   /** Scaled out: the most turns `person` may run at once in every process together (checked once the lease is held). */
   maxRunning?: number;
+  /** The person's quota the turn counts against (server/budgets/); absent: none. */
+  quota?: SpendGate;
 }
 
 /** How a turn starts besides its prompt and person. */
@@ -156,6 +159,7 @@ export class DroneSession {
    */
   async startTurn(prompt: string, starter?: TurnStarter, options: TurnOptions = {}): Promise<string> {
     const { retry, place, attachments, budget } = options;
+    const quota = starter?.quota;
     if (this.closed) throw deleted();
     if (this.active) throw new AppError("busy", "A turn is already running in this chat. Stop it or wait for it to finish.");
     const turnId = newId();
@@ -195,6 +199,7 @@ export class DroneSession {
           : {}),
         ...(retry ? { retry } : {}),
         ...(budget ? { budget } : {}),
+        ...(quota ? { quota } : {}),
         ...(settings?.model ? { model: settings.model } : {}),
         ...(settings?.instructions ? { instructions: settings.instructions } : {}),
         ...parentTurnId,
