@@ -71,6 +71,6 @@ export function budgetStopText(why: BudgetStop, inherited: boolean): string {
 
 /** The turn's error when its budget stopped the master: what its answer says under the text it had written. */
 export function turnBudgetText(why: BudgetStop): string {
-  if (why.whose === "quota") return `Out of quota: you reached ${why.text}. The turn stopped before finishing its answer.`;
-  return `Out of budget: the turn used ${overrunFigure(why.overrun)}, so it stopped before finishing its answer.`;
+  if (why.whose === "quota") return `You reached ${why.text}. The turn stopped before finishing its answer.`;
+  return `The turn used ${overrunFigure(why.overrun)} and stopped before finishing its answer.`;
 }

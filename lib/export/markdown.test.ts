@@ -32,11 +32,11 @@ describe("turnMarkdown", () => {
       stats: emptyStats(),
       status: "failed",
       endReason: "budget_exceeded",
-      error: "Out of budget: the turn used 1,500 of 1,500 tokens, so it stopped before finishing its answer.",
+      error: "The turn used 1,500 of 1,500 tokens and stopped before finishing its answer.",
       createdAt: "2026-01-01T00:00:00.000Z",
     };
     const text = turnMarkdown(turn);
-    expect(text).toContain("> **Out of budget:** Out of budget: the turn used 1,500 of 1,500 tokens");
+    expect(text).toContain("> **Out of budget:** The turn used 1,500 of 1,500 tokens and stopped");
     expect(text).not.toContain("Failed");
   });
 

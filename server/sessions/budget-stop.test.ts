@@ -202,7 +202,7 @@ describe("a turn's budget", () => {
       status: "failed",
       endReason: "budget_exceeded",
       budget: { tokens: 1_500 },
-      error: `Out of budget: the turn used ${figure}, so it stopped before finishing its answer.`,
+      error: `The turn used ${figure} and stopped before finishing its answer.`,
     });
     expect(runOf(turn, "m_loop")).toMatchObject({
       status: "error",
