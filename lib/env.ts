@@ -151,6 +151,20 @@ export const envSchema = z
     /** The master's watchdog: a whole turn, subagents included, is stopped after this long. */
     TURN_TIMEOUT_MS: withDefault(int(1_000, 24 * 3_600_000), 1_800_000),
     /**
+     * A turn's default budget, subagents included (a sender may set another per turn):
+     * tokens as the provider reports them, dollars where prices are known. Unset: none.
+     */
+    TURN_BUDGET_TOKENS: opt(z.coerce.number().int().positive()),
+    TURN_BUDGET_USD: opt(z.coerce.number().positive().finite()),
+    /**
+     * What one person may spend per UTC day and per UTC month, every chat and process
+     * together (counted in MongoDB). Unset: no limit.
+     */
+    QUOTA_DAILY_TOKENS: opt(z.coerce.number().int().positive()),
+    QUOTA_MONTHLY_TOKENS: opt(z.coerce.number().int().positive()),
+    QUOTA_DAILY_USD: opt(z.coerce.number().positive().finite()),
+    QUOTA_MONTHLY_USD: opt(z.coerce.number().positive().finite()),
+    /**
      * A tool call waiting for a person's approval ends as denied ("expired") after this long.
      * The watchdogs above do not count that wait.
      */

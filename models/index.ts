@@ -14,6 +14,7 @@ import { defineShareLinkModel } from "./share-link";
 import { definePersonSettingsModel } from "./person-settings";
 import { defineAttachmentModel } from "./attachment";
 import { defineAttachmentChunkModel } from "./attachment-chunk";
+import { defineQuotaUsageModel } from "./quota-usage";
 
 /**
  * The models, created on the connection they are given — nothing binds to mongoose's
@@ -46,6 +47,8 @@ export function createModels(connection: Connection) {
     AttachmentChunk: defineAttachmentChunkModel(connection),
     // Scale-out: unused without REDIS_URL.
     TurnLease: defineTurnLeaseModel(connection),
+    // A person's spending per UTC day and month: unused without quotas.
+    QuotaUsage: defineQuotaUsageModel(connection),
   };
 }
 

@@ -1,6 +1,6 @@
 import { Schema, type Connection, type InferSchemaType } from "mongoose";
 import { END_REASONS, RUN_STATUSES } from "@/lib/contracts/turn";
-import { statsSchema, steeringField, stepTextSchema, stepTimesField } from "./usage";
+import { budgetField, statsSchema, steeringField, stepTextSchema, stepTimesField } from "./usage";
 
 /**
  * A subagent's full process except its tool calls (those are `ToolCall` records with this
@@ -39,6 +39,8 @@ const subagentRunSchema = new Schema(
     retryOf: { type: String },
     /** A person's steering messages, in the order they were injected (absent: none). */
     steering: steeringField,
+    /** Its definition's budget (absent: none). */
+    budget: budgetField,
   },
   { versionKey: false },
 );

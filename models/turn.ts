@@ -1,6 +1,6 @@
 import { Schema, type Connection, type InferSchemaType } from "mongoose";
-import { TURN_STATUSES } from "@/lib/contracts/turn";
-import { statsSchema, steeringField, stepTextSchema, stepTimesField } from "./usage";
+import { END_REASONS, TURN_STATUSES } from "@/lib/contracts/turn";
+import { budgetField, statsSchema, steeringField, stepTextSchema, stepTimesField } from "./usage";
 import { promptAttachmentsField } from "./prompt-attachments";
 
 /**
@@ -26,6 +26,10 @@ const turnSchema = new Schema(
     attachments: promptAttachmentsField,
     /** Steering messages to the master, as a run keeps its own (absent: none). */
     steering: steeringField,
+    /** The turn's budget (absent: none). */
+    budget: budgetField,
+    /** How the master ended when its status alone does not say (`budget_exceeded`). */
+    endReason: { type: String, enum: END_REASONS },
     /** Appends this document has taken; each names the count it expects, so a retried one that landed changes nothing. */
     appendSeq: { type: Number },
   },

@@ -50,3 +50,9 @@ export const steeringField = {
   ],
   default: undefined,
 };
+
+/** A spending limit (`Budget`): tokens and/or dollars; absent when there is none. */
+export const budgetField = {
+  type: new Schema({ tokens: { type: Number }, usd: { type: Number } }, { _id: false }),
+  default: undefined,
+};

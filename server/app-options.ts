@@ -15,6 +15,7 @@ import type { RateLimit } from "@/server/realtime/rate-limit";
 import type { AppServer } from "@/server/realtime/types";
 import type { SessionRegistry } from "@/server/sessions/registry";
 import type { PersonLimits } from "@/server/sessions/person-limits";
+import type { QuotaLedger } from "@/server/budgets/quota-ledger";
 import type { SessionService } from "@/server/sessions/session-service";
 import type { TurnRunner } from "@/server/sessions/turn-runner";
 import type { ShareService } from "@/server/share/share-service";
@@ -29,6 +30,8 @@ export interface AppOptions {
   store: ChatStore;
   /** What one person may hold at once (chats, running turns, sockets); defaults in session-service.ts. */
   personLimits?: PersonLimits;
+  /** A person's daily and monthly spending quotas (QUOTA_*); absent: none. */
+  quotas?: QuotaLedger;
   secret: string;
   runner: TurnRunner;
   /**

@@ -84,6 +84,7 @@ export function createServices(
     chatSettings,
     catalog: options.catalog,
     limits: options.personLimits,
+    ...(options.quotas ? { quotas: options.quotas } : {}),
     readsPerPerson: options.readsPerPerson ?? env().MAX_READS_PER_PERSON,
     onSessionsChanged: sessionsChanged,
     onSessionDeleted: (sessionId) => {

@@ -14,6 +14,8 @@ import { createLogger } from "@/server/log";
 import { oidcFromEnv, type OidcClient } from "@/server/accounts/oidc";
 import { createSigner } from "@/server/accounts/signer";
 import { clusterFromEnv } from "@/server/cluster/from-env";
+import { QuotaLedger } from "@/server/budgets/quota-ledger";
+import { quotaFromEnv } from "@/server/budgets/quota-settings";
 
 /**
  * The one process: Next pages, the JSON API and Socket.IO on one port. `--dev` runs Next
@@ -60,6 +62,7 @@ async function main(): Promise<void> {
     loginSessions: db.models.LoginSession,
     accounts: { mode: config.AUTH_MODE, models: db.models, sso: ssoFromEnv(config, secret) },
     shareLinks: db.models.ShareLink,
+    quotas: new QuotaLedger(db.models.QuotaUsage, quotaFromEnv(config), undefined, log),
     pageHandler: (req, res) => handle(req, res),
     upgradeHandler: dev ? nextApp.getUpgradeHandler() : undefined,
     dbUp: db.isUp,

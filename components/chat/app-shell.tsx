@@ -9,6 +9,7 @@ import { useConnection } from "@/components/realtime/use-connection";
 import { Header } from "./header";
 import { SessionsProvider, useSessions } from "./sessions-context";
 import { LastTurnContext, type LastTurn } from "./last-turn";
+import { TurnSpendContext, type TurnSpend } from "@/components/budgets/turn-spend";
 import { LeavingContext } from "./shell-context";
 import { Sidebar } from "./sidebar";
 
@@ -40,6 +41,8 @@ function Frame({ children, serverTitle }: { children: ReactNode; serverTitle?: R
   const title = sessions?.find((s) => s.sessionId === currentSessionId)?.title ?? null;
   const [lastTurn, setLastTurn] = useState<LastTurn | null>(null);
   const meter = lastTurn && lastTurn.sessionId === currentSessionId ? lastTurn : null;
+  const [turnSpend, setTurnSpend] = useState<TurnSpend | null>(null);
+  const spend = turnSpend && turnSpend.sessionId === currentSessionId ? turnSpend : null;
 
   // Tabs and history entries name the chat, not just the app.
   useEffect(() => {
@@ -68,6 +71,7 @@ function Frame({ children, serverTitle }: { children: ReactNode; serverTitle?: R
           serverTitle={serverTitle}
           sessionId={currentSessionId}
           lastTurn={meter}
+          turnSpend={spend}
           info={info}
           connection={connection}
           sidebarOpen={drawerOpen}
@@ -76,7 +80,9 @@ function Frame({ children, serverTitle }: { children: ReactNode; serverTitle?: R
         {connection === "signed-out" ? <SessionEnded /> : <ClaimBanner onClaimed={refreshSessions} />}
         <main className="relative min-h-0 flex-1">
           <LastTurnContext.Provider value={setLastTurn}>
-            <LeavingContext.Provider value={leaving}>{children}</LeavingContext.Provider>
+            <TurnSpendContext.Provider value={setTurnSpend}>
+              <LeavingContext.Provider value={leaving}>{children}</LeavingContext.Provider>
+            </TurnSpendContext.Provider>
           </LastTurnContext.Provider>
         </main>
       </div>

@@ -6,6 +6,7 @@ import { formatCost, formatDuration, formatTokens, totalTokens } from "@/lib/for
 import { TurnIdProvider } from "@/components/subagents/panel-actions";
 import { MasterSteps } from "@/components/steps/step-list";
 import { ToolCallView } from "@/components/subagents/subagent-execution";
+import { GaugeIcon } from "@/components/subagents/status-icon";
 import { CopyButton } from "@/components/ui/copy-button";
 import { AlertIcon, ForkIcon, RefreshIcon } from "@/components/ui/icons";
 import { useBranchActions } from "./branch-actions";
@@ -41,7 +42,19 @@ export const AssistantMessage = memo(function AssistantMessage({ turn }: Assista
       >
         <MasterSteps steps={steps} live={live} CallView={ToolCallView} />
         {waiting ? <Working label={steps.length === 0 ? "Thinking…" : "Working…"} /> : null}
-        {turn.status === "failed" ? (
+        {turn.status === "failed" && turn.endReason === "budget_exceeded" ? (
+          <div
+            role="status"
+            data-testid="turn-out-of-budget"
+            className="flex items-start gap-2 rounded-lg border border-amber-200 bg-amber-50 px-3 py-2.5 text-sm text-amber-900 dark:border-amber-800/70 dark:bg-amber-950/40 dark:text-amber-200"
+          >
+            <GaugeIcon size={16} className="mt-0.5 shrink-0" />
+            <div className="min-w-0">
+              <p className="font-medium">Out of budget</p>
+              {turn.error ? <p className="mt-0.5 break-words whitespace-pre-wrap">{turn.error}</p> : null}
+            </div>
+          </div>
+        ) : turn.status === "failed" ? (
           <div
             role="alert"
             data-testid="turn-error"

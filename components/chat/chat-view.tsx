@@ -15,6 +15,10 @@ import type { InitialChat, JoinSnapshot } from "@/lib/chat/session-state";
 import { useLeaving } from "./shell-context";
 import { useSession } from "./use-session";
 import { useReportLastTurn } from "./last-turn";
+import { useReportTurnSpend } from "@/components/budgets/turn-spend";
+import { BudgetField } from "@/components/budgets/budget-field";
+import { budgetFromField } from "@/lib/budgets/spend";
+import { useAppInfo } from "@/components/realtime/use-app-info";
 import { BranchActionsProvider, CONTINUE_PROMPT, type BranchActions } from "./branch-actions";
 import { useRouter } from "next/navigation";
 import { ModelPicker } from "@/components/catalog/model-picker";
@@ -64,12 +68,25 @@ function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnap
   const [commandError, setCommandError] = useState<string | null>(null);
   const leaving = useLeaving();
   const models = useModels();
+  const info = useAppInfo();
   const chat = useChatSettings(sessionId);
   const model = chat.settings?.model || undefined;
   const { setModel } = chat;
   const drafts = useAttachmentDrafts(sessionId);
   const attachedIds = drafts.ids;
-  const sendOnModel = useCallback((text: string) => send(text, model, attachedIds), [send, model, attachedIds]);
+  const [budgetText, setBudgetText] = useState("");
+  const budgetField = useMemo(() => budgetFromField(budgetText), [budgetText]);
+  const budget = budgetField.ok ? budgetField.budget : undefined;
+  const sendOnModel = useCallback(
+    async (text: string) => {
+      if (!budgetField.ok) {
+        setCommandError(`Not sent: ${budgetField.message}`);
+        return false;
+      }
+      return send(text, model, attachedIds, budget);
+    },
+    [send, model, attachedIds, budget, budgetField],
+  );
   const pickModel = useCallback(
     async (key: string) => {
       const ack = await setModel(key);
@@ -104,6 +121,10 @@ function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnap
   const actions = useMemo<PanelActions>(() => ({ sessionId, steer, kill, decide, retry }), [sessionId, steer, kill, decide, retry]);
   const retryLinks = useRetryLinks(state.turns);
   useReportLastTurn(sessionId, state.turns.findLast((t) => t.status !== "running")?.turnId);
+  useReportTurnSpend(
+    sessionId,
+    state.turns.findLast((t) => t.status === "running"),
+  );
 
   // A prompt typed on the home page is sent once this session is joined.
   useEffect(() => {
@@ -182,7 +203,18 @@ function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnap
               const last = state.turns.at(-1);
               if (last) setEditing(last.turnId);
             }}
-            tools={<ModelPicker catalog={models} value={model} onChange={(key) => void pickModel(key)} disabled={busy} />}
+            tools={
+              <>
+                <ModelPicker catalog={models} value={model} onChange={(key) => void pickModel(key)} disabled={busy} />
+                <BudgetField
+                  value={budgetText}
+                  onChange={setBudgetText}
+                  fallback={info?.turnBudget}
+                  invalid={budgetField.ok ? undefined : budgetField.message}
+                  disabled={busy}
+                />
+              </>
+            }
           />
         </div>
       </BranchActionsProvider>

@@ -11,6 +11,7 @@ import { ContextMeter } from "./context-meter";
 import { ExportMenu } from "./export-menu";
 import { ShareDialog } from "@/components/share/share-dialog";
 import type { LastTurn } from "./last-turn";
+import { TurnBudgetMeter, type TurnSpend } from "@/components/budgets/turn-spend";
 import { ToolServers } from "./tool-servers";
 import { InstructionsDialog } from "./instructions-dialog";
 import { useModels } from "@/components/catalog/use-models";
@@ -27,13 +28,15 @@ export interface HeaderProps {
   sessionId?: string | null;
   /** Its last finished turn (the context meter). */
   lastTurn?: LastTurn | null;
+  /** Its running turn's spend against the turn's budget, when it has one. */
+  turnSpend?: TurnSpend | null;
   info: AppInfo | null;
   connection: ConnectionState;
   sidebarOpen: boolean;
   onOpenSidebar: () => void;
 }
 
-export function Header({ title, serverTitle, sessionId, lastTurn, info, connection, sidebarOpen, onOpenSidebar }: HeaderProps) {
+export function Header({ title, serverTitle, sessionId, lastTurn, turnSpend, info, connection, sidebarOpen, onOpenSidebar }: HeaderProps) {
   // With a choice of models, the composer's picker names the chat's; the header's label would be the default's.
   const choice = (useModels()?.models.length ?? 0) > 1;
   return (
@@ -74,6 +77,7 @@ export function Header({ title, serverTitle, sessionId, lastTurn, info, connecti
         </div>
       ) : null}
       {info?.mcpServers?.length ? <ToolServers servers={info.mcpServers} /> : null}
+      {turnSpend ? <TurnBudgetMeter spend={turnSpend} /> : null}
       {lastTurn && info?.contextTokens ? <ContextMeter last={lastTurn} budget={info.contextTokens} /> : null}
       {sessionId ? <InstructionsDialog sessionId={sessionId} /> : null}
       {sessionId ? <ShareDialog sessionId={sessionId} /> : null}

@@ -1,7 +1,7 @@
 "use client";
 
 import { useCallback, useMemo, useState } from "react";
-import type { Ack, RetryStarted, SessionSummary } from "@/lib/contracts";
+import type { Ack, Budget, RetryStarted, SessionSummary } from "@/lib/contracts";
 import { isBusy, type JoinSnapshot, type SessionState } from "@/lib/chat/session-state";
 import { getSocket, request } from "@/components/realtime/socket";
 import { newClientId } from "./client-id";
@@ -20,7 +20,7 @@ export interface UseSession {
   runningTurnId: string | null;
   /** `model`: the key the picker shows (the chat is set to it when it differs). */
   /** `attachments`: ids of this chat's attachments the prompt names. */
-  send: (text: string, model?: string, attachments?: readonly string[]) => Promise<boolean>;
+  send: (text: string, model?: string, attachments?: readonly string[], budget?: Budget) => Promise<boolean>;
   cancel: () => Promise<Ack<{ turnId: string }> | null>;
   steer: (runId: string, message: string) => Promise<Ack<{ runId: string }>>;
   kill: (runId: string) => Promise<Ack<{ runId: string }>>;
@@ -69,7 +69,7 @@ export function useSession(sessionId: string, initial?: JoinSnapshot | null): Us
   const { state, dispatch, older, loaded } = useSessionFeed(channel, sessionId, initial);
 
   const send = useCallback(
-    async (text: string, model?: string, attachments?: readonly string[]) => {
+    async (text: string, model?: string, attachments?: readonly string[], budget?: Budget) => {
       const clientId = newClientId();
       dispatch({ type: "send", clientId, prompt: text, createdAt: new Date().toISOString() });
       const ack = await request(getSocket(), "turn:send", {
@@ -77,6 +77,7 @@ export function useSession(sessionId: string, initial?: JoinSnapshot | null): Us
         text,
         ...(model ? { model } : {}),
         ...(attachments?.length ? { attachments: [...attachments] } : {}),
+        ...(budget ? { budget } : {}),
       });
       if (ack.ok) dispatch({ type: "send:acked", clientId, turnId: ack.data.turnId });
       else dispatch({ type: "send:failed", clientId, error: `Not sent: ${ack.message}` });

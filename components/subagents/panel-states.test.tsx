@@ -78,6 +78,34 @@ describe("a subagent panel's states, as rendered", () => {
     expect(html).toMatch(/data-testid="outcome-badge"[^>]*>timed out</);
   });
 
+  it("a run its budget stopped reads Out of budget in amber, with the figure, never Failed", () => {
+    const panel = finishedProcess("r1", "", {
+      status: "error",
+      endReason: "budget_exceeded",
+      error: "Ran out of its budget: 2,310 of 2,000 tokens.",
+      budget: { tokens: 2_000 },
+      stats: { ...emptyStats(), chat: { inputTokens: 2_100, outputTokens: 210 } },
+    });
+    const html = renderToString(<SubagentExecution panel={panel} />);
+    expect(html).toContain('aria-label="Out of budget"');
+    expect(html).toContain('data-outcome="out_of_budget"');
+    expect(html).toMatch(/data-testid="outcome-badge"[^>]*>out of budget</);
+    expect(html).toMatch(/data-testid="subagent-outcome"[^>]*>Ran out of its budget: 2,310 of 2,000 tokens\.</);
+    expect(html).toMatch(/data-testid="subagent-budget"[^>]*>2,310 \/ 2,000 tokens</);
+    expect(html).not.toMatch(/Failed|border-red|text-red/);
+  });
+
+  it("a running run with a budget shows its spend against it", () => {
+    const panel = finishedProcess("r1", "", {
+      status: "running",
+      endReason: undefined,
+      endedAt: undefined,
+      budget: { tokens: 5_000 },
+      stats: { ...emptyStats(), chat: { inputTokens: 1_000, outputTokens: 240 } },
+    });
+    expect(renderToString(<SubagentExecution panel={panel} />)).toMatch(/data-testid="subagent-budget"[^>]*>1,240 \/ 5,000 tokens</);
+  });
+
   it("a failure is still red and says Failed", () => {
     const panel = finishedProcess("r1", "", { status: "error", endReason: "failed", error: "Model request failed" });
     const html = renderToString(<SubagentExecution panel={panel} />);

@@ -299,7 +299,15 @@ function EndedNotice({
 }) {
   const outcome = runOutcome(panel);
   const how =
-    outcome === "succeeded" ? "finished" : outcome === "stopped" ? "was stopped" : outcome === "timed_out" ? "timed out" : "failed";
+    outcome === "succeeded"
+      ? "finished"
+      : outcome === "stopped"
+        ? "was stopped"
+        : outcome === "timed_out"
+          ? "timed out"
+          : outcome === "out_of_budget"
+            ? "ran out of budget"
+            : "failed";
   const text =
     mode === "kill"
       ? `${panel.name} ${how} before you confirmed: nothing to kill.`

@@ -13,6 +13,7 @@ const LABELS: Record<StatusState, string> = {
   stopped: "Stopped",
   cancelled: "Cancelled",
   timed_out: "Timed out",
+  out_of_budget: "Out of budget",
 };
 
 export function StatusIcon({ status, size = 16 }: { status: StatusState; size?: number }) {
@@ -26,6 +27,8 @@ export function StatusIcon({ status, size = 16 }: { status: StatusState; size?: 
         <StopCircleIcon size={size} className="text-zinc-500 dark:text-zinc-400" />
       ) : status === "timed_out" ? (
         <ClockIcon size={size} className="text-orange-600 dark:text-orange-400" />
+      ) : status === "out_of_budget" ? (
+        <GaugeIcon size={size} className="text-amber-600 dark:text-amber-400" />
       ) : (
         <XIcon size={size} className="text-red-600 dark:text-red-400" />
       )}
@@ -80,6 +83,17 @@ export function SteerIcon(props: SvgProps) {
     <Svg {...props}>
       <path d="M21 15a2 2 0 0 1-2 2H7l-4 4V5a2 2 0 0 1 2-2h14a2 2 0 0 1 2 2z" />
       <path d="m10 8 3 2-3 2" />
+    </Svg>
+  );
+}
+
+/** A gauge at its limit: a budget reached, not a fault. */
+export function GaugeIcon(props: SvgProps) {
+  return (
+    <Svg {...props}>
+      <path d="M4 17a8 8 0 1 1 16 0" />
+      <path d="M12 17l5-5" />
+      <circle cx="12" cy="17" r="1" />
     </Svg>
   );
 }

@@ -9,6 +9,7 @@ import { useDisclosure } from "@/components/ui/disclosure";
 import { FoldedSection } from "@/components/ui/folded-section";
 import { waitsForApproval } from "@/lib/turn/approvals";
 import { liveStatus, outcomeLine, runCounts, runOutcome, type RunOutcome } from "@/lib/subagents/run-summary";
+import { spendAgainst, spendOf } from "@/lib/budgets/spend";
 import { RunSteps } from "@/components/steps/step-list";
 import { Elapsed } from "./elapsed";
 import { AgentNameProvider } from "./panel-actions";
@@ -119,7 +120,11 @@ export const SubagentExecution = memo(function SubagentExecution({ panel, call }
                   fixedWidth
                 />
               </span>
-              {tokens > 0 ? (
+              {panel.budget ? (
+                <span data-testid="subagent-budget" title="Spent against its budget, its subagents included">
+                  {spendAgainst(spendOf(panel.stats), panel.budget)}
+                </span>
+              ) : tokens > 0 ? (
                 <span className="hidden sm:inline" title={`${tokens.toLocaleString()} tokens`}>
                   {formatTokens(tokens)} tok
                 </span>
@@ -169,6 +174,7 @@ const OUTCOME_WORDS: Record<RunOutcome, string> = {
   failed: "failed",
   stopped: "stopped",
   timed_out: "timed out",
+  out_of_budget: "out of budget",
 };
 
 const BORDERS: Record<RunOutcome, string> = {
@@ -177,6 +183,7 @@ const BORDERS: Record<RunOutcome, string> = {
   failed: "border-red-200 dark:border-red-900/70",
   stopped: "border-zinc-400 dark:border-zinc-600",
   timed_out: "border-orange-300 dark:border-orange-900/70",
+  out_of_budget: "border-amber-300 dark:border-amber-800/70",
 };
 
 const BADGES: Record<RunOutcome, string> = {
@@ -185,6 +192,7 @@ const BADGES: Record<RunOutcome, string> = {
   failed: "bg-red-50 text-red-700 dark:bg-red-950/60 dark:text-red-300",
   stopped: "bg-zinc-100 text-zinc-700 dark:bg-zinc-800 dark:text-zinc-200",
   timed_out: "bg-orange-50 text-orange-800 dark:bg-orange-950/60 dark:text-orange-300",
+  out_of_budget: "bg-amber-50 text-amber-800 dark:bg-amber-950/60 dark:text-amber-300",
 };
 
 const LINE_TONES: Record<RunOutcome, string> = {
@@ -193,6 +201,7 @@ const LINE_TONES: Record<RunOutcome, string> = {
   failed: "text-red-700 dark:text-red-400",
   stopped: "text-zinc-600 dark:text-zinc-300",
   timed_out: "text-orange-800 dark:text-orange-300",
+  out_of_budget: "text-amber-800 dark:text-amber-300",
 };
 
 const ENDED_BOXES: Record<RunOutcome, string> = {
@@ -201,6 +210,7 @@ const ENDED_BOXES: Record<RunOutcome, string> = {
   failed: "border-red-200 bg-red-50 text-red-800 dark:border-red-900/70 dark:bg-red-950/40 dark:text-red-300",
   stopped: "border-zinc-200 bg-zinc-50 text-zinc-700 dark:border-zinc-700 dark:bg-zinc-800/40 dark:text-zinc-200",
   timed_out: "border-orange-200 bg-orange-50 text-orange-900 dark:border-orange-900/70 dark:bg-orange-950/40 dark:text-orange-200",
+  out_of_budget: "border-amber-200 bg-amber-50 text-amber-900 dark:border-amber-800/70 dark:bg-amber-950/40 dark:text-amber-200",
 };
 
 function plural(n: number, word: string): string {

@@ -218,6 +218,7 @@ const STATUS_WORDS: Record<TimelineStatus, string> = {
   failed: "failed",
   stopped: "stopped",
   timed_out: "timed out",
+  out_of_budget: "out of budget",
 };
 
 const BARS: Record<TimelineStatus, string> = {
@@ -227,6 +228,7 @@ const BARS: Record<TimelineStatus, string> = {
   failed: "bg-red-500 dark:bg-red-400",
   stopped: "border border-dashed border-zinc-500 bg-zinc-200 dark:border-zinc-400 dark:bg-zinc-700",
   timed_out: "bg-orange-400 dark:bg-orange-500",
+  out_of_budget: "bg-amber-400 dark:bg-amber-500",
 };
 
 const DONE_BARS: Record<TimelineRow["kind"], string> = {

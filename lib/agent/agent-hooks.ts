@@ -1,4 +1,4 @@
-import { toolOutputOf } from "@/lib/contracts";
+import { toolOutputOf, type AgentDataOf, type TurnStats } from "@/lib/contracts";
 import type { LoopHooks } from "./agent-loop";
 import type { AgentNode } from "./agent-node";
 
@@ -11,6 +11,18 @@ export function agentHooks(node: AgentNode, now: () => number, startedMs: number
   const iso = () => new Date(now()).toISOString();
   let stepStartedAt = iso();
   let steers = 0;
+  // Each response counted in this run or below it shows in its figures at once (a budget's
+  // live spend), not only when its step ends: a parent's step lasts as long as its children.
+  // A count that changed nothing (a provider that reports no usage) sends nothing.
+  let shown = spentKey(node.meter.stats(0));
+  const showUsage = (stepTiming?: AgentDataOf<"usage">["stepTiming"]) => {
+    const stats = node.meter.stats(now() - startedMs);
+    shown = spentKey(stats);
+    node.emit({ kind: "usage", stats, ...(stepTiming ? { stepTiming } : {}) });
+  };
+  node.meter.onAdd(() => {
+    if (spentKey(node.meter.stats(0)) !== shown) showUsage();
+  });
   return {
     emit: node.emit,
     onToolCall: (step, c) => node.emit({ kind: "tool_call", step, callId: c.id, name: c.name, parameters: c.arguments, at: iso() }),
@@ -24,8 +36,12 @@ export function agentHooks(node: AgentNode, now: () => number, startedMs: number
     },
     onStepEnd: (steps) => {
       node.meter.steps = steps;
-      const stepTiming = { step: steps - 1, startedAt: stepStartedAt, endedAt: iso() };
-      node.emit({ kind: "usage", stats: node.meter.stats(now() - startedMs), stepTiming });
+      showUsage({ step: steps - 1, startedAt: stepStartedAt, endedAt: iso() });
     },
   };
+}
+
+/** What a usage event would change: the tokens and the cost (runtime grows on its own). */
+function spentKey(stats: TurnStats): string {
+  return `${stats.chat.inputTokens}/${stats.chat.outputTokens}/${stats.system.inputTokens}/${stats.system.outputTokens}/${stats.cost}`;
 }

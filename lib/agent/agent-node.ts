@@ -6,6 +6,7 @@ import type { Tool } from "@/lib/tools/types";
 import type { RunRef } from "@/lib/turn/data-event";
 import type { LoopState, ToolInvoker, ToolOutcome } from "./agent-loop";
 import type { ApprovalGate } from "./approval-gate";
+import type { BudgetStop } from "./budget-stop";
 import type { SubagentDefinition } from "./definitions";
 import type { ModelTracer } from "./model-trace";
 import type { RunRegistry } from "./run-registry";
@@ -73,6 +74,8 @@ export interface AgentNode {
   emit(data: AgentData): void;
   /** Stops the watchdogs of this run and every run above it (while a person decides); returns the release. */
   holdWatchdogs?: () => () => void;
+  /** The budget that stopped this run, its own or one above it; undefined while none has. */
+  readonly budgetStop?: BudgetStop;
 }
 
 export interface ChildSpec {

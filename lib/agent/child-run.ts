@@ -1,11 +1,12 @@
 import { toolOutputOf, type EndReason } from "@/lib/contracts";
 import { dataEvent } from "@/lib/turn/data-event";
 import { agentHooks } from "./agent-hooks";
-import { createLoopState, runAgentLoop } from "./agent-loop";
+import { createLoopState, runAgentLoop, type LoopState } from "./agent-loop";
 import type { AgentNode, ChildOutcome, ChildSpec, RunHost } from "./agent-node";
 import { condenseResult } from "./condense";
 import { AbortedError, describeError } from "./model-step";
 import { castNarrative, runLabel } from "./narrative";
+import { BUDGET_EXCEEDED, budgetStopText, watchBudget, type BudgetStop } from "./budget-stop";
 import { buildSpawnPacket, childMessages, renderSpawnPacket } from "./spawn-packet";
 import { UsageMeter } from "./usage-meter";
 import { Watchdog } from "./watchdog";
@@ -19,8 +20,11 @@ import { Watchdog } from "./watchdog";
  * The caller gets only the clean text, built from the final answer alone (see
  * docs/architecture.md, "Clean context").
  *
- * The run ends for one of four reasons: completed, failed (model error, step limit),
- * killed (by steer/kill control or because its parent stopped) or watchdog_timeout.
+ * The run ends for one of five reasons: completed, failed (model error, step limit),
+ * killed (by steer/kill control or because its parent stopped), watchdog_timeout or
+ * budget_exceeded (its definition's budget, or a budget above it, was reached after a
+ * model response: the step's calls are not run, and the parent reads the text of the step
+ * it stopped in, its last, as its partial answer).
  */
 
 export async function runChild(host: RunHost, spec: ChildSpec): Promise<ChildOutcome> {
@@ -40,9 +44,15 @@ export async function runChild(host: RunHost, spec: ChildSpec): Promise<ChildOut
   const stop = (reason: EndReason) => {
     if (!controller.signal.aborted) controller.abort(reason);
   };
-  // A parent that stops (cancel, kill, its own watchdog) takes its children with it.
-  const onParentAbort = () => stop("killed");
-  if (parent.signal.aborted) stop("killed");
+  let budgetStop: BudgetStop | undefined;
+  let inheritedStop = false;
+  // A parent that stops (cancel, kill, its own watchdog) takes its children with it; stopped by a budget, for that reason.
+  const onParentAbort = () => {
+    budgetStop = parent.budgetStop;
+    inheritedStop = budgetStop !== undefined;
+    stop(budgetStop ? BUDGET_EXCEEDED : "killed");
+  };
+  if (parent.signal.aborted) onParentAbort();
   else parent.signal.addEventListener("abort", onParentAbort, { once: true });
   // Held while a call of this run or of a run below it waits for a person (see Watchdog).
   const watchdog = new Watchdog(deps.limits.subagentTimeoutMs, () => stop("watchdog_timeout"), deps.now);
@@ -68,6 +78,9 @@ export async function runChild(host: RunHost, spec: ChildSpec): Promise<ChildOut
     signal: controller.signal,
     state,
     emit: (data) => host.publish(dataEvent(scope.turnId, run, data)),
+    get budgetStop() {
+      return budgetStop;
+    },
     holdWatchdogs: () => {
       const mine = watchdog.hold();
       const above = parent.holdWatchdogs?.();
@@ -77,6 +90,11 @@ export async function runChild(host: RunHost, spec: ChildSpec): Promise<ChildOut
       };
     },
   };
+  watchBudget(node.meter, definition.budget, "run", (why) => {
+    if (controller.signal.aborted) return;
+    budgetStop = why;
+    stop(BUDGET_EXCEEDED);
+  });
   host.publish({
     type: "subagent_started",
     ...runRef,
@@ -87,8 +105,21 @@ export async function runChild(host: RunHost, spec: ChildSpec): Promise<ChildOut
     startedAt,
     model: runModel.label,
     ...(spec.retryOf ? { retryOf: spec.retryOf } : {}),
+    ...(definition.budget ? { budget: definition.budget } : {}),
   });
 
+  const hooks = agentHooks(node, deps.now, started);
+  // False while a model request streams: a run stopped then has no partial answer (that step's text is not complete).
+  let responded = true;
+  const { onStepStart, onChatUsage } = hooks;
+  hooks.onStepStart = (step) => {
+    responded = false;
+    onStepStart?.(step);
+  };
+  hooks.onChatUsage = (usage) => {
+    responded = true;
+    onChatUsage?.(usage);
+  };
   let endReason: EndReason = "completed";
   let error: string | undefined;
   let answer = "";
@@ -106,7 +137,7 @@ export async function runChild(host: RunHost, spec: ChildSpec): Promise<ChildOut
         drainSteering: () => scope.registry.drain(runId),
         hasSteering: () => (scope.registry.get(runId)?.inbox.length ?? 0) > 0,
         log: deps.log,
-        hooks: agentHooks(node, deps.now, started),
+        hooks,
       },
       state,
     );
@@ -116,7 +147,11 @@ export async function runChild(host: RunHost, spec: ChildSpec): Promise<ChildOut
       error = `Reached its limit of ${definition.maxSteps} steps without a final answer.`;
     }
   } catch (e) {
-    if (e instanceof AbortedError || controller.signal.aborted) {
+    if (controller.signal.reason === BUDGET_EXCEEDED && budgetStop) {
+      endReason = "budget_exceeded";
+      error = budgetStopText(budgetStop, inheritedStop);
+      answer = responded ? lastStepText(state) : "";
+    } else if (e instanceof AbortedError || controller.signal.aborted) {
       endReason = controller.signal.reason === "watchdog_timeout" ? "watchdog_timeout" : "killed";
       error =
         endReason === "watchdog_timeout"
@@ -172,4 +207,15 @@ export async function runChild(host: RunHost, spec: ChildSpec): Promise<ChildOut
     ...toolOutputOf(clean),
   });
   return { content: clean, status: endReason === "completed" ? "success" : "error", runId, endReason };
+}
+
+/**
+ * The text of the step a run stopped in: its partial answer. Only that last step's, like a
+ * final answer: the text of the steps before it is the run's internals (the clean-context
+ * rule), and a step that wrote nothing leaves the answer empty.
+ */
+function lastStepText(state: LoopState): string {
+  if (state.steps === 0) return "";
+  const last = state.messages.findLast((m) => m.role === "assistant");
+  return last?.content ?? "";
 }

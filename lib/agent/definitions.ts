@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { budgetSchema } from "@/lib/contracts";
 
 /**
  * Subagent definitions (a name, a description, a system prompt, allowed tools and the
@@ -79,6 +80,11 @@ const definitionFields = z.object({
   maxSteps: z.number().int().min(1).max(200).default(12),
   /** Several calls in one step run concurrently; otherwise one at a time. */
   parallelizable: z.boolean().default(true),
+  /**
+   * What one run of it may spend, its subagents' spending included (tokens, and dollars
+   * where prices are known); reached after a model response, the run ends `budget_exceeded`.
+   */
+  budget: budgetSchema.optional(),
 });
 export const subagentDefinitionSchema = z.preprocess(renameMaxTurns, definitionFields);
 export type SubagentDefinition = z.infer<typeof definitionFields>;

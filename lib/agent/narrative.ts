@@ -23,6 +23,7 @@ const STATUS_NAMES: Record<EndReason, string> = {
   killed: "Killed",
   watchdog_timeout: "Timed out (watchdog)",
   ghost_sweep: "Ended by restart (ghost sweep)",
+  budget_exceeded: "Out of budget",
 };
 
 export interface NarrativeInput {

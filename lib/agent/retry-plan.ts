@@ -9,7 +9,10 @@ import { subagentArgsSchema, type SubagentArgs } from "./subagent-tool";
  * prompt the new turn records. Pure, so the refusals are tested without a server.
  */
 
-/** Runs that ended without an answer. A ghost-swept run (the server stopped under it) is one too. */
+/**
+ * Runs that ended without an answer. A ghost-swept run (the server stopped under it) is one
+ * too. A run out of budget is not: run again under the same budget, it would stop again.
+ */
 export const RETRYABLE_END_REASONS: readonly EndReason[] = ["failed", "killed", "watchdog_timeout", "ghost_sweep"];
 
 export type RetryPlan = { ok: true; prompt: string; retry: TurnRetry } | { ok: false; code: "not_found" | "bad_request"; message: string };

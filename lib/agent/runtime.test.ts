@@ -219,7 +219,10 @@ describe("agent runtime: subagents", () => {
       "subagent_started",
       "data:thinking",
       "data:tool_call",
+      // Each response's usage as soon as it is counted (a budget's live figure), and each step's end with its times.
+      "data:usage",
       "data:tool_result",
+      "data:usage",
       "data:usage",
       "data:usage",
       "subagent_completed",

@@ -1,4 +1,4 @@
-import type { ChatTurn, ModelCallSink, Publish, TurnStats } from "@/lib/contracts";
+import type { Budget, ChatTurn, EndReason, ModelCallSink, Publish, RunsEnd, TurnStats } from "@/lib/contracts";
 import { buildSessionContext } from "@/lib/context/build-session-context";
 import { cleanSubagentContent } from "@/lib/context/clean-result";
 import type { ChatModel } from "@/lib/model/types";
@@ -11,6 +11,7 @@ import { newTurn } from "@/lib/turn/reduce";
 import { agentHooks } from "./agent-hooks";
 import { createLoopState, runAgentLoop, type LoopState } from "./agent-loop";
 import { ApprovalGate, type ApprovalDecision } from "./approval-gate";
+import { BUDGET_EXCEEDED, budgetStopText, turnBudgetText, watchBudget, watchQuota, type BudgetStop, type SpendGate } from "./budget-stop";
 import type { SubagentDefinition } from "./definitions";
 import { AbortedError, describeError } from "./model-step";
 import { traceModel, type ModelTracer } from "./model-trace";
@@ -59,6 +60,8 @@ export interface AgentRuntimeDeps {
     turnTimeoutMs: number;
     /** An approval nobody answers ends as denied ("expired") after this long; default 10 min. */
     approvalTimeoutMs?: number;
+    /** A turn's budget when its input names none (TURN_BUDGET_TOKENS, TURN_BUDGET_USD); absent: unlimited. */
+    turnBudget?: Budget;
   };
   /** Model prices, for the cost figures in stats and result footers. */
   pricing?: Pricing;
@@ -105,12 +108,18 @@ export interface TurnInput {
   attachments?: AttachmentArea;
   /** The attachments this turn's prompt names: noted under it, and its images shown to a model that reads images. */
   promptAttachments?: PromptAttachments;
+  /** What the whole turn may spend (the sender's choice); absent: `limits.turnBudget`. */
+  budget?: Budget;
+  /** The person's quota, told of every addition to the turn's spend; absent: none. */
+  quota?: SpendGate;
 }
 
 export interface TurnResult {
   status: "completed" | "failed" | "cancelled";
   stats: TurnStats;
   error?: string;
+  /** Set when a budget stopped the master (status `failed`). */
+  endReason?: Extract<EndReason, "budget_exceeded">;
   /** The whole turn, folded from its own events by the one reducer: what every viewer holds. */
   turn: ChatTurn;
 }
@@ -147,7 +156,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
       const approvals = new ApprovalGate({ timeoutMs: deps.limits.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS, now });
       const done = runTurn(
         input,
-        controller.signal,
+        controller,
         registry,
         record,
         withChosenModel({ ...deps, systemModel, modelFor, now, newId }, input.model),
@@ -211,7 +220,7 @@ function turnRecord(input: TurnInput, log: AgentRuntimeDeps["log"]): TurnRecord 
 
 async function runTurn(
   input: TurnInput,
-  signal: AbortSignal,
+  controller: AbortController,
   registry: RunRegistry,
   record: TurnRecord,
   deps: ResolvedDeps,
@@ -221,10 +230,21 @@ async function runTurn(
   const { publish } = record;
   const started = deps.now();
   const chosen = input.model;
+  const { signal } = controller;
   const meter = new UsageMeter(undefined, deps.pricing);
+  const budget = input.budget ?? deps.limits.turnBudget;
+  let budgetStop: BudgetStop | undefined;
+  const stopFor = (why: BudgetStop) => {
+    if (signal.aborted) return;
+    budgetStop = why;
+    controller.abort(BUDGET_EXCEEDED);
+  };
+  watchBudget(meter, budget, "turn", stopFor);
+  watchQuota(meter, input.quota, stopFor);
   const { turnId } = input;
   let state: LoopState | undefined;
   let result: Omit<TurnResult, "stats" | "turn">;
+  let runsEnd: RunsEnd | undefined;
   try {
     publish({
       type: "turn:started",
@@ -234,6 +254,7 @@ async function runTurn(
       ...(chosen ? { model: chosen.label } : {}),
       ...(input.parentTurnId !== undefined ? { parentTurnId: input.parentTurnId } : {}),
       ...(input.promptAttachments?.refs.length ? { attachments: input.promptAttachments.refs } : {}),
+      ...(budget ? { budget } : {}),
     });
     state = createLoopState([
       {
@@ -262,6 +283,9 @@ async function runTurn(
       state,
       emit: (data) => publish(dataEvent(turnId, null, data)),
       holdWatchdogs: () => waits.watchdog.hold(),
+      get budgetStop() {
+        return budgetStop;
+      },
     };
     if (input.retry) {
       await retryFirstStep(executor, master, input.retry, (content) => cleanSubagentContent(content, deps.log));
@@ -287,7 +311,11 @@ async function runTurn(
         ? { status: "completed" }
         : { status: "failed", error: `The agent used all ${deps.limits.maxSteps} steps without reaching a final answer.` };
   } catch (error) {
-    if (signal.reason === WATCHDOG)
+    if (signal.reason === BUDGET_EXCEEDED && budgetStop) {
+      result = { status: "failed", error: turnBudgetText(budgetStop), endReason: "budget_exceeded" };
+      const error = budgetStopText(budgetStop, true);
+      runsEnd = { endReason: "budget_exceeded", error, note: "The turn stopped at its budget before anyone answered." };
+    } else if (signal.reason === WATCHDOG)
       result = { status: "failed", error: `Stopped by the watchdog after ${deps.limits.turnTimeoutMs / 1000} s (TURN_TIMEOUT_MS).` };
     else if (signal.aborted || error instanceof AbortedError) result = { status: "cancelled" };
     else result = { status: "failed", error: describeError(error) };
@@ -299,6 +327,8 @@ async function runTurn(
     status: result.status,
     stats,
     ...(result.error ? { error: result.error } : {}),
+    ...(result.endReason ? { endReason: result.endReason } : {}),
+    ...(runsEnd ? { runsEnd } : {}),
     endedAt: new Date(deps.now()).toISOString(),
   });
   return { ...result, stats, turn: record.turn() };

@@ -5,6 +5,7 @@ import type { ToolInvoker, ToolOutcome } from "./agent-loop";
 import type { AgentNode, ChildOutcome, ChildSpec, ExecutorDeps, RunHost, TurnScope } from "./agent-node";
 import { approvalReason, needsApproval } from "./approval-policy";
 import { runChild } from "./child-run";
+import { RETRYABLE_END_REASONS } from "./retry-plan";
 import { SUBAGENT_TOOL_NAME, type SubagentDefinition } from "./definitions";
 import { describeError } from "./model-step";
 import { subagentArgsSchema, subagentToolSpec } from "./subagent-tool";
@@ -171,7 +172,7 @@ export class SubagentExecutor implements RunHost {
     parent.activeChildren++;
     try {
       const outcome = await this.runChild({ parent, call, args, definition, depth, ...(retryOf ? { retryOf } : {}) });
-      if (outcome.endReason !== "completed")
+      if (RETRYABLE_END_REASONS.includes(outcome.endReason))
         this.scope.retries?.recordFailure(this, { runId: outcome.runId, parent, call, args, definition });
       return outcome;
     } finally {

@@ -47,3 +47,16 @@ describe("UsageMeter", () => {
     expect(meter.stats(0).cost).toBe(0);
   });
 });
+
+describe("UsageMeter.onAdd", () => {
+  it("tells a meter's listeners of every addition below it, its own listeners before its parent's", () => {
+    const root = new UsageMeter();
+    const child = new UsageMeter(root);
+    const heard: string[] = [];
+    root.onAdd(() => heard.push(`root ${root.stats(0).chat.outputTokens}`));
+    child.onAdd(() => heard.push(`child ${child.stats(0).chat.outputTokens}`));
+    child.addChat({ inputTokens: 0, outputTokens: 5 });
+    root.addSystem({ inputTokens: 1, outputTokens: 0 });
+    expect(heard).toEqual(["child 5", "root 5", "root 5"]);
+  });
+});

@@ -27,6 +27,7 @@ export class UsageMeter {
   /** Prices of the system model: the root's (MODEL_PRICE_*, which the system model shares), for every run. */
   readonly systemPricing: Pricing | undefined;
   private spent = 0;
+  private readonly listeners: Array<() => void> = [];
 
   constructor(
     private readonly parent?: UsageMeter,
@@ -44,6 +45,14 @@ export class UsageMeter {
     this.addPriced("system", usage, priceOf(usage, this.systemPricing));
   }
 
+  /**
+   * Called after each addition to this meter or to one below it (a model response counted
+   * and priced): where a budget is checked, so a run's descendants spend against it too.
+   */
+  onAdd(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
   stats(runtimeMs: number): TurnStats {
     return { chat: { ...this.chat }, system: { ...this.system }, steps: this.steps, runtimeMs: Math.max(0, runtimeMs), cost: this.spent };
   }
@@ -52,6 +61,8 @@ export class UsageMeter {
   private addPriced(kind: "chat" | "system", usage: Usage, cost: number): void {
     add(this[kind], usage);
     this.spent += cost;
+    // Own budget first: a run that crosses its own budget ends for that, not for its parent's.
+    for (const listener of this.listeners) listener();
     this.parent?.addPriced(kind, usage, cost);
   }
 }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { wellFormed } from "./well-formed";
 import { modelKeySchema } from "./catalog";
 import { MAX_PROMPT_ATTACHMENTS } from "./turn";
+import { budgetSchema } from "./budget";
 
 /** Longest prompt a person may send; larger payloads are refused before any work. */
 export const MAX_PROMPT_CHARS = 100_000;
@@ -50,6 +51,8 @@ export const turnSendSchema = z.strictObject({
     .max(MAX_PROMPT_ATTACHMENTS, `must name at most ${MAX_PROMPT_ATTACHMENTS} attachments`)
     .refine((ids) => new Set(ids).size === ids.length, "must name each attachment once")
     .optional(),
+  /** What this turn may spend, instead of the server's default (TURN_BUDGET_TOKENS, TURN_BUDGET_USD). */
+  budget: budgetSchema.optional(),
 });
 /** A chat's settings, or (no `sessionId`) those a new chat would start with. */
 export const chatSettingsQuerySchema = z.strictObject({ sessionId: id.optional() });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { attachmentRefSchema } from "./attachment";
+import { budgetSchema } from "./budget";
 import { MAX_PROMPT_ATTACHMENTS } from "./turn";
 import { approvalSchema, chatTurnSchema, endReasonSchema, toolStatusSchema, turnStatsSchema, turnStatusSchema } from "./turn";
 
@@ -46,6 +47,8 @@ export const turnStartedSchema = z.object({
   parentTurnId: z.string().nullable().optional(),
   /** The attachments the prompt names; absent when none. */
   attachments: z.array(attachmentRefSchema).max(MAX_PROMPT_ATTACHMENTS).optional(),
+  /** The turn's budget; absent when it has none. */
+  budget: budgetSchema.optional(),
 });
 
 export const subagentStartedSchema = z.object({
@@ -62,6 +65,8 @@ export const subagentStartedSchema = z.object({
   model: z.string().optional(),
   /** Set when this run retries an earlier one (a failed, killed or timed-out run). */
   retryOf: z.string().optional(),
+  /** Its definition's budget; absent when it has none. */
+  budget: budgetSchema.optional(),
 });
 
 /**
@@ -155,6 +160,8 @@ export const turnEndedSchema = z.object({
   endedAt: z.string(),
   /** Absent: as the status says (a cancel stops them, a failure fails them). */
   runsEnd: runsEndSchema.optional(),
+  /** How the master ended when the status alone does not say (`budget_exceeded`, with status `failed`). */
+  endReason: endReasonSchema.exclude(["completed"]).optional(),
 });
 
 export const agentEventSchema = z.discriminatedUnion("type", [

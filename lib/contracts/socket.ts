@@ -45,6 +45,7 @@ import {
 } from "./search";
 import type { SessionEvent, SessionSnapshot } from "./events";
 import type { ChatTurn, SessionSummary } from "./turn";
+import type { Budget } from "./budget";
 
 /**
  * Join answers with a snapshot (fresh load, or a gap the server cannot fill from
@@ -76,6 +77,8 @@ export interface AppInfo {
   mcpServers?: McpServerInfo[];
   /** ATTACHMENT_MAX_BYTES: the composer refuses a larger file before uploading it, in the server's words. */
   attachmentMaxBytes?: number;
+  /** A turn's default budget (TURN_BUDGET_*), which the composer's budget field shows; absent: none. */
+  turnBudget?: Budget;
 }
 
 /** One MCP tool server as the header shows it. `failed` and `restarting` carry the last error; both retry with backoff. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { attachmentRefSchema, type AttachmentRef } from "./attachment";
+import { budgetSchema, type Budget } from "./budget";
 
 /**
  * The one shape of a chat turn, shared by everything that holds one: the server's fold
@@ -35,7 +36,8 @@ export function emptyStats(): TurnStats {
   return { chat: { ...ZERO_USAGE }, system: { ...ZERO_USAGE }, steps: 0, runtimeMs: 0, cost: 0 };
 }
 
-export const END_REASONS = ["completed", "failed", "killed", "watchdog_timeout", "ghost_sweep"] as const;
+/** `budget_exceeded`: the run's spend, or that of the turn or person above it, reached its budget (see budget.ts). */
+export const END_REASONS = ["completed", "failed", "killed", "watchdog_timeout", "ghost_sweep", "budget_exceeded"] as const;
 export const endReasonSchema = z.enum(END_REASONS);
 export type EndReason = z.infer<typeof endReasonSchema>;
 
@@ -156,6 +158,8 @@ export interface SubagentProcess {
   retryOf?: string;
   /** Steering messages in the order they were injected; absent when there were none. */
   steering?: Steer[];
+  /** Its definition's budget; absent when it has none. */
+  budget?: Budget;
 }
 
 export interface ChatTurn {
@@ -181,6 +185,10 @@ export interface ChatTurn {
   parentTurnId?: string | null;
   /** The chat's attachments the prompt named, as they were when it was sent; absent when it named none. */
   attachments?: AttachmentRef[];
+  /** The turn's budget (the sender's, or TURN_BUDGET_*); absent when it had none. */
+  budget?: Budget;
+  /** How the master ended when its status alone does not say: `budget_exceeded` (status `failed`). */
+  endReason?: EndReason;
 }
 
 export const toolCallSchema: z.ZodType<ToolCall> = z.lazy(() =>
@@ -244,6 +252,7 @@ export const subagentProcessSchema: z.ZodType<SubagentProcess> = z.lazy(() =>
     model: z.string().optional(),
     retryOf: z.string().optional(),
     steering: z.array(steerSchema).optional(),
+    budget: budgetSchema.optional(),
   }),
 );
 
@@ -261,6 +270,8 @@ export const chatTurnSchema: z.ZodType<ChatTurn> = z.object({
   model: z.string().optional(),
   parentTurnId: z.string().nullable().optional(),
   attachments: z.array(attachmentRefSchema).max(MAX_PROMPT_ATTACHMENTS).optional(),
+  budget: budgetSchema.optional(),
+  endReason: endReasonSchema.optional(),
 });
 
 export interface SessionSummary {

@@ -23,6 +23,23 @@ const call = (callId: string, status: ToolCall["status"], response: string): Too
 });
 
 describe("turnMarkdown", () => {
+  it("says a turn its budget stopped ran out of budget, not that it failed", () => {
+    const turn: ChatTurn = {
+      turnId: "t1",
+      sessionId: "s1",
+      prompt: "survey",
+      steps: [{ text: "Starting.", thinking: "", toolCalls: [] }],
+      stats: emptyStats(),
+      status: "failed",
+      endReason: "budget_exceeded",
+      error: "The turn used 1,500 of 1,500 tokens and stopped before finishing its answer.",
+      createdAt: "2026-01-01T00:00:00.000Z",
+    };
+    const text = turnMarkdown(turn);
+    expect(text).toContain("> **Out of budget:** The turn used 1,500 of 1,500 tokens and stopped");
+    expect(text).not.toContain("Failed");
+  });
+
   it("says which calls failed and which were stopped, each from its status", () => {
     const turn: ChatTurn = {
       turnId: "t1",

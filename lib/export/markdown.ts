@@ -29,7 +29,7 @@ export function markdownHeader(title: string, exportedAt: string): string {
 export function turnMarkdown(turn: ChatTurn, options: MarkdownOptions = {}): string {
   let out = `\n---\n\n### You\n\n${quoteBlock(turn.prompt)}\n\n### Delegate\n\n`;
   out += stepsMarkdown(turn.steps, 0);
-  if (turn.error) out += `\n> **${turn.status === "cancelled" ? "Stopped" : "Failed"}:** ${inertInline(turn.error)}\n`;
+  if (turn.error) out += `\n> **${turnEndWord(turn)}:** ${inertInline(turn.error)}\n`;
   else if (turn.status === "cancelled") out += "\n> **Stopped** before it finished.\n";
   out += `\n<sub>${turn.model ? `${inertInline(turn.model)} · ` : ""}${statsLine(turn.stats)}</sub>\n`;
   if (options.markup)
@@ -106,4 +106,10 @@ function summaryText(text: string): string {
 function truncateLine(text: string, max: number): string {
   const line = text.replace(/\s+/g, " ").trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** How a turn that did not complete ended, in a word: a budget's stop is not a failure. */
+function turnEndWord(turn: ChatTurn): string {
+  if (turn.status === "cancelled") return "Stopped";
+  return turn.endReason === "budget_exceeded" ? "Out of budget" : "Failed";
 }

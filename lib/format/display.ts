@@ -38,6 +38,7 @@ const END_REASON_LABELS: Record<EndReason, string> = {
   killed: "Stopped",
   watchdog_timeout: "Timed out (watchdog)",
   ghost_sweep: "Ended by restart (ghost sweep)",
+  budget_exceeded: "Out of budget",
 };
 
 export function endReasonLabel(reason: EndReason): string {
@@ -50,6 +51,7 @@ const END_REASON_SHORT: Record<EndReason, string> = {
   killed: "killed",
   watchdog_timeout: "watchdog timeout",
   ghost_sweep: "ghost sweep",
+  budget_exceeded: "out of budget",
 };
 
 /** A word or two for the collapsed header, so how a run ended is visible without opening it. */

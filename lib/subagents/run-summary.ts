@@ -7,14 +7,18 @@ import { SUBAGENT_TOOL_NAME } from "@/lib/agent/definitions";
  * and its outcome in one line. Pure, so each is tested alone and every view agrees.
  */
 
-/** How a run reads to a person: a kill or a cancelled turn is a neutral stop, not a failure. */
-export type RunOutcome = "running" | "succeeded" | "failed" | "stopped" | "timed_out";
+/**
+ * How a run reads to a person: a kill or a cancelled turn is a neutral stop, not a
+ * failure, and a run its budget stopped is out of budget (a limit reached, not a fault).
+ */
+export type RunOutcome = "running" | "succeeded" | "failed" | "stopped" | "timed_out" | "out_of_budget";
 
 export function runOutcome(process: Pick<SubagentProcess, "status" | "endReason">): RunOutcome {
   if (process.status === "running") return "running";
   if (process.status === "success") return "succeeded";
   if (process.endReason === "killed") return "stopped";
   if (process.endReason === "watchdog_timeout") return "timed_out";
+  if (process.endReason === "budget_exceeded") return "out_of_budget";
   return "failed";
 }
 

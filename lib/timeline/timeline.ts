@@ -14,7 +14,7 @@ import { runOutcome } from "@/lib/subagents/run-summary";
  * one run it touched (and the arrays that hold them), never the 5,000 calls beside it.
  */
 
-export type TimelineStatus = "running" | "waiting" | "done" | "failed" | "stopped" | "timed_out";
+export type TimelineStatus = "running" | "waiting" | "done" | "failed" | "stopped" | "timed_out" | "out_of_budget";
 export type TimelineKind = "step" | "run" | "call";
 
 export interface TimelineRow {

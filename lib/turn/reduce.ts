@@ -60,6 +60,7 @@ export function turnFromStart(event: AgentEventOf<"turn:started">, sessionId: st
     ...(event.model !== undefined ? { model: event.model } : {}),
     ...(event.parentTurnId !== undefined ? { parentTurnId: event.parentTurnId } : {}),
     ...(event.attachments?.length ? { attachments: event.attachments } : {}),
+    ...(event.budget ? { budget: event.budget } : {}),
   };
 }
 
@@ -195,6 +196,7 @@ function startSubagent(turn: ChatTurn, event: AgentEventOf<"subagent_started">):
   };
   if (event.model !== undefined) process.model = event.model;
   if (event.retryOf !== undefined) process.retryOf = event.retryOf;
+  if (event.budget !== undefined) process.budget = event.budget;
   const next = updateCallAt(turn, path, (call) => ({ ...call, subagent: process }));
   rememberRun(next, event.runId, path);
   return next;
@@ -233,6 +235,7 @@ function endTurn(turn: ChatTurn, event: AgentEventOf<"turn:ended">): ChatTurn {
     endedAt: event.endedAt,
   };
   if (event.error !== undefined) ended.error = event.error;
+  if (event.endReason !== undefined) ended.endReason = event.endReason;
   return ended;
 }
 

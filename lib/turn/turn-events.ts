@@ -21,6 +21,7 @@ export function eventsOfTurn(turn: ChatTurn, fullOutput?: (runId: string | null,
       ...(turn.model !== undefined ? { model: turn.model } : {}),
       ...(turn.parentTurnId !== undefined ? { parentTurnId: turn.parentTurnId } : {}),
       ...(turn.attachments?.length ? { attachments: turn.attachments } : {}),
+      ...(turn.budget ? { budget: turn.budget } : {}),
     },
   ];
   const full = (runId: string | null, call: ToolCall) => {
@@ -75,6 +76,7 @@ export function eventsOfTurn(turn: ChatTurn, fullOutput?: (runId: string | null,
       startedAt: process.startedAt,
       ...(process.model !== undefined ? { model: process.model } : {}),
       ...(process.retryOf !== undefined ? { retryOf: process.retryOf } : {}),
+      ...(process.budget !== undefined ? { budget: process.budget } : {}),
     });
     agentEvents(run, process);
     const ended = { turnId, ...run, stats: process.stats, endedAt: process.endedAt ?? process.startedAt };
@@ -105,6 +107,7 @@ export function eventsOfTurn(turn: ChatTurn, fullOutput?: (runId: string | null,
     status: turn.status,
     stats: turn.stats,
     ...(turn.error !== undefined ? { error: turn.error } : {}),
+    ...(turn.endReason !== undefined && turn.endReason !== "completed" ? { endReason: turn.endReason } : {}),
     endedAt: turn.endedAt ?? turn.createdAt,
   });
   return events;

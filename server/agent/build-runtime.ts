@@ -9,7 +9,7 @@ import {
   type ModelRef,
 } from "@/lib/agent/definitions";
 import { checkModelKeys, createModelResolver, unpricedModels } from "@/lib/agent/run-models";
-import type { AppInfo } from "@/lib/contracts";
+import type { AppInfo, Budget } from "@/lib/contracts";
 import { variable, type Env } from "@/lib/env";
 import { createDemoModel } from "@/lib/model/demo-model";
 import { createOpenAIModel } from "@/lib/model/openai-adapter";
@@ -75,6 +75,7 @@ export function buildRuntime(
       turnTimeoutMs: env.TURN_TIMEOUT_MS,
       approvalTimeoutMs: env.APPROVAL_TIMEOUT_MS,
       contextTokens: env.CONTEXT_TOKENS,
+      ...turnBudgetOf(env),
     },
     pricing,
     modelFor,
@@ -87,6 +88,7 @@ export function buildRuntime(
     passwordProtected: Boolean(env.APP_PASSWORD),
     contextTokens: env.CONTEXT_TOKENS,
     attachmentMaxBytes: env.ATTACHMENT_MAX_BYTES,
+    ...turnBudgetOf(env),
   };
   return { runtime, appInfo: mcp ? () => ({ ...appInfo, mcpServers: mcp.servers() }) : appInfo, mcp, catalog };
 }
@@ -199,4 +201,11 @@ function readJson(file: string, variableName: string, Failure: new (message: str
   } catch (error) {
     throw new Failure(`${variableName} ${file} is not valid JSON: ${(error as Error).message}`);
   }
+}
+
+/** TURN_BUDGET_TOKENS and TURN_BUDGET_USD as a turn's default budget; neither set: none. */
+export function turnBudgetOf(env: Pick<Env, "TURN_BUDGET_TOKENS" | "TURN_BUDGET_USD">): { turnBudget?: Budget } {
+  const { TURN_BUDGET_TOKENS: tokens, TURN_BUDGET_USD: usd } = env;
+  if (tokens === undefined && usd === undefined) return {};
+  return { turnBudget: { ...(tokens !== undefined ? { tokens } : {}), ...(usd !== undefined ? { usd } : {}) } };
 }

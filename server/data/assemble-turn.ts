@@ -1,4 +1,5 @@
 import type {
+  Budget,
   Approval,
   ChatTurn,
   EndReason,
@@ -166,6 +167,8 @@ function masterOf(turn: TurnRow, sessionId: string): StoredAgent<ChatTurn> {
       if (turn.model) out.model = turn.model;
       if (turn.parentTurnId !== undefined) out.parentTurnId = turn.parentTurnId;
       if (turn.attachments?.length) out.attachments = turn.attachments.map(attachmentRefOf);
+      if (turn.budget) out.budget = budgetOf(turn.budget);
+      if (turn.endReason) out.endReason = turn.endReason as EndReason;
       return out;
     },
   };
@@ -201,6 +204,7 @@ function subagentOf(run: RunRow, index: RowIndex): StoredAgent<SubagentProcess> 
       if (run.endedAt) process.endedAt = run.endedAt.toISOString();
       if (run.model != null) process.model = run.model;
       if (run.retryOf != null) process.retryOf = run.retryOf;
+      if (run.budget) process.budget = budgetOf(run.budget);
       if (steering) process.steering = steering;
       return process;
     },
@@ -323,4 +327,9 @@ function toolStatusOf(row: { status: string; response: string; responseSize: num
   if (row.status !== "error") return row.status as ToolStatus;
   const cutShort = row.response.startsWith("Error [cancelled]") || (row.response === "" && row.responseSize === 0);
   return cutShort ? "cancelled" : "error";
+}
+
+/** A stored budget with only the limits it sets (no nulls), as the turn shape holds it. */
+function budgetOf(stored: { tokens?: number | null; usd?: number | null }): Budget {
+  return { ...(stored.tokens != null ? { tokens: stored.tokens } : {}), ...(stored.usd != null ? { usd: stored.usd } : {}) };
 }

@@ -43,6 +43,7 @@ export function endedTurnFields(turn: ChatTurn) {
     status: turn.status,
     stats: turn.stats,
     ...(turn.error !== undefined ? { error: turn.error } : {}),
+    ...(turn.endReason !== undefined ? { endReason: turn.endReason } : {}),
     ...(turn.endedAt ? { endedAt: new Date(turn.endedAt) } : {}),
   };
 }

@@ -69,6 +69,7 @@ export class EventStore {
               ...(event.model !== undefined ? { model: event.model } : {}),
               ...(event.parentTurnId !== undefined ? { parentTurnId: event.parentTurnId } : {}),
               ...(event.attachments?.length ? { attachments: event.attachments } : {}),
+              ...(event.budget ? { budget: event.budget } : {}),
               status: "running",
               createdAt: new Date(event.createdAt),
               appendSeq: 0,
@@ -103,6 +104,7 @@ export class EventStore {
               appendSeq: 0,
               ...(event.model !== undefined ? { model: event.model } : {}),
               ...(event.retryOf !== undefined ? { retryOf: event.retryOf } : {}),
+              ...(event.budget !== undefined ? { budget: event.budget } : {}),
             }),
           ),
         );

@@ -93,8 +93,8 @@ export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
       await socket.leave(sessionRoom(sessionId));
       return { sessionId };
     });
-    onCommand(socket, "turn:send", guard, ({ sessionId, text, model, attachments }) =>
-      sessions.send(userId, sessionId, text, person, model, attachments),
+    onCommand(socket, "turn:send", guard, ({ sessionId, text, model, attachments, budget }) =>
+      sessions.send(userId, sessionId, text, person, { model, attachments, budget }),
     );
     onCommand(socket, "turn:edit", guard, ({ sessionId, turnId, text, model }) =>
       sessions.startBeside(userId, sessionId, turnId, text, person, model),

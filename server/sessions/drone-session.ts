@@ -10,6 +10,7 @@ import {
   type SessionEvent,
 } from "@/lib/contracts";
 import type { TurnRetry } from "@/lib/agent/retry";
+import type { SpendGate } from "@/lib/agent/budget-stop";
 import { planRetry } from "@/lib/agent/retry-plan";
 import { findRun } from "@/lib/turn/retries";
 import { isTextEvent } from "@/lib/turn/coalesce";
@@ -38,7 +39,7 @@ import {
   type BranchView,
   type TurnLink,
 } from "@/lib/branches/branch-tree";
-import type { AttachmentRef } from "@/lib/contracts";
+import type { AttachmentRef, Budget } from "@/lib/contracts";
 import { promptAttachmentsOf } from "@/server/attachments/prompt-attachments";
 
 export type { DroneCluster, MirrorSnapshot } from "./cluster-port";
@@ -74,6 +75,20 @@ export interface TurnStarter {
   person: string;
   /** Scaled out: the most turns `person` may run at once in every process together (checked once the lease is held). */
   maxRunning?: number;
+  /** The person's quota the turn counts against (server/budgets/); absent: none. */
+  quota?: SpendGate;
+}
+
+/** How a turn starts besides its prompt and person. */
+export interface TurnOptions {
+  /** The turn first runs that failed subagent again. */
+  retry?: TurnRetry;
+  /** Beside a turn (an edit, a regeneration): after its parent. */
+  place?: { parent: string | null };
+  /** The chat's attachments the prompt names. */
+  attachments?: AttachmentRef[];
+  /** What the turn may spend (the sender's choice); absent: the runtime's default. */
+  budget?: Budget;
 }
 
 interface ActiveTurn {
@@ -158,13 +173,9 @@ export class DroneSession {
    * Starts a turn for `starter` (the person sending it); one at a time per session.
    * `retry`: the turn first runs that failed subagent again.
    */
-  async startTurn(
-    prompt: string,
-    starter?: TurnStarter,
-    retry?: TurnRetry,
-    place?: { parent: string | null },
-    attachments?: AttachmentRef[],
-  ): Promise<string> {
+  async startTurn(prompt: string, starter?: TurnStarter, options: TurnOptions = {}): Promise<string> {
+    const { retry, place, attachments, budget } = options;
+    const quota = starter?.quota;
     if (this.closed) throw deleted();
     if (this.active) throw new AppError("busy", "A turn is already running in this chat. Stop it or wait for it to finish.");
     const turnId = newId();
@@ -204,6 +215,8 @@ export class DroneSession {
           ? { promptAttachments: promptAttachmentsOf(this.deps.store.attachments, this.sessionId, attachments) }
           : {}),
         ...(retry ? { retry } : {}),
+        ...(budget ? { budget } : {}),
+        ...(quota ? { quota } : {}),
         ...(settings?.model ? { model: settings.model } : {}),
         ...(settings?.instructions ? { instructions: settings.instructions } : {}),
         ...parentTurnId,
@@ -281,7 +294,7 @@ export class DroneSession {
     const plan = planRetry(await this.allHistory(), runId, task);
     if (!plan.ok) throw new AppError(plan.code, plan.message);
     claim();
-    const turnId = await this.startTurn(plan.prompt, starter, plan.retry);
+    const turnId = await this.startTurn(plan.prompt, starter, { retry: plan.retry });
     return { mode: "new_turn", turnId };
   }
 
@@ -374,7 +387,10 @@ export class DroneSession {
       : new Set<string>();
     const attachments = original.attachments?.filter((ref) => held.has(ref.attachmentId));
     beforeStart();
-    return this.startTurn(prompt ?? original.prompt, starter, undefined, { parent: tree.parents.get(turnId) ?? null }, attachments);
+    return this.startTurn(prompt ?? original.prompt, starter, {
+      place: { parent: tree.parents.get(turnId) ?? null },
+      ...(attachments?.length ? { attachments } : {}),
+    });
   }
 
   /** The turns of the branch in view up to `turnId` (a fork's), finished ones only. */

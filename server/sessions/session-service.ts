@@ -16,6 +16,7 @@ import {
   type ChatSettings,
   type ChatSettingsInput,
   type ModelCatalog,
+  type Budget,
 } from "@/lib/contracts";
 import type { ChatSettingsService, ModelChoices } from "@/server/catalog/chat-settings";
 import type { ChatStore } from "@/server/data/store";
@@ -31,6 +32,8 @@ import { createReadGate, releasingChunks, type ReadGate } from "./read-gate";
 import type { SessionRegistry } from "./registry";
 import { DEFAULT_PERSON_LIMITS, tooManyTurns, type PersonLimits } from "./person-limits";
 import type { RoutedAnswer, RoutedCommand } from "@/server/cluster/protocol";
+import type { QuotaLedger } from "@/server/budgets/quota-ledger";
+import type { SpendGate } from "@/lib/agent/budget-stop";
 
 /** Scale-out: what the service asks of the other processes (server/cluster/cluster.ts). */
 export interface ServiceCluster {
@@ -62,6 +65,8 @@ export interface SessionServiceDeps {
   /** The session is gone: viewers still in its room must leave it. */
   onSessionDeleted(sessionId: string): void;
   cluster?: ServiceCluster;
+  /** A person's daily and monthly quotas (server/budgets/); absent: none. */
+  quotas?: QuotaLedger;
 }
 
 export class SessionService {
@@ -157,23 +162,28 @@ export class SessionService {
 
   /**
    * `person`: whose caps the turn counts against (see `personKey`); the owner by default.
-   * `model`: the key the sender's picker showed, set on the chat first when it differs.
+   * `choices.model`: the key the sender's picker showed, set on the chat first when it
+   * differs; `attachments` the chat's files the prompt names; `budget` what the turn may spend.
    */
   async send(
     userId: string,
     sessionId: string,
     text: string,
     person = userId,
-    model?: string,
-    attachments?: readonly string[],
+    choices: { model?: string; attachments?: readonly string[]; budget?: Budget } = {},
   ): Promise<{ turnId: string }> {
+    const { model, attachments, budget } = choices;
     const session = await this.open(userId, sessionId);
     const attached = await resolvePromptAttachments(this.deps.store.attachments, sessionId, attachments);
     if (model !== undefined) await this.deps.chatSettings.choose(userId, sessionId, model);
+    const quota = await this.openQuota(person);
     this.checkAccepting();
     // Counted and claimed in one synchronous step (startTurn claims its slot before it awaits).
     this.checkRunningTurns(person);
-    const turnId = await session.startTurn(text, this.starter(userId, person), undefined, undefined, attached);
+    const turnId = await session.startTurn(text, this.starter(userId, person, quota), {
+      attachments: attached,
+      ...(budget ? { budget } : {}),
+    });
     this.deps.onSessionsChanged(userId);
     return { turnId };
   }
@@ -189,8 +199,9 @@ export class SessionService {
   ): Promise<{ turnId: string }> {
     const session = await this.open(userId, sessionId);
     if (model !== undefined) await this.deps.chatSettings.choose(userId, sessionId, model);
+    const quota = await this.openQuota(person);
     this.checkAccepting();
-    const started = await session.startBeside(turnId, text, this.starter(userId, person), () => this.checkRunningTurns(person));
+    const started = await session.startBeside(turnId, text, this.starter(userId, person, quota), () => this.checkRunningTurns(person));
     this.deps.onSessionsChanged(userId);
     return { turnId: started };
   }
@@ -252,8 +263,10 @@ export class SessionService {
       if (!routed.result) throw new Error("the process running the turn answered a retry without how it started");
       return routed.result;
     }
+    // A retry inside the running turn counts against that turn's quota; one that starts a turn opens its own.
+    const quota = session.runningTurnId ? undefined : await this.openQuota(person);
     this.checkAccepting();
-    const started = await session.command(command, () => this.checkRunningTurns(person), this.starter(userId, person));
+    const started = await session.command(command, () => this.checkRunningTurns(person), this.starter(userId, person, quota));
     if (started.mode === "new_turn") this.deps.onSessionsChanged(userId);
     return started;
   }
@@ -264,8 +277,13 @@ export class SessionService {
   }
 
   /** Who a new turn is for; scaled out, the chat's lease counts it against the cap in every process (see LeaseKeeper). */
-  private starter(ownerId: string, person: string): TurnStarter {
-    return { ownerId, person, maxRunning: this.limits.runningTurns };
+  private starter(ownerId: string, person: string, quota?: SpendGate): TurnStarter {
+    return { ownerId, person, maxRunning: this.limits.runningTurns, ...(quota ? { quota } : {}) };
+  }
+
+  /** The gate of `person`'s quotas for a new turn; refuses (`limit_reached`, with when it resets) at a quota. */
+  private async openQuota(person: string): Promise<SpendGate | undefined> {
+    return this.deps.quotas?.open(person);
   }
 
   /**

@@ -1,0 +1,117 @@
+import { AppError } from "@/lib/contracts";
+import type { SpendGate } from "@/lib/agent/budget-stop";
+import type { Spend } from "@/lib/budgets/spend";
+import {
+  QUOTA_PERIODS,
+  hasQuota,
+  quotaOverrunOf,
+  quotaRefusal,
+  quotaText,
+  quotaWindows,
+  type Quota,
+  type QuotaPeriod,
+} from "@/lib/budgets/quota";
+import type { Models } from "@/models";
+
+/** A day's counter is kept 40 days, a month's 400, after its period starts (then the TTL index drops it). */
+const KEEP_DAYS: Record<QuotaPeriod, number> = { day: 40, month: 400 };
+
+type Used = Record<QuotaPeriod, Spend>;
+
+/**
+ * A person's quotas, counted in MongoDB so every process sees every other's spending: each
+ * response a turn counts is added with one atomic `$inc` upsert per period, and the counts
+ * it answers are what the next check reads. A turn is refused before it starts when its
+ * person is at a quota, and a running turn stops at its next step once one is reached.
+ */
+export class QuotaLedger {
+  constructor(
+    private readonly model: Models["QuotaUsage"],
+    private readonly quota: Quota,
+    private readonly now: () => Date = () => new Date(),
+    private readonly log?: { warn(message: string, fields?: Record<string, unknown>): void },
+  ) {}
+
+  /**
+   * The gate a turn of `person` runs behind; undefined without quotas. Refuses with
+   * `limit_reached`, saying which quota and when it resets, when one is already reached.
+   */
+  async open(person: string): Promise<SpendGate | undefined> {
+    if (!hasQuota(this.quota)) return undefined;
+    const used = await this.used(person);
+    const now = this.now();
+    const over = quotaOverrunOf(used, this.quota, now);
+    if (over) throw new AppError("limit_reached", quotaRefusal(over, now));
+    return this.gate(person, used);
+  }
+
+  /** What `person` has spent in the current UTC day and month. */
+  async used(person: string): Promise<Used> {
+    const windows = quotaWindows(this.now());
+    const rows = await this.model.find({ _id: { $in: QUOTA_PERIODS.map((p) => counterId(person, p, windows[p].key)) } }).lean();
+    const used: Used = { day: { tokens: 0, usd: 0 }, month: { tokens: 0, usd: 0 } };
+    for (const row of rows) used[row.period as QuotaPeriod] = { tokens: row.tokens ?? 0, usd: row.usd ?? 0 };
+    return used;
+  }
+
+  /**
+   * Counts each addition in MongoDB (in order, one write at a time per turn) and answers
+   * from the counts as the database last returned them plus what is still on its way.
+   */
+  private gate(person: string, start: Used): SpendGate {
+    let known = start;
+    let pending: Spend = { tokens: 0, usd: 0 };
+    let writes = Promise.resolve();
+    return {
+      add: (delta) => {
+        if (delta.tokens === 0 && delta.usd === 0) return undefined;
+        pending = { tokens: pending.tokens + delta.tokens, usd: pending.usd + delta.usd };
+        writes = writes.then(async () => {
+          try {
+            known = await this.charge(person, delta);
+            pending = { tokens: pending.tokens - delta.tokens, usd: pending.usd - delta.usd };
+          } catch (error) {
+            // A lost count must not stop the turn; the next addition is counted again.
+            this.log?.warn("could not count spending against a quota", { error: String(error) });
+          }
+        });
+        const now = this.now();
+        const add = (s: Spend): Spend => ({ tokens: s.tokens + pending.tokens, usd: s.usd + pending.usd });
+        const over = quotaOverrunOf({ day: add(known.day), month: add(known.month) }, this.quota, now);
+        return over ? { whose: "quota", overrun: over.overrun, text: quotaText(over, now) } : undefined;
+      },
+    };
+  }
+
+  /** One atomic `$inc` per period, creating the counter on its first addition; answers the counts after it. */
+  private async charge(person: string, delta: Spend): Promise<Used> {
+    const windows = quotaWindows(this.now());
+    const used: Used = { day: { tokens: 0, usd: 0 }, month: { tokens: 0, usd: 0 } };
+    await Promise.all(
+      QUOTA_PERIODS.map(async (period) => {
+        const window = windows[period];
+        const row = await this.model
+          .findOneAndUpdate(
+            { _id: counterId(person, period, window.key) },
+            {
+              $inc: { tokens: delta.tokens, usd: delta.usd },
+              $setOnInsert: {
+                person,
+                period,
+                startsAt: window.startsAt,
+                expiresAt: new Date(window.startsAt.getTime() + KEEP_DAYS[period] * 86_400_000),
+              },
+            },
+            { upsert: true, returnDocument: "after" },
+          )
+          .lean();
+        if (row) used[period] = { tokens: row.tokens ?? 0, usd: row.usd ?? 0 };
+      }),
+    );
+    return used;
+  }
+}
+
+function counterId(person: string, period: QuotaPeriod, key: string): string {
+  return `${person}|${period}|${key}`;
+}
