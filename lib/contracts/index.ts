@@ -10,3 +10,4 @@ export * from "./share";
 export * from "./search";
 export * from "./catalog";
 export * from "./attachment";
+export * from "./agents";
