@@ -189,6 +189,7 @@ export class DroneSession {
         ...(retry ? { retry } : {}),
         ...(settings?.model ? { model: settings.model } : {}),
         ...(settings?.instructions ? { instructions: settings.instructions } : {}),
+        ...(settings?.agents ? { agents: settings.agents } : {}),
         ...parentTurnId,
       });
     } catch (error) {
