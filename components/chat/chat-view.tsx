@@ -1,5 +1,6 @@
 "use client";
 
+import { ChatAgents } from "@/components/agents/chat-agents";
 import Link from "next/link";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { PanelActionsProvider, type PanelActions } from "@/components/subagents/panel-actions";
@@ -182,7 +183,12 @@ function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnap
               const last = state.turns.at(-1);
               if (last) setEditing(last.turnId);
             }}
-            tools={<ModelPicker catalog={models} value={model} onChange={(key) => void pickModel(key)} disabled={busy} />}
+            tools={
+              <>
+                <ModelPicker catalog={models} value={model} onChange={(key) => void pickModel(key)} disabled={busy} />
+                <ChatAgents sessionId={sessionId} />
+              </>
+            }
           />
         </div>
       </BranchActionsProvider>
