@@ -35,7 +35,7 @@ export function AgentFormView({ initial, models, mcpTools, canShare, submitLabel
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setBusy(true);
-    const ack = await onSave(fieldsOf(form, initial), shared);
+    const ack = await onSave(fieldsOf(form), shared);
     setBusy(false);
     if (ack.ok) return;
     const byField = ack.issues?.length ? issuesByField(ack.issues) : { form: [ack.message] };
@@ -45,7 +45,6 @@ export function AgentFormView({ initial, models, mcpTools, canShare, submitLabel
   };
 
   const modelKeys = models?.models ?? [];
-  const objectModel = typeof initial?.model === "object" && initial.model !== null;
   return (
     <form onSubmit={(e) => void submit(e)} data-agent-form data-testid="agent-form" className="space-y-4" noValidate>
       <Row label="Name" issues={issues.name} hint="Lowercase letters, digits, - or _; the name the master calls it by.">
@@ -132,7 +131,7 @@ export function AgentFormView({ initial, models, mcpTools, canShare, submitLabel
             onChange={(e) => set("model", e.target.value)}
             className={INPUT_CLASS}
           >
-            <option value="chat">{objectModel ? "Its own model (from the operator's file)" : "Chat’s model"}</option>
+            <option value="chat">Chat’s model</option>
             <option value="system">System model (condensing, compaction)</option>
             {modelKeys.map((m) => (
               <option key={m.key} value={m.key}>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseDefinitionInput } from "./definition-input";
+import { APP_DEFINITION_LIMITS, OWN_MODEL_REFUSED, parseDefinitionInput } from "./definition-input";
 import { EMPTY_FORM, fieldsOf, formOf, issuesByField, KNOWN_TOOLS } from "./form";
 
 describe("the definition form", () => {
@@ -37,9 +37,16 @@ describe("the definition form", () => {
     expect(answer.ok ? [] : answer.issues.map((i) => i.path)).toEqual(["maxSteps"]);
   });
 
-  it("keeps a model of its own (from a file) when the form leaves the model alone", () => {
-    const own = { name: "gpt-4o", baseURL: "https://api.openai.com/v1" };
-    expect(fieldsOf(formOf({ model: own }, KNOWN_TOOLS), { model: own }).model).toEqual(own);
+  it("never sends a model of its own: such a definition opens on the chat's model", () => {
+    expect(fieldsOf(formOf({ model: { name: "gpt-4o", baseURL: "https://api.openai.com/v1" } }, KNOWN_TOOLS)).model).toBe("chat");
+  });
+
+  it("refuses a model of its own, and text past the app's sizes, each under its field", () => {
+    const base = { name: "a", description: "d", systemPrompt: "p" };
+    const own = parseDefinitionInput({ ...base, model: { name: "m", baseURL: "http://169.254.169.254", apiKeyEnv: "OPENAI_API_KEY" } });
+    expect(own.ok ? [] : own.issues).toEqual([{ path: "model", message: OWN_MODEL_REFUSED }]);
+    const long = parseDefinitionInput({ ...base, systemPrompt: "x".repeat(APP_DEFINITION_LIMITS.systemPrompt + 1) });
+    expect(long.ok ? [] : long.issues.map((i) => i.path)).toEqual(["systemPrompt"]);
   });
 
   it.each([

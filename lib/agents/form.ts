@@ -17,7 +17,7 @@ export interface AgentForm {
   tools: string[];
   /** Other names and patterns (`docs.*`), one per line. */
   patterns: string;
-  /** "chat", "system" or a model key of the menu; an object model (from a file) is kept as it was. */
+  /** "chat", "system" or a model key of the menu (a definition made in the app has no model of its own). */
   model: string;
   /** Tools and patterns whose calls wait for a person, one per line. */
   requireApproval: string;
@@ -65,11 +65,8 @@ export function formOf(fields: DefinitionFields, offered: readonly string[]): Ag
   };
 }
 
-/**
- * The definition the form describes. Numbers that do not parse are sent as typed, so the
- * server's schema names the field; `keep` carries fields the form does not show (an object model).
- */
-export function fieldsOf(form: AgentForm, keep: DefinitionFields = {}): DefinitionFields {
+/** The definition the form describes. Numbers that do not parse are sent as typed, so the server's schema names the field. */
+export function fieldsOf(form: AgentForm): DefinitionFields {
   const approval = lines(form.requireApproval);
   const timeout = form.timeoutSeconds.trim();
   return {
@@ -78,7 +75,7 @@ export function fieldsOf(form: AgentForm, keep: DefinitionFields = {}): Definiti
     systemPrompt: form.systemPrompt,
     allowedTools: [...new Set([...form.tools, ...lines(form.patterns)])],
     ...(approval.length ? { requireApproval: approval } : {}),
-    model: typeof keep.model === "object" && keep.model !== null && form.model === "chat" ? keep.model : form.model,
+    model: form.model,
     maxSteps: numberOrText(form.maxSteps),
     ...(timeout ? { timeoutMs: typeof numberOrText(timeout) === "number" ? Math.round(Number(timeout) * 1000) : timeout } : {}),
     parallelizable: form.parallelizable,

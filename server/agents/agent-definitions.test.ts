@@ -158,6 +158,16 @@ describe("subagent definitions made in the app", () => {
     expect(paths).toEqual(expect.arrayContaining(["name", "description", "maxSteps"]));
   });
 
+  it("a person cannot give a definition a model of its own: the server's keys never go to an address a person chose", async () => {
+    harness = await startHarness("agents-own-model", { runner: runtimeWith(delegatingModel()) });
+    const { socket } = await openSession(harness);
+    const answer = await request(socket, "agent:create", {
+      definition: { ...reviewer(), model: { name: "m", baseURL: "http://127.0.0.1:9/v1", apiKeyEnv: "OPENAI_API_KEY" } },
+    });
+    expect(answer).toMatchObject({ ok: false, code: "bad_request", issues: [{ path: "model" }] });
+    expect(await harness.models.AgentDefinition.countDocuments({})).toBe(0);
+  });
+
   it("a chat that turned a definition off does not offer it; turned on again, it does", async () => {
     const model = delegatingModel();
     harness = await startHarness("agents-chat-off", { runner: runtimeWith(model) });

@@ -16,6 +16,9 @@ import type { ModelChoices } from "@/server/catalog/chat-settings";
 import { newId } from "@/server/data/ids";
 import type { AgentStore, DefinitionHistory } from "./agent-store";
 
+/** Definitions one person may keep (deleted ones do not count): each is read by every turn of theirs. */
+export const MAX_OWN_DEFINITIONS = 100;
+
 export interface AgentServiceDeps {
   store: AgentStore;
   /** SUBAGENTS_FILE's definitions and the built-ins: listed read-only, held by the runtime. */
@@ -82,6 +85,8 @@ export class AgentService {
   async create(userId: string, fields: DefinitionFields, shared = false): Promise<AgentSummary> {
     if (shared && !(await this.deps.isAdmin(userId))) throw new AppError("unauthorized", "Only an admin can make a shared definition.");
     const definition = await this.checked(userId, fields, shared);
+    if ((await this.deps.store.current(userId)).filter((d) => d.ownerId === userId).length >= MAX_OWN_DEFINITIONS)
+      throw new AppError("limit_reached", `You have ${MAX_OWN_DEFINITIONS} definitions, the most one person can keep. Delete some first.`);
     const id = newId();
     const createdAt = await this.deps.store.write({ id, version: 1, ownerId: userId, shared, author: userId, definition });
     return { key: id, id, version: 1, scope: shared ? "shared" : "mine", editable: true, updatedAt: createdAt.toISOString(), definition };
@@ -107,12 +112,16 @@ export class AgentService {
     return { key: id, id, version, scope, editable: true, updatedAt: createdAt.toISOString(), definition };
   }
 
-  /** A copy, as the person's own, of any definition they see (the operator's too). */
+  /**
+   * A copy, as the person's own, of any definition they see (the operator's too). An
+   * operator's model of its own is not the person's to use: the copy runs on the chat's model.
+   */
   async duplicate(userId: string, key: string): Promise<AgentSummary> {
     const operator = this.deps.operator.find((d) => operatorKey(d.name) === key);
     const source = operator ?? ((await this.visible(userId, key)).versions[0]!.definition as SubagentDefinition);
     const taken = new Set((await this.deps.store.current(userId)).filter((d) => !d.shared).map((d) => d.definition.name));
-    return this.create(userId, { ...source, name: copyName(source.name, taken) });
+    const model = typeof source.model === "object" ? "chat" : source.model;
+    return this.create(userId, { ...source, model, name: copyName(source.name, taken) });
   }
 
   async delete(userId: string, id: string): Promise<{ id: string }> {
@@ -148,6 +157,8 @@ export class AgentService {
   private async forRun(stored: StoredDefinition): Promise<TurnDefinition | undefined> {
     const { definition } = stored;
     const ref = { id: stored.id, version: stored.version };
+    // Never stored (parseDefinitionInput refuses it); a row written some other way must not open the server's keys either.
+    if (typeof definition.model === "object") return undefined;
     if (!isCatalogModel(definition.model)) return { definition, ref };
     const model = await this.deps.models?.resolve(definition.model);
     if (model) return { definition, ref, model };
