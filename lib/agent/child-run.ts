@@ -46,7 +46,8 @@ export async function runChild(host: RunHost, spec: ChildSpec): Promise<ChildOut
   if (parent.signal.aborted) stop("killed");
   else parent.signal.addEventListener("abort", onParentAbort, { once: true });
   // Held while a call of this run or of a run below it waits for a person (see Watchdog).
-  const watchdog = new Watchdog(definition.timeoutMs ?? deps.limits.subagentTimeoutMs, () => stop("watchdog_timeout"), deps.now);
+  const timeoutMs = definition.timeoutMs ?? deps.limits.subagentTimeoutMs;
+  const watchdog = new Watchdog(timeoutMs, () => stop("watchdog_timeout"), deps.now);
   scope.registry.add({ runId, status: "running", inbox: [], abort: stop });
 
   const packet = buildSpawnPacket({
@@ -122,7 +123,7 @@ export async function runChild(host: RunHost, spec: ChildSpec): Promise<ChildOut
       endReason = controller.signal.reason === "watchdog_timeout" ? "watchdog_timeout" : "killed";
       error =
         endReason === "watchdog_timeout"
-          ? `Stopped by the watchdog after ${deps.limits.subagentTimeoutMs} ms.`
+          ? `Stopped by the watchdog after ${timeoutMs} ms.`
           : parent.signal.aborted
             ? "Stopped because its parent stopped."
             : "Killed before it finished.";
