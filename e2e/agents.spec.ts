@@ -58,3 +58,34 @@ test("an agent made on the agents page runs in the next turn, and its panels nam
   await expect(page.getByTestId("agent-version")).toContainText(`${name} · v1`);
   await expect(page.getByTestId("definition-view")).toContainText("Reads the release plan and reports what it says");
 });
+
+test("on a phone in dark mode, the composer's Agents panel turns an agent off for the chat, and the next turn does not call it", async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.emulateMedia({ colorScheme: "dark" });
+  const name = `quiet${Date.now().toString(36).slice(-5)}`;
+  await page.goto("/agents");
+  await page.getByTestId("agent-new").click();
+  await page.getByTestId("agent-name").fill(name);
+  await page.getByTestId("agent-description").fill("Answers quietly");
+  await page.getByTestId("agent-instructions").fill("Be brief.");
+  await page.getByTestId("agent-save").click();
+  await expect(page.locator(`[data-testid="agent-row"][data-agent="${name}"]`)).toBeVisible();
+  await shot(page, "agents-list-phone-dark");
+
+  await startChat(page, "hello");
+  await waitForTurnEnd(page);
+  await page.getByTestId("chat-agents-button").click();
+  const box = page.getByTestId(`chat-agent-${name}`);
+  await expect(box).toBeChecked();
+  await box.uncheck();
+  await expect(page.getByTestId("chat-agents-button")).toContainText("1 off");
+  await shot(page, "agents-chat-panel-phone-dark");
+  await page.keyboard.press("Escape");
+
+  await send(page, `@${name} anything`);
+  await expect(page.getByTestId("message-assistant")).toHaveCount(2);
+  await waitForTurnEnd(page);
+  await expect(page.getByTestId("subagent-panel").filter({ hasText: name })).toHaveCount(0);
+});

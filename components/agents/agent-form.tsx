@@ -1,6 +1,6 @@
 "use client";
 
-import { useId, useMemo, useState, type FormEvent, type ReactNode } from "react";
+import { useEffect, useId, useMemo, useRef, useState, type FormEvent, type ReactNode } from "react";
 import type { Ack, AgentSummary, DefinitionFields, ModelCatalog } from "@/lib/contracts";
 import { EMPTY_FORM, fieldsOf, formOf, issuesByField, KNOWN_TOOLS, type AgentForm } from "@/lib/agents/form";
 import { INPUT_CLASS, PRIMARY_BUTTON, SECONDARY_BUTTON } from "@/components/accounts/fields";
@@ -31,6 +31,11 @@ export function AgentFormView({ initial, models, mcpTools, canShare, submitLabel
   const [issues, setIssues] = useState<Issues>({});
   const [busy, setBusy] = useState(false);
   const set = <K extends keyof AgentForm>(key: K, value: AgentForm[K]) => setForm((f) => ({ ...f, [key]: value }));
+  const formRef = useRef<HTMLFormElement>(null);
+  // After a refused save, keyboard and screen-reader users land on the first field that needs them.
+  useEffect(() => {
+    formRef.current?.querySelector<HTMLElement>("[aria-invalid='true']")?.focus();
+  }, [issues]);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -38,15 +43,12 @@ export function AgentFormView({ initial, models, mcpTools, canShare, submitLabel
     const ack = await onSave(fieldsOf(form), shared);
     setBusy(false);
     if (ack.ok) return;
-    const byField = ack.issues?.length ? issuesByField(ack.issues) : { form: [ack.message] };
-    setIssues(byField);
-    // Keyboard and screen-reader users land on the first field that needs them.
-    requestAnimationFrame(() => document.querySelector<HTMLElement>("[data-agent-form] [aria-invalid='true']")?.focus());
+    setIssues(ack.issues?.length ? issuesByField(ack.issues) : { form: [ack.message] });
   };
 
   const modelKeys = models?.models ?? [];
   return (
-    <form onSubmit={(e) => void submit(e)} data-agent-form data-testid="agent-form" className="space-y-4" noValidate>
+    <form ref={formRef} onSubmit={(e) => void submit(e)} data-testid="agent-form" className="space-y-4" noValidate>
       <Row label="Name" issues={issues.name} hint="Lowercase letters, digits, - or _; the name the master calls it by.">
         {(props) => (
           <input

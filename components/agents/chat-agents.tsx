@@ -14,33 +14,50 @@ import { useAgents } from "./use-agents";
  * Without a chat yet, only the way to the page.
  */
 export function ChatAgents({ sessionId }: { sessionId?: string }) {
-  const [open, setOpen] = useState(false);
-  const titleId = useId();
-  const { list, error, reload } = useAgents(open ? sessionId : undefined);
-  const [problem, setProblem] = useState<string | null>(null);
-  const className = "rounded-md px-1.5 py-0.5 text-xs text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800";
   if (!sessionId)
     return (
-      <Link href={agentsHref()} data-testid="agents-link" className={className}>
+      <Link href={agentsHref()} data-testid="agents-link" className={BUTTON_CLASS}>
         Agents
       </Link>
     );
-  const off = new Set(list?.off ?? []);
+  return <ChatAgentsPanel sessionId={sessionId} />;
+}
+
+const BUTTON_CLASS = "rounded-md px-1.5 py-0.5 text-xs text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800";
+
+function ChatAgentsPanel({ sessionId }: { sessionId: string }) {
+  const [open, setOpen] = useState(false);
+  const titleId = useId();
+  // Read with the chat, so the button can say how many are off before it is opened.
+  const { list, error, reload } = useAgents(sessionId);
+  const [problem, setProblem] = useState<string | null>(null);
+  // The box follows a click at once; the server's answer (the chat's whole off list) then stands.
+  const [changed, setChanged] = useState<string[] | null>(null);
+  const before = changed ?? list?.off ?? [];
+  const off = new Set(before);
   const all: AgentSummary[] = list ? [...list.mine, ...list.shared, ...list.operator] : [];
   const toggle = async (key: string, enabled: boolean) => {
+    setChanged(enabled ? before.filter((k) => k !== key) : [...before, key]);
     const ack = await request(getSocket(), "chat:agents", { sessionId, key, enabled });
     setProblem(ack.ok ? null : ack.message);
-    void reload();
+    setChanged(ack.ok ? ack.data.off : before);
   };
   return (
     <PopoverMenu
       kind="dialog"
       open={open}
-      onOpenChange={setOpen}
+      onOpenChange={(next) => {
+        setOpen(next);
+        // Opening reads the chat's choice afresh (another tab may have changed it).
+        if (next) {
+          setChanged(null);
+          void reload();
+        }
+      }}
       button={<span>Agents{off.size ? ` · ${off.size} off` : ""}</span>}
       buttonLabel="Agents for this chat"
       buttonTestId="chat-agents-button"
-      buttonClassName={className}
+      buttonClassName={BUTTON_CLASS}
       labelledBy={titleId}
       panelTestId="chat-agents"
       panelClassName="absolute bottom-full left-0 z-30 mb-1 w-[min(24rem,calc(100vw-1rem))] max-sm:fixed max-sm:inset-x-2 max-sm:bottom-24 max-sm:w-auto space-y-2 rounded-lg border border-zinc-200 bg-white p-3 text-sm shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
