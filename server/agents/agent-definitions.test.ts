@@ -147,6 +147,41 @@ describe("subagent definitions made in the app", () => {
     expect(await own.json()).toMatchObject({ id: made.id, version: 1, definition: { name: "reviewer" } });
   });
 
+  it("over HTTP, the same commands: a refused field under its path, a create, a second version, a stranger's 404, a delete", async () => {
+    harness = await startHarness("agents-http", { runner: runtimeWith(delegatingModel()) });
+    const owner = await harness.newCookie();
+    const stranger = await harness.newCookie();
+    const call = async (cookie: string, method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${harness!.baseUrl}${path}`, {
+        method,
+        headers: { cookie, ...(body ? { "content-type": "application/json" } : {}) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+
+    const refused = await call(owner, "POST", "/api/agents", { definition: { ...reviewer(), maxSteps: 500 } });
+    expect(refused).toMatchObject({ status: 400, body: { error: { code: "bad_request", issues: [{ path: "maxSteps" }] } } });
+    const created = await call(owner, "POST", "/api/agents", { definition: reviewer() });
+    expect(created).toMatchObject({ status: 200, body: { version: 1, scope: "mine" } });
+    const id = created.body.id as string;
+    expect(await call(owner, "PUT", `/api/agents/${id}`, { definition: reviewer("Second"), baseVersion: 1 })).toMatchObject({
+      status: 200,
+      body: { version: 2 },
+    });
+    expect(await call(owner, "PUT", `/api/agents/${id}`, { definition: reviewer("Third"), baseVersion: 1 })).toMatchObject({
+      status: 409,
+      body: { error: { code: "conflict" } },
+    });
+    expect((await call(stranger, "DELETE", `/api/agents/${id}`)).status).toBe(404);
+    expect((await call(stranger, "POST", `/api/agents/${id}/duplicate`)).status).toBe(404);
+    const copy = await call(owner, "POST", `/api/agents/operator%3Aexplore/duplicate`);
+    expect(copy).toMatchObject({ status: 200, body: { definition: { name: "explore-copy" } } });
+    expect(await call(owner, "DELETE", `/api/agents/${id}`)).toMatchObject({ status: 200, body: { id } });
+    const list = await call(owner, "GET", "/api/agents");
+    expect((list.body.mine as AgentSummary[]).map((a) => a.definition.name)).toEqual(["explore-copy"]);
+  });
+
   it("a field's error comes back under its path, every one at once", async () => {
     harness = await startHarness("agents-issues", { runner: runtimeWith(delegatingModel()) });
     const { socket } = await openSession(harness);
