@@ -15,6 +15,7 @@ import { definePersonSettingsModel } from "./person-settings";
 import { defineAttachmentModel } from "./attachment";
 import { defineAttachmentChunkModel } from "./attachment-chunk";
 import { defineQuotaUsageModel } from "./quota-usage";
+import { defineAgentDefinitionModel } from "./agent-definition";
 
 /**
  * The models, created on the connection they are given — nothing binds to mongoose's
@@ -45,6 +46,8 @@ export function createModels(connection: Connection) {
     // Files attached to chats, and their bytes.
     Attachment: defineAttachmentModel(connection),
     AttachmentChunk: defineAttachmentChunkModel(connection),
+    // Subagent definitions made in the app, one document per version.
+    AgentDefinition: defineAgentDefinitionModel(connection),
     // Scale-out: unused without REDIS_URL.
     TurnLease: defineTurnLeaseModel(connection),
     // A person's spending per UTC day and month: unused without quotas.

@@ -20,6 +20,8 @@ const sessionSchema = new Schema(
     instructions: { type: String },
     /** The turn last viewed or started: the chat opens on the branch that holds it (absent: the newest turn's). */
     activeTurnId: { type: String },
+    /** Subagent definitions this chat turned off (their keys: a stored definition's id, or `operator:<name>`). */
+    agentsOff: { type: [String], default: undefined },
   },
   { timestamps: true, versionKey: false },
 );

@@ -35,6 +35,9 @@ const subagentRunSchema = new Schema(
     appendSeq: { type: Number },
     /** Label of the model it ran on; absent in runs stored before it was kept. */
     model: { type: String },
+    /** The definition made in the app it ran (AgentDefinition), and its version; absent for the operator's. */
+    definitionId: { type: String },
+    definitionVersion: { type: Number },
     /** The failed run this one retries (Retry); the older run's "retried as" link is derived from it. */
     retryOf: { type: String },
     /** A person's steering messages, in the order they were injected (absent: none). */

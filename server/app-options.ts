@@ -19,6 +19,8 @@ import type { QuotaLedger } from "@/server/budgets/quota-ledger";
 import type { SessionService } from "@/server/sessions/session-service";
 import type { TurnRunner } from "@/server/sessions/turn-runner";
 import type { ShareService } from "@/server/share/share-service";
+import type { SubagentDefinition } from "@/lib/agent/definitions";
+import type { AgentService } from "@/server/agents/agent-service";
 
 /**
  * One HTTP server for everything: identity cookie, the JSON API, Socket.IO and (when
@@ -70,6 +72,13 @@ export interface AppOptions {
   /** Large reads (history pages, exports, whole outputs) one person runs at once; defaults to MAX_READS_PER_PERSON. */
   readsPerPerson?: number;
   log?: Logger;
+  /**
+   * The collections of subagent definitions made in the app (and the chats, which turn them
+   * off); absent: no such definitions (their commands answer not_found), turns use the operator's.
+   */
+  agentModels?: Pick<Models, "AgentDefinition" | "Session">;
+  /** The operator's definitions (built-ins and SUBAGENTS_FILE), listed read-only; defaults to the built-ins. */
+  operatorAgents?: readonly SubagentDefinition[];
   /** The share links' collection; absent: no share links (their routes answer not_found). */
   shareLinks?: Models["ShareLink"];
   /**
@@ -101,6 +110,8 @@ export interface App {
   sessions: SessionService;
   /** The account service, in the account modes (the SSO routes sign in through it). */
   accounts?: AccountService;
+  /** Subagent definitions made in the app, when `agentModels` was given. */
+  agents?: AgentService;
   /** Read-only share links, when `shareLinks` was given. */
   shares?: ShareService;
   /** Stops taking turns, ends the running ones (viewers are told), stores everything, releases leases; reports what it ended. */

@@ -17,6 +17,9 @@ import { endShareViewers } from "@/server/share/share-socket";
 import { ShareService } from "@/server/share/share-service";
 import { AttachmentService } from "@/server/attachments/attachment-service";
 import { memoryLimiterStore, redisLimiterStore, type LimiterStore } from "@/server/limiter-store";
+import { BUILTIN_DEFINITIONS } from "@/lib/agent/definitions";
+import { AgentService } from "@/server/agents/agent-service";
+import { AgentStore } from "@/server/agents/agent-store";
 import type { AppOptions } from "./app-options";
 
 /** The services behind both doors, HTTP and Socket.IO; what they tell sockets goes through `sockets`. */
@@ -30,6 +33,7 @@ export interface AppServices {
   accountThrottles?: AccountThrottles;
   /** Where command budgets and login throttles count: Redis when scaled out, else memory. */
   limiterStore: LimiterStore;
+  agents?: AgentService;
 }
 
 /**
@@ -57,17 +61,33 @@ export function createServices(
     : undefined;
   const sessionsChanged = sessionListNotifier(sockets, store, log);
   const chatSettings = new ChatSettingsService(store, options.catalog);
+  const accountMode = options.accounts && options.accounts.mode !== "single" ? options.accounts : undefined;
+  const agents = options.agentModels
+    ? new AgentService({
+        store: new AgentStore(options.agentModels),
+        operator: options.operatorAgents ?? BUILTIN_DEFINITIONS,
+        // Only an account can be an admin: in `single` mode nobody makes shared definitions.
+        isAdmin: async (userId) =>
+          Boolean(accountMode && (await accountMode.models.Account.exists({ _id: userId, role: "admin", disabled: { $ne: true } }))),
+        ownedSession: (ownerId, sessionId) => store.ownedSession(ownerId, sessionId),
+        models: options.catalog,
+        log,
+      })
+    : undefined;
   const registry = new SessionRegistry({
     store,
     runner: options.runner,
-    turnSettings: (ownerId, sessionId) => chatSettings.forTurn(ownerId, sessionId),
+    // Read for each turn as it starts: a definition saved through any process is in the next turn.
+    turnSettings: async (ownerId, sessionId) => {
+      const [settings, turnAgents] = await Promise.all([chatSettings.forTurn(ownerId, sessionId), agents?.forTurn(ownerId, sessionId)]);
+      return turnAgents ? { ...settings, agents: turnAgents } : settings;
+    },
     relay: eventRelay(sockets, clustered),
     cluster,
     onTitleChanged: sessionsChanged,
     log,
     flushMs: options.flushMs,
   });
-  const accountMode = options.accounts && options.accounts.mode !== "single" ? options.accounts : undefined;
   const accountModels = accountMode?.models;
   const shares = options.shareLinks
     ? new ShareService({
@@ -115,5 +135,5 @@ export function createServices(
       })
     : undefined;
   const throttles = accountMode ? accountThrottles(limiterStore, accountMode) : undefined;
-  return { login, registry, sessions, shares, attachments, accounts, accountThrottles: throttles, limiterStore };
+  return { login, registry, sessions, shares, attachments, accounts, accountThrottles: throttles, limiterStore, agents };
 }

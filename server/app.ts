@@ -29,7 +29,7 @@ export function createApp(options: AppOptions): App {
   const settings = httpSettings(options);
   const identity = createIdentity(options.secret);
   const sockets = new AppSockets();
-  const { login, registry, sessions, shares, attachments, accounts, accountThrottles, limiterStore } = createServices(
+  const { login, registry, sessions, shares, attachments, accounts, accountThrottles, limiterStore, agents } = createServices(
     options,
     settings,
     sockets,
@@ -45,6 +45,7 @@ export function createApp(options: AppOptions): App {
     shares,
     shareViewer,
     attachments,
+    agents,
     dbUp: options.dbUp,
     importMaxBytes: options.importMaxBytes,
     importBodyTimeoutMs: options.importBodyTimeoutMs,
@@ -75,6 +76,7 @@ export function createApp(options: AppOptions): App {
   const openSockets = cluster ? redisOpenSockets(cluster.limitsClient, cluster.instanceId, { log }) : memoryOpenSockets();
   registerHandlers(io, {
     sessions,
+    agents,
     appInfo: options.appInfo,
     rateLimit: options.rateLimit,
     personRateLimit: options.personRateLimit,
@@ -91,6 +93,7 @@ export function createApp(options: AppOptions): App {
     sessions,
     accounts,
     shares,
+    agents,
     close: () => closeApp({ registry, io, cluster, openSockets, httpServer }),
   };
 }

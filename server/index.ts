@@ -45,7 +45,7 @@ async function main(): Promise<void> {
   if (config.AUTH_MODE === "invite" && !(await db.models.Account.exists({}))) {
     log.warn("AUTH_MODE=invite and no account yet: the first person to sign up (no invitation needed) becomes the admin");
   }
-  const { runtime, appInfo, mcp, catalog } = buildRuntime(config, log);
+  const { runtime, appInfo, mcp, catalog, definitions } = buildRuntime(config, log);
   const secret = loadOrCreateSecret(config.SESSION_SECRET, config.DATA_DIR);
   const nextApp = next({ dev, dir: process.cwd(), hostname: config.HOST, port: config.PORT });
   await nextApp.prepare();
@@ -63,6 +63,8 @@ async function main(): Promise<void> {
     accounts: { mode: config.AUTH_MODE, models: db.models, sso: ssoFromEnv(config, secret) },
     shareLinks: db.models.ShareLink,
     quotas: new QuotaLedger(db.models.QuotaUsage, quotaFromEnv(config), undefined, log),
+    agentModels: db.models,
+    operatorAgents: definitions,
     pageHandler: (req, res) => handle(req, res),
     upgradeHandler: dev ? nextApp.getUpgradeHandler() : undefined,
     dbUp: db.isUp,

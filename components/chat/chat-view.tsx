@@ -1,5 +1,6 @@
 "use client";
 
+import { ChatAgents } from "@/components/agents/chat-agents";
 import Link from "next/link";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { PanelActionsProvider, type PanelActions } from "@/components/subagents/panel-actions";
@@ -213,6 +214,7 @@ function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnap
                   invalid={budgetField.ok ? undefined : budgetField.message}
                   disabled={busy}
                 />
+                <ChatAgents sessionId={sessionId} />
               </>
             }
           />

@@ -1,5 +1,6 @@
 "use client";
 
+import { ChatAgents } from "@/components/agents/chat-agents";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { ErrorBanner } from "@/components/ui/error-banner";
@@ -62,7 +63,12 @@ export function HomeView() {
         onSend={start}
         attachments={drafts}
         running={false}
-        tools={<ModelPicker catalog={models} value={settings?.model} onChange={(key) => void setModel(key)} />}
+        tools={
+          <>
+            <ModelPicker catalog={models} value={settings?.model} onChange={(key) => void setModel(key)} />
+            <ChatAgents />
+          </>
+        }
       />
     </div>
   );

@@ -1,5 +1,6 @@
 "use client";
 
+import { DefinitionVersion } from "@/components/agents/definition-version";
 import { memo, useDeferredValue, useId, useMemo, useRef, type ReactNode } from "react";
 import type { SubagentProcess, ToolCall } from "@/lib/contracts";
 import { endReasonLabel, endReasonShort, formatTokens, totalTokens, truncate } from "@/lib/format/display";
@@ -151,7 +152,8 @@ export const SubagentExecution = memo(function SubagentExecution({ panel, call }
             ) : null}
           </span>
         </button>
-        <div className="pt-1.5">
+        <div className="flex items-center gap-1 pt-1.5">
+          {panel.definition ? <DefinitionVersion definition={panel.definition} name={panel.name} /> : null}
           <HeaderActions controls={controls} />
         </div>
       </div>

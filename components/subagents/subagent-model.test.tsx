@@ -52,3 +52,17 @@ describe("the model a subagent ran on", () => {
     expect(renderToString(<PanelStats stats={panel().stats} startedAt="x" running={false} />)).not.toContain("Model");
   });
 });
+
+describe("the definition a subagent ran", () => {
+  it("shows its version beside the name, linking to that version on the agents page", () => {
+    const html = renderToString(<SubagentExecution panel={{ ...panel("Reviewer (large)"), definition: { id: "abc_1", version: 2 } }} />);
+    const link = /<a [^>]*data-testid="subagent-definition-version"[^>]*>(.*?)<\/a>/.exec(html);
+    expect(link?.[0]).toContain('href="/agents?id=abc_1&amp;v=2"');
+    expect(link?.[1]).toBe("v<!-- -->2");
+    expect(html).toContain(">reviewer</span>");
+  });
+
+  it("shows no version for an operator's definition (it has none)", () => {
+    expect(renderToString(<SubagentExecution panel={panel()} />)).not.toContain("subagent-definition-version");
+  });
+});

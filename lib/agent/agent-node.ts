@@ -38,6 +38,8 @@ export interface ExecutorDeps {
   modelFor: ModelFor;
   tools: Tool[] | (() => Tool[]);
   definitions: SubagentDefinition[];
+  /** The stored definition and version a definition came from (made in the app); absent: the operator's. */
+  refOf?: (definition: SubagentDefinition) => { id: string; version: number } | undefined;
   workspaceDir: string;
   limits: ExecutorLimits;
   log?: WarnLog;

@@ -36,6 +36,7 @@ export async function runChild(host: RunHost, spec: ChildSpec): Promise<ChildOut
   const run = { runId, parentRunId: parent.run?.runId ?? null, depth };
   const runRef = { turnId: scope.turnId, ...run };
   const runModel = deps.modelFor(definition);
+  const ref = deps.refOf?.(definition);
   const chatModel = scope.trace ? scope.trace(runModel.model, runId, "chat") : runModel.model;
   // Compaction inside the run and the condensation of its answer, recorded under the run.
   const systemModel = scope.trace ? scope.trace(deps.systemModel, runId, "system") : deps.systemModel;
@@ -55,7 +56,8 @@ export async function runChild(host: RunHost, spec: ChildSpec): Promise<ChildOut
   if (parent.signal.aborted) onParentAbort();
   else parent.signal.addEventListener("abort", onParentAbort, { once: true });
   // Held while a call of this run or of a run below it waits for a person (see Watchdog).
-  const watchdog = new Watchdog(deps.limits.subagentTimeoutMs, () => stop("watchdog_timeout"), deps.now);
+  const timeoutMs = definition.timeoutMs ?? deps.limits.subagentTimeoutMs;
+  const watchdog = new Watchdog(timeoutMs, () => stop("watchdog_timeout"), deps.now);
   scope.registry.add({ runId, status: "running", inbox: [], abort: stop });
 
   const packet = buildSpawnPacket({
@@ -104,6 +106,7 @@ export async function runChild(host: RunHost, spec: ChildSpec): Promise<ChildOut
     prompt,
     startedAt,
     model: runModel.label,
+    ...(ref ? { definition: ref } : {}),
     ...(spec.retryOf ? { retryOf: spec.retryOf } : {}),
     ...(definition.budget ? { budget: definition.budget } : {}),
   });
@@ -155,7 +158,7 @@ export async function runChild(host: RunHost, spec: ChildSpec): Promise<ChildOut
       endReason = controller.signal.reason === "watchdog_timeout" ? "watchdog_timeout" : "killed";
       error =
         endReason === "watchdog_timeout"
-          ? `Stopped by the watchdog after ${deps.limits.subagentTimeoutMs} ms.`
+          ? `Stopped by the watchdog after ${timeoutMs} ms.`
           : parent.signal.aborted
             ? "Stopped because its parent stopped."
             : "Killed before it finished.";

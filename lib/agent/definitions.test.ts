@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BUILTIN_DEFINITIONS, SubagentConfigError, mergeDefinitions, parseSubagentDefinitions } from "./definitions";
+import { BUILTIN_DEFINITIONS, SubagentConfigError, isCatalogModel, mergeDefinitions, parseSubagentDefinitions } from "./definitions";
 
 describe("subagent definitions", () => {
   it("ships a read-only explore and a general worker that may spawn", () => {
@@ -76,9 +76,22 @@ describe("subagent definitions", () => {
       expect(parseSubagentDefinitions([{ ...base, model: { name: "llama3.1:8b" } }])[0]!.model).toEqual({ name: "llama3.1:8b" });
     });
 
+    it("accepts a model of the model menu by its key, and the key is told apart from chat and system", () => {
+      const [definition] = parseSubagentDefinitions([{ ...base, model: "local/meta-llama/Llama-3.1-8B" }]);
+      expect(definition!.model).toBe("local/meta-llama/Llama-3.1-8B");
+      expect(isCatalogModel(definition!.model)).toBe(true);
+      expect(isCatalogModel("chat")).toBe(false);
+      expect(isCatalogModel({ name: "m" })).toBe(false);
+    });
+
     it.each([
-      ["an unknown model name", "gpt-4o", '0.model: must be "chat", "system" or an object { name, baseURL?, apiKeyEnv?, prices?, label? }'],
-      ["a number", 4, '0.model: must be "chat", "system" or an object'],
+      [
+        "an unknown model name",
+        "gpt-4o",
+        '0.model: must be "chat", "system", a model key "<endpoint>/<model>" of the model menu, or an object { name, baseURL?, apiKeyEnv?, prices?, label? }',
+      ],
+      ["a number", 4, '0.model: must be "chat", "system", a model key'],
+      ["a model key without its model", "local/", '0.model: must be "chat", "system", a model key'],
       ["an object without a name", { baseURL: "http://localhost:11434/v1" }, "0.model.name: must name the model its endpoint knows"],
       ["a blank name", { name: "  " }, '0.model.name: must name the model its endpoint knows, e.g. "gpt-4o-mini"'],
       ["a base URL that is not http(s)", { name: "m", baseURL: "file:///etc/passwd" }, "0.model.baseURL: must be an http(s) URL"],

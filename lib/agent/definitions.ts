@@ -46,14 +46,25 @@ export const modelRefSchema = z.strictObject({
 });
 export type ModelRef = z.infer<typeof modelRefSchema>;
 
-const MODEL_CHOICES = 'must be "chat", "system" or an object { name, baseURL?, apiKeyEnv?, prices?, label? }';
-const namedModelSchema = z.enum(["chat", "system"], { error: MODEL_CHOICES });
+const MODEL_CHOICES =
+  'must be "chat", "system", a model key "<endpoint>/<model>" of the model menu, or an object { name, baseURL?, apiKeyEnv?, prices?, label? }';
+/**
+ * A model of the model menu by its key (`<endpoint>/<model>`, as lib/contracts/catalog.ts
+ * spells it): opened through the catalog when a turn starts, so it must be one the catalog lists then.
+ */
+export const catalogModelKeySchema = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}\/[\x21-\x7e]{1,250}$/, { error: MODEL_CHOICES });
+const namedModelSchema = z.union([z.enum(["chat", "system"]), catalogModelKeySchema], { error: MODEL_CHOICES });
+
+/** A model key names a model of the catalog; "chat", "system" and objects do not. */
+export function isCatalogModel(model: SubagentDefinition["model"]): model is string {
+  return typeof model === "string" && model !== "chat" && model !== "system";
+}
 
 /**
  * `model` is a name or an object. Picked by shape rather than with a union, whose error
  * would only say "Invalid input": the operator sees the exact field that is wrong.
  */
-const modelSchema = z.unknown().transform((value, ctx): z.infer<typeof namedModelSchema> | ModelRef => {
+const modelSchema = z.unknown().transform((value, ctx): "chat" | "system" | (string & {}) | ModelRef => {
   const parsed = (typeof value === "object" && value !== null ? modelRefSchema : namedModelSchema).safeParse(value);
   if (parsed.success) return parsed.data;
   for (const issue of parsed.error.issues) ctx.addIssue({ ...issue });
@@ -73,7 +84,7 @@ const definitionFields = z.object({
   requireApproval: z.array(z.string().min(1)).optional(),
   /**
    * "chat" runs it on the master's model, "system" on the (usually cheaper) system model,
-   * an object on a model of its own (see `modelRefSchema`).
+   * a model key on that model of the catalog, an object on a model of its own (see `modelRefSchema`).
    */
   model: modelSchema.default("chat"),
   /** Model requests it may make before it must answer. */
@@ -85,6 +96,8 @@ const definitionFields = z.object({
    * where prices are known); reached after a model response, the run ends `budget_exceeded`.
    */
   budget: budgetSchema.optional(),
+  /** Its watchdog in milliseconds; absent: SUBAGENT_TIMEOUT_MS. */
+  timeoutMs: z.number().int().min(1_000).max(3_600_000).optional(),
 });
 export const subagentDefinitionSchema = z.preprocess(renameMaxTurns, definitionFields);
 export type SubagentDefinition = z.infer<typeof definitionFields>;

@@ -1,5 +1,5 @@
 import type { ChatModel } from "@/lib/model/types";
-import { SubagentConfigError, type ModelRef, type SubagentDefinition } from "./definitions";
+import { isCatalogModel, SubagentConfigError, type ModelRef, type SubagentDefinition } from "./definitions";
 import type { Pricing } from "./usage-meter";
 
 /**
@@ -33,7 +33,8 @@ export interface ModelResolverOptions {
 /**
  * One `ChatModel` per distinct endpoint, model and key variable, shared by every definition
  * that names it (one HTTP client each, not one per run). Every definition is resolved once
- * here, so a definition that cannot be served fails at startup rather than mid-turn.
+ * here, so a definition that cannot be served fails at startup rather than mid-turn (a
+ * model key is the catalog's to open, when a turn starts: see `TurnAgents`).
  */
 export function createModelResolver(definitions: readonly SubagentDefinition[], options: ModelResolverOptions): ModelFor {
   const opened = new Map<string, ChatModel>();
@@ -51,10 +52,12 @@ export function createModelResolver(definitions: readonly SubagentDefinition[], 
     const choice = definition.model;
     if (choice === "chat") return { model: options.chat, pricing: options.pricing, label: options.chat.label };
     if (choice === "system") return { model: options.system, pricing: options.pricing, label: options.system.label };
+    // A model key is opened through the catalog as each turn starts (the server hands the turn its model).
+    if (isCatalogModel(choice)) throw new SubagentConfigError(`The model "${choice}" of "${definition.name}" is not offered now`);
     const model = open(choice);
     return { model, pricing: choice.prices, label: choice.label ?? model.label };
   };
-  for (const definition of definitions) modelFor(definition);
+  for (const definition of definitions) if (!isCatalogModel(definition.model)) modelFor(definition);
   return modelFor;
 }
 

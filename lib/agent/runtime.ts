@@ -12,7 +12,7 @@ import { agentHooks } from "./agent-hooks";
 import { createLoopState, runAgentLoop, type LoopState } from "./agent-loop";
 import { ApprovalGate, type ApprovalDecision } from "./approval-gate";
 import { BUDGET_EXCEEDED, budgetStopText, turnBudgetText, watchBudget, watchQuota, type BudgetStop, type SpendGate } from "./budget-stop";
-import type { SubagentDefinition } from "./definitions";
+import { mergeDefinitions, type SubagentDefinition } from "./definitions";
 import { AbortedError, describeError } from "./model-step";
 import { traceModel, type ModelTracer } from "./model-trace";
 import { masterSystemPrompt } from "./prompts";
@@ -112,6 +112,30 @@ export interface TurnInput {
   budget?: Budget;
   /** The person's quota, told of every addition to the turn's spend; absent: none. */
   quota?: SpendGate;
+  /** The subagent definitions of this turn beside the runtime's own (read as the turn starts); absent: the runtime's own alone. */
+  agents?: TurnAgents;
+}
+
+/** Which stored definition, at which version, a run ran with (absent for the operator's and the built-ins). */
+export interface DefinitionRef {
+  id: string;
+  version: number;
+}
+
+/** A definition a turn adds: made in the app, with where it is stored and, for a model key, the model the catalog opened. */
+export interface TurnDefinition {
+  definition: SubagentDefinition;
+  ref?: DefinitionRef;
+  model?: RunModel;
+}
+
+/**
+ * The definitions one turn may use: the runtime's own (the operator's) minus the names the
+ * chat turned off, then `add`, each replacing one of the same name.
+ */
+export interface TurnAgents {
+  add: readonly TurnDefinition[];
+  off: readonly string[];
 }
 
 export interface TurnResult {
@@ -159,7 +183,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
         controller,
         registry,
         record,
-        withChosenModel({ ...deps, systemModel, modelFor, now, newId }, input.model),
+        withChosenModel(withTurnAgents({ ...deps, systemModel, modelFor, now, newId }, input.agents), input.model),
         { approvals, watchdog },
         retries,
       ).finally(() => watchdog.clear());
@@ -195,7 +219,34 @@ function withChosenModel(deps: ResolvedDeps, chosen: RunModel | undefined): Reso
 }
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 10 * 60_000;
 
-type ResolvedDeps = AgentRuntimeDeps & { systemModel: ChatModel; modelFor: ModelFor; now: () => number; newId: () => string };
+/**
+ * The turn's own list of definitions: what the master reads in its prompt and the
+ * subagent tool's description, what it may spawn, and the model and stored version of each.
+ */
+function withTurnAgents(deps: ResolvedDeps, agents: TurnAgents | undefined): ResolvedDeps {
+  if (!agents) return deps;
+  const off = new Set(agents.off);
+  const definitions = mergeDefinitions(
+    deps.definitions.filter((d) => !off.has(d.name)),
+    agents.add.map((a) => a.definition),
+  );
+  const added = new Map(agents.add.map((a) => [a.definition, a]));
+  const { modelFor } = deps;
+  return {
+    ...deps,
+    definitions,
+    modelFor: (definition) => added.get(definition)?.model ?? modelFor(definition),
+    refOf: (definition) => added.get(definition)?.ref,
+  };
+}
+
+type ResolvedDeps = AgentRuntimeDeps & {
+  systemModel: ChatModel;
+  modelFor: ModelFor;
+  now: () => number;
+  newId: () => string;
+  refOf?: (definition: SubagentDefinition) => DefinitionRef | undefined;
+};
 
 /** Where the turn's events go, and the turn folded from them: the caller's fold, or one of our own. */
 interface TurnRecord {

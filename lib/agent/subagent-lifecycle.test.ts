@@ -142,6 +142,17 @@ describe("subagent lifecycle controls", () => {
     expect(masterText(result.turn)).toContain("Status: Timed out (watchdog)");
   });
 
+  it("a definition's own timeout is its watchdog, whatever SUBAGENT_TIMEOUT_MS says", async () => {
+    const model = master([spawn("m1", "quick", "hang")], () => ({ text: "working…", hang: true }));
+    const quick: SubagentDefinition = { ...BUILTIN_DEFINITIONS[0]!, name: "quick", timeoutMs: 1_000 };
+    const run = startTestTurn({ model, workspaceDir: ws.dir, definitions: [quick], limits: { subagentTimeoutMs: 600_000 } }, "go");
+    await run.result;
+    expect(ofType(run.events, "subagent_error")[0]).toMatchObject({
+      endReason: "watchdog_timeout",
+      error: "Stopped by the watchdog after 1000 ms.",
+    });
+  });
+
   it("kills a running child: end reason killed, the parent gets an error result, a second kill is refused", async () => {
     const outcomes: unknown[] = [];
     const model = master([spawn("m1", "explore", "hang")], () => ({ hang: true }));

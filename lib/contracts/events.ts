@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { definitionRefSchema } from "./agents";
 import { attachmentRefSchema } from "./attachment";
 import { budgetSchema } from "./budget";
 import { MAX_PROMPT_ATTACHMENTS } from "./turn";
@@ -63,6 +64,8 @@ export const subagentStartedSchema = z.object({
   startedAt: z.string(),
   /** Label of the model it runs on (e.g. "gpt-4o via api.openai.com"); absent in events from before it was recorded. */
   model: z.string().optional(),
+  /** The definition made in the app it runs, at which version; absent for the operator's and the built-ins. */
+  definition: definitionRefSchema.optional(),
   /** Set when this run retries an earlier one (a failed, killed or timed-out run). */
   retryOf: z.string().optional(),
   /** Its definition's budget; absent when it has none. */

@@ -11,3 +11,4 @@ export * from "./search";
 export * from "./catalog";
 export * from "./attachment";
 export * from "./budget";
+export * from "./agents";

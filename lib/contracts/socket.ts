@@ -43,6 +43,23 @@ import {
   type SessionPageInput,
   type SessionSearch,
 } from "./search";
+import {
+  agentChatSchema,
+  agentCreateSchema,
+  agentDuplicateSchema,
+  agentGetSchema,
+  agentListSchema,
+  agentUpdateSchema,
+  type AgentChatInput,
+  type AgentCreate,
+  type AgentDetail,
+  type AgentDuplicate,
+  type AgentGet,
+  type AgentList,
+  type AgentListInput,
+  type AgentSummary,
+  type AgentUpdate,
+} from "./agents";
 import type { SessionEvent, SessionSnapshot } from "./events";
 import type { ChatTurn, SessionSummary } from "./turn";
 import type { Budget } from "./budget";
@@ -121,6 +138,18 @@ export interface ClientToServerEvents {
   "session:branch": (input: TurnRef, ack: AckCallback<JoinResult>) => void;
   /** A new chat with the turns up to this one. */
   "session:fork": (input: TurnRef, ack: AckCallback<SessionSummary>) => void;
+  /** Subagent definitions: the person's own, the shared ones and the operator's (with a chat, those it turned off). */
+  "agent:list": (input: AgentListInput, ack: AckCallback<AgentList>) => void;
+  /** One definition with every version. */
+  "agent:get": (input: AgentGet, ack: AckCallback<AgentDetail>) => void;
+  "agent:create": (input: AgentCreate, ack: AckCallback<AgentSummary>) => void;
+  /** Writes the definition's next version; the older ones stay, read-only. */
+  "agent:update": (input: AgentUpdate, ack: AckCallback<AgentSummary>) => void;
+  "agent:duplicate": (input: AgentDuplicate, ack: AckCallback<AgentSummary>) => void;
+  /** New turns stop offering it; the panels of runs that ran it keep it. */
+  "agent:delete": (input: AgentGet, ack: AckCallback<{ id: string }>) => void;
+  /** Turns a definition on or off for one chat. */
+  "chat:agents": (input: AgentChatInput, ack: AckCallback<{ off: string[] }>) => void;
 }
 
 /**
@@ -158,6 +187,13 @@ export const commandSchemas = {
   "turn:regenerate": turnRegenerateSchema,
   "session:branch": turnRefSchema,
   "session:fork": turnRefSchema,
+  "agent:list": agentListSchema,
+  "agent:get": agentGetSchema,
+  "agent:create": agentCreateSchema,
+  "agent:update": agentUpdateSchema,
+  "agent:duplicate": agentDuplicateSchema,
+  "agent:delete": agentGetSchema,
+  "chat:agents": agentChatSchema,
 } satisfies Record<keyof ClientToServerEvents, ZodType>;
 
 /**

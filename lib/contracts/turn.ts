@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { definitionRefSchema, type DefinitionRef } from "./agents";
 import { attachmentRefSchema, type AttachmentRef } from "./attachment";
 import { budgetSchema, type Budget } from "./budget";
 
@@ -154,6 +155,8 @@ export interface SubagentProcess {
   endedAt?: string;
   /** Label of the model it ran on; absent in records from before it was kept. */
   model?: string;
+  /** The definition made in the app it ran, at which version (see lib/contracts/agents.ts); absent for the operator's. */
+  definition?: DefinitionRef;
   /** The failed, killed or timed-out run this one re-runs (Retry); the old run links back by deriving it. */
   retryOf?: string;
   /** Steering messages in the order they were injected; absent when there were none. */
@@ -250,6 +253,7 @@ export const subagentProcessSchema: z.ZodType<SubagentProcess> = z.lazy(() =>
     startedAt: z.string(),
     endedAt: z.string().optional(),
     model: z.string().optional(),
+    definition: definitionRefSchema.optional(),
     retryOf: z.string().optional(),
     steering: z.array(steerSchema).optional(),
     budget: budgetSchema.optional(),

@@ -195,6 +195,7 @@ function startSubagent(turn: ChatTurn, event: AgentEventOf<"subagent_started">):
     startedAt: event.startedAt,
   };
   if (event.model !== undefined) process.model = event.model;
+  if (event.definition !== undefined) process.definition = { ...event.definition };
   if (event.retryOf !== undefined) process.retryOf = event.retryOf;
   if (event.budget !== undefined) process.budget = event.budget;
   const next = updateCallAt(turn, path, (call) => ({ ...call, subagent: process }));

@@ -75,6 +75,7 @@ export function eventsOfTurn(turn: ChatTurn, fullOutput?: (runId: string | null,
       prompt: process.prompt,
       startedAt: process.startedAt,
       ...(process.model !== undefined ? { model: process.model } : {}),
+      ...(process.definition !== undefined ? { definition: process.definition } : {}),
       ...(process.retryOf !== undefined ? { retryOf: process.retryOf } : {}),
       ...(process.budget !== undefined ? { budget: process.budget } : {}),
     });

@@ -7,6 +7,7 @@ import {
   mergeDefinitions,
   parseSubagentDefinitions,
   type ModelRef,
+  type SubagentDefinition,
 } from "@/lib/agent/definitions";
 import { checkModelKeys, createModelResolver, unpricedModels } from "@/lib/agent/run-models";
 import type { AppInfo, Budget } from "@/lib/contracts";
@@ -38,7 +39,14 @@ export function buildRuntime(
   env: Env,
   log: Pick<Logger, "warn" | "info">,
   lookup: (name: string) => string | undefined = variable,
-): { runtime: AgentRuntime; appInfo: AppInfo | (() => AppInfo); mcp?: McpManager; catalog: ModelCatalogService } {
+): {
+  runtime: AgentRuntime;
+  appInfo: AppInfo | (() => AppInfo);
+  mcp?: McpManager;
+  catalog: ModelCatalogService;
+  /** The operator's definitions (built-ins and SUBAGENTS_FILE): the app lists them read-only. */
+  definitions: SubagentDefinition[];
+} {
   const model = chooseModel(env, env.MODEL);
   const systemModel = env.SYSTEM_MODEL ? chooseModel(env, env.SYSTEM_MODEL) : undefined;
   const configured = env.SUBAGENTS_FILE ? parseSubagentDefinitions(readJsonFile(env.SUBAGENTS_FILE)) : [];
@@ -90,7 +98,7 @@ export function buildRuntime(
     attachmentMaxBytes: env.ATTACHMENT_MAX_BYTES,
     ...turnBudgetOf(env),
   };
-  return { runtime, appInfo: mcp ? () => ({ ...appInfo, mcpServers: mcp.servers() }) : appInfo, mcp, catalog };
+  return { runtime, appInfo: mcp ? () => ({ ...appInfo, mcpServers: mcp.servers() }) : appInfo, mcp, catalog, definitions };
 }
 
 /** The id MODEL's endpoint (OPENAI_BASE_URL) has in the catalog. */

@@ -1,5 +1,6 @@
 import { AppError, type ChatSettings, type ChatSettingsInput, type ModelCatalog } from "@/lib/contracts";
 import type { RunModel } from "@/lib/agent/run-models";
+import type { TurnAgents } from "@/lib/agent/runtime";
 import type { ChatStore } from "@/server/data/store";
 
 /** What the chat settings need of the catalog (server/catalog/model-catalog.ts). */
@@ -12,6 +13,8 @@ export interface ModelChoices {
 export interface TurnSettings {
   model?: RunModel;
   instructions?: string;
+  /** The subagent definitions made in the app the turn may use, and the operator's it may not (server/agents/). */
+  agents?: TurnAgents;
 }
 
 /**

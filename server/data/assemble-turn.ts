@@ -203,6 +203,8 @@ function subagentOf(run: RunRow, index: RowIndex): StoredAgent<SubagentProcess> 
       if (run.error) process.error = run.error;
       if (run.endedAt) process.endedAt = run.endedAt.toISOString();
       if (run.model != null) process.model = run.model;
+      if (run.definitionId != null && run.definitionVersion != null)
+        process.definition = { id: run.definitionId, version: run.definitionVersion };
       if (run.retryOf != null) process.retryOf = run.retryOf;
       if (run.budget) process.budget = budgetOf(run.budget);
       if (steering) process.steering = steering;

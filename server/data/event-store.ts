@@ -103,6 +103,7 @@ export class EventStore {
               startedAt: new Date(event.startedAt),
               appendSeq: 0,
               ...(event.model !== undefined ? { model: event.model } : {}),
+              ...(event.definition !== undefined ? { definitionId: event.definition.id, definitionVersion: event.definition.version } : {}),
               ...(event.retryOf !== undefined ? { retryOf: event.retryOf } : {}),
               ...(event.budget !== undefined ? { budget: event.budget } : {}),
             }),

@@ -14,6 +14,8 @@ import { SESSION_COOKIE, sessionCookieHeader, type AccountHttpDeps } from "./acc
 import type { ApiDeps } from "./api";
 import type { HttpSettings } from "./http-settings";
 import type { OidcRouteDeps } from "./oidc-routes";
+import type { AgentHttpDeps } from "@/server/agents/agent-routes";
+import type { AgentService } from "@/server/agents/agent-service";
 
 /** The groups of HTTP routes this instance serves, each with what it needs; absent: not served. */
 export interface HttpRoutes {
@@ -26,6 +28,8 @@ export interface HttpRoutes {
   share?: ShareHttpDeps;
   /** Chats' attachments (upload, list, download, delete). */
   attachments?: AttachmentHttpDeps;
+  /** Subagent definitions made in the app. */
+  agents?: AgentHttpDeps;
 }
 
 export function httpRoutes(deps: {
@@ -37,6 +41,7 @@ export function httpRoutes(deps: {
   shares?: ShareService;
   shareViewer: (cookieHeader: string | undefined) => Promise<ShareViewer | null>;
   attachments?: AttachmentService;
+  agents?: AgentService;
   dbUp?: () => Promise<boolean> | boolean;
   importMaxBytes?: number;
   importBodyTimeoutMs?: number;
@@ -88,5 +93,6 @@ export function httpRoutes(deps: {
           log,
         }
       : undefined,
+    agents: deps.agents ? { agents: deps.agents, allowedOrigins, log } : undefined,
   };
 }

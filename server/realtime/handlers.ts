@@ -1,6 +1,7 @@
-import type { AppInfo } from "@/lib/contracts";
+import { AppError, type AppInfo } from "@/lib/contracts";
 import { personKey } from "@/server/accounts/identity";
 import type { SessionService } from "@/server/sessions/session-service";
+import type { AgentService } from "@/server/agents/agent-service";
 import { onCommand, type CommandGuard } from "./command";
 import { createKeyedRateLimiter, createRateLimiter, type RateLimit } from "./rate-limit";
 import { sessionRoom, userRoom, type AppServer, type AppSocket } from "./types";
@@ -10,6 +11,8 @@ import { memoryOpenSockets, type OpenSockets } from "./open-sockets";
 
 export interface RealtimeDeps {
   sessions: SessionService;
+  /** Subagent definitions made in the app; absent: their commands answer not_found. */
+  agents?: AgentService;
   /** A function when part of it changes while the server runs (MCP servers' state). */
   appInfo: AppInfo | (() => AppInfo);
   /** Per connection. */
@@ -140,8 +143,20 @@ export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
     });
     onCommand(socket, "session:page", guard, ({ before, limit }) => sessions.page(userId, before, limit));
     onCommand(socket, "session:search", guard, ({ query, subagents }) => sessions.search(userId, query, subagents));
+    const agents = () => deps.agents ?? noAgents();
+    onCommand(socket, "agent:list", guard, ({ sessionId }) => agents().list(userId, sessionId));
+    onCommand(socket, "agent:get", guard, ({ id }) => agents().get(userId, id));
+    onCommand(socket, "agent:create", guard, ({ definition, shared }) => agents().create(userId, definition, shared));
+    onCommand(socket, "agent:update", guard, ({ id, definition, baseVersion }) => agents().update(userId, id, definition, baseVersion));
+    onCommand(socket, "agent:duplicate", guard, ({ key }) => agents().duplicate(userId, key));
+    onCommand(socket, "agent:delete", guard, ({ id }) => agents().delete(userId, id));
+    onCommand(socket, "chat:agents", guard, ({ sessionId, key, enabled }) => agents().setForChat(userId, sessionId, key, enabled));
     onCommand(socket, "subagent:retry", guard, ({ sessionId, runId, task }) =>
       sessions.command(userId, sessionId, { kind: "retry", runId, ...(task !== undefined ? { task } : {}) }, person),
     );
   });
+}
+
+function noAgents(): never {
+  throw new AppError("not_found", "Subagent definitions made in the app are not kept on this server.");
 }

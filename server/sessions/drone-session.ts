@@ -219,6 +219,7 @@ export class DroneSession {
         ...(quota ? { quota } : {}),
         ...(settings?.model ? { model: settings.model } : {}),
         ...(settings?.instructions ? { instructions: settings.instructions } : {}),
+        ...(settings?.agents ? { agents: settings.agents } : {}),
         ...parentTurnId,
       });
       this.branchCache?.links.push({ turnId, ...parentTurnId });

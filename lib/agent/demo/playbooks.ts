@@ -26,6 +26,15 @@ export interface DemoReply {
 type ToolMessage = Extract<ChatMessage, { role: "tool" }>;
 
 const COMPARE = /^\W*compare\b/i;
+/** "@reviewer check the plan": the demo master hands the rest to the agent named, if it is offered. */
+const NAMED_AGENT = /^\s*@([a-z][a-z0-9_-]{0,39})\s+(\S[\s\S]*)$/;
+
+/** The agents the subagent tool offers (its `agent` enum), so the demo can call one made in the app. */
+function offeredAgents(request: ModelRequest): string[] {
+  const spec = request.tools?.find((t) => t.name === SUBAGENT_TOOL_NAME);
+  const agent = (spec?.parameters as { properties?: { agent?: { enum?: unknown } } } | undefined)?.properties?.agent;
+  return Array.isArray(agent?.enum) ? agent.enum.filter((n): n is string => typeof n === "string") : [];
+}
 
 export function demoReply(request: ModelRequest): DemoReply {
   const system = request.messages[0]?.role === "system" ? request.messages[0].content : "";
@@ -41,7 +50,8 @@ export function demoReply(request: ModelRequest): DemoReply {
     }
     return maySpawn ? workerReply(request.messages) : exploreReply(task, request.messages, tools);
   }
-  if (system.startsWith(MASTER_PROMPT_MARKER) || tools.has(SUBAGENT_TOOL_NAME)) return masterReply(request.messages, tools);
+  if (system.startsWith(MASTER_PROMPT_MARKER) || tools.has(SUBAGENT_TOOL_NAME))
+    return masterReply(request.messages, tools, offeredAgents(request));
   return { text: chatAnswer(lastUserText(request.messages)) };
 }
 
@@ -55,13 +65,21 @@ function isNote(content: string): boolean {
 }
 
 /** The master: delegate research in one step, then answer from the subagents' results. */
-function masterReply(messages: readonly ChatMessage[], tools: Set<string>): DemoReply {
+function masterReply(messages: readonly ChatMessage[], tools: Set<string>, agents: readonly string[] = []): DemoReply {
   let start = messages.length - 1;
   while (start > 0 && !(messages[start]!.role === "user" && !isNote(contentText(messages[start]!.content)))) start--;
   const prompt = contentText(messages[start]?.content ?? "");
   const results = messages.slice(start).filter((m): m is ToolMessage => m.role === "tool");
   if (isFixTask(prompt) && tools.has(SUBAGENT_TOOL_NAME)) return masterFix(prompt, results, spawnedCalls(messages));
   if (results.length > 0) return { text: synthesize(results, spawnedCalls(messages)) };
+  const named = NAMED_AGENT.exec(prompt);
+  if (named && agents.includes(named[1]!)) {
+    const [, agent, task] = named;
+    return {
+      text: `I'm handing this to the \`${agent}\` subagent.\n\n`,
+      toolCalls: [{ name: SUBAGENT_TOOL_NAME, args: { agent: agent!, task: task!.trim(), objective: prompt } }],
+    };
+  }
   const intent = classify(prompt);
   if (intent === "chat" || !tools.has(SUBAGENT_TOOL_NAME)) return { text: chatAnswer(prompt) };
   if (intent === "deep") {

@@ -95,6 +95,7 @@ export async function startHarness(
       store,
       shareLinks: models.ShareLink,
       loginSessions: models.LoginSession,
+      agentModels: models,
       ...options,
       accounts,
       cluster,

@@ -52,7 +52,7 @@ export async function startClusterApps(
       { redisUrl: redis.url, instanceId, leaseMs },
       { leases: mongoLeases(db.models), store: db.store, log: process.env.CLUSTER_TEST_LOG ? createLogger() : undefined },
     );
-    const live = await startLiveApp({ flushMs: 20, ...appOptions, store: db.store, runner: runnerFor(i), cluster });
+    const live = await startLiveApp({ flushMs: 20, agentModels: db.models, ...appOptions, store: db.store, runner: runnerFor(i), cluster });
     members.push({ ...live, cluster, instanceId });
   }
   await waitForPeers(members, count);

@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { APP_DEFINITION_LIMITS, OWN_MODEL_REFUSED, parseDefinitionInput } from "./definition-input";
+import { EMPTY_FORM, fieldsOf, formOf, issuesByField, KNOWN_TOOLS } from "./form";
+
+describe("the definition form", () => {
+  it("sends what the definitions' schema accepts, and reads it back unchanged", () => {
+    const form = {
+      ...EMPTY_FORM,
+      name: "reviewer",
+      description: "Reviews a diff",
+      systemPrompt: "You review.",
+      tools: ["file_read", "subagent"],
+      patterns: "docs.*\n\n github.search ",
+      requireApproval: "docs.*",
+      maxSteps: "5",
+      timeoutSeconds: "90",
+      model: "local/llama3",
+    };
+    const fields = fieldsOf(form);
+    expect(fields).toEqual({
+      name: "reviewer",
+      description: "Reviews a diff",
+      systemPrompt: "You review.",
+      allowedTools: ["file_read", "subagent", "docs.*", "github.search"],
+      requireApproval: ["docs.*"],
+      model: "local/llama3",
+      maxSteps: 5,
+      timeoutMs: 90_000,
+      parallelizable: true,
+    });
+    expect(parseDefinitionInput(fields)).toMatchObject({ ok: true });
+    expect(formOf(fields, KNOWN_TOOLS)).toEqual({ ...form, patterns: "docs.*\ngithub.search" });
+  });
+
+  it("sends a number that does not parse as typed, so the schema names its field", () => {
+    const answer = parseDefinitionInput(fieldsOf({ ...EMPTY_FORM, name: "a", description: "d", systemPrompt: "p", maxSteps: "many" }));
+    expect(answer.ok ? [] : answer.issues.map((i) => i.path)).toEqual(["maxSteps"]);
+  });
+
+  it("never sends a model of its own: such a definition opens on the chat's model", () => {
+    expect(fieldsOf(formOf({ model: { name: "gpt-4o", baseURL: "https://api.openai.com/v1" } }, KNOWN_TOOLS)).model).toBe("chat");
+  });
+
+  it("refuses a model of its own, and text past the app's sizes, each under its field", () => {
+    const base = { name: "a", description: "d", systemPrompt: "p" };
+    const own = parseDefinitionInput({ ...base, model: { name: "m", baseURL: "http://169.254.169.254", apiKeyEnv: "OPENAI_API_KEY" } });
+    expect(own.ok ? [] : own.issues).toEqual([{ path: "model", message: OWN_MODEL_REFUSED }]);
+    const long = parseDefinitionInput({ ...base, systemPrompt: "x".repeat(APP_DEFINITION_LIMITS.systemPrompt + 1) });
+    expect(long.ok ? [] : long.issues.map((i) => i.path)).toEqual(["systemPrompt"]);
+  });
+
+  it.each([
+    [{ path: "name", message: "bad" }, "name", "bad"],
+    [{ path: "model.baseURL", message: "must be an http(s) URL" }, "model", "baseURL: must be an http(s) URL"],
+    [{ path: "allowedTools.2", message: "too short" }, "patterns", "2: too short"],
+    [{ path: "timeoutMs", message: "must be at least 1000" }, "timeoutSeconds", "must be at least 1 s"],
+    [{ path: "", message: "whole" }, "form", "whole"],
+  ])("puts the issue %o under %s", (issue, field, message) => {
+    expect(issuesByField([issue])).toEqual({ [field]: [message] });
+  });
+});
