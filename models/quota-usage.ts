@@ -21,8 +21,8 @@ const quotaUsageSchema = new Schema(
   },
   { versionKey: false },
 );
-// Past counters are dropped by the database itself once their period is long over.
-quotaUsageSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });
+// Past counters go once their period is long over: the expiry index is made by the ledger
+// (server/db/expiry-index.ts), a TTL index where the server has them, a swept one on FerretDB.
 
 export type QuotaUsageRecord = InferSchemaType<typeof quotaUsageSchema>;
 /** The model on a given connection (each connection has its own registry of models). */

@@ -12,8 +12,9 @@ import {
   type QuotaPeriod,
 } from "@/lib/budgets/quota";
 import type { Models } from "@/models";
+import { expiringRows, type ExpiringRows } from "@/server/db/expiry-index";
 
-/** A day's counter is kept 40 days, a month's 400, after its period starts (then the TTL index drops it). */
+/** A day's counter is kept 40 days, a month's 400, after its period starts (then its expiry drops it). */
 const KEEP_DAYS: Record<QuotaPeriod, number> = { day: 40, month: 400 };
 
 type Used = Record<QuotaPeriod, Spend>;
@@ -25,12 +26,16 @@ type Used = Record<QuotaPeriod, Spend>;
  * person is at a quota, and a running turn stops at its next step once one is reached.
  */
 export class QuotaLedger {
+  private readonly expiry: ExpiringRows;
+
   constructor(
     private readonly model: Models["QuotaUsage"],
     private readonly quota: Quota,
     private readonly now: () => Date = () => new Date(),
     private readonly log?: { warn(message: string, fields?: Record<string, unknown>): void },
-  ) {}
+  ) {
+    this.expiry = expiringRows(model.collection, "expiresAt", () => this.now().getTime());
+  }
 
   /**
    * The gate a turn of `person` runs behind; undefined without quotas. Refuses with
@@ -38,6 +43,8 @@ export class QuotaLedger {
    */
   async open(person: string): Promise<SpendGate | undefined> {
     if (!hasQuota(this.quota)) return undefined;
+    // Where the server has no TTL indexes, the counters long past go as turns start.
+    await this.expiry.sweep();
     const used = await this.used(person);
     const now = this.now();
     const over = quotaOverrunOf(used, this.quota, now);
