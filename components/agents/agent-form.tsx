@@ -189,6 +189,36 @@ export function AgentFormView({ initial, models, mcpTools, canShare, submitLabel
           )}
         </Row>
       </div>
+      <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
+        <Row
+          label="Budget (tokens)"
+          issues={issues.budgetTokens}
+          hint="A run stops when it has used this many, its subagents' included. Empty: no limit."
+        >
+          {(props) => (
+            <input
+              {...props}
+              data-testid="agent-budget-tokens"
+              inputMode="numeric"
+              value={form.budgetTokens}
+              onChange={(e) => set("budgetTokens", e.target.value)}
+              className={INPUT_CLASS}
+            />
+          )}
+        </Row>
+        <Row label="Budget (US dollars)" issues={issues.budgetUsd} hint="Counted where the model's prices are known. Empty: no limit.">
+          {(props) => (
+            <input
+              {...props}
+              data-testid="agent-budget-usd"
+              inputMode="decimal"
+              value={form.budgetUsd}
+              onChange={(e) => set("budgetUsd", e.target.value)}
+              className={INPUT_CLASS}
+            />
+          )}
+        </Row>
+      </div>
       <label className="flex items-center gap-2 text-sm">
         <input
           type="checkbox"

@@ -14,6 +14,8 @@ describe("the definition form", () => {
       requireApproval: "docs.*",
       maxSteps: "5",
       timeoutSeconds: "90",
+      budgetTokens: "2000",
+      budgetUsd: "0.5",
       model: "local/llama3",
     };
     const fields = fieldsOf(form);
@@ -26,6 +28,7 @@ describe("the definition form", () => {
       model: "local/llama3",
       maxSteps: 5,
       timeoutMs: 90_000,
+      budget: { tokens: 2000, usd: 0.5 },
       parallelizable: true,
     });
     expect(parseDefinitionInput(fields)).toMatchObject({ ok: true });
@@ -35,6 +38,15 @@ describe("the definition form", () => {
   it("sends a number that does not parse as typed, so the schema names its field", () => {
     const answer = parseDefinitionInput(fieldsOf({ ...EMPTY_FORM, name: "a", description: "d", systemPrompt: "p", maxSteps: "many" }));
     expect(answer.ok ? [] : answer.issues.map((i) => i.path)).toEqual(["maxSteps"]);
+  });
+
+  it("shows a budget's refused part under its own box", () => {
+    const answer = parseDefinitionInput(
+      fieldsOf({ ...EMPTY_FORM, name: "a", description: "d", systemPrompt: "p", budgetTokens: "lots", budgetUsd: "-1" }),
+    );
+    const issues = issuesByField(answer.ok ? [] : answer.issues);
+    expect(issues.budgetTokens?.length).toBe(1);
+    expect(issues.budgetUsd?.length).toBe(1);
   });
 
   it("never sends a model of its own: such a definition opens on the chat's model", () => {

@@ -24,6 +24,9 @@ export interface AgentForm {
   maxSteps: string;
   /** Seconds; "" for the server's default. */
   timeoutSeconds: string;
+  /** What one run may spend, its subagents' included; "" for no limit. */
+  budgetTokens: string;
+  budgetUsd: string;
   parallelizable: boolean;
 }
 
@@ -37,6 +40,8 @@ export const EMPTY_FORM: AgentForm = {
   requireApproval: "",
   maxSteps: "12",
   timeoutSeconds: "",
+  budgetTokens: "",
+  budgetUsd: "",
   parallelizable: true,
 };
 
@@ -61,6 +66,8 @@ export function formOf(fields: DefinitionFields, offered: readonly string[]): Ag
     requireApproval: approval.join("\n"),
     maxSteps: String(fields.maxSteps ?? 12),
     timeoutSeconds: typeof fields.timeoutMs === "number" ? String(fields.timeoutMs / 1000) : "",
+    budgetTokens: budgetPart(fields.budget, "tokens"),
+    budgetUsd: budgetPart(fields.budget, "usd"),
     parallelizable: fields.parallelizable !== false,
   };
 }
@@ -69,6 +76,8 @@ export function formOf(fields: DefinitionFields, offered: readonly string[]): Ag
 export function fieldsOf(form: AgentForm): DefinitionFields {
   const approval = lines(form.requireApproval);
   const timeout = form.timeoutSeconds.trim();
+  const tokens = form.budgetTokens.trim();
+  const usd = form.budgetUsd.trim();
   return {
     name: form.name.trim(),
     description: form.description,
@@ -78,8 +87,16 @@ export function fieldsOf(form: AgentForm): DefinitionFields {
     model: form.model,
     maxSteps: numberOrText(form.maxSteps),
     ...(timeout ? { timeoutMs: typeof numberOrText(timeout) === "number" ? Math.round(Number(timeout) * 1000) : timeout } : {}),
+    ...(tokens || usd
+      ? { budget: { ...(tokens ? { tokens: numberOrText(tokens) } : {}), ...(usd ? { usd: numberOrText(usd) } : {}) } }
+      : {}),
     parallelizable: form.parallelizable,
   };
+}
+
+function budgetPart(budget: unknown, part: "tokens" | "usd"): string {
+  const value = typeof budget === "object" && budget !== null ? (budget as Record<string, unknown>)[part] : undefined;
+  return typeof value === "number" ? String(value) : "";
 }
 
 function numberOrText(text: string): number | string {
@@ -97,6 +114,7 @@ const FIELD_OF: Record<string, keyof AgentForm> = {
   model: "model",
   maxSteps: "maxSteps",
   timeoutMs: "timeoutSeconds",
+  budget: "budgetTokens",
   parallelizable: "parallelizable",
 };
 
@@ -105,7 +123,8 @@ export function issuesByField(issues: readonly Issue[]): Partial<Record<keyof Ag
   const out: Partial<Record<keyof AgentForm | "form", string[]>> = {};
   for (const issue of issues) {
     const top = issue.path.split(".")[0] ?? "";
-    const field = FIELD_OF[top] ?? "form";
+    // A budget's two parts have a box each.
+    const field = issue.path === "budget.usd" ? "budgetUsd" : (FIELD_OF[top] ?? "form");
     const nested = issue.path.includes(".") && field !== "form" ? `${issue.path.slice(top.length + 1)}: ` : "";
     const message = field === "timeoutSeconds" ? issue.message.replace(/\d{4,}/g, (ms) => `${Number(ms) / 1000} s`) : issue.message;
     (out[field] ??= []).push(`${nested}${message}`);
