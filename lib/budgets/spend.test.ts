@@ -63,12 +63,14 @@ describe("budgetFromField", () => {
     { text: "5,000", want: { ok: true, budget: { tokens: 5_000 } } },
     { text: "5k", want: { ok: true, budget: { tokens: 5_000 } } },
     { text: "1.5M", want: { ok: true, budget: { tokens: 1_500_000 } } },
+    { text: "$0.50", want: { ok: true, budget: { usd: 0.5 } } },
+    { text: " $2 ", want: { ok: true, budget: { usd: 2 } } },
   ] as const;
   it.each(cases)("reads $text", ({ text, want }) => {
     expect(budgetFromField(text)).toEqual(want);
   });
 
-  it.each(["0", "-5", "lots", "5 tokens", "1e9999"])("refuses %s with a hint", (text) => {
-    expect(budgetFromField(text)).toMatchObject({ ok: false, message: expect.stringContaining("like 5000 or 5k") });
+  it.each(["0", "-5", "lots", "5 tokens", "1e9999", "$", "$0", "$-1", "$1e3", "5$"])("refuses %s with a hint", (text) => {
+    expect(budgetFromField(text)).toMatchObject({ ok: false, message: expect.stringContaining("like 5000 or 5k, or dollars, like $0.50") });
   });
 });

@@ -54,17 +54,25 @@ function usd(value: number): string {
 }
 
 /**
- * The composer's token budget field: blank is none (the server's default applies), a whole
- * number of tokens above 0 (commas and spaces allowed, "5k" for thousands) is a budget,
- * anything else is refused before it is sent.
+ * The composer's budget field: blank is none (the server's default applies); a whole
+ * number of tokens above 0 (commas and spaces allowed, "5k" for thousands) or an amount in
+ * dollars written with its sign ("$0.50") is a budget; anything else is refused before it
+ * is sent.
  */
 export function budgetFromField(text: string): { ok: true; budget?: Budget } | { ok: false; message: string } {
   const plain = text.replace(/[\s,_]/g, "").toLowerCase();
   if (plain === "") return { ok: true };
+  if (plain.startsWith("$")) {
+    const dollars = USD_FIELD.test(plain) ? Number(plain.slice(1)) : NaN;
+    if (!Number.isFinite(dollars) || dollars <= 0) return { ok: false, message: HINT };
+    return { ok: true, budget: { usd: dollars } };
+  }
   const match = TOKENS_FIELD.exec(plain);
   const tokens = match ? Math.round(Number(match[1]) * (match[2] === "k" ? 1_000 : match[2] === "m" ? 1_000_000 : 1)) : NaN;
-  if (!Number.isSafeInteger(tokens) || tokens <= 0) return { ok: false, message: "A token budget is a number of tokens, like 5000 or 5k." };
+  if (!Number.isSafeInteger(tokens) || tokens <= 0) return { ok: false, message: HINT };
   return { ok: true, budget: { tokens } };
 }
 
+const HINT = "A budget is a number of tokens, like 5000 or 5k, or dollars, like $0.50.";
+const USD_FIELD = /^\$\d+(?:\.\d+)?$/;
 const TOKENS_FIELD = /^(\d+(?:\.\d+)?)([km]?)$/;
