@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ATTACHMENT_KINDS, ATTACHMENT_TYPES, type AttachmentRef } from "@/lib/contracts/attachment";
+import { attachmentRefSchema, type AttachmentRef } from "@/lib/contracts/attachment";
 
 /**
  * A chat's attachments in its session file (version 2, optional): each one's ref and its
@@ -12,12 +12,9 @@ import { ATTACHMENT_KINDS, ATTACHMENT_TYPES, type AttachmentRef } from "@/lib/co
 export const MAX_FILE_ATTACHMENTS = 1_000;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-export const exportedAttachmentSchema = z.object({
-  attachmentId: z.string().min(1).max(64),
-  name: z.string().min(1).max(200),
+/** An attachment's ref with its bytes; a file carries no empty attachment (an upload cannot be one). */
+export const exportedAttachmentSchema = attachmentRefSchema.extend({
   size: z.number().int().positive(),
-  type: z.enum(ATTACHMENT_TYPES),
-  kind: z.enum(ATTACHMENT_KINDS),
   base64: z.string().regex(BASE64, "must be base64"),
 });
 export type ExportedAttachment = z.infer<typeof exportedAttachmentSchema>;
