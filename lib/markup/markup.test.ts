@@ -63,6 +63,13 @@ const toolCall = (depth: number): fc.Arbitrary<ToolCall> =>
 const step = (depth: number): fc.Arbitrary<Step> =>
   fc.record({ text, thinking: text, toolCalls: fc.array(toolCall(depth), { maxLength: 3 }) });
 
+const steering = fc.array(fc.record({ step: fc.nat(9), message: text, at: text }), { minLength: 1, maxLength: 2 });
+const budget = fc.oneof(
+  fc.record({ tokens: fc.integer({ min: 1, max: 1e9 }) }),
+  fc.record({ usd: fc.double({ min: 0.01, max: 1e4, noNaN: true }) }),
+  fc.record({ tokens: fc.integer({ min: 1, max: 1e9 }), usd: fc.double({ min: 0.01, max: 1e4, noNaN: true }) }),
+);
+
 const process = (depth: number): fc.Arbitrary<SubagentProcess> =>
   fc.record(
     {
@@ -82,7 +89,9 @@ const process = (depth: number): fc.Arbitrary<SubagentProcess> =>
       endedAt: text,
       model: text,
       retryOf: text,
-      steering: fc.array(fc.record({ step: fc.nat(9), message: text, at: text }), { minLength: 1, maxLength: 2 }),
+      steering,
+      definition: fc.record({ id: fc.string({ minLength: 1, maxLength: 64 }), version: fc.integer({ min: 1, max: 99 }) }),
+      budget,
     },
     { requiredKeys: ["runId", "parentRunId", "depth", "name", "task", "prompt", "steps", "response", "status", "stats", "startedAt"] },
   );
@@ -99,6 +108,10 @@ const turn: fc.Arbitrary<ChatTurn> = fc
       error: text,
       createdAt: text,
       endedAt: text,
+      model: text,
+      endReason: fc.constantFrom(...END_REASONS),
+      budget,
+      steering,
     },
     { requiredKeys: ["turnId", "sessionId", "prompt", "steps", "stats", "status", "createdAt"] },
   )

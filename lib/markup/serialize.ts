@@ -1,4 +1,4 @@
-import type { Approval, ChatTurn, Steer, Step, SubagentProcess, ToolCall, TurnStats } from "@/lib/contracts";
+import type { Approval, Budget, ChatTurn, Steer, Step, SubagentProcess, ToolCall, TurnStats } from "@/lib/contracts";
 import { escapeMarkup } from "./escape";
 
 /**
@@ -18,7 +18,11 @@ export function serializeTurn(turn: ChatTurn): string {
     attr("stats", statsJson(turn.stats)) +
     optional("error", turn.error) +
     attr("createdAt", turn.createdAt) +
-    optional("endedAt", turn.endedAt);
+    optional("endedAt", turn.endedAt) +
+    optional("model", turn.model) +
+    optional("endReason", turn.endReason) +
+    optional("budget", turn.budget && budgetJson(turn.budget)) +
+    optional("steering", turn.steering && steeringJson(turn.steering));
   return `<Turn${attributes}>${serializeSteps(turn.steps)}</Turn>`;
 }
 
@@ -63,7 +67,9 @@ function serializeProcess(process: SubagentProcess): string {
     optional("endedAt", process.endedAt) +
     optional("model", process.model) +
     optional("retryOf", process.retryOf) +
-    optional("steering", process.steering && steeringJson(process.steering));
+    optional("steering", process.steering && steeringJson(process.steering)) +
+    optional("definition", process.definition && JSON.stringify({ id: process.definition.id, version: process.definition.version })) +
+    optional("budget", process.budget && budgetJson(process.budget));
   return `<SubagentExecution${attributes}>${serializeSteps(process.steps)}</SubagentExecution>`;
 }
 
@@ -71,6 +77,11 @@ function serializeProcess(process: SubagentProcess): string {
 function approvalJson(a: Approval): string {
   const { state, requestedAt, reason, preview, decidedAt, decidedBy, denyReason, note } = a;
   return JSON.stringify({ state, requestedAt, reason, preview, decidedAt, decidedBy, denyReason, note });
+}
+
+/** A budget as JSON, tokens before dollars; an absent limit stays absent. */
+function budgetJson({ tokens, usd }: Budget): string {
+  return JSON.stringify({ tokens, usd });
 }
 
 /** Steering messages as JSON, each with a fixed key order. */

@@ -1,5 +1,7 @@
 import {
   approvalSchema,
+  budgetSchema,
+  definitionRefSchema,
   endReasonSchema,
   runStatusSchema,
   steerSchema,
@@ -70,6 +72,13 @@ export function parseTurnMarkup(markup: string): ChatTurn {
   };
   setOptional(turn, "error", attrs.get("error"));
   setOptional(turn, "endedAt", attrs.get("endedAt"));
+  setOptional(turn, "model", attrs.get("model"));
+  const endReason = attrs.get("endReason");
+  if (endReason !== undefined) turn.endReason = parseWith(endReasonSchema, endReason, "endReason", start);
+  const budget = attrs.get("budget");
+  if (budget !== undefined) turn.budget = withoutUndefined(parseWith(budgetSchema, parseJson(budget, start), "budget", start));
+  const steering = attrs.get("steering");
+  if (steering !== undefined) turn.steering = parseWith(steerSchema.array(), parseJson(steering, start), "steering", start);
   if (cursor.at !== markup.length) throw new MarkupParseError("Text after </Turn>", cursor.at);
   return turn;
 }
@@ -138,6 +147,10 @@ function parseProcess(cursor: Cursor): SubagentProcess {
   setOptional(process, "retryOf", attrs.get("retryOf"));
   const steering = attrs.get("steering");
   if (steering !== undefined) process.steering = parseWith(steerSchema.array(), parseJson(steering, start), "steering", start);
+  const definition = attrs.get("definition");
+  if (definition !== undefined) process.definition = parseWith(definitionRefSchema, parseJson(definition, start), "definition", start);
+  const budget = attrs.get("budget");
+  if (budget !== undefined) process.budget = withoutUndefined(parseWith(budgetSchema, parseJson(budget, start), "budget", start));
   process.steps = parseSteps(cursor, "SubagentExecution");
   return process;
 }
