@@ -133,3 +133,29 @@ test("a turn sent with a token budget shows its spend in the header and stops at
   await expect(page.getByTestId("turn-budget")).toHaveCount(0);
   await shot(page, "budgets-turn-out-of-budget");
 });
+
+test("a budget set on the home page goes with the new chat's first turn, and the chat's field keeps it", async () => {
+  await page.goto(`${app.baseUrl}/`);
+  await page.getByTestId("turn-budget-input").fill("1.5k");
+  await page.getByTestId("composer").fill("Read on and on");
+  await page.getByTestId("composer").press("Enter");
+  await page.waitForURL(/\/c\/[A-Za-z0-9_-]+$/);
+
+  await expect(page.getByTestId("turn-budget-input")).toHaveValue("1.5k");
+  await expect(lastAssistant(page)).toHaveAttribute("data-status", "failed", { timeout: 30_000 });
+  await expect(lastAssistant(page).getByTestId("turn-out-of-budget")).toContainText(
+    "The turn used 1,500 of 1,500 tokens and stopped before finishing its answer.",
+  );
+});
+
+test("a budget the home page cannot read is refused before a chat is made", async () => {
+  await page.goto(`${app.baseUrl}/`);
+  await page.getByTestId("turn-budget-input").fill("lots");
+  await expect(page.getByTestId("turn-budget-input")).toHaveAttribute("aria-invalid", "true");
+  await page.getByTestId("composer").fill("Read on and on");
+  await page.getByTestId("composer").press("Enter");
+  await expect(page.getByTestId("command-error")).toContainText("Not sent: A budget is a number of tokens");
+  await expect(page).toHaveURL(`${app.baseUrl}/`);
+  // The prompt is still there to send once the budget is mended.
+  await expect(page.getByTestId("composer")).toHaveValue("Read on and on");
+});

@@ -132,8 +132,12 @@ function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnap
     if (!loaded) return;
     const prompt = takePendingPrompt(sessionId);
     if (!prompt) return;
+    // The home page checked the budget before it made the chat; the field keeps it for the turns after.
+    const pendingBudget = prompt.budgetText ? budgetFromField(prompt.budgetText) : undefined;
+    if (prompt.budgetText) setBudgetText(prompt.budgetText);
+    const budget = pendingBudget?.ok ? pendingBudget.budget : undefined;
     // The send sets the chat's model to the one the home page showed; the picker follows.
-    void send(prompt.text, prompt.model, prompt.attachments).then(async (ok) => {
+    void send(prompt.text, prompt.model, prompt.attachments, budget).then(async (ok) => {
       if (ok && prompt.model) await setModel(prompt.model);
     });
   }, [loaded, sessionId, send, setModel]);

@@ -2,7 +2,7 @@
 
 import { ChatAgents } from "@/components/agents/chat-agents";
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { useMemo, useState } from "react";
 import { ErrorBanner } from "@/components/ui/error-banner";
 import { Composer } from "./composer";
 import { EmptyState } from "./empty-state";
@@ -13,6 +13,9 @@ import { useChatSettings } from "@/components/catalog/use-chat-settings";
 import { useModels } from "@/components/catalog/use-models";
 import { useAttachmentDrafts } from "@/components/attachments/use-attachment-drafts";
 import { useHomeChat } from "@/components/attachments/use-home-chat";
+import { BudgetField } from "@/components/budgets/budget-field";
+import { useAppInfo } from "@/components/realtime/use-app-info";
+import { budgetFromField } from "@/lib/budgets/spend";
 
 /**
  * The start page: no session exists until the first prompt, so visiting it never leaves
@@ -26,9 +29,17 @@ export function HomeView() {
   const { settings, setModel } = useChatSettings(undefined);
   const drafts = useAttachmentDrafts(undefined);
   const chatFor = useHomeChat(create);
+  const info = useAppInfo();
+  const [budgetText, setBudgetText] = useState("");
+  const budgetField = useMemo(() => budgetFromField(budgetText), [budgetText]);
 
   const start = async (text: string): Promise<boolean> => {
     setError(null);
+    // Refused here, before a chat is made for a prompt that could not be sent.
+    if (!budgetField.ok) {
+      setError(`Not sent: ${budgetField.message}`);
+      return false;
+    }
     const ack = await chatFor();
     if (!ack.ok) {
       setError(`Could not start a chat: ${ack.message}`);
@@ -44,6 +55,7 @@ export function HomeView() {
       text,
       ...(settings?.model ? { model: settings.model } : {}),
       ...(attachments.length ? { attachments } : {}),
+      ...(budgetText.trim() ? { budgetText } : {}),
     });
     router.push(`/c/${encodeURIComponent(ack.data.sessionId)}`);
     return true;
@@ -66,6 +78,12 @@ export function HomeView() {
         tools={
           <>
             <ModelPicker catalog={models} value={settings?.model} onChange={(key) => void setModel(key)} />
+            <BudgetField
+              value={budgetText}
+              onChange={setBudgetText}
+              fallback={info?.turnBudget}
+              invalid={budgetField.ok ? undefined : budgetField.message}
+            />
             <ChatAgents />
           </>
         }

@@ -9,6 +9,8 @@ export interface PendingPrompt {
   model?: string;
   /** Ids of the files the home page uploaded into the new chat for this prompt. */
   attachments?: string[];
+  /** What the home page's budget field said, as typed: the chat's field shows it, and the prompt is sent under it. */
+  budgetText?: string;
 }
 
 const pending = new Map<string, PendingPrompt>();
