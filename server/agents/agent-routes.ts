@@ -2,11 +2,10 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ZodType } from "zod";
 import { AGENT_ROUTES, AppError, agentCreateSchema, agentUpdateSchema, describeIssues } from "@/lib/contracts";
 import type { Logger } from "@/lib/log";
-import { toAppError } from "@/server/errors";
 import { readBody } from "@/server/http/body";
-import { httpStatusOf } from "@/server/http/error-status";
 import { originAllowed } from "@/server/http/origin";
 import type { AgentService } from "./agent-service";
+import { errorAnswer } from "@/server/http/error-answer";
 
 /**
  * Subagent definitions over HTTP, behind the app's sign-in like the rest of the API: the
@@ -95,12 +94,7 @@ async function answer(res: ServerResponse, url: URL, deps: AgentHttpDeps, act: (
   try {
     result = await act();
   } catch (error) {
-    const known = toAppError(error);
-    if (!known)
-      deps.log?.error("agents request failed", { path: url.pathname, error: error instanceof Error ? error.stack : String(error) });
-    const e = known ?? new AppError("internal", "Something went wrong on the server; nothing was changed.");
-    status = httpStatusOf(e.code);
-    result = { error: { code: e.code, message: e.message, ...(e.issues ? { issues: e.issues } : {}) } };
+    ({ status, body: result } = errorAnswer(error, "agents", url.pathname, deps.log));
   }
   res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
   res.end(JSON.stringify(result));

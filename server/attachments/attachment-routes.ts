@@ -3,11 +3,10 @@ import { AppError, type AttachmentRef } from "@/lib/contracts";
 import { fileTooLarge } from "@/lib/attachments/limits";
 import { safeAttachmentName } from "@/lib/attachments/name";
 import type { Logger } from "@/lib/log";
-import { toAppError } from "@/server/errors";
-import { BodyTimeoutError, closeUnread, readBodyBytes } from "@/server/http/body";
-import { httpStatusOf } from "@/server/http/error-status";
+import { closeUnread, readBodyBytes } from "@/server/http/body";
 import { originAllowed } from "@/server/http/origin";
 import type { AttachmentService } from "./attachment-service";
+import { errorAnswer } from "@/server/http/error-answer";
 
 /**
  * A chat's attachments over HTTP (routes in `ATTACHMENT_ROUTES`), behind the app's sign-in
@@ -69,12 +68,9 @@ export async function handleAttachmentApi(
     }
     throw new AppError("not_found", "No such API route.");
   } catch (error) {
-    const known = toAppError(error);
-    if (!known)
-      deps.log?.error("attachment request failed", { path: url.pathname, error: error instanceof Error ? error.stack : String(error) });
-    const e = known ?? new AppError("internal", "Something went wrong on the server; nothing was changed.");
+    const { status, body } = errorAnswer(error, "attachment", url.pathname, deps.log);
     closeUnread(req, res);
-    sendJson(res, error instanceof BodyTimeoutError ? 408 : httpStatusOf(e.code), { error: { code: e.code, message: e.message } });
+    sendJson(res, status, body);
   }
   return true;
 }

@@ -27,6 +27,7 @@ import { toAppError } from "@/server/errors";
 import { readBody } from "./body";
 import { httpStatusOf } from "./error-status";
 import { originAllowed } from "./origin";
+import { errorAnswer } from "./error-answer";
 
 /**
  * The accounts' HTTP routes (ACCOUNT_ROUTES, but the two OIDC ones) and the gate in front
@@ -181,17 +182,9 @@ export async function handleAccountRoute(
     }
     json(res, 200, answer.body, answer.cookies ? { "set-cookie": answer.cookies } : {});
   } catch (error) {
-    const known = toAppError(error);
-    if (!known)
-      deps.log?.error("account request failed", { path: url.pathname, error: error instanceof Error ? error.stack : String(error) });
-    const appError = known ?? new AppError("internal", "Something went wrong on the server; nothing was changed.");
+    const { status, body } = errorAnswer(error, "account", url.pathname, deps.log);
     const headers: Record<string, string> = error instanceof ThrottledError ? { "retry-after": String(error.retryAfterS) } : {};
-    json(
-      res,
-      httpStatusOf(appError.code),
-      { error: { code: appError.code, message: appError.message, ...(appError.issues ? { issues: appError.issues } : {}) } },
-      headers,
-    );
+    json(res, status, body, headers);
   }
 }
 

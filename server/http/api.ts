@@ -1,12 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { AppError } from "@/lib/contracts";
-import { toAppError } from "@/server/errors";
 import type { SessionService } from "@/server/sessions/session-service";
 import type { SessionExport } from "@/server/export/session-export";
-import { BodyTimeoutError, closeUnread, readBody } from "./body";
-import { httpStatusOf } from "./error-status";
+import { closeUnread, readBody } from "./body";
 import { originAllowed } from "./origin";
 import type { Logger } from "@/lib/log";
+import { errorAnswer } from "./error-answer";
 
 /**
  * The HTTP API (JSON), served by the custom server before Next sees the request. Only
@@ -71,13 +70,9 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, userI
     if (result === undefined) throw new AppError("not_found", "No such API route.");
     send(res, 200, result);
   } catch (error) {
-    const known = toAppError(error);
-    if (!known) deps.log?.error("api request failed", { path: url.pathname, error: error instanceof Error ? error.stack : String(error) });
-    const appError = known ?? new AppError("internal", "Something went wrong on the server; nothing was changed.");
+    const { status, body } = errorAnswer(error, "api", url.pathname, deps.log);
     closeUnread(req, res);
-    send(res, error instanceof BodyTimeoutError ? 408 : httpStatusOf(appError.code), {
-      error: { code: appError.code, message: appError.message, ...(appError.issues ? { issues: appError.issues } : {}) },
-    });
+    send(res, status, body);
   }
   return true;
 }

@@ -1,12 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { AppError, describeIssues, shareCreateBody, type ShareViewer } from "@/lib/contracts";
 import type { Logger } from "@/lib/log";
-import { toAppError } from "@/server/errors";
 import { readBody } from "@/server/http/body";
-import { httpStatusOf } from "@/server/http/error-status";
 import { originAllowed } from "@/server/http/origin";
 import type { SessionService } from "@/server/sessions/session-service";
 import type { ResolvedShare, ShareService } from "./share-service";
+import { errorAnswer } from "@/server/http/error-answer";
 
 /**
  * Share links over HTTP. The owner's routes (list, create, revoke) sit behind the app's
@@ -161,12 +160,7 @@ async function answer(
   try {
     body = await act();
   } catch (error) {
-    const known = toAppError(error);
-    if (!known)
-      deps.log?.error("share request failed", { path: url.pathname, error: error instanceof Error ? error.stack : String(error) });
-    const e = known ?? new AppError("internal", "Something went wrong on the server; nothing was changed.");
-    status = httpStatusOf(e.code);
-    body = { error: { code: e.code, message: e.message, ...(e.issues ? { issues: e.issues } : {}) } };
+    ({ status, body } = errorAnswer(error, "share", url.pathname, deps.log));
   }
   res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
   res.end(JSON.stringify(body));
