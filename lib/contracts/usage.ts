@@ -16,7 +16,10 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const day = z
   .string()
   .regex(DAY, "Write a day as YYYY-MM-DD.")
-  .refine((d) => new Date(`${d}T00:00:00Z`).toISOString().startsWith(d), "That day is not in the calendar.");
+  .refine((d) => {
+    const t = Date.parse(`${d}T00:00:00Z`);
+    return !Number.isNaN(t) && new Date(t).toISOString().startsWith(d);
+  }, "That day is not in the calendar.");
 
 /** The query string: `from` and `to` are UTC days, both included; `person` is for an admin. */
 export const usageQuerySchema = z
