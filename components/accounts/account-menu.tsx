@@ -10,7 +10,7 @@ const ITEM =
   "block w-full rounded-md px-3 py-2 text-left text-sm text-zinc-800 hover:bg-zinc-100 focus:bg-zinc-100 focus:outline-none dark:text-zinc-100 dark:hover:bg-zinc-800 dark:focus:bg-zinc-800";
 
 /**
- * The signed-in account in the header: its name, then Account, Usage, Admin (admins), Sign out.
+ * The signed-in account in the header: its name, then Account, Admin (admins), Usage, Sign out.
  * A menu button as the ARIA pattern has it: Enter, Space or ArrowDown open it on the first
  * item, arrows move, Escape closes it back onto the button. Nothing shows in single mode.
  */
@@ -54,14 +54,14 @@ export function AccountMenu() {
       <a role="menuitem" tabIndex={-1} href={ACCOUNT_PAGES.account} data-testid="account-menu-account" className={ITEM}>
         Account
       </a>
-      <a role="menuitem" tabIndex={-1} href={USAGE_PATH} data-testid="account-menu-usage" className={ITEM}>
-        Usage
-      </a>
       {account.role === "admin" ? (
         <a role="menuitem" tabIndex={-1} href={ACCOUNT_PAGES.admin} data-testid="account-menu-admin" className={ITEM}>
           Admin
         </a>
       ) : null}
+      <a role="menuitem" tabIndex={-1} href={USAGE_PATH} data-testid="account-menu-usage" className={ITEM}>
+        Usage
+      </a>
       <button
         role="menuitem"
         tabIndex={-1}
