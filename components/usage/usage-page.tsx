@@ -27,7 +27,7 @@ export function UsagePage() {
   const [days, setDays] = useState<number>(30);
   const [person, setPerson] = useState<string | null>(null);
   const [metric, setMetric] = useState<Metric>("tokens");
-  const { report, error, loading } = useUsage({ from: daysAgo(days), person });
+  const { report, error, loading } = useUsage({ from: daysAgo(days), to: daysAgo(1), person });
   // The people an admin may pick, from the last everyone's report (one person's has no list).
   const [people, setPeople] = useState<{ id: string; label: string }[]>([]);
   const [seen, setSeen] = useState<UsageReport | null>(null);

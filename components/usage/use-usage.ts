@@ -5,8 +5,8 @@ import type { UsageReport } from "@/lib/contracts/usage";
 import { callApi } from "@/components/accounts/account-api";
 import { usageApiHref } from "@/lib/usage/links";
 
+/** The report's query: UTC days (both included) and, for an admin, one person (null: everyone). */
 export interface UsageQueryState {
-  /** Days back from today, or null for the `from`/`to` below. */
   from?: string;
   to?: string;
   person?: string | null;
