@@ -39,8 +39,8 @@ export function UsagePage() {
   return (
     <PageFrame title="Usage">
       <p className="text-sm text-zinc-600 dark:text-zinc-400">
-        Tokens, cost, turns and subagent runs, summed from what your chats stored. Days are UTC days; a subagent counts on the day its turn
-        started. Each agent is credited what it spent itself, so the rows of every breakdown add up to the totals. See also{" "}
+        Tokens, cost, turns and subagent runs, summed from the stored turns and runs of the chats. Days are UTC days; a subagent counts on
+        the day its turn started. Each agent is credited what it spent itself, so the rows of every breakdown add up to the totals. See also{" "}
         <Link href={AGENTS_PATH} className={LINK_CLASS}>
           Agents
         </Link>
