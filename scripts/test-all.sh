@@ -46,7 +46,7 @@ npx vitest run --reporter=default --reporter=json --outputFile.json=test-results
 # that needs what FerretDB lacks is skipped there by name (test/support/server/ferretdb-gaps.ts).
 # connect.test.ts is left out: it starts and stops a server of its own, not the run's.
 echo "==> data-layer tests on FerretDB"
-env -u MONGODB_URI TEST_DB=ferretdb npx vitest run server/data server/db server/export server/accounts server/agents/agent-definitions.test.ts \
+env -u MONGODB_URI TEST_DB=ferretdb npx vitest run server/data server/db server/export server/accounts server/agents/agent-definitions.test.ts server/usage \
   --exclude server/db/connect.test.ts \
   --reporter=default --reporter=json --outputFile.json=test-results/vitest-ferretdb.json || status=1
 

@@ -3,6 +3,7 @@ import type { Duplex } from "node:stream";
 import type { AppInfo, AuthMode } from "@/lib/contracts";
 import type { Logger } from "@/lib/log";
 import type { Models } from "@/models";
+import type { UsageModels } from "@/server/usage/usage-reader";
 import type { AccountService, AccountServiceDeps } from "@/server/accounts/account-service";
 import type { Throttle } from "@/server/accounts/login-throttle";
 import type { OidcClient } from "@/server/accounts/oidc";
@@ -77,6 +78,8 @@ export interface AppOptions {
    * off); absent: no such definitions (their commands answer not_found), turns use the operator's.
    */
   agentModels?: Pick<Models, "AgentDefinition" | "Session">;
+  /** The collections the usage page sums (turns, runs, chats, definitions); absent: no usage route. */
+  usageModels?: UsageModels;
   /** The operator's definitions (built-ins and SUBAGENTS_FILE), listed read-only; defaults to the built-ins. */
   operatorAgents?: readonly SubagentDefinition[];
   /** The share links' collection; absent: no share links (their routes answer not_found). */

@@ -20,6 +20,8 @@ import { memoryLimiterStore, redisLimiterStore, type LimiterStore } from "@/serv
 import { BUILTIN_DEFINITIONS } from "@/lib/agent/definitions";
 import { AgentService } from "@/server/agents/agent-service";
 import { AgentStore } from "@/server/agents/agent-store";
+import { UsageService } from "@/server/usage/usage-service";
+import { accountLabels } from "@/server/usage/account-labels";
 import type { AppOptions } from "./app-options";
 
 /** The services behind both doors, HTTP and Socket.IO; what they tell sockets goes through `sockets`. */
@@ -34,6 +36,7 @@ export interface AppServices {
   /** Where command budgets and login throttles count: Redis when scaled out, else memory. */
   limiterStore: LimiterStore;
   agents?: AgentService;
+  usage?: UsageService;
 }
 
 /**
@@ -62,13 +65,14 @@ export function createServices(
   const sessionsChanged = sessionListNotifier(sockets, store, log);
   const chatSettings = new ChatSettingsService(store, options.catalog);
   const accountMode = options.accounts && options.accounts.mode !== "single" ? options.accounts : undefined;
+  // Only an account can be an admin: in `single` mode nobody sees anyone else's usage or makes shared definitions.
+  const isAdmin = async (userId: string) =>
+    Boolean(accountMode && (await accountMode.models.Account.exists({ _id: userId, role: "admin", disabled: { $ne: true } })));
   const agents = options.agentModels
     ? new AgentService({
         store: new AgentStore(options.agentModels),
         operator: options.operatorAgents ?? BUILTIN_DEFINITIONS,
-        // Only an account can be an admin: in `single` mode nobody makes shared definitions.
-        isAdmin: async (userId) =>
-          Boolean(accountMode && (await accountMode.models.Account.exists({ _id: userId, role: "admin", disabled: { $ne: true } }))),
+        isAdmin,
         ownedSession: (ownerId, sessionId) => store.ownedSession(ownerId, sessionId),
         models: options.catalog,
         log,
@@ -135,5 +139,8 @@ export function createServices(
       })
     : undefined;
   const throttles = accountMode ? accountThrottles(limiterStore, accountMode) : undefined;
-  return { login, registry, sessions, shares, attachments, accounts, accountThrottles: throttles, limiterStore, agents };
+  const usage = options.usageModels
+    ? new UsageService({ models: options.usageModels, isAdmin, personLabels: accountMode && (() => accountLabels(accountMode.models)) })
+    : undefined;
+  return { login, registry, sessions, shares, attachments, accounts, accountThrottles: throttles, limiterStore, agents, usage };
 }

@@ -29,7 +29,7 @@ export function createApp(options: AppOptions): App {
   const settings = httpSettings(options);
   const identity = createIdentity(options.secret);
   const sockets = new AppSockets();
-  const { login, registry, sessions, shares, attachments, accounts, accountThrottles, limiterStore, agents } = createServices(
+  const { login, registry, sessions, shares, attachments, accounts, accountThrottles, limiterStore, agents, usage } = createServices(
     options,
     settings,
     sockets,
@@ -46,6 +46,7 @@ export function createApp(options: AppOptions): App {
     shareViewer,
     attachments,
     agents,
+    usage,
     dbUp: options.dbUp,
     importMaxBytes: options.importMaxBytes,
     importBodyTimeoutMs: options.importBodyTimeoutMs,

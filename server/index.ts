@@ -64,6 +64,7 @@ async function main(): Promise<void> {
     shareLinks: db.models.ShareLink,
     quotas: new QuotaLedger(db.models.QuotaUsage, quotaFromEnv(config), undefined, log),
     agentModels: db.models,
+    usageModels: db.models,
     operatorAgents: definitions,
     pageHandler: (req, res) => handle(req, res),
     upgradeHandler: dev ? nextApp.getUpgradeHandler() : undefined,

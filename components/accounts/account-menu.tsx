@@ -2,6 +2,7 @@
 
 import { PopoverMenu } from "@/components/ui/popover-menu";
 import { ACCOUNT_PAGES, ACCOUNT_ROUTES } from "@/lib/contracts/account";
+import { USAGE_PATH } from "@/lib/usage/links";
 import { post } from "./account-api";
 import { useAuthState } from "./use-auth-state";
 
@@ -9,7 +10,7 @@ const ITEM =
   "block w-full rounded-md px-3 py-2 text-left text-sm text-zinc-800 hover:bg-zinc-100 focus:bg-zinc-100 focus:outline-none dark:text-zinc-100 dark:hover:bg-zinc-800 dark:focus:bg-zinc-800";
 
 /**
- * The signed-in account in the header: its name, then Account, Admin (admins), Sign out.
+ * The signed-in account in the header: its name, then Account, Admin (admins), Usage, Sign out.
  * A menu button as the ARIA pattern has it: Enter, Space or ArrowDown open it on the first
  * item, arrows move, Escape closes it back onto the button. Nothing shows in single mode.
  */
@@ -58,6 +59,9 @@ export function AccountMenu() {
           Admin
         </a>
       ) : null}
+      <a role="menuitem" tabIndex={-1} href={USAGE_PATH} data-testid="account-menu-usage" className={ITEM}>
+        Usage
+      </a>
       <button
         role="menuitem"
         tabIndex={-1}

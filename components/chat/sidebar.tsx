@@ -5,6 +5,8 @@ import { useRouter } from "next/navigation";
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { SessionSummary } from "@/lib/contracts";
 import { PlusIcon, XIcon } from "@/components/ui/icons";
+import { AGENTS_PATH } from "@/lib/agents/links";
+import { USAGE_PATH } from "@/lib/usage/links";
 import { ImportButton } from "./import-button";
 import { groupByDay } from "./session-date";
 import { repeatedTitles, SessionItem } from "./session-item";
@@ -22,6 +24,7 @@ export interface SidebarProps {
 
 /** From this width the sidebar is a column beside the chat, not a modal drawer. */
 const DESKTOP_QUERY = "(min-width: 768px)";
+const FOOTER_LINK = "rounded-md px-2 py-1 text-xs font-medium text-zinc-600 hover:bg-zinc-200 dark:text-zinc-300 dark:hover:bg-zinc-800";
 const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
 /** While the drawer covers the chat, Tab cycles inside it instead of reaching what is hidden behind. */
@@ -193,6 +196,15 @@ export function Sidebar({ currentSessionId, open, onClose, onLeave }: SidebarPro
               </div>
             </div>
           )}
+        </nav>
+        {/* Pages about all of a person's chats, reachable in every mode (the account menu exists only with accounts). */}
+        <nav aria-label="More" className="flex gap-1 border-t border-zinc-200 px-3 py-2 dark:border-zinc-800">
+          <Link href={AGENTS_PATH} onClick={onClose} data-testid="sidebar-agents" className={FOOTER_LINK}>
+            Agents
+          </Link>
+          <Link href={USAGE_PATH} onClick={onClose} data-testid="sidebar-usage" className={FOOTER_LINK}>
+            Usage
+          </Link>
         </nav>
       </aside>
     </>

@@ -16,6 +16,8 @@ import type { HttpSettings } from "./http-settings";
 import type { OidcRouteDeps } from "./oidc-routes";
 import type { AgentHttpDeps } from "@/server/agents/agent-routes";
 import type { AgentService } from "@/server/agents/agent-service";
+import type { UsageHttpDeps } from "@/server/usage/usage-routes";
+import type { UsageService } from "@/server/usage/usage-service";
 
 /** The groups of HTTP routes this instance serves, each with what it needs; absent: not served. */
 export interface HttpRoutes {
@@ -30,6 +32,8 @@ export interface HttpRoutes {
   attachments?: AttachmentHttpDeps;
   /** Subagent definitions made in the app. */
   agents?: AgentHttpDeps;
+  /** The usage report. */
+  usage?: UsageHttpDeps;
 }
 
 export function httpRoutes(deps: {
@@ -42,6 +46,7 @@ export function httpRoutes(deps: {
   shareViewer: (cookieHeader: string | undefined) => Promise<ShareViewer | null>;
   attachments?: AttachmentService;
   agents?: AgentService;
+  usage?: UsageService;
   dbUp?: () => Promise<boolean> | boolean;
   importMaxBytes?: number;
   importBodyTimeoutMs?: number;
@@ -94,5 +99,6 @@ export function httpRoutes(deps: {
         }
       : undefined,
     agents: deps.agents ? { agents: deps.agents, allowedOrigins, log } : undefined,
+    usage: deps.usage ? { usage: deps.usage, log } : undefined,
   };
 }

@@ -7,6 +7,7 @@ import { AUTH_COOKIE } from "@/server/accounts/password-gate";
 import type { SessionService } from "@/server/sessions/session-service";
 import { handleAttachmentApi } from "@/server/attachments/attachment-routes";
 import { handleAgentApi } from "@/server/agents/agent-routes";
+import { handleUsageApi } from "@/server/usage/usage-routes";
 import { handleShareOwnerApi, handleShareViewer } from "@/server/share/share-routes";
 import { gateAccountRequest, type AccountHttpDeps } from "./account-routes";
 import { handleApi } from "./api";
@@ -87,7 +88,7 @@ async function routeAccountMode(
   account: AccountHttpDeps,
   deps: RequestHandlerDeps,
 ): Promise<void> {
-  const { oidc, share, api, attachments, agents } = deps.routes;
+  const { oidc, share, api, attachments, agents, usage } = deps.routes;
   if (oidc && (await handleOidc(req, res, url, cookies, oidc))) return;
   const gate = await gateAccountRequest(req, res, url, cookies, deps.identity.verify(cookies[IDENTITY_COOKIE]), account);
   if (gate.answered) return;
@@ -95,6 +96,7 @@ async function routeAccountMode(
   if (share && (await handleShareOwnerApi(req, res, url, gate.accountId ?? "", share))) return;
   if (attachments && (await handleAttachmentApi(req, res, url, gate.accountId ?? "", attachments))) return;
   if (agents && gate.accountId && (await handleAgentApi(req, res, url, gate.accountId, agents))) return;
+  if (usage && gate.accountId && (await handleUsageApi(req, res, url, gate.accountId, usage))) return;
   if (await handleApi(req, res, gate.accountId ?? "", api)) return;
   // The page sees the account the socket handshake would accept, or no one.
   if (gate.accountId) admitPageViewer(req, res, pageViewerOf(deps.sessions, gate.accountId));
@@ -111,7 +113,7 @@ async function routeSingleMode(
   deps: RequestHandlerDeps,
 ): Promise<void> {
   const { identity, login, pageHandler } = deps;
-  const { share, api, attachments, agents } = deps.routes;
+  const { share, api, attachments, agents, usage } = deps.routes;
   if (url.pathname === ACCOUNT_ROUTES.state && req.method === "GET") {
     // Single mode answers the same question: no accounts here.
     res.writeHead(200, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
@@ -128,6 +130,7 @@ async function routeSingleMode(
   if (share && (await handleShareOwnerApi(req, res, url, userId, share))) return;
   if (attachments && (await handleAttachmentApi(req, res, url, userId, attachments))) return;
   if (agents && (await handleAgentApi(req, res, url, userId, agents))) return;
+  if (usage && (await handleUsageApi(req, res, url, userId, usage))) return;
   if (await handleApi(req, res, userId, api)) return;
   if (!pageHandler) {
     notFound(res);

@@ -96,6 +96,7 @@ export async function startHarness(
       shareLinks: models.ShareLink,
       loginSessions: models.LoginSession,
       agentModels: models,
+      usageModels: models,
       ...options,
       accounts,
       cluster,
