@@ -1,8 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { AppError, describeIssues, USAGE_ROUTE, usageQuerySchema } from "@/lib/contracts";
 import type { Logger } from "@/lib/log";
-import { toAppError } from "@/server/errors";
-import { httpStatusOf } from "@/server/http/error-status";
+import { errorAnswer } from "@/server/http/error-answer";
 import type { UsageService } from "./usage-service";
 
 /**
@@ -39,11 +38,7 @@ export async function handleUsageApi(
     }
     result = await deps.usage.report(userId, parsed.data);
   } catch (error) {
-    const known = toAppError(error);
-    if (!known) deps.log?.error("usage request failed", { error: error instanceof Error ? error.stack : String(error) });
-    const e = known ?? new AppError("internal", "Something went wrong on the server.");
-    status = httpStatusOf(e.code);
-    result = { error: { code: e.code, message: e.message, ...(e.issues ? { issues: e.issues } : {}) } };
+    ({ status, body: result } = errorAnswer(error, "usage", url.pathname, deps.log));
   }
   res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
   res.end(JSON.stringify(result));
