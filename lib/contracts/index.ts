@@ -12,3 +12,4 @@ export * from "./catalog";
 export * from "./attachment";
 export * from "./budget";
 export * from "./agents";
+export * from "./quota";
