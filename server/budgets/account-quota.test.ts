@@ -138,7 +138,10 @@ describe("an account's own quota", () => {
     const strict = new AccountQuotas(other.models.Account, other.models.QuotaUsage, { day: { tokens: 1_000 } });
     await expect(strict.ledger.open(a.id)).rejects.toMatchObject({ code: "limit_reached" });
     expect((await admin.post(ACCOUNT_ROUTES.adminQuota(a.id), { kind: "none" })).status).toBe(200);
-    await expect(strict.ledger.open(a.id)).resolves.toBeUndefined();
+    // Counted still (a quota set later meets the day's spend), never stopped.
+    const unlimited = await strict.ledger.open(a.id);
+    expect(unlimited?.add({ tokens: 1_000_000, usd: 0 })).toBeUndefined();
+    await expect(unlimited?.counted()).resolves.toBeUndefined();
     await expect(strict.ledger.open(b.id)).rejects.toMatchObject({ code: "limit_reached" });
   });
 

@@ -37,6 +37,11 @@ const nothingUsed = (): Used => ({ day: { tokens: 0, usd: 0 }, month: { tokens: 
 export class QuotaLedger {
   private readonly expiry: ExpiringRows;
   private readonly quotaOf: QuotaOf;
+  /**
+   * Whether turns are counted without a quota too: where each person's quota may change
+   * (the admin's), so one set today meets today's spend and the admin sees it beforehand.
+   */
+  private readonly alwaysCount: boolean;
 
   constructor(
     private readonly model: Models["QuotaUsage"],
@@ -47,15 +52,17 @@ export class QuotaLedger {
   ) {
     this.expiry = expiringRows(model.collection, "expiresAt", () => this.now().getTime());
     this.quotaOf = typeof quota === "function" ? quota : async () => quota;
+    this.alwaysCount = typeof quota === "function";
   }
 
   /**
-   * The gate a turn of `person` runs behind; undefined without quotas. Refuses with
-   * `limit_reached`, saying which quota and when it resets, when one is already reached.
+   * The gate a turn of `person` runs behind; undefined without quotas (unless every turn
+   * is counted). Refuses with `limit_reached`, saying which quota and when it resets, when
+   * one is already reached.
    */
   async open(person: string): Promise<SpendGate | undefined> {
     const quota = await this.quotaOf(person);
-    if (!hasQuota(quota)) return undefined;
+    if (!hasQuota(quota) && !this.alwaysCount) return undefined;
     // Where the server has no TTL indexes, the counters long past go as turns start.
     await this.expiry.sweep();
     const used = await this.used(person);
