@@ -24,6 +24,11 @@ const accountSchema = new Schema(
     claimedFrom: { type: [String], default: () => [] },
     /** True on the first account only (the first admin); absent on every other, so the sparse unique index allows one. */
     founder: { type: Boolean, default: undefined },
+    /**
+     * The admin's quota for this account (lib/contracts/quota.ts QuotaSetting: `{ kind:
+     * "none" }` or `{ kind: "custom", day?, month? }`); absent: the operator's QUOTA_*.
+     */
+    quota: { type: Schema.Types.Mixed, default: undefined },
   },
   { timestamps: { createdAt: true, updatedAt: false }, versionKey: false },
 );

@@ -17,6 +17,7 @@ import type { AppServer } from "@/server/realtime/types";
 import type { SessionRegistry } from "@/server/sessions/registry";
 import type { PersonLimits } from "@/server/sessions/person-limits";
 import type { QuotaLedger } from "@/server/budgets/quota-ledger";
+import type { AccountQuotas } from "@/server/budgets/account-quotas";
 import type { SessionService } from "@/server/sessions/session-service";
 import type { TurnRunner } from "@/server/sessions/turn-runner";
 import type { ShareService } from "@/server/share/share-service";
@@ -35,6 +36,11 @@ export interface AppOptions {
   personLimits?: PersonLimits;
   /** A person's daily and monthly spending quotas (QUOTA_*); absent: none. */
   quotas?: QuotaLedger;
+  /**
+   * The account modes' per-account quotas (their ledger is `quotas`): the admin sets them,
+   * each person reads theirs. Absent: the accounts pages show no quotas.
+   */
+  accountQuotas?: AccountQuotas;
   secret: string;
   runner: TurnRunner;
   /**

@@ -135,6 +135,7 @@ export function createServices(
         cutSockets: (target) => cutAccountSockets(sockets, clustered, target),
         onSessionsChanged: sessionsChanged,
         sso: accountMode.sso ? { label: accountMode.sso.label } : null,
+        ...(options.accountQuotas ? { quotas: options.accountQuotas } : {}),
         log,
       })
     : undefined;

@@ -16,6 +16,7 @@ import { createSigner } from "@/server/accounts/signer";
 import { clusterFromEnv } from "@/server/cluster/from-env";
 import { QuotaLedger } from "@/server/budgets/quota-ledger";
 import { quotaFromEnv } from "@/server/budgets/quota-settings";
+import { AccountQuotas } from "@/server/budgets/account-quotas";
 
 /**
  * The one process: Next pages, the JSON API and Socket.IO on one port. `--dev` runs Next
@@ -51,6 +52,11 @@ async function main(): Promise<void> {
   await nextApp.prepare();
   const handle = nextApp.getRequestHandler();
 
+  // In the account modes the admin may give an account its own quota over QUOTA_*; in `single` mode QUOTA_* is everyone's.
+  const accountQuotas =
+    config.AUTH_MODE === "single"
+      ? undefined
+      : new AccountQuotas(db.models.Account, db.models.QuotaUsage, quotaFromEnv(config), undefined, log);
   const app = createApp({
     store,
     secret,
@@ -62,7 +68,8 @@ async function main(): Promise<void> {
     loginSessions: db.models.LoginSession,
     accounts: { mode: config.AUTH_MODE, models: db.models, sso: ssoFromEnv(config, secret) },
     shareLinks: db.models.ShareLink,
-    quotas: new QuotaLedger(db.models.QuotaUsage, quotaFromEnv(config), undefined, log),
+    quotas: accountQuotas?.ledger ?? new QuotaLedger(db.models.QuotaUsage, quotaFromEnv(config), undefined, log),
+    ...(accountQuotas ? { accountQuotas } : {}),
     agentModels: db.models,
     usageModels: db.models,
     operatorAgents: definitions,

@@ -2,9 +2,12 @@ import { z } from "zod";
 import { ACCOUNT_ROUTES, type AuthState } from "@/lib/contracts/account";
 
 /** What every account call resolves to: never a throw, so each form handles failure one way. */
-export type ApiResult<T> = { ok: true; data: T } | { ok: false; status: number; message: string };
+export type ApiResult<T> =
+  { ok: true; data: T } | { ok: false; status: number; message: string; issues?: { path: string; message: string }[] };
 
-const errorBodySchema = z.object({ error: z.object({ message: z.string() }) });
+const errorBodySchema = z.object({
+  error: z.object({ message: z.string(), issues: z.array(z.object({ path: z.string(), message: z.string() })).optional() }),
+});
 
 /**
  * One JSON call to the accounts API, same origin with the cookies. A POST without a body
@@ -25,7 +28,9 @@ export async function callApi<T>(path: string, body?: unknown): Promise<ApiResul
   const json: unknown = await res.json().catch(() => null);
   if (res.ok) return { ok: true, data: json as T };
   const error = errorBodySchema.safeParse(json);
-  return { ok: false, status: res.status, message: error.success ? error.data.error.message : `The server answered ${res.status}.` };
+  if (!error.success) return { ok: false, status: res.status, message: `The server answered ${res.status}.` };
+  const { message, issues } = error.data.error;
+  return { ok: false, status: res.status, message, ...(issues ? { issues } : {}) };
 }
 
 export const post = <T = unknown>(path: string, body: unknown = {}) => callApi<T>(path, body);

@@ -8,6 +8,7 @@ import { useAuthState } from "./use-auth-state";
 import { useFormSubmit } from "./use-form-submit";
 import { PageFrame, Section, When } from "./page-frame";
 import { describeUserAgent } from "./user-agent";
+import { OwnQuota } from "./own-quota";
 
 /** /account: who you are, your password, and the browsers signed in as you. */
 export function AccountPage() {
@@ -23,6 +24,7 @@ export function AccountPage() {
       {account ? (
         <>
           <Profile account={account} />
+          <OwnQuota />
           {account.hasPassword ? <ChangePassword /> : null}
           <Browsers />
         </>

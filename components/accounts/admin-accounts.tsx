@@ -6,6 +6,8 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { fetchList, post } from "./account-api";
 import { DANGER_BUTTON, FormError, SECONDARY_BUTTON } from "./fields";
 import { Section, When } from "./page-frame";
+import { AdminQuotaForm } from "./admin-quota";
+import { QuotaSummary } from "./quota-summary";
 
 const NUMBER = new Intl.NumberFormat("en-GB");
 const COST = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", minimumFractionDigits: 2, maximumFractionDigits: 4 });
@@ -67,6 +69,7 @@ function AccountRow({
   const [pending, setPending] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const [resetUrl, setResetUrl] = useState<string | null>(null);
+  const [editingQuota, setEditingQuota] = useState(false);
   const name = account.displayName || account.email;
   const { usage } = account;
 
@@ -149,6 +152,30 @@ function AccountRow({
         <Stat label="Cost" value={COST.format(usage.costUsd)} />
         <Stat label="Last active" value={<When iso={usage.lastActiveAt} empty="Never" />} />
       </dl>
+      {account.quota ? (
+        <div className="flex flex-wrap items-start gap-2">
+          <div className="min-w-0 flex-1">
+            <QuotaSummary quota={account.quota} testId="admin-quota" />
+          </div>
+          {editingQuota ? null : (
+            <button type="button" data-testid="admin-edit-quota" onClick={() => setEditingQuota(true)} className={SECONDARY_BUTTON}>
+              Edit quota
+            </button>
+          )}
+        </div>
+      ) : null}
+      {editingQuota ? (
+        <AdminQuotaForm
+          accountId={account.id}
+          name={name}
+          quota={account.quota}
+          onCancel={() => setEditingQuota(false)}
+          onSaved={() => {
+            setEditingQuota(false);
+            void onChanged();
+          }}
+        />
+      ) : null}
       {resetUrl ? (
         <div
           data-testid="admin-reset-url"

@@ -21,23 +21,35 @@ export type BudgetStop = { whose: "run" | "turn"; overrun: Overrun } | { whose: 
  * is reached, so every run of the turn stops at its next step.
  */
 export interface SpendGate {
+  /** Answers at once, from what the gate knows (this turn's own spending included). */
   add(delta: Spend): Extract<BudgetStop, { whose: "quota" }> | undefined;
+  /**
+   * Answers once every addition so far is counted, from the counts the server returned:
+   * what other turns and processes spent meanwhile included.
+   */
+  counted(): Promise<Extract<BudgetStop, { whose: "quota" }> | undefined>;
 }
 
-/** Tells `gate` of each addition to `meter` (the master's: the whole turn) and stops at its answer, once. */
+/**
+ * Tells `gate` of each addition to `meter` (the master's: the whole turn) and stops at its
+ * answer, once: the immediate one, or the one after the count, which stops a step already
+ * begun when another turn's spending reached the quota meanwhile.
+ */
 export function watchQuota(meter: UsageMeter, gate: SpendGate | undefined, stop: (why: BudgetStop) => void): void {
   if (!gate) return;
   let counted = spendOf(meter.stats(0));
   let fired = false;
+  const fire = (why: BudgetStop | undefined) => {
+    if (!why || fired) return;
+    fired = true;
+    stop(why);
+  };
   meter.onAdd(() => {
     const now = spendOf(meter.stats(0));
     const delta = { tokens: now.tokens - counted.tokens, usd: now.usd - counted.usd };
     counted = now;
-    const why = gate.add(delta);
-    if (why && !fired) {
-      fired = true;
-      stop(why);
-    }
+    fire(gate.add(delta));
+    if (!fired) void gate.counted().then(fire, () => undefined);
   });
 }
 

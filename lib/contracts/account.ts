@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { QuotaView } from "./quota";
 
 /**
  * The accounts HTTP API, shared by the server (which validates every body with these
@@ -114,6 +115,8 @@ export interface AccountUsage {
 export interface AdminAccountView extends AccountView {
   disabled: boolean;
   usage: AccountUsage;
+  /** Its quota and this day's and month's spend against it; absent where the server counts no quotas. */
+  quota?: QuotaView;
 }
 
 /** POST /api/admin/accounts/:id/disable ({disabled}); POST /api/admin/accounts/:id/delete removes it and all its chats. */
@@ -157,10 +160,14 @@ export const ACCOUNT_ROUTES = {
   revokeSession: (id: string) => `/api/account/sessions/${encodeURIComponent(id)}/revoke`,
   password: "/api/account/password",
   claim: "/api/account/claim",
+  /** GET: the signed-in account's own QuotaView (null where the server counts no quotas). */
+  quota: "/api/account/quota",
   adminAccounts: "/api/admin/accounts",
   adminDisable: (id: string) => `/api/admin/accounts/${encodeURIComponent(id)}/disable`,
   adminDelete: (id: string) => `/api/admin/accounts/${encodeURIComponent(id)}/delete`,
   adminResetLink: (id: string) => `/api/admin/accounts/${encodeURIComponent(id)}/reset-link`,
+  /** POST a SetQuotaBody. */
+  adminQuota: (id: string) => `/api/admin/accounts/${encodeURIComponent(id)}/quota`,
   adminInvites: "/api/admin/invites",
   adminRevokeInvite: (id: string) => `/api/admin/invites/${encodeURIComponent(id)}/revoke`,
 } as const;

@@ -13,3 +13,4 @@ export * from "./attachment";
 export * from "./budget";
 export * from "./agents";
 export * from "./usage";
+export * from "./quota";

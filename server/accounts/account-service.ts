@@ -7,12 +7,15 @@ import {
   type ChangePasswordBody,
   type ClaimResult,
   type OneTimeLink,
+  type QuotaView,
   type ResetBody,
   type SignInBody,
   type SignInSessionView,
   type SignUpBody,
 } from "@/lib/contracts";
 import { ACCOUNT_PAGES } from "@/lib/contracts/account";
+import type { setQuotaBody } from "@/lib/contracts/quota";
+import type { z } from "zod";
 import type { Logger } from "@/lib/log";
 import type { Models } from "@/models";
 import { isDuplicateKey } from "@/server/errors";
@@ -24,6 +27,8 @@ import { linkView, oneTimeLinks, type OneTimeLinks } from "./links";
 import { sumUsage, type ChatUsageRow, type TurnUsageRow } from "./usage";
 import { newAccountId, TOKEN_PATTERN } from "./tokens";
 import type { VerifiedIdentity } from "./oidc";
+import type { AccountQuotas } from "@/server/budgets/account-quotas";
+import { settingOfBody } from "@/lib/budgets/quota-setting";
 
 export { SESSION_TTL_MS, type Authenticated } from "./sign-in-sessions";
 
@@ -37,6 +42,8 @@ export { SESSION_TTL_MS, type Authenticated } from "./sign-in-sessions";
 
 /** What the SSO module hands over once the provider's answer is checked (one definition, there). */
 export type { VerifiedIdentity };
+
+type SetQuotaInput = z.output<typeof setQuotaBody>;
 
 export interface RequestMeta {
   userAgent: string;
@@ -80,6 +87,8 @@ export interface AccountServiceDeps {
   onSessionsChanged(userId: string): void;
   /** The SSO button, when configured (the SSO module sets it). */
   sso?: { label: string } | null;
+  /** Each account's quota and spend (server/budgets/account-quotas.ts); absent: no quotas shown or set. */
+  quotas?: AccountQuotas;
   log?: Pick<Logger, "info" | "warn">;
   now?: () => number;
 }
@@ -354,7 +363,26 @@ export class AccountService {
       TurnUsageRow[]
     >();
     const usage = sumUsage(ids, chats, turns, new Map(accounts.map((a) => [a._id, a.lastSeenAt ?? null])));
-    return accounts.map((a) => ({ ...accountView(a), disabled: a.disabled, usage: usage.get(a._id)! }));
+    const quotas = await this.deps.quotas?.views(new Map(accounts.map((a) => [a._id, a.quota])));
+    return accounts.map((a) => {
+      const quota = quotas?.get(a._id);
+      return { ...accountView(a), disabled: a.disabled, usage: usage.get(a._id)!, ...(quota ? { quota } : {}) };
+    });
+  }
+
+  /** Sets an account's own quota (or back to the default); it holds from the account's next turn, in every process. */
+  async setQuota(admin: Authenticated, accountId: string, body: SetQuotaInput): Promise<QuotaView> {
+    this.requireAdmin(admin);
+    const quotas = this.deps.quotas;
+    if (!quotas) throw new AppError("bad_request", "This server counts no quotas.");
+    await this.target(accountId);
+    await quotas.set(accountId, settingOfBody(body));
+    return quotas.viewOf(accountId);
+  }
+
+  /** The signed-in account's own quota and spend; null where the server counts no quotas. */
+  async ownQuota(auth: Authenticated): Promise<QuotaView | null> {
+    return (await this.deps.quotas?.viewOf(auth.account._id)) ?? null;
   }
 
   /** Disabling ends its sessions, cuts its sockets and cancels its running turns. */

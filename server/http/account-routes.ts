@@ -9,6 +9,7 @@ import {
   createInviteBody,
   disableBody,
   resetBody,
+  setQuotaBody,
   signInBody,
   signUpBody,
 } from "@/lib/contracts";
@@ -144,7 +145,7 @@ interface Answer {
 }
 
 const SESSION_ID = /^\/api\/account\/sessions\/([A-Za-z0-9_-]{1,64})\/revoke$/;
-const ADMIN_ACCOUNT = /^\/api\/admin\/accounts\/([A-Za-z0-9_-]{1,64})\/(disable|delete|reset-link)$/;
+const ADMIN_ACCOUNT = /^\/api\/admin\/accounts\/([A-Za-z0-9_-]{1,64})\/(disable|delete|reset-link|quota)$/;
 const INVITE_ID = /^\/api\/admin\/invites\/([A-Za-z0-9_-]{1,64})\/revoke$/;
 
 /** Whether this path is one of the routes below (the OIDC ones are not). */
@@ -296,6 +297,7 @@ async function route(
   if (method === "GET") {
     req.resume();
     if (path === ACCOUNT_ROUTES.sessions) return { body: await accounts.listSessions(auth) };
+    if (path === ACCOUNT_ROUTES.quota) return { body: await accounts.ownQuota(auth) };
     if (path === ACCOUNT_ROUTES.adminAccounts) return { body: await accounts.listAccounts(auth) };
     if (path === ACCOUNT_ROUTES.adminInvites) return { body: await accounts.listInvites(auth) };
     return undefined;
@@ -338,6 +340,7 @@ async function route(
       await accounts.setDisabled(auth, id, (await parse(req, disableBody)).disabled);
       return { body: { ok: true } };
     }
+    if (action === "quota") return { body: await accounts.setQuota(auth, id, await parse(req, setQuotaBody)) };
     req.resume();
     if (action === "delete") {
       await accounts.deleteAccount(auth, id);
