@@ -226,7 +226,7 @@ export async function runClusterLoad(options: ClusterLoadOptions): Promise<Clust
     const differences = new Map<Viewer, string | null>();
     for (let i = 0; i < allViewers.length; i += 10) {
       const batch = allViewers.slice(i, i + 10);
-      const found = await Promise.all(batch.map((v) => stored.converged(v.state(), 3_000)));
+      const found = await Promise.all(batch.map((v) => stored.converged(() => v.state())));
       batch.forEach((v, k) => differences.set(v, found[k]!));
     }
     let resyncs = 0;

@@ -73,7 +73,7 @@ async function send(viewer: Viewer, text = PROMPT): Promise<string> {
 }
 
 async function expectConverged(viewer: Viewer): Promise<void> {
-  const difference = await stored.converged(viewer.state());
+  const difference = await stored.converged(() => viewer.state());
   if (difference !== null) throw new Error(`${viewer.label} does not show what the database holds: ${difference}`);
 }
 

@@ -256,10 +256,11 @@ export interface StoredView {
   /** The session's turns as stored in MongoDB. */
   turns(sessionId: string): Promise<ChatTurn[]>;
   /**
-   * Waits until what is stored equals `state`'s turns (the writes trail the relay a little),
-   * and returns the difference left after `timeoutMs` (null when equal).
+   * Waits until what is stored equals the viewer's turns (the writes trail the relay a
+   * little, and a viewer may still be taking the last events in), and returns the difference
+   * left after `timeoutMs` (null when equal). `viewer` is read afresh on every look.
    */
-  converged(state: SessionState, timeoutMs?: number): Promise<string | null>;
+  converged(viewer: () => SessionState, timeoutMs?: number): Promise<string | null>;
   close(): Promise<void>;
 }
 
@@ -272,10 +273,11 @@ export async function openStoredView(mongoUri: string): Promise<StoredView> {
   return {
     store,
     turns,
-    async converged(state, timeoutMs = 10_000) {
+    async converged(viewer, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
-      const mine = state.turns.map(serializeTurn);
       for (;;) {
+        const state = viewer();
+        const mine = state.turns.map(serializeTurn);
         const stored = await turns(state.sessionId);
         const theirs = stored.map(serializeTurn);
         if (!state.needsResync && JSON.stringify(mine) === JSON.stringify(theirs)) return null;
