@@ -14,6 +14,9 @@ const withDefault = <T extends z.ZodType>(schema: T, fallback: z.input<T>) =>
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const bool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 
+export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
+export const LOG_FORMATS = ["auto", "json", "pretty"] as const;
+
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
 /** Whether plain HTTP may reach this issuer: only a provider on this machine (a test or a local one). */
@@ -58,9 +61,23 @@ function checkOidc(
   }
 }
 
+const nodeEnv = withDefault(z.enum(["development", "production", "test"]), "development");
+
+/** The server log's variables (docs/logs.md), also read on their own by `logEnv`. */
+const logVariables = {
+  /** The least severe level written: `debug`, `info`, `warn` or `error`. */
+  LOG_LEVEL: withDefault(z.enum(LOG_LEVELS), "info"),
+  /**
+   * `json` (one JSON object a line), `pretty` (coloured lines for a person) or `auto`:
+   * pretty when stderr is a terminal and NODE_ENV is not `production`, JSON otherwise.
+   */
+  LOG_FORMAT: withDefault(z.enum(LOG_FORMATS), "auto"),
+};
+
 export const envSchema = z
   .object({
-    NODE_ENV: withDefault(z.enum(["development", "production", "test"]), "development"),
+    NODE_ENV: nodeEnv,
+    ...logVariables,
     HOST: withDefault(z.string(), "127.0.0.1"),
     PORT: withDefault(int(0, 65535), 3000),
     /** Where the embedded database and the cookie secret live when nothing else is given. */
@@ -237,6 +254,23 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
 export function variable(name: string, source: Record<string, string | undefined> = process.env): string | undefined {
   const value = source[name];
   return value === undefined || value.trim() === "" ? undefined : value;
+}
+
+const logSchema = z.object({ NODE_ENV: nodeEnv, ...logVariables });
+export type LogEnv = z.infer<typeof logSchema>;
+
+/**
+ * The log's variables alone, read before the whole configuration: the server needs its
+ * logger to report a configuration that does not parse. A bad value here falls back to
+ * the defaults (the full parse then names it).
+ */
+export function logEnv(source: Record<string, string | undefined>): LogEnv {
+  const { shape } = logSchema;
+  return {
+    NODE_ENV: shape.NODE_ENV.safeParse(source.NODE_ENV).data ?? "development",
+    LOG_LEVEL: shape.LOG_LEVEL.safeParse(source.LOG_LEVEL).data ?? "info",
+    LOG_FORMAT: shape.LOG_FORMAT.safeParse(source.LOG_FORMAT).data ?? "auto",
+  };
 }
 
 let cached: Env | undefined;

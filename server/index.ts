@@ -10,7 +10,8 @@ import { createApp } from "@/server/app";
 import { loadOrCreateSecret } from "@/server/accounts/identity";
 import { connectDatabase, redact } from "@/server/db/connect";
 import { mongoStore } from "@/server/data/store";
-import { createLogger } from "@/server/log";
+import { loggerFromEnv, type ServerLogger } from "@/server/log";
+import { routeProcessOutput } from "@/server/logging/process-output";
 import { oidcFromEnv, type OidcClient } from "@/server/accounts/oidc";
 import { createSigner } from "@/server/accounts/signer";
 import { clusterFromEnv } from "@/server/cluster/from-env";
@@ -22,9 +23,7 @@ import { AccountQuotas } from "@/server/budgets/account-quotas";
  * The one process: Next pages, the JSON API and Socket.IO on one port. `--dev` runs Next
  * in development mode (hot reload); otherwise it serves the production build.
  */
-async function main(): Promise<void> {
-  if (existsSync(".env")) loadEnvFile(".env");
-  const log = createLogger();
+async function main(log: ServerLogger): Promise<void> {
   const dev = process.argv.includes("--dev");
   const config = loadEnv();
 
@@ -107,19 +106,20 @@ async function main(): Promise<void> {
   process.on("SIGTERM", () => void stop("SIGTERM"));
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(
-    `${
-      error instanceof EnvError ||
-      error instanceof SubagentConfigError ||
-      error instanceof McpConfigError ||
-      error instanceof EndpointsConfigError
-        ? error.message
-        : error instanceof Error
-          ? (error.stack ?? error.message)
-          : String(error)
-    }\n`,
-  );
+if (existsSync(".env")) loadEnvFile(".env");
+// Made before the configuration is read, so that a configuration that does not parse is reported in the log's format too.
+const log = loggerFromEnv();
+if (log.format === "json") routeProcessOutput(log);
+
+main(log).catch((error: unknown) => {
+  // A configuration mistake is the person's to fix: its message says what; a stack would only bury it.
+  const known =
+    error instanceof EnvError ||
+    error instanceof SubagentConfigError ||
+    error instanceof McpConfigError ||
+    error instanceof EndpointsConfigError;
+  if (known) log.error(error.message);
+  else log.error("Delegate could not start", error instanceof Error ? { err: error } : { error: String(error) });
   process.exit(1);
 });
 
