@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { freePort } from "../test/support/free-port";
+import { lineSplitter, readableLogLine } from "../test/support/log-lines";
 
 export { freePort };
 
@@ -21,6 +22,11 @@ export interface AppProcessOptions {
   env?: Record<string, string>;
   /** Keep the app's log out of the test output (its last lines still explain a failed start). */
   quiet?: boolean;
+  /**
+   * Each line the app writes to stderr, from its first (with `quiet`): its log, one JSON
+   * object a line in production (docs/logs.md; test/support/log-lines.ts reads them).
+   */
+  onStderrLine?: (line: string) => void;
   /** Options for node itself, before the script (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). */
   nodeArgs?: string[];
 }
@@ -46,10 +52,18 @@ export async function startAppProcess(options: AppProcessOptions): Promise<AppPr
     },
     stdio: options.quiet ? ["ignore", "ignore", "pipe"] : ["ignore", "inherit", "inherit"],
   });
-  let stderr = "";
-  child.stderr?.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
+  // The last lines, as a person reads them, explain a start that failed.
+  const tail: string[] = [];
+  child.stderr?.on(
+    "data",
+    lineSplitter((line) => {
+      options.onStderrLine?.(line);
+      tail.push(readableLogLine(line));
+      if (tail.length > 40) tail.shift();
+    }),
+  );
   const baseUrl = `http://127.0.0.1:${port}`;
-  await waitForHealth(baseUrl, child, () => stderr);
+  await waitForHealth(baseUrl, child, () => `\n${tail.join("\n")}`);
   return { baseUrl, port, child, stop: (signal) => stopChild(child, signal) };
 }
 

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { startAppProcess, type AppProcess } from "../../../e2e/app-process";
 import { startMongoJavaServer, type RunningMongo } from "../../../server/db/mongo-java-server";
+import { readableLogLine } from "../log-lines";
 import { startTestRedis, type TestRedis } from "../redis/redis-server";
 
 /**
@@ -27,7 +28,7 @@ export interface ClusterNode {
   /** SIGTERM, resolving when it has exited (SIGKILL after 10 s, as `stopChild` does). */
   terminate(): Promise<void>;
   health(): Promise<ClusterHealth>;
-  /** The last lines it wrote to stderr (its log), for a failing test's message. */
+  /** The last lines it wrote to stderr (its log, made readable), for a failing test's message. */
   log(): string;
 }
 
@@ -69,6 +70,8 @@ export interface ClusterOptions {
   env?: Record<string, string>;
   /** Let the nodes' logs through to this process's output (default: kept, shown on failure). */
   verbose?: boolean;
+  /** Each line a node writes to stderr (its JSON log), from its first; not called with `verbose`. */
+  onLogLine?: (node: string, line: string) => void;
 }
 
 /** The secret every node signs cookies with: one person across all of them. */
@@ -111,6 +114,11 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         mongoUri,
         dataDir: path.join(dir, `data-${name}`),
         quiet: !options.verbose,
+        onStderrLine: (line) => {
+          options.onLogLine?.(name, line);
+          logLines.push(readableLogLine(line));
+          if (logLines.length > 60) logLines.splice(0, logLines.length - 60);
+        },
         env: {
           WORKSPACE_DIR: workspaceDir,
           SESSION_SECRET: CLUSTER_SECRET,
@@ -123,10 +131,6 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         },
       });
       started.push(app);
-      app.child.stderr?.on("data", (d: Buffer) => {
-        logLines.push(...d.toString().split("\n").filter(Boolean));
-        if (logLines.length > 60) logLines.splice(0, logLines.length - 60);
-      });
       nodes.push(clusterNode(name, instanceId, app, logLines));
     }
 
