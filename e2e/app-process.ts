@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { freePort } from "../test/support/free-port";
-import { lineSplitter, readableLogLine } from "../test/support/log-lines";
+import { lineSplitter, parseLogLine, readableLogLine } from "../test/support/log-lines";
 
 export { freePort };
 
@@ -13,6 +13,11 @@ export interface AppProcess {
   port: number;
   child: ChildProcess;
   stop(signal?: NodeJS.Signals): Promise<void>;
+  /**
+   * Lines it wrote to stderr that are not JSON log records (the first 20): in production
+   * every line should be one (docs/logs.md), so a run that finds any says which.
+   */
+  strayLines(): string[];
 }
 
 export interface AppProcessOptions {
@@ -23,8 +28,8 @@ export interface AppProcessOptions {
   /** Keep the app's log out of the test output (its last lines still explain a failed start). */
   quiet?: boolean;
   /**
-   * Each line the app writes to stderr, from its first (with `quiet`): its log, one JSON
-   * object a line in production (docs/logs.md; test/support/log-lines.ts reads them).
+   * Each line the app writes to stderr, from its first: its log, one JSON object a line in
+   * production (docs/logs.md; test/support/log-lines.ts reads them).
    */
   onStderrLine?: (line: string) => void;
   /** Options for node itself, before the script (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). */
@@ -50,21 +55,25 @@ export async function startAppProcess(options: AppProcessOptions): Promise<AppPr
       DEMO_REPLY_DELAY_MS: "100",
       ...options.env,
     },
-    stdio: options.quiet ? ["ignore", "ignore", "pipe"] : ["ignore", "inherit", "inherit"],
+    // stderr is read here even when shown, so that every line can be checked.
+    stdio: options.quiet ? ["ignore", "ignore", "pipe"] : ["ignore", "inherit", "pipe"],
   });
   // The last lines, as a person reads them, explain a start that failed.
   const tail: string[] = [];
+  const stray: string[] = [];
+  if (!options.quiet) child.stderr?.on("data", (chunk: Buffer) => process.stderr.write(chunk));
   child.stderr?.on(
     "data",
     lineSplitter((line) => {
       options.onStderrLine?.(line);
       tail.push(readableLogLine(line));
       if (tail.length > 40) tail.shift();
+      if (!parseLogLine(line) && stray.length < 20) stray.push(line);
     }),
   );
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitForHealth(baseUrl, child, () => `\n${tail.join("\n")}`);
-  return { baseUrl, port, child, stop: (signal) => stopChild(child, signal) };
+  return { baseUrl, port, child, stop: (signal) => stopChild(child, signal), strayLines: () => [...stray] };
 }
 
 async function waitForHealth(baseUrl: string, child: ChildProcess, log: () => string): Promise<void> {

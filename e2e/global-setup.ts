@@ -32,5 +32,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     await app.stop();
     await mongo?.stop();
     rmSync(dataDir, { recursive: true, force: true });
+    // The app runs in production, where its log is JSON: a line that is not one escaped the logger.
+    const stray = app.strayLines();
+    if (stray.length > 0) throw new Error(`the app wrote lines to stderr that are not JSON log records:\n${stray.join("\n")}`);
   };
 }
