@@ -160,8 +160,12 @@ describe("choosing the format", () => {
 });
 
 describe("console calls routed through the logger", () => {
-  it("formats the arguments as the message and lifts an Error out as err", () => {
+  it("formats the arguments as the message, without colour codes, and lifts an Error out as err", () => {
     expect(consoleLine(["%s is %d", "x", 3])).toEqual(["x is 3", undefined]);
+    expect(consoleLine(["\u001b[32m\u001b[1m✓\u001b[22m\u001b[39m Running next.config.mjs took 120ms"])).toEqual([
+      "✓ Running next.config.mjs took 120ms",
+      undefined,
+    ]);
     const error = new Error("render failed");
     expect(consoleLine([error])).toEqual(["render failed", { err: error }]);
     expect(consoleLine(["while rendering /chat:", error])).toEqual(["while rendering /chat:", { err: error }]);

@@ -1,4 +1,4 @@
-import { formatWithOptions } from "node:util";
+import { formatWithOptions, stripVTControlCharacters } from "node:util";
 import type { ServerLogger } from "@/server/log";
 
 type ConsoleMethod = "debug" | "log" | "info" | "warn" | "error" | "trace";
@@ -33,10 +33,14 @@ export function routeProcessOutput(log: ServerLogger): void {
   });
 }
 
-/** A console call's arguments as a message, and the first Error among them as `err`. */
+/**
+ * A console call's arguments as a message, and the first Error among them as `err`.
+ * Colour codes are dropped: Next.js colours its messages when it believes a terminal (or
+ * FORCE_COLOR) is there, and in a JSON field they are only noise to grep through.
+ */
 export function consoleLine(args: unknown[]): [string, object | undefined] {
   const error = args.find((arg): arg is Error => arg instanceof Error);
   const rest = error ? args.filter((arg) => arg !== error) : args;
   const msg = rest.length > 0 ? formatWithOptions({ colors: false }, ...rest) : (error?.message ?? "");
-  return [msg, error ? { err: error } : undefined];
+  return [stripVTControlCharacters(msg), error ? { err: error } : undefined];
 }

@@ -56,6 +56,7 @@ describe("the server's log in production", () => {
     for (const { record } of records) {
       expect(["debug", "info", "warn", "error"]).toContain(record!.level);
       expect(new Date(record!.time!).toISOString()).toBe(record!.time);
+      expect(record!.msg).not.toContain("\u001b[");
       // No tracer is registered here, so no line claims a trace.
       expect(record).not.toHaveProperty("trace_id");
     }
