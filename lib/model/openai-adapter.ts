@@ -71,7 +71,7 @@ async function* streamCompletion(
   let usage: { inputTokens: number; outputTokens: number } | undefined;
 
   try {
-    const stream = await openStream(client, body, options, host, watch);
+    const stream = await openStream(client, body, options, host, watch, request.headers);
     try {
       for await (const chunk of stream) {
         const events = readChunk(chunk, calls);
@@ -122,11 +122,12 @@ async function openStream(
   options: OpenAIModelOptions,
   host: string,
   watch: Watchdog,
+  headers: Record<string, string> | undefined,
 ) {
   return pRetry(
     async () => {
       try {
-        return await client.chat.completions.create(body, { signal: watch.signal, maxRetries: 0 });
+        return await client.chat.completions.create(body, { signal: watch.signal, maxRetries: 0, ...(headers ? { headers } : {}) });
       } catch (thrown) {
         // A cancel or a timeout ends it here; the caller turns it into aborted / timeout.
         if (watch.timedOut || watch.signal.aborted) throw new AbortError(thrown instanceof Error ? thrown : String(thrown));

@@ -42,6 +42,12 @@ export interface ModelRequest {
    * and stored.
    */
   maxToolCalls?: number;
+  /**
+   * Extra HTTP headers for the provider request: the trace context (`traceparent`) of the
+   * request's span when the turn is traced, so a traced gateway joins the turn's trace.
+   * Models that send no HTTP request ignore them.
+   */
+  headers?: Record<string, string>;
 }
 
 export type ModelStreamEvent =

@@ -1,0 +1,166 @@
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { trace } from "@opentelemetry/api";
+import { tracing } from "@opentelemetry/sdk-node";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { BUILTIN_DEFINITIONS } from "@/lib/agent/definitions";
+import type { ChatTurn, SubagentProcess, TurnStats } from "@/lib/contracts";
+import { createDemoModel } from "@/lib/model/demo-model";
+import { statsAttributes } from "@/lib/telemetry/genai";
+import { createWorkspaceTools } from "@/lib/tools";
+import { processInTurn } from "@/lib/turn/paths";
+import { startTestTurn } from "@/test/support/agent/harness";
+import {
+  agentShape,
+  allStrings,
+  childrenNamed,
+  flatFromSdk,
+  treeOf,
+  type FlatSpan,
+  type SpanNode,
+} from "@/test/support/telemetry/span-tree";
+import { dataOf } from "@/test/support/turn/agent-data";
+import { otelTurnTracer } from "./otel-turn-tracer";
+import { startTelemetry, type Telemetry } from "./sdk";
+
+/**
+ * A real demo turn through the runtime, traced by the SDK into memory: one trace, the
+ * agents' tree as the conventions want it, the stored figures on the spans, and message
+ * content only when the operator asks for it.
+ */
+const PROMPT = "Deep dive into the tide predictor and the datum conversion";
+
+let workspace: string;
+let telemetry: Telemetry;
+const exporter = new tracing.InMemorySpanExporter();
+beforeAll(() => {
+  workspace = mkdtempSync(join(tmpdir(), "delegate-trace-"));
+  cpSync(resolve("workspace"), workspace, { recursive: true });
+  telemetry = startTelemetry({}, { spanProcessors: [new tracing.SimpleSpanProcessor(exporter)], instrument: false })!;
+});
+afterAll(async () => {
+  await telemetry.shutdown();
+  rmSync(workspace, { recursive: true, force: true });
+});
+beforeEach(() => exporter.reset());
+
+async function tracedTurn(tracer = telemetry.tracer) {
+  const run = startTestTurn(
+    {
+      model: createDemoModel({ chunkDelayMs: 0 }),
+      workspaceDir: workspace,
+      tools: createWorkspaceTools(),
+      definitions: [...BUILTIN_DEFINITIONS],
+      tracer,
+    },
+    PROMPT,
+  );
+  const result = await run.result;
+  expect(result.status).toBe("completed");
+  const spans = flatFromSdk(exporter.getFinishedSpans());
+  return { run, result, spans };
+}
+
+function runStats(turn: ChatTurn, runId: string): TurnStats {
+  const process: SubagentProcess | undefined = processInTurn(turn, runId);
+  expect(process, runId).toBeDefined();
+  return process!.stats;
+}
+
+function agents(node: SpanNode): SpanNode[] {
+  return [node, ...node.children.flatMap((c) => agents(c))].filter((n) => n.name.startsWith("invoke_agent "));
+}
+
+/** Text a tool read from the workspace and gave its agent: must never be on a span unless content is captured. */
+function toolOutputSample(run: Awaited<ReturnType<typeof tracedTurn>>["run"]): string {
+  const results = dataOf(run.events, "tool_result").filter((r) => r.status === "success" && !r.response.includes("Subagent Result"));
+  const long = results.map((r) => r.response.split("\n").find((line) => line.trim().length > 30)).find(Boolean);
+  expect(long, "some tool returned a line of text").toBeDefined();
+  return long!.trim();
+}
+
+describe("a traced turn", () => {
+  it("is one trace: master → subagent call → general → two subagent calls → explore ×2, with chat and tool spans under each agent", async () => {
+    const { result, spans } = await tracedTurn();
+    expect(new Set(spans.map((s) => s.traceId)).size).toBe(1);
+    const roots = treeOf(spans);
+    expect(roots.map((r) => r.name)).toEqual(["invoke_agent master"]);
+    const [root] = roots;
+    expect(agentShape(root!)).toEqual({
+      "invoke_agent master": [
+        {
+          "execute_tool subagent": [
+            {
+              "invoke_agent general": [
+                { "execute_tool subagent": [{ "invoke_agent explore": [] }] },
+                { "execute_tool subagent": [{ "invoke_agent explore": [] }] },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    for (const agent of agents(root!)) {
+      expect(childrenNamed(agent, "chat ").length, agent.name).toBeGreaterThan(0);
+      expect(childrenNamed(agent, "execute_tool ").length, agent.name).toBeGreaterThan(0);
+      expect(agent.attributes).toMatchObject({ "gen_ai.operation.name": "invoke_agent", "gen_ai.conversation.id": "s1" });
+    }
+    expect(root!.attributes).toMatchObject({ "gen_ai.agent.name": "master", "gen_ai.agent.id": "t1" });
+    const explorers = agents(root!).filter((a) => a.name === "invoke_agent explore");
+    for (const explore of explorers) {
+      const tools = childrenNamed(explore, "execute_tool ");
+      for (const tool of tools)
+        expect(tool.attributes).toMatchObject({
+          "gen_ai.operation.name": "execute_tool",
+          "gen_ai.tool.type": "function",
+          "gen_ai.tool.call.id": expect.any(String),
+        });
+    }
+    const chat = spans.find((s) => s.name.startsWith("chat "))!;
+    expect(chat.attributes).toMatchObject({
+      "gen_ai.operation.name": "chat",
+      "gen_ai.request.model": "demo",
+      "gen_ai.provider.name": "delegate.demo",
+    });
+    expect(chat.attributes["gen_ai.response.finish_reasons"]).toEqual([expect.any(String)]);
+    expect(result.turn.status).toBe("completed");
+  });
+
+  it("carries the figures the turn stores: each agent's its run's stats, the chat spans adding up to the turn's", async () => {
+    const { result, spans } = await tracedTurn();
+    const root = treeOf(spans)[0]!;
+    expect(root.attributes).toMatchObject(statsAttributes(result.stats));
+    for (const agent of agents(root).slice(1)) {
+      const runId = agent.attributes["delegate.run.id"] as string;
+      expect(agent.attributes, agent.name).toMatchObject(statsAttributes(runStats(result.turn, runId)));
+    }
+    const chats = spans.filter((s) => s.name.startsWith("chat "));
+    const sum = (purpose: string, key: string) =>
+      chats.filter((s) => s.attributes["delegate.model.purpose"] === purpose).reduce((n, s) => n + Number(s.attributes[key] ?? 0), 0);
+    expect(chats.every((s) => typeof s.attributes["gen_ai.usage.input_tokens"] === "number")).toBe(true);
+    expect(sum("chat", "gen_ai.usage.input_tokens")).toBe(result.stats.chat.inputTokens);
+    expect(sum("chat", "gen_ai.usage.output_tokens")).toBe(result.stats.chat.outputTokens);
+    expect(sum("system", "gen_ai.usage.input_tokens")).toBe(result.stats.system.inputTokens);
+    expect(sum("system", "gen_ai.usage.output_tokens")).toBe(result.stats.system.outputTokens);
+  });
+
+  it("holds no prompt, answer or tool output unless content capture is on", async () => {
+    const off = await tracedTurn();
+    const sample = toolOutputSample(off.run);
+    const offText = allStrings(off.spans);
+    expect(offText.some((v) => v.includes(PROMPT))).toBe(false);
+    expect(offText.some((v) => v.includes(sample))).toBe(false);
+
+    exporter.reset();
+    const capturing = otelTurnTracer({ tracer: trace.getTracer("delegate"), captureContent: true });
+    const on = await tracedTurn(capturing);
+    const onText = allStrings(on.spans);
+    expect(onText.some((v) => v.includes(PROMPT))).toBe(true);
+    expect(onText.some((v) => v.includes(toolOutputSample(on.run)))).toBe(true);
+    const root: FlatSpan = on.spans.find((s) => s.name === "invoke_agent master")!;
+    expect(JSON.parse(root.attributes["gen_ai.input.messages"] as string)).toEqual([
+      { role: "user", parts: [{ type: "text", content: PROMPT }] },
+    ]);
+  });
+});
