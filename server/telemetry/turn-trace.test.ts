@@ -1,12 +1,14 @@
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { trace } from "@opentelemetry/api";
+import { context, trace } from "@opentelemetry/api";
 import { tracing } from "@opentelemetry/sdk-node";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { BUILTIN_DEFINITIONS } from "@/lib/agent/definitions";
 import type { ChatTurn, SubagentProcess, TurnStats } from "@/lib/contracts";
 import { createDemoModel } from "@/lib/model/demo-model";
+import { createOpenAIModel } from "@/lib/model/openai-adapter";
+import { scriptedReply, startScriptedOpenAIServer } from "@/test/support/model/scripted-openai-server";
 import { statsAttributes } from "@/lib/telemetry/genai";
 import { createWorkspaceTools } from "@/lib/tools";
 import { processInTurn } from "@/lib/turn/paths";
@@ -22,6 +24,7 @@ import {
 } from "@/test/support/telemetry/span-tree";
 import { dataOf } from "@/test/support/turn/agent-data";
 import { otelTurnTracer } from "./otel-turn-tracer";
+import { withTraceContext } from "./propagate";
 import { startTelemetry, type Telemetry } from "./sdk";
 
 /**
@@ -162,5 +165,38 @@ describe("a traced turn", () => {
     expect(JSON.parse(root.attributes["gen_ai.input.messages"] as string)).toEqual([
       { role: "user", parts: [{ type: "text", content: PROMPT }] },
     ]);
+  });
+});
+
+describe("trace context going out", () => {
+  it("is on the model's HTTP request: the traceparent of its chat span", async () => {
+    const server = await startScriptedOpenAIServer(() =>
+      scriptedReply({ text: ["Hi ", "there."], usage: { promptTokens: 12, completionTokens: 3 } }),
+    );
+    try {
+      const model = createOpenAIModel({ baseURL: server.url, apiKey: "k", model: "gw-model", maxRetries: 0, timeoutMs: 10_000 });
+      const run = startTestTurn({ model, workspaceDir: workspace, tracer: telemetry.tracer }, "hello");
+      expect((await run.result).status).toBe("completed");
+      const chat = flatFromSdk(exporter.getFinishedSpans()).find((s) => s.name === "chat gw-model")!;
+      expect(chat.attributes).toMatchObject({
+        "gen_ai.usage.input_tokens": 12,
+        "gen_ai.usage.output_tokens": 3,
+        "server.address": expect.any(String),
+      });
+      expect(server.requests[0]!.headers.traceparent).toBe(`00-${chat.traceId}-${chat.spanId}-01`);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("is added to an MCP request sent within a tool call's span, and nothing is added outside one", () => {
+    const span = trace.getTracer("test").startSpan("execute_tool files.read");
+    const init = context.with(trace.setSpan(context.active(), span), () => withTraceContext({ headers: { "x-a": "1" } }));
+    span.end();
+    const headers = new Headers(init?.headers);
+    expect(headers.get("traceparent")).toBe(`00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`);
+    expect(headers.get("x-a")).toBe("1");
+    const plain = { headers: { "x-a": "1" } };
+    expect(withTraceContext(plain)).toBe(plain);
   });
 });
