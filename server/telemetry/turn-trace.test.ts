@@ -168,6 +168,62 @@ describe("a traced turn", () => {
   });
 });
 
+describe("what goes wrong, and what people do, on a traced turn", () => {
+  const demoTurn = (prompt: string, limits: Parameters<typeof startTestTurn>[0]["limits"] = {}, pace = { chunkDelayMs: 0 }) =>
+    startTestTurn(
+      {
+        model: createDemoModel(pace),
+        workspaceDir: workspace,
+        tools: createWorkspaceTools(),
+        definitions: [...BUILTIN_DEFINITIONS],
+        tracer: telemetry.tracer,
+        limits,
+      },
+      prompt,
+    );
+
+  it("marks a turn stopped by its budget as an error of type budget_exceeded", async () => {
+    const result = await demoTurn(PROMPT, { turnBudget: { tokens: 1 } }).result;
+    expect(result).toMatchObject({ status: "failed", endReason: "budget_exceeded" });
+    const root = flatFromSdk(exporter.getFinishedSpans()).find((s) => s.name === "invoke_agent master")!;
+    expect(root.attributes).toMatchObject({ "error.type": "budget_exceeded", ...statsAttributes(result.stats) });
+    expect(exporter.getFinishedSpans().find((s) => s.name === "invoke_agent master")!.status.code).toBe(2);
+  });
+
+  it("marks a subagent its watchdog stopped as an error of type watchdog_timeout", async () => {
+    const result = await demoTurn(PROMPT, { subagentTimeoutMs: 150 }, { chunkDelayMs: 50 }).result;
+    const spans = exporter.getFinishedSpans().filter((s) => s.name.startsWith("invoke_agent ") && s.name !== "invoke_agent master");
+    const timedOut = spans.filter((s) => s.attributes["delegate.run.end_reason"] === "watchdog_timeout");
+    expect(timedOut.length, `turn ${result.status}`).toBeGreaterThan(0);
+    for (const span of timedOut) {
+      expect(span.status.code).toBe(2);
+      expect(span.attributes["error.type"]).toBe("watchdog_timeout");
+    }
+  });
+
+  it("records an approval asked for, decided by a person and ended as events on the call's span", async () => {
+    const run = demoTurn("Fix the typo in CONTRIBUTING.md");
+    let decided = false;
+    for (let i = 0; i < 1000 && !decided; i++) {
+      const asked = dataOf(run.events, "approval").find((e) => e.approval.state === "pending");
+      if (asked) {
+        run.handle.decide!(asked.callId, asked.runId, { approve: true, by: "u1" });
+        decided = true;
+      } else await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(decided).toBe(true);
+    expect((await run.result).status).toBe("completed");
+    const call = flatFromSdk(exporter.getFinishedSpans()).find((s) => s.events.some((e) => e.name === "delegate.approval.requested"))!;
+    expect(call.name).toMatch(/^execute_tool /);
+    expect(call.events.map((e) => e.name)).toEqual([
+      "delegate.approval.requested",
+      "delegate.approval.decision_received",
+      "delegate.approval.decided",
+    ]);
+    expect(call.events[2]!.attributes).toEqual({ "delegate.approval.state": "approved" });
+  });
+});
+
 describe("trace context going out", () => {
   it("is on the model's HTTP request: the traceparent of its chat span", async () => {
     const server = await startScriptedOpenAIServer(() =>
