@@ -386,7 +386,7 @@ async function runTurn(
         contextTokens: deps.limits.contextTokens,
         signal,
         log: deps.log,
-        hooks: agentHooks(master, deps.now, started),
+        hooks: agentHooks(master, deps.now, started, telemetry),
       },
       state,
     );

@@ -202,4 +202,6 @@ export const SPAN_EVENTS = {
   cancelRequested: "delegate.cancel.requested",
   retryRequested: "delegate.retry.requested",
   retried: "delegate.retry.started",
+  compacted: "delegate.context.compacted",
+  condensed: "delegate.result.condensed",
 } as const;

@@ -47,6 +47,10 @@ export interface TurnTrace {
   model(model: ChatModel, runId: string | null, purpose: "chat" | "system"): ChatModel;
   /** Runs one tool call inside its span (so whatever the tool sends out carries the trace). */
   tool<T extends { content: string; status: string }>(runId: string | null, call: ModelToolCall, run: () => Promise<T>): Promise<T>;
+  /** A run's transcript was compacted to fit its context budget (`runId` null: the master). */
+  compacted(runId: string | null, info: { method: string; beforeTokens: number; afterTokens: number }): void;
+  /** A finished run's answer was condensed for its parent: level 1 unchanged, 2 rewritten by the system model, 3 cut (see lib/agent/condense.ts). */
+  condensed(runId: string, info: { level: number; originalTokens: number; bodyTokens: number }): void;
   /** A person's command as it reached this turn (relayed from another process or not). */
   command(command: TracedCommand): void;
   /** The turn ended: closes what is left open. */

@@ -199,6 +199,24 @@ class OtelTurnTrace implements TurnTrace {
     }
   }
 
+  compacted(runId: string | null, info: { method: string; beforeTokens: number; afterTokens: number }): void {
+    this.agentSpan(runId).addEvent(SPAN_EVENTS.compacted, {
+      "delegate.compaction.method": info.method,
+      "delegate.compaction.before_tokens": info.beforeTokens,
+      "delegate.compaction.after_tokens": info.afterTokens,
+    });
+  }
+
+  /** On the call that spawned the run: condensing its answer is its parent's work, after the run ended. */
+  condensed(runId: string, info: { level: number; originalTokens: number; bodyTokens: number }): void {
+    (this.spawnedBy.get(runId) ?? this.root).addEvent(SPAN_EVENTS.condensed, {
+      [DELEGATE.runId]: runId,
+      "delegate.condensation.level": info.level,
+      "delegate.condensation.original_tokens": info.originalTokens,
+      "delegate.condensation.body_tokens": info.bodyTokens,
+    });
+  }
+
   command(command: TracedCommand): void {
     switch (command.kind) {
       case "cancel":

@@ -12,7 +12,8 @@ import { scriptedReply, startScriptedOpenAIServer } from "@/test/support/model/s
 import { statsAttributes } from "@/lib/telemetry/genai";
 import { createWorkspaceTools } from "@/lib/tools";
 import { processInTurn } from "@/lib/turn/paths";
-import { startTestTurn } from "@/test/support/agent/harness";
+import { startTestTurn, tempWorkspace } from "@/test/support/agent/harness";
+import { scriptedModel } from "@/test/support/agent/scripted-model";
 import {
   agentShape,
   allStrings,
@@ -128,6 +129,9 @@ describe("a traced turn", () => {
     });
     expect(chat.attributes["gen_ai.response.finish_reasons"]).toEqual([expect.any(String)]);
     expect(result.turn.status).toBe("completed");
+    // Each spawned run's answer was condensed for its parent: an event on the spawning call.
+    for (const call of spans.filter((s) => s.name === "execute_tool subagent"))
+      expect(call.events.map((e) => e.name)).toContain("delegate.result.condensed");
   });
 
   it("carries the figures the turn stores: each agent's its run's stats, the chat spans adding up to the turn's", async () => {
@@ -188,6 +192,27 @@ describe("what goes wrong, and what people do, on a traced turn", () => {
     const root = flatFromSdk(exporter.getFinishedSpans()).find((s) => s.name === "invoke_agent master")!;
     expect(root.attributes).toMatchObject({ "error.type": "budget_exceeded", ...statsAttributes(result.stats) });
     expect(exporter.getFinishedSpans().find((s) => s.name === "invoke_agent master")!.status.code).toBe(2);
+  });
+
+  it("records a compaction as an event on the agent whose context it shrank", async () => {
+    const notes = await tempWorkspace({ "big.txt": "tide ".repeat(1_000) });
+    try {
+      const model = scriptedModel((_, i) =>
+        i < 5 ? { text: "Reading.", toolCalls: [{ id: `c${i}`, name: "read_note", args: { name: "big" } }] } : { text: "Done." },
+      );
+      const run = startTestTurn({ model, workspaceDir: notes.dir, tracer: telemetry.tracer, limits: { contextTokens: 4_000 } }, "read it");
+      expect((await run.result).status).toBe("completed");
+    } finally {
+      await notes.cleanup();
+    }
+    const compactions = flatFromSdk(exporter.getFinishedSpans()).flatMap((s) =>
+      s.events.filter((e) => e.name === "delegate.context.compacted").map((e) => ({ span: s.name, attributes: e.attributes })),
+    );
+    expect(compactions.length).toBeGreaterThan(0);
+    for (const c of compactions) {
+      expect(c.span).toMatch(/^invoke_agent /);
+      expect(c.attributes["delegate.compaction.after_tokens"]).toBeLessThan(c.attributes["delegate.compaction.before_tokens"] as number);
+    }
   });
 
   it("marks a subagent its watchdog stopped as an error of type watchdog_timeout", async () => {
