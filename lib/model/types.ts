@@ -55,7 +55,8 @@ export type ModelStreamEvent =
   | { type: "thinking"; text: string }
   | { type: "tool_call"; call: ModelToolCall }
   | { type: "usage"; inputTokens: number; outputTokens: number }
-  | { type: "done"; finishReason: "stop" | "tool_calls" | "length" | "other" };
+  /** `model`: the model that answered, as the provider named it (absent when it did not say). */
+  | { type: "done"; finishReason: "stop" | "tool_calls" | "length" | "other"; model?: string };
 
 export interface ChatModel {
   /** The model name sent to the provider (or "demo"). */

@@ -147,8 +147,10 @@ export function chatAttributes(model: { id: string; label: string; isDemo: boole
 export function chatEndAttributes(end: {
   usage?: { inputTokens: number; outputTokens: number };
   finishReason?: "stop" | "tool_calls" | "length" | "other";
+  responseModel?: string;
 }): Attributes {
   const attributes: Attributes = {};
+  if (end.responseModel) attributes[GEN_AI.responseModel] = end.responseModel;
   if (end.usage) {
     attributes[GEN_AI.inputTokens] = end.usage.inputTokens;
     attributes[GEN_AI.outputTokens] = end.usage.outputTokens;

@@ -142,17 +142,26 @@ class OtelTurnTrace implements TurnTrace {
       this.requests.set(request, trace.setSpan(context.active(), span));
       let usage: { inputTokens: number; outputTokens: number } | undefined;
       let finishReason: Extract<ModelStreamEvent, { type: "done" }>["finishReason"] | undefined;
+      let responseModel: string | undefined;
       let text = "";
       return {
         event: (event) => {
           inner?.event(event);
           if (event.type === "usage") usage = { inputTokens: event.inputTokens, outputTokens: event.outputTokens };
-          else if (event.type === "done") finishReason = event.finishReason;
-          else if (event.type === "text" && this.options.captureContent) text += event.text;
+          else if (event.type === "done") {
+            finishReason = event.finishReason;
+            responseModel = event.model;
+          } else if (event.type === "text" && this.options.captureContent) text += event.text;
         },
         end: (error) => {
           inner?.end(error);
-          span.setAttributes(chatEndAttributes({ ...(usage ? { usage } : {}), ...(finishReason ? { finishReason } : {}) }));
+          span.setAttributes(
+            chatEndAttributes({
+              ...(usage ? { usage } : {}),
+              ...(finishReason ? { finishReason } : {}),
+              ...(responseModel ? { responseModel } : {}),
+            }),
+          );
           if (this.options.captureContent && finishReason)
             span.setAttribute(GEN_AI.outputMessages, textMessages("assistant", text, finishReason));
           if (error !== undefined) fail(span, errorTypeOf(error), error instanceof Error ? error.message : String(error));
