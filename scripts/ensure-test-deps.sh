@@ -2,7 +2,8 @@
 # Installs what the tests need on a fresh machine, skipping whatever is already there:
 # npm packages (from the lock), Debian's Chromium for the browser tests, Debian's
 # redis-server for the scale-out tests, Debian's caddy for the proxy test, the jars of the MongoDB-wire-compatible test
-# server (from Maven Central), and FerretDB, the second database of the data-layer tests (from the Go module proxy).
+# server (from Maven Central), FerretDB, the second database of the data-layer tests, and Jaeger, the tracing tests'
+# trace store (both from the Go module proxy).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -66,3 +67,6 @@ fi
 
 # The data-layer tests run a second time on FerretDB (scripts/test-all.sh); built once per version.
 bash scripts/ferretdb.sh
+
+# The tracing test exports a turn's trace to a real Jaeger and reads it back; built once per version.
+bash scripts/jaeger.sh

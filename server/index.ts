@@ -1,3 +1,5 @@
+// First: tracing (when OTEL_* turns it on) must start before the modules it instruments load.
+import { telemetry } from "@/server/telemetry/preload";
 import next from "next";
 import { loadEnvFile } from "node:process";
 import { existsSync } from "node:fs";
@@ -45,7 +47,8 @@ async function main(log: ServerLogger): Promise<void> {
   if (config.AUTH_MODE === "invite" && !(await db.models.Account.exists({}))) {
     log.warn("AUTH_MODE=invite and no account yet: the first person to sign up (no invitation needed) becomes the admin");
   }
-  const { runtime, appInfo, mcp, catalog, definitions } = buildRuntime(config, log);
+  const { runtime, appInfo, mcp, catalog, definitions } = buildRuntime(config, log, undefined, telemetry?.tracer);
+  if (telemetry) log.info("Tracing on: every turn is a trace (OTEL_* settings; see docs/tracing.md)");
   const secret = loadOrCreateSecret(config.SESSION_SECRET, config.DATA_DIR);
   const nextApp = next({ dev, dir: process.cwd(), hostname: config.HOST, port: config.PORT });
   await nextApp.prepare();
@@ -100,6 +103,8 @@ async function main(log: ServerLogger): Promise<void> {
     else log.info(`${signal}: no turn was running`);
     await mcp?.close();
     await db.close();
+    // Last, once every turn has ended and its spans with it: the spans still queued are exported.
+    await telemetry?.shutdown().catch((error: unknown) => log.warn("could not flush the last traces", { error: String(error) }));
     process.exit(0);
   };
   process.on("SIGINT", () => void stop("SIGINT"));

@@ -1,13 +1,15 @@
 import { toolOutputOf, type AgentDataOf, type TurnStats } from "@/lib/contracts";
 import type { LoopHooks } from "./agent-loop";
 import type { AgentNode } from "./agent-node";
+import type { TurnTrace } from "@/lib/telemetry/turn-tracer";
 
 /**
  * What an agent's loop reports, turned into that agent's events: one set of hooks for the
  * master and every subagent, so what one shows the other shows too (its reasoning
  * included). `startedMs` is when the run started (its stats' runtime counts from there).
+ * `trace`: the turn's trace, told of what no event reports (a compaction).
  */
-export function agentHooks(node: AgentNode, now: () => number, startedMs: number): LoopHooks {
+export function agentHooks(node: AgentNode, now: () => number, startedMs: number, trace?: TurnTrace): LoopHooks {
   const iso = () => new Date(now()).toISOString();
   let stepStartedAt = iso();
   let steers = 0;
@@ -34,6 +36,12 @@ export function agentHooks(node: AgentNode, now: () => number, startedMs: number
     onStepStart: () => {
       stepStartedAt = iso();
     },
+    ...(trace
+      ? {
+          onCompact: (info: { method: string; beforeTokens: number; afterTokens: number }) =>
+            trace.compacted(node.run?.runId ?? null, info),
+        }
+      : {}),
     onStepEnd: (steps) => {
       node.meter.steps = steps;
       showUsage({ step: steps - 1, startedAt: stepStartedAt, endedAt: iso() });

@@ -51,6 +51,8 @@ export interface LoopHooks {
   onStepStart?(step: number): void;
   /** A steering message joined the transcript, read first by step `step`. */
   onSteer?(step: number, message: string): void;
+  /** The transcript outgrew the context budget and was compacted (see lib/context/compact.ts). */
+  onCompact?(info: { method: string; beforeTokens: number; afterTokens: number }): void;
 }
 
 export interface LoopOptions {
@@ -233,6 +235,7 @@ async function compactIfNeeded(options: LoopOptions, state: LoopState): Promise<
   });
   if (result.method === "none") return;
   options.log?.warn("context compacted", { method: result.method, beforeTokens: result.beforeTokens, afterTokens: result.afterTokens });
+  options.hooks.onCompact?.({ method: result.method, beforeTokens: result.beforeTokens, afterTokens: result.afterTokens });
   const next = options.objective ? reinforceObjective(result.messages, options.objective) : result.messages;
   state.messages.splice(0, state.messages.length, ...next);
 }

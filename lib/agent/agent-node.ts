@@ -9,6 +9,7 @@ import type { ApprovalGate } from "./approval-gate";
 import type { BudgetStop } from "./budget-stop";
 import type { SubagentDefinition } from "./definitions";
 import type { ModelTracer } from "./model-trace";
+import type { TurnTrace } from "@/lib/telemetry/turn-tracer";
 import type { RunRegistry } from "./run-registry";
 import type { ModelFor } from "./run-models";
 import type { SubagentArgs } from "./subagent-tool";
@@ -62,6 +63,8 @@ export interface TurnScope {
   trace?: ModelTracer;
   /** The chat's attachments, which every agent of the turn reads as `attachments/` (see ToolContext). */
   attachments?: AttachmentArea;
+  /** The turn's trace (see lib/telemetry/turn-tracer.ts); absent: the turn is not traced. */
+  telemetry?: TurnTrace;
 }
 
 /** One agent of the tree: the master (`run` null, depth 0) or a subagent. */

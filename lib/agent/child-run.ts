@@ -111,7 +111,7 @@ export async function runChild(host: RunHost, spec: ChildSpec): Promise<ChildOut
     ...(definition.budget ? { budget: definition.budget } : {}),
   });
 
-  const hooks = agentHooks(node, deps.now, started);
+  const hooks = agentHooks(node, deps.now, started, scope.telemetry);
   // False while a model request streams: a run stopped then has no partial answer (that step's text is not complete).
   let responded = true;
   const { onStepStart, onChatUsage } = hooks;
@@ -190,6 +190,7 @@ export async function runChild(host: RunHost, spec: ChildSpec): Promise<ChildOut
     signal: parent.signal,
   });
   parent.meter.addSystem(condensed.usage);
+  scope.telemetry?.condensed(runId, { level: condensed.level, originalTokens: condensed.originalTokens, bodyTokens: condensed.bodyTokens });
   const clean = castNarrative({
     label: runLabel(definition.name, runId),
     endReason,

@@ -1,7 +1,7 @@
 import type { Budget, ChatTurn, EndReason, ModelCallSink, Publish, RunsEnd, TurnStats } from "@/lib/contracts";
 import { buildSessionContext } from "@/lib/context/build-session-context";
 import { cleanSubagentContent } from "@/lib/context/clean-result";
-import type { ChatModel } from "@/lib/model/types";
+import { ModelError, type ChatModel } from "@/lib/model/types";
 import type { AttachmentArea } from "@/lib/tools/attachment-area";
 import type { Tool } from "@/lib/tools/types";
 import { dataEvent } from "@/lib/turn/data-event";
@@ -24,6 +24,8 @@ import { SubagentExecutor, type AgentNode, type TurnScope } from "./subagent-exe
 import { UsageMeter, type Pricing } from "./usage-meter";
 import { Watchdog } from "./watchdog";
 import type { Logger } from "@/lib/log";
+import { MASTER_AGENT_NAME } from "@/lib/telemetry/genai";
+import type { TurnEnd, TurnTrace, TurnTracer } from "@/lib/telemetry/turn-tracer";
 
 /**
  * The agent runtime the server drives: one `startTurn` per user message. It is pure of
@@ -74,6 +76,11 @@ export interface AgentRuntimeDeps {
   log?: Pick<Logger, "warn">;
   now?: () => number;
   newId?: () => string;
+  /**
+   * Traces each turn (server/telemetry/ when OTEL_* configures it). Absent: nothing is
+   * traced and nothing is wrapped, so an untraced turn costs what it did before tracing.
+   */
+  tracer?: TurnTracer;
 }
 
 export interface TurnInput {
@@ -173,7 +180,8 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
       const controller = new AbortController();
       const registry = new RunRegistry();
       const retries = new RetryBook();
-      const record = turnRecord(input, deps.log);
+      const telemetry = startTrace(deps, input);
+      const record = turnRecord(input, deps.log, telemetry);
       // Subagents have their own watchdogs; this one bounds the whole turn, master included
       // (time spent waiting for a person's approval does not count; see Watchdog).
       const watchdog = new Watchdog(deps.limits.turnTimeoutMs, () => controller.abort(WATCHDOG), now);
@@ -186,16 +194,33 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
         withChosenModel(withTurnAgents({ ...deps, systemModel, modelFor, now, newId }, input.agents), input.model),
         { approvals, watchdog },
         retries,
+        telemetry,
       ).finally(() => watchdog.clear());
+      // A person's commands reach the turn here, on the process running it, whichever
+      // process the person is connected to: each is noted on the turn's trace first.
+      const note = (command: Parameters<TurnTrace["command"]>[0]) => guard(deps.log, () => telemetry?.command(command));
       return {
         done,
         cancel: () => {
+          note({ kind: "cancel" });
           if (!controller.signal.aborted) controller.abort("cancelled");
         },
-        steer: (runId, message) => registry.steer(runId, message),
-        kill: (runId) => registry.kill(runId),
-        decide: (callId, runId, decision) => approvals.decide(callId, runId, decision),
-        retry: (runId, task) => retries.retry(runId, task, (id) => processInTurn(record.turn(), id)?.status),
+        steer: (runId, message) => {
+          note({ kind: "steer", runId, message });
+          return registry.steer(runId, message);
+        },
+        kill: (runId) => {
+          note({ kind: "kill", runId });
+          return registry.kill(runId);
+        },
+        decide: (callId, runId, decision) => {
+          note({ kind: "decide", callId, runId, approve: decision.approve });
+          return approvals.decide(callId, runId, decision);
+        },
+        retry: (runId, task) => {
+          note({ kind: "retry", runId });
+          return retries.retry(runId, task, (id) => processInTurn(record.turn(), id)?.status);
+        },
       };
     },
   };
@@ -254,7 +279,7 @@ interface TurnRecord {
   turn(): ChatTurn;
 }
 
-function turnRecord(input: TurnInput, log: AgentRuntimeDeps["log"]): TurnRecord {
+function turnRecord(input: TurnInput, log: AgentRuntimeDeps["log"], telemetry: TurnTrace | undefined): TurnRecord {
   // A publisher that throws must not take the turn down with it (nor skip `turn:ended`).
   const publish: Publish = (event) => {
     try {
@@ -262,6 +287,7 @@ function turnRecord(input: TurnInput, log: AgentRuntimeDeps["log"]): TurnRecord 
     } catch (error) {
       log?.warn("publishing an agent event failed", { type: event.type, error: describeError(error) });
     }
+    if (telemetry) guard(log, () => telemetry.event(event));
   };
   const read = input.turn;
   if (!read) return foldingPublisher(input.sessionId, publish);
@@ -277,6 +303,7 @@ async function runTurn(
   deps: ResolvedDeps,
   waits: { approvals: ApprovalGate; watchdog: Watchdog },
   retries?: RetryBook,
+  telemetry?: TurnTrace,
 ): Promise<TurnResult> {
   const { publish } = record;
   const started = deps.now();
@@ -296,6 +323,8 @@ async function runTurn(
   let state: LoopState | undefined;
   let result: Omit<TurnResult, "stats" | "turn">;
   let runsEnd: RunsEnd | undefined;
+  let errorType: string | undefined;
+  let answer: string | undefined;
   try {
     publish({
       type: "turn:started",
@@ -319,10 +348,14 @@ async function runTurn(
       await promptMessage(input.prompt, input.promptAttachments, chosen?.images === true, deps.log),
     ]);
     const sink = input.recordModelCall;
-    const trace: ModelTracer = sink
+    const recorded: ModelTracer = sink
       ? (model, runId, purpose) => traceModel(model, { turnId, runId, purpose }, sink, deps)
       : (model) => model;
+    const trace: ModelTracer = telemetry
+      ? (model, runId, purpose) => telemetry.model(recorded(model, runId, purpose), runId, purpose)
+      : recorded;
     const scope: TurnScope = { turnId, publish, registry, ownerId: input.ownerId, approvals: waits.approvals, retries, trace };
+    if (telemetry) scope.telemetry = telemetry;
     if (input.attachments) scope.attachments = input.attachments;
     const executor = new SubagentExecutor(deps, scope);
     const master: AgentNode = {
@@ -353,25 +386,40 @@ async function runTurn(
         contextTokens: deps.limits.contextTokens,
         signal,
         log: deps.log,
-        hooks: agentHooks(master, deps.now, started),
+        hooks: agentHooks(master, deps.now, started, telemetry),
       },
       state,
     );
-    result =
-      outcome.kind === "answered"
-        ? { status: "completed" }
-        : { status: "failed", error: `The agent used all ${deps.limits.maxSteps} steps without reaching a final answer.` };
+    if (outcome.kind === "answered") {
+      result = { status: "completed" };
+      answer = outcome.answer;
+    } else {
+      result = { status: "failed", error: `The agent used all ${deps.limits.maxSteps} steps without reaching a final answer.` };
+      errorType = "max_steps";
+    }
   } catch (error) {
     if (signal.reason === BUDGET_EXCEEDED && budgetStop) {
       result = { status: "failed", error: turnBudgetText(budgetStop), endReason: "budget_exceeded" };
       const error = budgetStopText(budgetStop, true);
       runsEnd = { endReason: "budget_exceeded", error, note: "The turn stopped at its budget before anyone answered." };
-    } else if (signal.reason === WATCHDOG)
+      errorType = BUDGET_EXCEEDED;
+    } else if (signal.reason === WATCHDOG) {
       result = { status: "failed", error: `Stopped by the watchdog after ${deps.limits.turnTimeoutMs / 1000} s (TURN_TIMEOUT_MS).` };
-    else if (signal.aborted || error instanceof AbortedError) result = { status: "cancelled" };
-    else result = { status: "failed", error: describeError(error) };
+      errorType = WATCHDOG;
+    } else if (signal.aborted || error instanceof AbortedError) result = { status: "cancelled" };
+    else {
+      result = { status: "failed", error: describeError(error) };
+      errorType = error instanceof ModelError ? error.code : error instanceof Error ? error.name : "_OTHER";
+    }
   }
   const stats = meter.stats(deps.now() - started);
+  if (telemetry) {
+    const end: TurnEnd = { status: result.status, stats };
+    if (errorType) end.errorType = errorType;
+    if (result.error) end.error = result.error;
+    if (answer !== undefined) end.answer = answer;
+    guard(deps.log, () => telemetry.end(end));
+  }
   publish({
     type: "turn:ended",
     turnId,
@@ -383,6 +431,26 @@ async function runTurn(
     endedAt: new Date(deps.now()).toISOString(),
   });
   return { ...result, stats, turn: record.turn() };
+}
+
+/** The turn's trace, when a tracer is configured; a tracer that fails leaves the turn untraced, never failed. */
+function startTrace(deps: AgentRuntimeDeps, input: TurnInput): TurnTrace | undefined {
+  if (!deps.tracer) return undefined;
+  try {
+    return deps.tracer.startTurn({ sessionId: input.sessionId, turnId: input.turnId, prompt: input.prompt, agentName: MASTER_AGENT_NAME });
+  } catch (error) {
+    deps.log?.warn("could not start the turn's trace", { error: describeError(error) });
+    return undefined;
+  }
+}
+
+/** Tracing is beside the turn, never in its way: a tracer that throws is logged and the turn goes on. */
+function guard(log: AgentRuntimeDeps["log"], run: () => void): void {
+  try {
+    run();
+  } catch (error) {
+    log?.warn("tracing the turn failed", { error: describeError(error) });
+  }
 }
 
 /** The names of the chat's attachments for the master's prompt; a failed listing only leaves them out (the tools still reach them). */

@@ -52,15 +52,19 @@ export class SubagentExecutor implements RunHost {
       specs,
       isExclusive: (call) => call.name === SUBAGENT_TOOL_NAME && this.definitionOf(call)?.parallelizable === false,
       settle: async (calls) => (this.scope.retries ? this.scope.retries.settle(node, calls) : new Map()),
-      invoke: async (call, context) => {
-        if (call.name === SUBAGENT_TOOL_NAME && canSpawn) return this.spawn(node, call);
-        const tool = tools.find((t) => t.spec.name === call.name);
-        if (tool) {
-          const gate = needsApproval(tool, requireApproval) ? this.approvalFor(node, tool, call, context) : undefined;
-          return runWorkspaceCall(tool, call, this.toolContext(context.signal), gate);
-        }
-        const names = specs.map((s) => s.name).join(", ") || "none";
-        return refuse("unknown_tool", `Unknown tool "${call.name}". Tools available to you: ${names}.`);
+      invoke: (call, context) => {
+        const run = async (): Promise<ToolOutcome> => {
+          if (call.name === SUBAGENT_TOOL_NAME && canSpawn) return this.spawn(node, call);
+          const tool = tools.find((t) => t.spec.name === call.name);
+          if (tool) {
+            const gate = needsApproval(tool, requireApproval) ? this.approvalFor(node, tool, call, context) : undefined;
+            return runWorkspaceCall(tool, call, this.toolContext(context.signal), gate);
+          }
+          const names = specs.map((s) => s.name).join(", ") || "none";
+          return refuse("unknown_tool", `Unknown tool "${call.name}". Tools available to you: ${names}.`);
+        };
+        const { telemetry } = this.scope;
+        return telemetry ? telemetry.tool(node.run?.runId ?? null, call, run) : run();
       },
     };
   }

@@ -54,7 +54,7 @@ describe("createOpenAIModel: streaming", () => {
       { type: "text", text: "turns" },
       { type: "text", text: "." },
       { type: "usage", inputTokens: 12, outputTokens: 4 },
-      { type: "done", finishReason: "stop" },
+      { type: "done", finishReason: "stop", model: "test-model" },
     ]);
   });
 
@@ -105,7 +105,7 @@ describe("createOpenAIModel: streaming", () => {
       { id: "call_b", name: "list_files", arguments: "{}" },
     ]);
     expect(JSON.parse(calls[0]!.arguments)).toEqual({ pattern: "FIXME", glob: "*.py" });
-    expect(events.at(-1)).toEqual({ type: "done", finishReason: "tool_calls" });
+    expect(events.at(-1)).toEqual({ type: "done", finishReason: "tool_calls", model: "test-model" });
     // Each call is emitted once, after the text and before usage.
     expect(events.map((e) => e.type)).toEqual(["text", "tool_call", "tool_call", "usage", "done"]);
   });
@@ -174,7 +174,7 @@ describe("createOpenAIModel: streaming", () => {
 
   it("reports a length finish", async () => {
     const model = await modelFor([scriptedReply({ text: ["trunc"], finishReason: "length" })]);
-    expect((await collect(model)).at(-1)).toEqual({ type: "done", finishReason: "length" });
+    expect((await collect(model)).at(-1)).toEqual({ type: "done", finishReason: "length", model: "test-model" });
   });
 });
 

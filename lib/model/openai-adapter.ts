@@ -69,15 +69,17 @@ async function* streamCompletion(
   const calls = new ToolCallAssembler();
   let finishReason: string | undefined;
   let usage: { inputTokens: number; outputTokens: number } | undefined;
+  let answeredBy: string | undefined;
 
   try {
-    const stream = await openStream(client, body, options, host, watch);
+    const stream = await openStream(client, body, options, host, watch, request.headers);
     try {
       for await (const chunk of stream) {
         const events = readChunk(chunk, calls);
         if (chunk.usage) {
           usage = { inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
         }
+        if (typeof chunk.model === "string" && chunk.model) answeredBy = chunk.model;
         const reason = chunk.choices?.[0]?.finish_reason;
         if (reason) finishReason = reason;
         // The consumer's own pace must not count as provider silence.
@@ -97,7 +99,7 @@ async function* streamCompletion(
     }
     for (const call of calls.finish()) yield { type: "tool_call", call: { ...call, name: names.fromWire(call.name) } };
     if (usage) yield { type: "usage", ...usage };
-    yield { type: "done", finishReason: toFinishReason(finishReason) };
+    yield { type: "done", finishReason: toFinishReason(finishReason), ...(answeredBy ? { model: answeredBy } : {}) };
   } catch (error) {
     if (watch.timedOut) throw timeoutError(host, options.timeoutMs);
     if (request.signal?.aborted) throw abortedError();
@@ -122,11 +124,12 @@ async function openStream(
   options: OpenAIModelOptions,
   host: string,
   watch: Watchdog,
+  headers: Record<string, string> | undefined,
 ) {
   return pRetry(
     async () => {
       try {
-        return await client.chat.completions.create(body, { signal: watch.signal, maxRetries: 0 });
+        return await client.chat.completions.create(body, { signal: watch.signal, maxRetries: 0, ...(headers ? { headers } : {}) });
       } catch (thrown) {
         // A cancel or a timeout ends it here; the caller turns it into aborted / timeout.
         if (watch.timedOut || watch.signal.aborted) throw new AbortError(thrown instanceof Error ? thrown : String(thrown));

@@ -42,6 +42,12 @@ export interface ModelRequest {
    * and stored.
    */
   maxToolCalls?: number;
+  /**
+   * Extra HTTP headers for the provider request: the trace context (`traceparent`) of the
+   * request's span when the turn is traced, so a traced gateway joins the turn's trace.
+   * Models that send no HTTP request ignore them.
+   */
+  headers?: Record<string, string>;
 }
 
 export type ModelStreamEvent =
@@ -49,7 +55,8 @@ export type ModelStreamEvent =
   | { type: "thinking"; text: string }
   | { type: "tool_call"; call: ModelToolCall }
   | { type: "usage"; inputTokens: number; outputTokens: number }
-  | { type: "done"; finishReason: "stop" | "tool_calls" | "length" | "other" };
+  /** `model`: the model that answered, as the provider named it (absent when it did not say). */
+  | { type: "done"; finishReason: "stop" | "tool_calls" | "length" | "other"; model?: string };
 
 export interface ChatModel {
   /** The model name sent to the provider (or "demo"). */

@@ -17,6 +17,7 @@ import { createOpenAIModel } from "@/lib/model/openai-adapter";
 import type { ChatModel } from "@/lib/model/types";
 import { createWorkspaceTools } from "@/lib/tools";
 import type { Logger } from "@/lib/log";
+import type { TurnTracer } from "@/lib/telemetry/turn-tracer";
 import { checkEndpointKeys, EndpointsConfigError, parseEndpointsFile } from "@/lib/catalog/endpoints-config";
 import { hostOf } from "@/lib/catalog/listing";
 import { modelKey, optionLabel } from "@/lib/contracts/catalog";
@@ -39,6 +40,8 @@ export function buildRuntime(
   env: Env,
   log: Pick<Logger, "warn" | "info">,
   lookup: (name: string) => string | undefined = variable,
+  /** Traces every turn (server/telemetry/, when OTEL_* turns tracing on); absent: no tracing. */
+  tracer?: TurnTracer,
 ): {
   runtime: AgentRuntime;
   appInfo: AppInfo | (() => AppInfo);
@@ -88,6 +91,7 @@ export function buildRuntime(
     pricing,
     modelFor,
     log,
+    ...(tracer ? { tracer } : {}),
   });
   const catalog = buildCatalog(env, model, pricing, lookup, log);
   const appInfo: AppInfo = {

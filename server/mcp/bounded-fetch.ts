@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import { withTraceContext } from "@/server/telemetry/propagate";
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from "@modelcontextprotocol/sdk/shared/stdio.js";
 
 /**
@@ -61,7 +62,8 @@ export function boundedFetch(maxBytes = MAX_MESSAGE_BYTES, base: typeof fetch = 
     // The call's own request and a resumed stream of it; not the cancellation notice sent when it is given up.
     const bound = scope && carriesCall(init) ? scope : undefined;
     const signal = bound ? (init?.signal ? AbortSignal.any([init.signal, bound.signal]) : bound.signal) : init?.signal;
-    const response = await base(input, { ...init, signal });
+    // A traced turn's tool call carries its trace to the MCP server (a no-op when tracing is off).
+    const response = await base(input, { ...withTraceContext(init), signal });
     if (!response.body || [204, 205, 304].includes(response.status)) return response;
     const eventStream = (response.headers.get("content-type") ?? "").toLowerCase().startsWith("text/event-stream");
     const counted = response.body.pipeThrough(countBytes(maxBytes, eventStream, (error) => bound?.fail(error)));

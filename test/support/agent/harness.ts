@@ -83,6 +83,8 @@ export interface HarnessOptions {
   limits?: Partial<AgentRuntimeDeps["limits"]>;
   warnings?: string[];
   onEvent?: (event: AgentEvent, run: TurnRun) => void;
+  /** Traces the turn (see lib/telemetry/turn-tracer.ts). */
+  tracer?: AgentRuntimeDeps["tracer"];
 }
 
 /** `extra.turnId` also prefixes the run ids, so a later turn's ids do not collide with "t1"'s. */
@@ -103,6 +105,7 @@ export function startTestTurn(
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     log: { warn: (msg) => options.warnings?.push(msg) },
     newId: () => `${prefix}run${++ids}`,
+    ...(options.tracer ? { tracer: options.tracer } : {}),
   });
   const events: AgentEvent[] = [];
   const run = {} as TurnRun;
