@@ -16,6 +16,8 @@ export interface Database {
   embedded: boolean;
   /** The embedded database's process now, when there is one (fault tests kill it). */
   embeddedPid(): number | undefined;
+  /** The embedded database's process died and is being started again; false for MONGODB_URI. */
+  embeddedRestarting(): boolean;
   connection: Connection;
   models: Models;
   /** Answers a ping within HEALTH_PING_MS: a paused or hung server is down, not just a closed socket. */
@@ -51,6 +53,7 @@ export async function connectDatabase(
     uri,
     embedded: Boolean(embedded),
     embeddedPid: () => embedded?.pid(),
+    embeddedRestarting: () => embedded?.restarting() ?? false,
     connection,
     models,
     isUp: () => answersPing(connection),
