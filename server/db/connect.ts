@@ -84,7 +84,8 @@ async function connectWithRetry(uri: string, log: Pick<Logger, "warn">): Promise
 
 const HEALTH_PING_MS = 2_000;
 
-async function answersPing(connection: Connection): Promise<boolean> {
+/** Whether the database answers a ping within HEALTH_PING_MS (the health checks and readiness read it). */
+export async function answersPing(connection: Connection): Promise<boolean> {
   if (connection.readyState !== 1 || !connection.db) return false;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), HEALTH_PING_MS)));
