@@ -98,6 +98,16 @@ describe("health probes", () => {
     await until(async () => (await get("/api/health/ready")).status === 200, 60_000, "readiness once the database is back");
     expect((await get("/api/health/ready")).body).toMatchObject({ ok: true, database: "up" });
   }, 120_000);
+
+  it("once the process is shutting down, is neither live nor ready", async () => {
+    // What SIGTERM starts (server/shutdown.ts): the registry stops taking turns first, while the HTTP server still answers.
+    await harness.app.registry.shutdown();
+    expect(await get("/api/health/live")).toEqual({ status: 503, body: { ok: false, stopping: true } });
+    expect(await get("/api/health/ready")).toEqual({
+      status: 503,
+      body: { ok: false, down: ["process"], database: "up", redis: "off", stopping: true },
+    });
+  });
 });
 
 describe("readiness", () => {
