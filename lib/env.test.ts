@@ -22,6 +22,13 @@ describe("parseEnv", () => {
     expect(() => parseEnv({ AUTH_MODE: "everyone" })).toThrow(/AUTH_MODE/);
   });
 
+  it("METRICS_TOKEN is unset when blank, and refused when short enough to guess", () => {
+    expect(parseEnv({}).METRICS_TOKEN).toBeUndefined();
+    expect(parseEnv({ METRICS_TOKEN: "" }).METRICS_TOKEN).toBeUndefined();
+    expect(parseEnv({ METRICS_TOKEN: "0123456789abcdef" }).METRICS_TOKEN).toBe("0123456789abcdef");
+    expect(() => parseEnv({ METRICS_TOKEN: "short" })).toThrow(/METRICS_TOKEN: must be at least 16 characters/);
+  });
+
   it("refuses AUTH_MODE=sso without a provider to sign in with", () => {
     expect(() => parseEnv({ AUTH_MODE: "sso" })).toThrow(/AUTH_MODE: sso needs a provider/);
   });

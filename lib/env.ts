@@ -212,6 +212,13 @@ export const envSchema = z
     /** Names this process in leases, logs and the health check; defaults to hostname:pid:random. */
     INSTANCE_ID: opt(z.string().trim().min(1).max(200)),
 
+    /**
+     * The bearer token `/metrics` asks of a scraper outside the loopback interface
+     * (`Authorization: Bearer <token>`; docs/metrics.md). Unset: only the loopback interface
+     * may read the metrics. At least 16 characters: it guards figures about everyone's use.
+     */
+    METRICS_TOKEN: opt(z.string().trim().min(16, "must be at least 16 characters").max(500)),
+
     /** Single sign-on over OpenID Connect: the provider's issuer URL (discovered lazily). */
     OIDC_ISSUER: opt(z.url()),
     OIDC_CLIENT_ID: opt(z.string().min(1).max(500)),

@@ -8,6 +8,7 @@ import type { AccountService, AccountServiceDeps } from "@/server/accounts/accou
 import type { Throttle } from "@/server/accounts/login-throttle";
 import type { OidcClient } from "@/server/accounts/oidc";
 import type { Cluster } from "@/server/cluster/cluster";
+import type { AppMetrics } from "@/server/metrics/app-metrics";
 import type { ModelChoices } from "@/server/catalog/chat-settings";
 import type { ChatStore } from "@/server/data/store";
 import type { ConnectionLimits } from "@/server/http/connection-limits";
@@ -61,6 +62,14 @@ export interface AppOptions {
   upgradeHandler?: (req: IncomingMessage, socket: Duplex, head: Buffer) => void | Promise<void>;
   /** Whether the database answers now (the health check's `database`). */
   dbUp?: () => Promise<boolean> | boolean;
+  /** The embedded database is being started again after its process died (readiness says so). */
+  dbRestarting?: () => boolean;
+  /** The app's metrics (server/metrics/); absent: the app makes its own. Given when the cluster, made first, reports to them too. */
+  metrics?: AppMetrics;
+  /** METRICS_TOKEN: the bearer token /metrics asks of requests from outside the loopback interface; absent: they are refused. */
+  metricsToken?: string;
+  /** Which remote addresses /metrics takes for the loopback interface (tests play a remote one from 127.0.0.2). */
+  metricsLoopback?: (address: string | undefined) => boolean;
   secureCookies?: boolean;
   /** APP_PASSWORD: when set, everything but the login page needs a login. */
   password?: string;

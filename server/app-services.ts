@@ -22,6 +22,7 @@ import { AgentService } from "@/server/agents/agent-service";
 import { AgentStore } from "@/server/agents/agent-store";
 import { UsageService } from "@/server/usage/usage-service";
 import { accountLabels } from "@/server/usage/account-labels";
+import type { AppMetrics } from "@/server/metrics/app-metrics";
 import type { AppOptions } from "./app-options";
 
 /** The services behind both doors, HTTP and Socket.IO; what they tell sockets goes through `sockets`. */
@@ -47,6 +48,7 @@ export function createServices(
   options: AppOptions,
   settings: Pick<HttpSettings, "allowedOrigins" | "secureCookies">,
   sockets: AppSockets,
+  metrics: AppMetrics,
 ): AppServices {
   const { store, cluster, log } = options;
   const clustered = Boolean(cluster);
@@ -91,6 +93,7 @@ export function createServices(
     onTitleChanged: sessionsChanged,
     log,
     flushMs: options.flushMs,
+    observe: metrics.sessions,
   });
   const accountModels = accountMode?.models;
   const shares = options.shareLinks

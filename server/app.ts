@@ -15,6 +15,7 @@ import { shareViewerSignIn } from "@/server/share/share-viewer";
 import type { App, AppOptions } from "./app-options";
 import { createServices } from "./app-services";
 import { closeApp } from "./shutdown";
+import { createAppMetrics } from "@/server/metrics/app-metrics";
 
 export type { App, AppOptions } from "./app-options";
 
@@ -29,10 +30,12 @@ export function createApp(options: AppOptions): App {
   const settings = httpSettings(options);
   const identity = createIdentity(options.secret);
   const sockets = new AppSockets();
+  const metrics = options.metrics ?? createAppMetrics();
   const { login, registry, sessions, shares, attachments, accounts, accountThrottles, limiterStore, agents, usage } = createServices(
     options,
     settings,
     sockets,
+    metrics,
   );
   const shareViewer = shareViewerSignIn({ accounts, login });
 
@@ -57,7 +60,26 @@ export function createApp(options: AppOptions): App {
   const limits = connectionLimits(options.connections, options.importBodyTimeoutMs);
   const httpServer = createServer(
     serverTimeouts(limits),
-    createRequestHandler({ settings, routes, identity, login, sessions, pageHandler: options.pageHandler, log }),
+    createRequestHandler({
+      settings,
+      routes,
+      identity,
+      login,
+      sessions,
+      pageHandler: options.pageHandler,
+      log,
+      health: {
+        dbUp: options.dbUp ?? (() => true),
+        ...(cluster ? { redis: () => cluster.redisStatus() } : {}),
+        ...(options.dbRestarting ? { dbRestarting: options.dbRestarting } : {}),
+        stopping: () => !registry.accepting,
+      },
+      metrics: {
+        registry: metrics.registry,
+        ...(options.metricsToken ? { token: options.metricsToken } : {}),
+        ...(options.metricsLoopback ? { isLoopback: options.metricsLoopback } : {}),
+      },
+    }),
   );
   limitConnections(httpServer, limits, log);
 
@@ -68,6 +90,11 @@ export function createApp(options: AppOptions): App {
     upgradeHandler: options.upgradeHandler,
   });
   sockets.io = io;
+  metrics.readGauges({
+    sockets: () => io.engine.clientsCount,
+    sessions: () => registry.openCount,
+    runningTurns: () => registry.runningCount,
+  });
   if (cluster) {
     cluster.bind(io, registry);
     joinSignInRooms(io);

@@ -20,6 +20,7 @@ import { clusterFromEnv } from "@/server/cluster/from-env";
 import { QuotaLedger } from "@/server/budgets/quota-ledger";
 import { quotaFromEnv } from "@/server/budgets/quota-settings";
 import { AccountQuotas } from "@/server/budgets/account-quotas";
+import { createAppMetrics } from "@/server/metrics/app-metrics";
 
 /**
  * The one process: Next pages, the JSON API and Socket.IO on one port. `--dev` runs Next
@@ -32,8 +33,10 @@ async function main(log: ServerLogger): Promise<void> {
   const db = await connectDatabase(config, log);
   log.info(`Database ready at ${redact(db.uri)}${db.embedded ? " (embedded)" : ""}`);
   const store = mongoStore(db.models);
+  // Made before the cluster, which reports its relay lag and takeovers to them.
+  const metrics = createAppMetrics();
   // REDIS_URL: one of several processes. Unset: nothing below touches Redis.
-  const { instanceId, cluster } = await clusterFromEnv(config, { models: db.models, store, log });
+  const { instanceId, cluster } = await clusterFromEnv(config, { models: db.models, store, log, observe: metrics.cluster });
   if (cluster) log.info(`Cluster member ${instanceId} (Redis ${cluster.redisStatus()}, leases of ${config.LEASE_MS} ms)`);
   // Cluster: other live processes' turns are theirs; only turns with no live lease are ghosts.
   const swept = await store.ghostSweep(undefined, cluster ? { exceptSessions: await cluster.heldSessions() } : undefined);
@@ -78,6 +81,9 @@ async function main(log: ServerLogger): Promise<void> {
     pageHandler: (req, res) => handle(req, res),
     upgradeHandler: dev ? nextApp.getUpgradeHandler() : undefined,
     dbUp: db.isUp,
+    dbRestarting: db.embeddedRestarting,
+    metrics,
+    ...(config.METRICS_TOKEN ? { metricsToken: config.METRICS_TOKEN } : {}),
     log,
     cluster,
     instanceId,

@@ -86,3 +86,18 @@ export function turnBudgetText(why: BudgetStop): string {
   if (why.whose === "quota") return `You reached ${why.text}. The turn stopped before finishing its answer.`;
   return `The turn used ${overrunFigure(why.overrun)} and stopped before finishing its answer.`;
 }
+
+/**
+ * Which budget a stop's error names, read back from the words `budgetStopText` and
+ * `turnBudgetText` write (kept here, beside them, so the two cannot drift apart):
+ * `inherited` for a run stopped because a budget above it was reached. Undefined for any
+ * other text. Metrics count each stop once, where it happened, from this.
+ */
+export function budgetStopOf(error: string | undefined): BudgetStop["whose"] | "inherited" | undefined {
+  if (!error) return undefined;
+  if (error.startsWith("Ran out of its budget: ")) return "run";
+  if (error.startsWith("Stopped: a run above it ran out of its budget: ")) return "inherited";
+  if (error.startsWith("Stopped: the turn ran out of its budget: ") || error.startsWith("The turn used ")) return "turn";
+  if (error.startsWith("Stopped: you reached ") || error.startsWith("You reached ")) return "quota";
+  return undefined;
+}

@@ -4,7 +4,8 @@ import { MASTER_PROMPT_MARKER } from "@/lib/agent/prompts";
 import { scriptedModel, systemOf } from "@/test/support/agent/scripted-model";
 import { tempWorkspace } from "@/test/support/agent/harness";
 import { request, runtimeWith, waitFor } from "@/test/support/server/app-harness";
-import { liveView, startClusterApps, type ClusterApps } from "@/test/support/server/cluster-apps";
+import { liveView, startClusterApps, type ClusterApps, type ClusterMember } from "@/test/support/server/cluster-apps";
+import { parseExposition, valueOf } from "@/test/support/metrics/prom-text";
 import { dataOf } from "@/test/support/turn/agent-data";
 
 /**
@@ -80,6 +81,9 @@ describe("an approval waiting in a turn on another process", () => {
     await onB.join();
     await request(socket, "turn:send", { sessionId, text: "EDIT the typo in notes.md" });
     await waitFor(() => dataOf(onB.events, "approval").length > 0, 10_000, "the pending approval on B");
+    // Counted once, by the owner: B only shows A's turn.
+    const waiting = async (m: ClusterMember) => valueOf(parseExposition(await m.metrics.registry.metrics()), "delegate_approvals_waiting");
+    expect([await waiting(cluster.members[0]!), await waiting(b!)]).toEqual([1, 0]);
     const socketB = await b!.client(cookie);
     expect(await request(socketB, "tool:decide", { sessionId, callId: "e1", runId: null, decision: "deny", reason: "Keep it" })).toEqual({
       ok: true,
@@ -90,6 +94,7 @@ describe("an approval waiting in a turn on another process", () => {
     expect(states(onB.events)).toEqual(["pending", "denied"]);
     expect(states(onA.events)).toEqual(["pending", "denied"]);
     expect(onB.sync().turns).toStrictEqual(await cluster.storedTurns(sessionId));
+    expect([await waiting(cluster.members[0]!), await waiting(b!)]).toEqual([0, 0]);
   });
 });
 
@@ -202,6 +207,10 @@ describe("when the owner of a turn dies", () => {
     expect(onC.sync().turns.at(-1)).toMatchObject({ status: "failed", error: stored.error });
     const lease = await cluster.db.models.TurnLease.findById(sessionId).lean();
     expect(lease?.instanceId).toBeNull();
+    // Exactly one member took the lease over, and counted it; B read A's events through Redis, and timed them.
+    const scraped = await Promise.all([b!, c!].map(async (m) => parseExposition(await m.metrics.registry.metrics())));
+    expect(scraped.map((p) => valueOf(p, "delegate_cluster_lease_takeovers_total")).reduce((x, y) => x + y)).toBe(1);
+    expect(valueOf(scraped[0]!, "delegate_cluster_relay_lag_seconds_count")).toBeGreaterThan(0);
     const socketC = await c!.client(cookie);
     expect(await request(socketC, "turn:send", { sessionId, text: "Again, quickly" })).toMatchObject({ ok: true });
     await waitFor(() => ended(onC.events) && onC.sync().turns.at(-1)?.status === "completed", 10_000, "the new turn to complete");

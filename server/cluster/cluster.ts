@@ -16,12 +16,15 @@ import { connectClusterRedis, type ClusterRedis, type RedisClient, type RedisSta
 import { streamsAdapter } from "./socket-adapter";
 import { startSweeper, type Sweeper } from "./sweeper";
 import { turnFromStream } from "./stream-turn";
+import type { ClusterObserver } from "./observer";
 
 /** How a process joins the others (built in server/index.ts from REDIS_URL, INSTANCE_ID, LEASE_MS). */
 export interface ClusterOptions {
   redisUrl: string;
   instanceId: string;
   leaseMs: number;
+  /** Told the relay's lag and each takeover (the app's metrics); absent: not counted. */
+  observe?: ClusterObserver;
 }
 
 export function defaultInstanceId(): string {
@@ -46,6 +49,7 @@ export class Cluster {
   private readonly mirrors: Mirrors;
   private readonly routing: RoutingDeps;
   private sweeper: Sweeper | undefined;
+  private readonly observe: ClusterObserver | undefined;
 
   private constructor(
     options: ClusterOptions,
@@ -59,7 +63,15 @@ export class Cluster {
     const io = () => this.io;
     this.publisher = createPublisher(redis.events, this.instanceId, log);
     this.leaseKeeper = new LeaseKeeper(leases, this.instanceId, this.leaseMs, log);
-    this.mirrors = new Mirrors({ redis, leases, instanceId: this.instanceId, io, log });
+    this.observe = options.observe;
+    this.mirrors = new Mirrors({
+      redis,
+      leases,
+      instanceId: this.instanceId,
+      io,
+      log,
+      ...(options.observe ? { observe: options.observe } : {}),
+    });
     this.routing = { leases, instanceId: this.instanceId, io };
     // Events published while Redis was away are lost to us (and a restarted Redis starts
     // empty): every mirrored chat resyncs from its owner and its viewers rejoin.
@@ -92,6 +104,7 @@ export class Cluster {
       instanceId: this.instanceId,
       leaseMs: this.leaseMs,
       log: this.log,
+      ...(this.observe ? { observe: this.observe } : {}),
       recover: (sessionId, turnId) => turnFromStream(this.redis.events, sessionId, turnId),
     });
   }

@@ -91,7 +91,8 @@ export class StreamTail {
     private readonly client: RedisClient,
     private readonly lookup: RedisClient,
     private readonly wakeKey: string,
-    private readonly onEntry: (sessionId: string, entry: StreamEntry) => void,
+    /** `id`: the entry's id in the stream, whose first part is the time (ms, Redis's clock) it was stored. */
+    private readonly onEntry: (sessionId: string, entry: StreamEntry, id: string) => void,
   ) {
     this.loop = this.run();
   }
@@ -148,11 +149,17 @@ export class StreamTail {
           if (!this.offsets.has(sessionId)) break;
           this.offsets.set(sessionId, id);
           const entry = parseEntry(message);
-          if (entry) this.onEntry(sessionId, entry);
+          if (entry) this.onEntry(sessionId, entry, id);
         }
       }
     }
   }
+}
+
+/** When Redis stored a stream entry (ms since the epoch, its clock), from the entry's id; undefined if the id is not one. */
+export function storedAtMs(id: string): number | undefined {
+  const ms = Number(id.split("-", 1)[0]);
+  return Number.isSafeInteger(ms) && ms > 0 ? ms : undefined;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

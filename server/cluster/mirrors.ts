@@ -2,9 +2,10 @@ import type { SessionEvent } from "@/lib/contracts";
 import type { Logger } from "@/lib/log";
 import { sessionRoom, type AppServer } from "@/server/realtime/types";
 import type { DroneSession, MirrorSnapshot } from "@/server/sessions/drone-session";
-import { StreamTail, type StreamEntry } from "./event-stream";
+import { StreamTail, storedAtMs, type StreamEntry } from "./event-stream";
 import type { LeaseStore } from "./lease";
 import { askSnapshot, heldElsewhere } from "./peer-requests";
+import type { ClusterObserver } from "./observer";
 import type { ClusterRedis } from "./redis";
 
 export interface MirrorsDeps {
@@ -14,6 +15,7 @@ export interface MirrorsDeps {
   /** The Socket.IO server, once the cluster is bound to it (no owner to ask, no viewer to tell, before). */
   io: () => AppServer | undefined;
   log?: Logger;
+  observe?: ClusterObserver;
 }
 
 /**
@@ -32,8 +34,8 @@ export class Mirrors {
 
   constructor(private readonly deps: MirrorsDeps) {
     const { redis, instanceId } = deps;
-    this.tail = new StreamTail(redis.blocking, redis.events, `dlg:wake:${instanceId}`, (sessionId, entry) =>
-      this.onEntry(sessionId, entry),
+    this.tail = new StreamTail(redis.blocking, redis.events, `dlg:wake:${instanceId}`, (sessionId, entry, id) =>
+      this.onEntry(sessionId, entry, id),
     );
   }
 
@@ -67,8 +69,11 @@ export class Mirrors {
     await this.tail.stop();
   }
 
-  private onEntry(sessionId: string, { instanceId, event }: StreamEntry): void {
+  private onEntry(sessionId: string, { instanceId, event }: StreamEntry, id: string): void {
     if (instanceId === this.deps.instanceId || event.sessionId !== sessionId) return;
+    // The relay's lag: from the owner's append to this read (both clocks are Redis's and ours; skew shows as lag).
+    const storedAt = storedAtMs(id);
+    if (storedAt !== undefined) this.deps.observe?.relayLag(Math.max(0, Date.now() - storedAt) / 1000);
     const waiting = this.syncing.get(sessionId);
     if (waiting) {
       waiting.push(event);

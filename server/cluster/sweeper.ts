@@ -3,6 +3,7 @@ import type { Logger } from "@/lib/log";
 import type { ChatStore } from "@/server/data/store";
 import type { SessionRegistry } from "@/server/sessions/registry";
 import type { Lease, LeaseStore } from "./lease";
+import type { ClusterObserver } from "./observer";
 import type { StreamTurn } from "./stream-turn";
 
 /**
@@ -24,6 +25,7 @@ export interface SweeperDeps {
   /** The turn as the chat's event stream holds it (more than MongoDB after a death), if it still can. */
   recover?: (sessionId: string, turnId: string) => Promise<StreamTurn | null>;
   log?: Logger;
+  observe?: ClusterObserver;
 }
 
 export function startSweeper(deps: SweeperDeps): Sweeper {
@@ -40,6 +42,7 @@ export function startSweeper(deps: SweeperDeps): Sweeper {
         // expect; the others give it one lease period's head start, then step in.
         if (!registry.peekReady(lease.sessionId) && Date.now() - lease.expiresAt.getTime() < leaseMs) continue;
         if (!(await leases.takeOver(lease, instanceId, leaseMs))) continue;
+        deps.observe?.takeover();
         await endGhost(lease).catch((error: unknown) =>
           log?.error("could not end a dead process's turn", { sessionId: lease.sessionId, error: String(error) }),
         );

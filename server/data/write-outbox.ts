@@ -9,6 +9,15 @@ export interface WriteOutboxOptions {
   sessionId: string;
   retry?: { baseDelayMs: number };
   log?: Pick<Logger, "warn" | "error">;
+  /** Told every change of the queue's depth and every write given up (the process's metrics add up every chat's). */
+  meter?: OutboxMeter;
+}
+
+/** What an outbox tells whoever counts: its depth as it changes, and each write it gives up and why. */
+export interface OutboxMeter {
+  queued(delta: number): void;
+  /** `shed`: past the bound while the database was away; `refused`: the database (or the size check) refused it. */
+  givenUp(reason: "shed" | "refused", count: number): void;
 }
 
 /** Writes queued per session while the database is away, at most (each a few KB at most; a batch weighs one per document). */
@@ -68,7 +77,13 @@ export class WriteOutbox {
    */
   enqueue(write: Write, weight: () => number = () => 1): boolean {
     if (!this.admit()) return false;
-    this.queue = this.queue.then(() => this.runWithRetry(write)).finally(() => (this.pending -= weight()));
+    this.queue = this.queue
+      .then(() => this.runWithRetry(write))
+      .finally(() => {
+        const done = weight();
+        this.pending -= done;
+        this.options.meter?.queued(-done);
+      });
     return true;
   }
 
@@ -80,9 +95,11 @@ export class WriteOutbox {
         pending: this.pending,
       });
       this.refused++;
+      this.options.meter?.givenUp("shed", 1);
       return false;
     }
     this.pending++;
+    this.options.meter?.queued(1);
     return true;
   }
 
@@ -119,7 +136,9 @@ export class WriteOutbox {
       });
     } catch (error) {
       if (!landed(error)) {
-        this.refused += error instanceof WritesRefused ? error.count : 1;
+        const count = error instanceof WritesRefused ? error.count : 1;
+        this.refused += count;
+        this.options.meter?.givenUp("refused", count);
         this.options.log?.error("could not persist an event: the database refused it; giving it up", {
           sessionId: this.options.sessionId,
           error: String(error),

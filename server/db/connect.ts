@@ -16,6 +16,8 @@ export interface Database {
   embedded: boolean;
   /** The embedded database's process now, when there is one (fault tests kill it). */
   embeddedPid(): number | undefined;
+  /** The embedded database's process died and is being started again; false for MONGODB_URI. */
+  embeddedRestarting(): boolean;
   connection: Connection;
   models: Models;
   /** Answers a ping within HEALTH_PING_MS: a paused or hung server is down, not just a closed socket. */
@@ -51,6 +53,7 @@ export async function connectDatabase(
     uri,
     embedded: Boolean(embedded),
     embeddedPid: () => embedded?.pid(),
+    embeddedRestarting: () => embedded?.restarting() ?? false,
     connection,
     models,
     isUp: () => answersPing(connection),
@@ -81,7 +84,8 @@ async function connectWithRetry(uri: string, log: Pick<Logger, "warn">): Promise
 
 const HEALTH_PING_MS = 2_000;
 
-async function answersPing(connection: Connection): Promise<boolean> {
+/** Whether the database answers a ping within HEALTH_PING_MS (the health checks and readiness read it). */
+export async function answersPing(connection: Connection): Promise<boolean> {
   if (connection.readyState !== 1 || !connection.db) return false;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), HEALTH_PING_MS)));

@@ -22,6 +22,8 @@ export interface RunningEmbedded {
   uri: string;
   /** The database process now (a supervised one is replaced when it dies). */
   pid(): number | undefined;
+  /** Its process died and is being started again (readiness answers 503 meanwhile). */
+  restarting(): boolean;
   stop(): Promise<void>;
 }
 
@@ -64,6 +66,8 @@ export async function startEmbedded(
     engine,
     uri: server.getUri(),
     pid: () => server.instanceInfo?.instance.mongodProcess?.pid,
+    // mongodb-memory-server does not restart a mongod that died: the ping tells readiness.
+    restarting: () => false,
     // Keep the files: this is the user's data, not a scratch database.
     stop: async () => void (await server.stop({ doCleanup: false })),
   };
@@ -79,13 +83,16 @@ async function superviseJavaServer(h2File: string, log?: Pick<Logger, "info" | "
   let current = await startMongoJavaServer({ h2File });
   const { port, uri } = current;
   let stopping = false;
+  let restarting = false;
   const watch = (server: RunningMongo) =>
     void server.exited.then(async (code) => {
       if (stopping) return;
+      restarting = true;
       log?.warn(`The embedded database stopped (exit code ${code}); restarting it…`);
       for (let attempt = 0; !stopping; attempt++) {
         try {
           current = await startMongoJavaServer({ h2File, port });
+          restarting = false;
           log?.info("The embedded database is back.");
           watch(current);
           return;
@@ -100,6 +107,7 @@ async function superviseJavaServer(h2File: string, log?: Pick<Logger, "info" | "
     engine: "mongo-java-server",
     uri,
     pid: () => current.pid,
+    restarting: () => restarting,
     async stop() {
       stopping = true;
       await current.stop();

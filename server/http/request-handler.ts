@@ -17,6 +17,8 @@ import type { HttpRoutes } from "./http-routes";
 import type { HttpSettings } from "./http-settings";
 import { gateRequest, type LoginDeps } from "./login";
 import { handleOidc } from "./oidc-routes";
+import { isHealthProbe, serveHealthProbe, type HealthDeps } from "./health-routes";
+import { METRICS_PATH, serveMetrics, type MetricsRouteDeps } from "@/server/metrics/metrics-route";
 import { admitPageViewer, refusePageViewer, type PageViewer } from "./page-viewer";
 
 type PageHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
@@ -32,6 +34,10 @@ export interface RequestHandlerDeps {
   /** Next's request handler; without it non-API paths answer 404. */
   pageHandler?: PageHandler;
   log?: Pick<Logger, "error">;
+  /** The orchestrator's probes (`/api/health/live`, `/api/health/ready`). */
+  health?: HealthDeps;
+  /** `/metrics`, when the app keeps metrics. */
+  metrics?: MetricsRouteDeps;
 }
 
 /**
@@ -46,18 +52,41 @@ export function createRequestHandler(deps: RequestHandlerDeps): (req: IncomingMe
     const csp = contentSecurityPolicy(deps.settings.dev, newNonce());
     hardenResponse(res, csp);
     withNonce(req, csp);
+    const allowedHost = hostAllowed(req.headers.host, deps.settings.allowedHosts);
+    const pathname = pathOf(req.url);
+    // Before the Host check: an orchestrator's probe names the pod's or container's address,
+    // which no ALLOWED_HOSTS lists, and a probe's answer (up or down) tells a rebound page nothing.
+    if (deps.health && isHealthProbe(pathname)) {
+      answer(serveHealthProbe(req, res, pathname, deps.health), res, deps);
+      return;
+    }
+    // A bearer token needs no Host check; a tokenless loopback request does (metrics-access.ts).
+    if (deps.metrics && pathname === METRICS_PATH) {
+      answer(serveMetrics(req, res, deps.metrics, allowedHost), res, deps);
+      return;
+    }
     // Before anything else, cookies included: a rebound name must not even get an identity.
-    if (!hostAllowed(req.headers.host, deps.settings.allowedHosts)) {
+    if (!allowedHost) {
       req.resume();
       refuseHost(res);
       return;
     }
-    void route(req, res, deps).catch((error: unknown) => {
-      deps.log?.error("request failed", { error: String(error) });
-      if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
-      res.end("Internal error");
-    });
+    answer(route(req, res, deps), res, deps);
   };
+}
+
+function answer(handled: Promise<void>, res: ServerResponse, deps: RequestHandlerDeps): void {
+  void handled.catch((error: unknown) => {
+    deps.log?.error("request failed", { error: String(error) });
+    if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
+    res.end("Internal error");
+  });
+}
+
+/** The request's path, without its query. */
+function pathOf(url: string | undefined): string {
+  const end = url?.search(/[?#]/) ?? -1;
+  return (end === -1 ? url : url!.slice(0, end)) ?? "/";
 }
 
 async function route(req: IncomingMessage, res: ServerResponse, deps: RequestHandlerDeps): Promise<void> {

@@ -13,6 +13,8 @@ import {
   type ScriptedRequest,
 } from "@/test/support/model/scripted-openai-server";
 import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness } from "@/test/support/server/app-harness";
+import { createAppMetrics } from "@/server/metrics/app-metrics";
+import { parseExposition, valueOf } from "@/test/support/metrics/prom-text";
 
 /**
  * Budgets with a hard stop, through everything real: the OpenAI adapter over HTTP to a
@@ -98,6 +100,10 @@ const CAPPED: SubagentDefinition = {
 let harness: Harness;
 let server: ScriptedOpenAIServer;
 let workspace: string;
+/** Kept across the restart, as one process's would be across its sessions. */
+const metrics = createAppMetrics({ defaultMetrics: false });
+const budgetStops = async (whose: string) =>
+  valueOf(parseExposition(await metrics.registry.metrics()), "delegate_budget_stops_total", { whose });
 
 beforeAll(async () => {
   workspace = mkdtempSync(path.join(tmpdir(), "delegate-budget-"));
@@ -105,6 +111,7 @@ beforeAll(async () => {
   server = await startScriptedOpenAIServer(handler);
   const model = createOpenAIModel({ baseURL: server.url, model: "scripted", timeoutMs: 10_000, maxRetries: 0 });
   harness = await startHarness("budget-stop", {
+    metrics,
     runner: runtimeWith(model, { workspaceDir: workspace, definitions: [...BUILTIN_DEFINITIONS, CAPPED] }),
   });
 });
@@ -138,8 +145,11 @@ describe("a subagent's budget", () => {
   it("stops the run within one model step of crossing it, while its siblings complete and the master answers from their results", async () => {
     reported.clear();
     const before = server.requests.length;
+    const stopsBefore = await budgetStops("run");
     const { cookie, sessionId } = await openSession(harness);
     const live = await runTurn(cookie, sessionId, "Survey the schedule, the risks and the staff");
+    // One stop, the run's own.
+    expect((await budgetStops("run")) - stopsBefore).toBe(1);
     const requests = server.requests.slice(before);
 
     // Ended at once: no request after the response that crossed 2,000 tokens, and its calls were not run.
@@ -188,7 +198,10 @@ describe("a turn's budget", () => {
     reported.clear();
     const before = server.requests.length;
     const { cookie, sessionId } = await openSession(harness);
+    const [runStops, turnStops] = [await budgetStops("run"), await budgetStops("turn")];
     const live = await runTurn(cookie, sessionId, "Run the long survey", { tokens: 1_500 });
+    // One stop, the turn's: the subagent it stopped with it is not a stop of its own.
+    expect([(await budgetStops("run")) - runStops, (await budgetStops("turn")) - turnStops]).toEqual([0, 1]);
     const requests = server.requests.slice(before);
 
     // 300 (master) + 400 × 3 (the subagent) reaches 1,500: nothing is asked after that.

@@ -4,6 +4,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDemoModel } from "@/lib/model/demo-model";
 import { startMongoJavaServer, type RunningMongo } from "@/server/db/mongo-java-server";
+import { createAppMetrics } from "@/server/metrics/app-metrics";
+import { parseExposition, sumOf, valueOf } from "@/test/support/metrics/prom-text";
 import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor } from "@/test/support/server/app-harness";
 
 /**
@@ -40,7 +42,10 @@ async function outageDuringTurn(label: string, tries: number, retry?: { baseDela
     },
     error: () => undefined,
   };
+  const metrics = createAppMetrics({ defaultMetrics: false });
+  const scraped = async () => parseExposition(await metrics.registry.metrics());
   const harness = await startHarness(label, {
+    metrics,
     runner: runtimeWith(createDemoModel({ chunkDelayMs: 25 })),
     mongoUri: `${mongo.uri}${label}`,
     outbox: { ...(retry ? { retry } : {}), log },
@@ -71,6 +76,8 @@ async function outageDuringTurn(label: string, tries: number, retry?: { baseDela
         () => "down",
       ),
     ).toBe("down");
+    // The writes wait in the outbox, and the metrics see them wait.
+    expect(valueOf(await scraped(), "delegate_event_store_queue_depth")).toBeGreaterThan(0);
 
     mongo = await startMongoJavaServer({ h2File: path.join(dir, "db.mv"), port });
 
@@ -83,6 +90,9 @@ async function outageDuringTurn(label: string, tries: number, retry?: { baseDela
     const runs = await harness.models.SubagentRun.find({ sessionId }).lean();
     expect(runs).toHaveLength(2);
     expect(runs.every((r) => r.status === "success" && r.response.length > 0)).toBe(true);
+    const after = await scraped();
+    expect(valueOf(after, "delegate_event_store_queue_depth")).toBe(0);
+    expect(sumOf(after, "delegate_event_store_writes_given_up_total")).toBe(0);
   } finally {
     await harness.close();
   }

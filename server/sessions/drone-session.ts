@@ -41,6 +41,7 @@ import {
 } from "@/lib/branches/branch-tree";
 import type { AttachmentRef, Budget } from "@/lib/contracts";
 import { promptAttachmentsOf } from "@/server/attachments/prompt-attachments";
+import type { SessionObserver } from "./session-observer";
 
 export type { DroneCluster, MirrorSnapshot } from "./cluster-port";
 export { REPLAY_LIMIT } from "./numbered-relay";
@@ -64,6 +65,8 @@ export interface DroneSessionDeps {
   log?: Pick<Logger, "warn" | "error">;
   flushMs?: number;
   cluster?: DroneCluster;
+  /** Shown every event of the turns run here and every model request (the process's metrics). */
+  observe?: SessionObserver;
 }
 
 /**
@@ -139,7 +142,8 @@ export class DroneSession {
   ) {
     this.sessionId = deps.sessionId;
     this.title = deps.title;
-    this.store = deps.store.eventWriter({ sessionId: deps.sessionId, log: deps.log });
+    const meter = deps.observe?.outbox;
+    this.store = deps.store.eventWriter({ sessionId: deps.sessionId, log: deps.log, ...(meter ? { meter } : {}) });
     this.modelCalls = deps.store.modelCallLog({ sessionId: deps.sessionId, log: deps.log });
     this.live = new LiveTurns(deps.sessionId, (turn) => this.index(turn), deps.log);
     const publish = deps.cluster && ((event: SessionEvent) => deps.cluster!.publish(event));
@@ -209,7 +213,10 @@ export class DroneSession {
         history,
         publish: (event) => this.onEvent(event),
         turn: () => this.liveTurn(turnId),
-        recordModelCall: (record) => this.modelCalls.write(record),
+        recordModelCall: (record) => {
+          this.modelCalls.write(record);
+          this.observed(() => this.deps.observe?.modelCall(record));
+        },
         attachments: this.deps.store.attachments.area(this.sessionId),
         ...(attachments?.length
           ? { promptAttachments: promptAttachmentsOf(this.deps.store.attachments, this.sessionId, attachments) }
@@ -559,6 +566,16 @@ export class DroneSession {
     else this.store.record(event, this.live.get(event.turnId));
     this.relay.emit(event);
     this.textFlush.wake();
+    this.observed(() => this.deps.observe?.event(event));
+  }
+
+  /** An observer that throws must not stop the turn it watches. */
+  private observed(show: () => void): void {
+    try {
+      show();
+    } catch (error) {
+      this.deps.log?.warn("an observer of the chat's events failed", { error: String(error) });
+    }
   }
 
   /** Search finds a turn by its prompt once it starts, and by its answers once it ends. */

@@ -4,6 +4,7 @@ import type { Logger } from "@/lib/log";
 import { DroneSession, type DroneCluster } from "./drone-session";
 import type { TurnRunner } from "./turn-runner";
 import type { TurnSettings } from "@/server/catalog/chat-settings";
+import type { SessionObserver } from "./session-observer";
 
 /**
  * What the registry asks of the cluster (server/cluster/cluster.ts implements it). Declared
@@ -33,6 +34,8 @@ export interface SessionRegistryDeps {
   flushMs?: number;
   /** Scale-out: leases, the shared event streams; absent on one process. */
   cluster?: RegistryCluster;
+  /** Shown what every session runs (the process's metrics). */
+  observe?: SessionObserver;
 }
 
 const IDLE_EVICT_MS = 15 * 60_000;
@@ -71,6 +74,7 @@ export class SessionRegistry {
         log: this.deps.log,
         flushMs: this.deps.flushMs,
         cluster: this.deps.cluster?.drone,
+        ...(this.deps.observe ? { observe: this.deps.observe } : {}),
       });
       const cluster = this.deps.cluster;
       // Cluster: ready once it follows the chat's stream from the owner's snapshot.
@@ -102,6 +106,18 @@ export class SessionRegistry {
     for (const [sessionId, session] of this.ready) {
       if (session.runningTurnId && this.owners.get(sessionId) === ownerId) session.cancel(session.runningTurnId);
     }
+  }
+
+  /** Sessions open in this process now (loaded; a gauge of the process's metrics). */
+  get openCount(): number {
+    return this.ready.size;
+  }
+
+  /** Turns running in this process now. */
+  get runningCount(): number {
+    let running = 0;
+    for (const session of this.ready.values()) if (session.runningTurnId) running++;
+    return running;
   }
 
   /** The open session, if already loaded (synchronous). */

@@ -8,6 +8,7 @@ import { startTestRedis, type TestRedis } from "../redis/redis-server";
 import { openTestDatabase, type TestDatabase } from "./database";
 import { request, startLiveApp, type LiveApp, type LiveClient } from "./live-app";
 import type { AppOptions } from "@/server/app";
+import { createAppMetrics, type AppMetrics } from "@/server/metrics/app-metrics";
 
 /**
  * Several app processes' worth of apps in one test process: each its own
@@ -18,6 +19,8 @@ import type { AppOptions } from "@/server/app";
 export interface ClusterMember extends LiveApp {
   cluster: Cluster;
   instanceId: string;
+  /** The member's own metrics, which its cluster reports to as well (relay lag, takeovers). */
+  metrics: AppMetrics;
 }
 
 export interface ClusterApps {
@@ -48,12 +51,22 @@ export async function startClusterApps(
   const members: ClusterMember[] = [];
   for (let i = 0; i < count; i++) {
     const instanceId = `app-${String.fromCharCode(97 + i)}`;
+    // As server/index.ts does: made before the cluster, which reports to them.
+    const metrics = createAppMetrics({ defaultMetrics: false });
     const cluster = await Cluster.connect(
-      { redisUrl: redis.url, instanceId, leaseMs },
+      { redisUrl: redis.url, instanceId, leaseMs, observe: metrics.cluster },
       { leases: mongoLeases(db.models), store: db.store, log: process.env.CLUSTER_TEST_LOG ? createLogger() : undefined },
     );
-    const live = await startLiveApp({ flushMs: 20, agentModels: db.models, ...appOptions, store: db.store, runner: runnerFor(i), cluster });
-    members.push({ ...live, cluster, instanceId });
+    const live = await startLiveApp({
+      flushMs: 20,
+      agentModels: db.models,
+      metrics,
+      ...appOptions,
+      store: db.store,
+      runner: runnerFor(i),
+      cluster,
+    });
+    members.push({ ...live, cluster, instanceId, metrics });
   }
   await waitForPeers(members, count);
   const dead = new Set<ClusterMember>();
