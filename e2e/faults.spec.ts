@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import mongoose from "mongoose";
 import { startAppProcess } from "./app-process";
 import { startCuttableProxy } from "./cuttable-proxy";
 import { lastAssistant, panelStates, send, shot, startChat, waitForTurnEnd } from "./fixtures";
@@ -46,6 +47,16 @@ test.describe("faults", () => {
       await waitForTurnEnd(page);
       await send(page, PARALLEL_PROMPT);
       await expect(page.locator('[data-testid="subagent-panel"][data-status="running"]').first()).toBeVisible();
+      // The writes trail the stream: the kill comes once a running run is stored (this test's
+      // database holds this chat alone), else a busy machine could kill before there is one.
+      const db = await mongoose.createConnection(mongoUri).asPromise();
+      try {
+        await expect
+          .poll(() => db.collection("subagentruns").countDocuments({ status: "running" }), { timeout: 60_000 })
+          .toBeGreaterThanOrEqual(1);
+      } finally {
+        await db.close();
+      }
 
       await app.stop("SIGKILL");
       app = await startAppProcess({ mongoUri, dataDir, port: app.port, env: { DEMO_CHUNK_DELAY_MS: "120" } });
@@ -56,7 +67,7 @@ test.describe("faults", () => {
       await expect(lastAssistant(page)).toHaveAttribute("data-status", "failed");
       await expect(page.getByTestId("turn-error")).toContainText(/restarted/i);
       const panels = page.getByTestId("subagent-panel");
-      expect(await panels.count()).toBeGreaterThanOrEqual(1);
+      await expect(panels.first()).toBeVisible();
       await expect(page.locator('[data-testid="subagent-panel"][data-status="running"]')).toHaveCount(0);
       await expect(panels.first()).toContainText(/ghost|restart/i);
       await shot(page, "after-restart");

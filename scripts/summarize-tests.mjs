@@ -12,8 +12,13 @@ let skipped = 0;
 let problems = 0;
 const failures = [];
 
+// Reporters colour their messages; a log file wants the words alone.
+// eslint-disable-next-line no-control-regex
+const ANSI = /\u001b\[[0-9;]*m/g;
+
 const firstLine = (text) =>
   String(text ?? "")
+    .replace(ANSI, "")
     .split("\n")
     .find((line) => line.trim())
     ?.trim()
@@ -24,7 +29,9 @@ function vitestFailures(report, label) {
     const where = relative(process.cwd(), file.name ?? "");
     const failedTests = (file.assertionResults ?? []).filter((t) => t.status === "failed");
     for (const test of failedTests) {
-      failures.push(`${label} ${where} › ${test.fullName}\n    ${firstLine(test.failureMessages?.[0])}`);
+      // Vitest's JSON report loses a timeout's message (it reads STACK_TRACE_ERROR): the time says it.
+      const took = test.duration ? ` (after ${(test.duration / 1000).toFixed(1)} s)` : "";
+      failures.push(`${label} ${where} › ${test.fullName}\n    ${firstLine(test.failureMessages?.[0])}${took}`);
     }
     // A file that failed to load has no failed test of its own but is a failure all the same.
     if (file.status === "failed" && failedTests.length === 0) {
