@@ -42,7 +42,9 @@ describe("load across app processes (small)", () => {
         chunks: 30,
         chunkDelayMs: 40,
         killOne: true,
-        leaseMs: 2_000,
+        // Short, so the takeover comes soon after the kill, but not so short that a live
+        // process slowed by other work on the machine misses a renewal and loses its turn.
+        leaseMs: 6_000,
         mongoUri: testDatabaseUri("cluster_load_kill"),
         timeoutMs: 180_000,
       });
