@@ -4,8 +4,8 @@ import { describe, expect, it } from "vitest";
 /**
  * The HTTP and Socket.IO instrumentations under the tsx loader, in a process of their own
  * (they patch modules as they are first loaded, which a test worker has done long before):
- * started the way server/index.ts starts tracing, they make spans of a request and of a
- * socket event; with OTEL_* unset nothing is traced.
+ * started the way server/index.ts starts tracing, they make spans of a request and of
+ * socket events, but none of a relayed agent event; with OTEL_* unset nothing is traced.
  */
 function probe(env: Record<string, string>): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -34,6 +34,13 @@ describe("HTTP and Socket.IO spans", () => {
     expect(out).toContain("@opentelemetry/instrumentation-socket.io");
     expect(out).toMatch(/name: 'GET'/);
     expect(out).toContain("/api/probe");
+  }, 60_000);
+
+  it("leave out the relay's agent events, one per streamed token, while other emits are traced", async () => {
+    const out = await probe({ OTEL_TRACES_EXPORTER: "console" });
+    expect(out).toContain("PROBE traced pong");
+    expect(out).toContain("'messaging.socket.io.event_name': 'sessions:changed'");
+    expect(out).not.toContain("'messaging.socket.io.event_name': 'agent:event'");
   }, 60_000);
 
   it("are not made when OTEL_* leaves tracing off", async () => {

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { trace } from "@opentelemetry/api";
 import type { tracing } from "@opentelemetry/sdk-node";
+import type { ServerToClientEvents } from "@/lib/contracts";
 import type { TurnTracer } from "@/lib/telemetry/turn-tracer";
 import { tracingConfig } from "./config";
 import { otelTurnTracer } from "./otel-turn-tracer";
@@ -52,7 +53,10 @@ const load = <T>(name: string): T => createRequire(import.meta.url)(name) as T;
 /**
  * Server spans for HTTP requests and Socket.IO events. They patch `http` and `socket.io`
  * as those are first required, so the SDK must start before the app's modules load.
- * Health checks and Next's static files would only add noise.
+ * Health checks and Next's static files would only add noise, and so would a span per
+ * relayed `agent:event` (one per streamed token and step, to every viewer): the turn's own
+ * spans already say what the agents did, and those emits are the relay's hot path, which
+ * a span each would slow by nearly half (`npm run bench:tracing`).
  */
 function serverInstrumentations() {
   const { HttpInstrumentation } = load<typeof import("@opentelemetry/instrumentation-http")>("@opentelemetry/instrumentation-http");
@@ -63,6 +67,6 @@ function serverInstrumentations() {
     new HttpInstrumentation({
       ignoreIncomingRequestHook: (request) => /^\/(_next\/|api\/health|metrics|favicon)/.test(request.url ?? ""),
     }),
-    new SocketIoInstrumentation(),
+    new SocketIoInstrumentation({ emitIgnoreEventList: ["agent:event"] satisfies (keyof ServerToClientEvents)[] }),
   ];
 }

@@ -1,7 +1,8 @@
 // Run as its own process (`node --import tsx`) by server/telemetry/instrumentation.test.ts:
 // tracing is started the way server/index.ts starts it (its first import), then an HTTP
-// server with Socket.IO answers one request and one socket event on a loopback port, and
-// the process flushes its spans (OTEL_TRACES_EXPORTER=console prints them) and exits.
+// server with Socket.IO answers one request and one socket event on a loopback port, emits
+// a relayed agent event and a sidebar update to the client, and the process flushes its
+// spans (OTEL_TRACES_EXPORTER=console prints them) and exits.
 import { telemetry } from "@/server/telemetry/preload";
 import http from "node:http";
 import { Server } from "socket.io";
@@ -19,6 +20,10 @@ await new Promise<void>((resolve, reject) => {
   client.once("connect_error", reject);
 });
 const answer: unknown = await client.timeout(5_000).emitWithAck("probe:ping");
+const received = ["agent:event", "sessions:changed"].map((name) => new Promise<void>((resolve) => client.once(name, () => resolve())));
+io.emit("agent:event", { probe: true });
+io.emit("sessions:changed", []);
+await Promise.all(received);
 client.disconnect();
 await new Promise<void>((resolve) => void io.close(() => resolve()));
 await telemetry?.shutdown();
