@@ -3,6 +3,7 @@ import { openBenchDatabase, type BenchDatabase } from "./bench-database";
 import { reportTables } from "./report-tables";
 import { runSuite, type BenchReport } from "./suite";
 import { renderMarkdown, renderText } from "./table";
+import { SOCKET_IO_SCOPE, TURN_SCOPE, type TracingMode } from "./tracing-bench";
 
 /**
  * The benchmarks at smoke size, so they cannot rot. Timings are never asserted (two shared
@@ -135,9 +136,35 @@ describe("benchmarks (smoke mode)", () => {
     expect(timeline.live.timelineRows).toBeGreaterThan(20);
   });
 
+  /** One run with tracing off and one on, each in a process of its own. */
+  const tracingRun = (mode: TracingMode) => {
+    const run = report.tracing?.runs.find((r) => r.mode === mode);
+    if (!run) throw new Error(`the tracing part has no run with tracing ${mode}`);
+    return run;
+  };
+
+  it("tracing: traced, every turn exports its span tree; untraced, nothing is exported", () => {
+    expect(tracingRun("off").spans).toEqual({});
+    // master, general and two explores, each with model requests and tool calls.
+    expect(tracingRun("on").spans[TURN_SCOPE]).toBeGreaterThanOrEqual(4 * 3);
+  });
+
+  it("tracing: it changes nothing a viewer receives, and adds no span per relayed event", () => {
+    for (const { figures } of [tracingRun("off"), tracingRun("on")]) {
+      const viewers = figures.relay.clients / figures.relay.sessions;
+      expect(figures.relay.burst.deliveries).toBe(figures.relay.burst.events * viewers);
+      expect(figures.relay.paced.deliveries).toBe(figures.relay.paced.events * viewers);
+    }
+    const on = tracingRun("on").figures;
+    expect(on.turns.eventsPerTurn).toBe(tracingRun("off").figures.turns.eventsPerTurn);
+    const relayed = on.relay.burst.deliveries + on.relay.paced.deliveries + on.turns.eventsPerTurn;
+    expect(tracingRun("on").spans[SOCKET_IO_SCOPE]).toBeGreaterThan(0);
+    expect(tracingRun("on").spans[SOCKET_IO_SCOPE]).toBeLessThan(relayed / 2);
+  });
+
   it("the report renders as text and Markdown tables", () => {
     const tables = reportTables(report);
-    expect(tables).toHaveLength(10);
+    expect(tables).toHaveLength(12);
     for (const table of tables) {
       expect(renderText(table)).toContain(table.headers[0]);
       expect(

@@ -1,3 +1,4 @@
+import { tracingTables } from "./tracing-bench";
 import type { BenchReport } from "./suite";
 import { fmt, type Table } from "./table";
 import type { AuditResult } from "./audit-bench";
@@ -9,6 +10,7 @@ export function reportTables(report: BenchReport): Table[] {
     markupTable(report),
     relayTable(report),
     relayCompareTable(report),
+    ...(report.tracing ? tracingTables(report.tracing) : []),
     storageTable(report),
     reloadTable(report),
     contextTable(report),

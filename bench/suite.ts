@@ -11,6 +11,7 @@ import { RELOAD_FULL, RELOAD_SMOKE, runReloadBench, type ReloadResult } from "./
 import { runSearchBench, SEARCH_FULL, SEARCH_SMOKE, type SearchBenchResult } from "./search-bench";
 import { STREAM_FULL, STREAM_SMOKE, runStreamBench, type StreamFigures } from "./stream-bench";
 import { TIMELINE_FULL, TIMELINE_SMOKE, runTimelineBench, type TimelineBenchResult } from "./timeline-bench";
+import { runTracingBench, type TracingBenchResult } from "./tracing-bench";
 
 /**
  * The four benchmarks in one run, at full size or at smoke size (tiny, each once — what
@@ -36,6 +37,8 @@ export interface BenchReport {
   relay: RelayResult[];
   /** The relay against raw Socket.IO in the same run, clients in another process. */
   relayCompare: RelayCompareResult[];
+  /** The relay and whole turns with tracing off and on, in fresh processes; absent in reports from before it existed. */
+  tracing?: TracingBenchResult;
   /** Bytes written to MongoDB for one streamed turn against what it stores. */
   storage: StorageResult;
   reload: ReloadResult[];
@@ -74,6 +77,8 @@ export async function runSuite(options: SuiteOptions): Promise<BenchReport> {
   const relay = await runRelayBench(db.store, full ? RELAY_FULL : RELAY_SMOKE);
   say("relay vs raw Socket.IO: viewers in another process…");
   const relayCompare = await runRelayCompare(db.store, full ? RELAY_COMPARE_FULL : RELAY_COMPARE_SMOKE, say);
+  say("tracing: the relay and whole turns, tracing off and on in alternating processes…");
+  const tracing = await runTracingBench({ mongoUri: db.uri, rounds: full ? 2 : 1, size: mode, progress: say });
   say("storage: bytes written to MongoDB for a streamed turn, against what it stores…");
   const storage = await runStorageBench(db, full ? STORAGE_FULL : STORAGE_SMOKE);
   say("reload: seeding sessions, HTTP and session:join, counting database commands…");
@@ -134,6 +139,7 @@ export async function runSuite(options: SuiteOptions): Promise<BenchReport> {
     markup,
     relay,
     relayCompare,
+    tracing,
     storage,
     reload: reloaded.sizes,
     context,
