@@ -40,13 +40,26 @@ export function assertStorable(value: object, what: string): void {
   if (bytes > STORABLE_DOCUMENT_BYTES) throw new DocumentTooLargeError(what, bytes);
 }
 
-/** The database did not answer (down, paused, restarting), as opposed to refusing the write. */
+/**
+ * The server codes that say "not now" rather than "not this": a node shutting down,
+ * stepping down or electing a primary (MongoDB's retryable-writes list). A replica set's
+ * failover answers with these for seconds; the write lands once a primary is back.
+ */
+const TRANSIENT_CODES = new Set([6, 7, 89, 91, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436]);
+
+/** The database did not answer (down, paused, restarting, between primaries), as opposed to refusing the write. */
 export function unreachable(error: unknown): boolean {
   if (error instanceof DocumentTooLargeError) return false;
-  const { name = "", message = "" } = (error ?? {}) as { name?: string; message?: string };
+  const { name = "", message = "", code } = (error ?? {}) as { name?: string; message?: string; code?: unknown };
+  const labelled = (label: string) =>
+    typeof (error as { hasErrorLabel?: unknown } | null)?.hasErrorLabel === "function" &&
+    (error as { hasErrorLabel(label: string): boolean }).hasErrorLabel(label);
   return (
-    /MongoNetwork|ServerSelection|PoolCleared|NotConnected|Topology/.test(name) ||
-    /buffering timed out|ECONNREFUSED|ECONNRESET|connection .*closed|timed out/i.test(message)
+    /MongoNetwork|ServerSelection|PoolCleared|NotConnected|Topology|ServerClosed/.test(name) ||
+    /buffering timed out|ECONNREFUSED|ECONNRESET|connection .*closed|timed out/i.test(message) ||
+    (typeof code === "number" && TRANSIENT_CODES.has(code)) ||
+    labelled("RetryableWriteError") ||
+    labelled("ResetPool")
   );
 }
 

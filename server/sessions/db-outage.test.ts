@@ -36,11 +36,13 @@ afterAll(async () => {
 /** Runs a turn through an outage that lasts until some write has failed `tries` times. */
 async function outageDuringTurn(label: string, tries: number, retry?: { baseDelayMs: number }): Promise<void> {
   let mostTries = 0;
+  const givenUp: string[] = [];
   const log = {
     warn: (_message: string, fields?: Record<string, unknown>) => {
       if (typeof fields?.attempt === "number") mostTries = Math.max(mostTries, fields.attempt);
     },
-    error: () => undefined,
+    // A write given up (or shed) is lost: the failure names its error.
+    error: (message: string, fields?: Record<string, unknown>) => void givenUp.push(`${message}: ${String(fields?.error ?? "")}`),
   };
   const metrics = createAppMetrics({ defaultMetrics: false });
   const scraped = async () => parseExposition(await metrics.registry.metrics());
@@ -83,6 +85,7 @@ async function outageDuringTurn(label: string, tries: number, retry?: { baseDela
 
     const session = (await harness.app.registry.peek(sessionId))!;
     await session.drain();
+    expect(givenUp).toEqual([]);
     const turn = await harness.models.Turn.findOne({ sessionId }).lean();
     expect(turn?.status).toBe("completed");
     // What MongoDB rebuilds is exactly what the server folded while the database was away.
