@@ -6,6 +6,7 @@ import { createDemoModel } from "@/lib/model/demo-model";
 import { startMongoJavaServer, type RunningMongo } from "@/server/db/mongo-java-server";
 import { createAppMetrics } from "@/server/metrics/app-metrics";
 import { parseExposition, sumOf, valueOf } from "@/test/support/metrics/prom-text";
+import { differences } from "@/test/support/turn/differences";
 import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor } from "@/test/support/server/app-harness";
 
 /**
@@ -89,7 +90,9 @@ async function outageDuringTurn(label: string, tries: number, retry?: { baseDela
     const turn = await harness.models.Turn.findOne({ sessionId }).lean();
     expect(turn?.status).toBe("completed");
     // What MongoDB rebuilds is exactly what the server folded while the database was away.
-    expect(await harness.store.loadHistory(sessionId)).toStrictEqual(await session.history());
+    const stored = await harness.store.loadHistory(sessionId);
+    expect(differences(stored, await session.history())).toEqual([]);
+    expect(stored).toStrictEqual(await session.history());
     const runs = await harness.models.SubagentRun.find({ sessionId }).lean();
     expect(runs).toHaveLength(2);
     expect(runs.every((r) => r.status === "success" && r.response.length > 0)).toBe(true);
