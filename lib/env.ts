@@ -263,7 +263,7 @@ export function variable(name: string, source: Record<string, string | undefined
   return value === undefined || value.trim() === "" ? undefined : value;
 }
 
-const logSchema = z.object({ NODE_ENV: nodeEnv, ...logVariables });
+const logSchema = z.object({ NODE_ENV: nodeEnv, ...logVariables, INSTANCE_ID: opt(z.string().trim().min(1).max(200)) });
 export type LogEnv = z.infer<typeof logSchema>;
 
 /**
@@ -277,6 +277,7 @@ export function logEnv(source: Record<string, string | undefined>): LogEnv {
     NODE_ENV: shape.NODE_ENV.safeParse(source.NODE_ENV).data ?? "development",
     LOG_LEVEL: shape.LOG_LEVEL.safeParse(source.LOG_LEVEL).data ?? "info",
     LOG_FORMAT: shape.LOG_FORMAT.safeParse(source.LOG_FORMAT).data ?? "auto",
+    INSTANCE_ID: shape.INSTANCE_ID.safeParse(source.INSTANCE_ID).data,
   };
 }
 

@@ -1,3 +1,4 @@
+import { hostname } from "node:os";
 import pino, { type DestinationStream } from "pino";
 import pinoPretty from "pino-pretty";
 import { LOG_LEVELS, logEnv, type LogEnv } from "@/lib/env";
@@ -25,6 +26,8 @@ export interface LoggerOptions {
   production?: boolean;
   /** Whether stderr is a terminal (for `auto`); read from the process when not given. */
   terminal?: boolean;
+  /** This process's name among several (INSTANCE_ID), on every line as `instance`. */
+  instance?: string;
   /** Where lines go; stderr when not given (tests pass a stream they read). */
   destination?: DestinationStream | NodeJS.WritableStream;
 }
@@ -34,7 +37,7 @@ export interface LoggerOptions {
  * written as `meta_<name>`: a second `level` or `msg` in the object would make readers
  * keep whichever comes last.
  */
-const RESERVED = new Set(["level", "time", "msg", "pid", "hostname", "name", "trace_id", "span_id", "trace_flags"]);
+const RESERVED = new Set(["level", "time", "msg", "pid", "hostname", "instance", "name", "trace_id", "span_id", "trace_flags"]);
 
 /**
  * The server's logger, over pino, to stderr (stdout stays free for scripts). JSON lines
@@ -49,6 +52,7 @@ export function createLogger(options: LoggerOptions = {}): ServerLogger {
   const logger = pino(
     {
       name: "delegate",
+      base: { pid: process.pid, hostname: hostname(), ...(options.instance ? { instance: options.instance } : {}) },
       level,
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
@@ -64,7 +68,13 @@ export function createLogger(options: LoggerOptions = {}): ServerLogger {
 /** The logger LOG_LEVEL, LOG_FORMAT and NODE_ENV ask for. */
 export function loggerFromEnv(source: Record<string, string | undefined> = process.env, quiet = false): ServerLogger {
   const settings = logEnv(source);
-  return createLogger({ quiet, level: settings.LOG_LEVEL, format: settings.LOG_FORMAT, production: settings.NODE_ENV === "production" });
+  return createLogger({
+    quiet,
+    level: settings.LOG_LEVEL,
+    format: settings.LOG_FORMAT,
+    production: settings.NODE_ENV === "production",
+    ...(settings.INSTANCE_ID ? { instance: settings.INSTANCE_ID } : {}),
+  });
 }
 
 function jsonStream(destination: LoggerOptions["destination"]): DestinationStream | NodeJS.WritableStream {
@@ -77,7 +87,7 @@ function prettyStream(destination: LoggerOptions["destination"], terminal = proc
     sync: true,
     colorize: destination === undefined && terminal,
     translateTime: "SYS:HH:MM:ss.l",
-    ignore: "pid,hostname,name",
+    ignore: "pid,hostname,instance,name",
   });
 }
 

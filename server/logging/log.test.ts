@@ -42,6 +42,17 @@ describe("the server's logger in JSON mode", () => {
     expect(failure).toMatchObject({ level: "error", msg: "a failure", error: "Error: boom\n    at somewhere" });
   });
 
+  it("names the process on every line: pid and hostname, and INSTANCE_ID as `instance` when set", () => {
+    const named = collect({ instance: "web-2" });
+    named.log.info("one");
+    expect(named.json()[0]).toMatchObject({ pid: process.pid, instance: "web-2" });
+    expect(typeof named.json()[0]!.hostname).toBe("string");
+    const unnamed = collect();
+    unnamed.log.info("two", { instance: "from metadata" });
+    expect(unnamed.json()[0]).not.toHaveProperty("instance");
+    expect(unnamed.json()[0]).toMatchObject({ meta_instance: "from metadata" });
+  });
+
   it("serialises an Error as type, message and stack, given as the metadata, as `err` or as `error`", () => {
     const { log, json } = collect();
     log.error("whole", new TypeError("bad input"));
@@ -146,10 +157,11 @@ describe("choosing the format", () => {
 
   it("reads LOG_LEVEL and LOG_FORMAT on their own, falling back to the defaults on a bad value", () => {
     expect(logEnv({})).toEqual({ NODE_ENV: "development", LOG_LEVEL: "info", LOG_FORMAT: "auto" });
-    expect(logEnv({ NODE_ENV: "production", LOG_LEVEL: "debug", LOG_FORMAT: "json" })).toEqual({
+    expect(logEnv({ NODE_ENV: "production", LOG_LEVEL: "debug", LOG_FORMAT: "json", INSTANCE_ID: " web-1 " })).toEqual({
       NODE_ENV: "production",
       LOG_LEVEL: "debug",
       LOG_FORMAT: "json",
+      INSTANCE_ID: "web-1",
     });
     expect(logEnv({ LOG_LEVEL: "loud", LOG_FORMAT: "xml", NODE_ENV: "production" })).toEqual({
       NODE_ENV: "production",
