@@ -99,7 +99,7 @@ describe("an approval waiting in a turn on another process", () => {
 });
 
 describe("when Redis goes away mid-turn", () => {
-  it("the turn runs on, and once Redis is back the viewer on another process converges on the stored turn", async () => {
+  it("the turn runs on, the process stays ready, and once Redis is back the viewer on another process converges on the stored turn", async () => {
     const [a, b] = cluster.members;
     const { cookie, socket, sessionId } = await newChat(0);
     const onA = liveView(socket, sessionId);
@@ -112,6 +112,10 @@ describe("when Redis goes away mid-turn", () => {
     await cluster.redis.stop();
     const health = await (await fetch(`${a!.baseUrl}/api/health`)).json();
     expect(health).toMatchObject({ instance: "app-a", redis: "down" });
+    // Still ready, degraded: the proxy keeps sending people here, where their turns run whole.
+    const ready = await fetch(`${a!.baseUrl}/api/health/ready`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ ok: true, degraded: ["redis"], redis: "down" });
     // The turn finishes while Redis is away: its viewers on A see all of it, B sees none of it.
     releaseWaiters();
     await waitFor(() => ended(onA.events), 10_000, "the turn's end on A");

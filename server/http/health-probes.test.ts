@@ -73,7 +73,7 @@ describe("health probes", () => {
   it("answers ready and live while the database is up, with no sign-in and for a Host no ALLOWED_HOSTS lists", async () => {
     expect(await get("/api/health/ready")).toEqual({
       status: 200,
-      body: { ok: true, down: [], database: "up", redis: "off", stopping: false },
+      body: { ok: true, down: [], degraded: [], database: "up", redis: "off", stopping: false },
     });
     expect(await get("/api/health/live")).toEqual({ status: 200, body: { ok: true } });
     // A kubelet names the pod's address: the probes answer it, the rest of the app does not.
@@ -88,7 +88,7 @@ describe("health probes", () => {
     await until(async () => (await get("/api/health/ready")).status === 503, 20_000, "readiness to see the outage");
     expect(await get("/api/health/ready")).toEqual({
       status: 503,
-      body: { ok: false, down: ["database"], database: "down", redis: "off", stopping: false },
+      body: { ok: false, down: ["database"], degraded: [], database: "down", redis: "off", stopping: false },
     });
     expect(await get("/api/health/live")).toEqual({ status: 200, body: { ok: true } });
     // The old health check keeps its answer: 200, saying the database is down.
@@ -105,7 +105,7 @@ describe("health probes", () => {
     expect(await get("/api/health/live")).toEqual({ status: 503, body: { ok: false, stopping: true } });
     expect(await get("/api/health/ready")).toEqual({
       status: 503,
-      body: { ok: false, down: ["process"], database: "up", redis: "off", stopping: true },
+      body: { ok: false, down: ["process"], degraded: [], database: "up", redis: "off", stopping: true },
     });
   });
 });
@@ -114,14 +114,25 @@ describe("readiness", () => {
   const up: HealthDeps = { dbUp: () => true, stopping: () => false };
 
   it("names every part that is down", async () => {
-    expect(await readiness(up)).toEqual({ ok: true, down: [], database: "up", redis: "off", stopping: false });
-    expect(await readiness({ ...up, redis: () => "up" })).toMatchObject({ ok: true, redis: "up" });
-    expect(await readiness({ ...up, redis: () => "down" })).toMatchObject({ ok: false, down: ["redis"] });
+    expect(await readiness(up)).toEqual({ ok: true, down: [], degraded: [], database: "up", redis: "off", stopping: false });
+    expect(await readiness({ ...up, redis: () => "up" })).toMatchObject({ ok: true, redis: "up", degraded: [] });
     expect(await readiness({ ...up, dbRestarting: () => true })).toMatchObject({ ok: false, down: ["database"], database: "restarting" });
     expect(await readiness({ ...up, dbUp: async () => false, redis: () => "down", stopping: () => true })).toMatchObject({
       ok: false,
-      down: ["database", "redis", "process"],
+      down: ["database", "process"],
+      degraded: ["redis"],
       stopping: true,
+    });
+  });
+
+  it("stays ready without Redis, saying it is degraded: every replica would otherwise leave the proxy at once", async () => {
+    expect(await readiness({ ...up, redis: () => "down" })).toEqual({
+      ok: true,
+      down: [],
+      degraded: ["redis"],
+      database: "up",
+      redis: "down",
+      stopping: false,
     });
   });
 });

@@ -25,19 +25,27 @@ export interface Readiness {
   ok: boolean;
   /** The parts that are down, by name; empty when ready. */
   down: string[];
+  /** Parts that are down while this process still serves its own viewers (Redis); empty when whole. */
+  degraded: string[];
   database: "up" | "down" | "restarting";
   redis: RedisStatus;
   stopping: boolean;
 }
 
-/** What readiness reads: every part that must be up, and which ones are not. */
+/**
+ * What readiness reads: every part that must be up, and which ones are not. Redis down
+ * degrades a process without making it unready: Redis is shared, so it would take every
+ * replica out of the proxy at once, while each one still runs its turns, stores them and
+ * streams them to its own viewers (viewers on other replicas catch up once Redis is back).
+ */
 export async function readiness(deps: HealthDeps): Promise<Readiness> {
   const stopping = deps.stopping();
   const restarting = deps.dbRestarting?.() ?? false;
   const database = restarting ? "restarting" : (await deps.dbUp()) ? "up" : "down";
   const redis = deps.redis?.() ?? "off";
-  const down = [...(database === "up" ? [] : ["database"]), ...(redis === "down" ? ["redis"] : []), ...(stopping ? ["process"] : [])];
-  return { ok: down.length === 0, down, database, redis, stopping };
+  const down = [...(database === "up" ? [] : ["database"]), ...(stopping ? ["process"] : [])];
+  const degraded = redis === "down" ? ["redis"] : [];
+  return { ok: down.length === 0, down, degraded, database, redis, stopping };
 }
 
 export function isHealthProbe(pathname: string): boolean {
