@@ -23,6 +23,9 @@ import { AgentStore } from "@/server/agents/agent-store";
 import { UsageService } from "@/server/usage/usage-service";
 import { accountLabels } from "@/server/usage/account-labels";
 import type { AppMetrics } from "@/server/metrics/app-metrics";
+import type { Logger } from "@/lib/log";
+import { logTurnEnd } from "@/server/logging/turn-log";
+import type { SessionObserver } from "@/server/sessions/session-observer";
 import type { AppOptions } from "./app-options";
 
 /** The services behind both doors, HTTP and Socket.IO; what they tell sockets goes through `sockets`. */
@@ -93,7 +96,7 @@ export function createServices(
     onTitleChanged: sessionsChanged,
     log,
     flushMs: options.flushMs,
-    observe: metrics.sessions,
+    observe: log ? withTurnLog(metrics.sessions, log) : metrics.sessions,
   });
   const accountModels = accountMode?.models;
   const shares = options.shareLinks
@@ -147,4 +150,15 @@ export function createServices(
     ? new UsageService({ models: options.usageModels, isAdmin, personLabels: accountMode && (() => accountLabels(accountMode.models)) })
     : undefined;
   return { login, registry, sessions, shares, attachments, accounts, accountThrottles: throttles, limiterStore, agents, usage };
+}
+
+/** The metrics' observer, and a log line as each turn this process ran ends (server/logging/turn-log.ts). */
+function withTurnLog(metrics: SessionObserver, log: Pick<Logger, "info" | "warn">): SessionObserver {
+  return {
+    ...metrics,
+    event(event, sessionId) {
+      metrics.event(event, sessionId);
+      logTurnEnd(log, event, sessionId);
+    },
+  };
 }

@@ -186,16 +186,18 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
       // (time spent waiting for a person's approval does not count; see Watchdog).
       const watchdog = new Watchdog(deps.limits.turnTimeoutMs, () => controller.abort(WATCHDOG), now);
       const approvals = new ApprovalGate({ timeoutMs: deps.limits.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS, now });
-      const done = runTurn(
-        input,
-        controller,
-        registry,
-        record,
-        withChosenModel(withTurnAgents({ ...deps, systemModel, modelFor, now, newId }, input.agents), input.model),
-        { approvals, watchdog },
-        retries,
-        telemetry,
-      ).finally(() => watchdog.clear());
+      const run = () =>
+        runTurn(
+          input,
+          controller,
+          registry,
+          record,
+          withChosenModel(withTurnAgents({ ...deps, systemModel, modelFor, now, newId }, input.agents), input.model),
+          { approvals, watchdog },
+          retries,
+          telemetry,
+        );
+      const done = insideTrace(telemetry, deps.log, run).finally(() => watchdog.clear());
       // A person's commands reach the turn here, on the process running it, whichever
       // process the person is connected to: each is noted on the turn's trace first.
       const note = (command: Parameters<TurnTrace["command"]>[0]) => guard(deps.log, () => telemetry?.command(command));
@@ -441,6 +443,26 @@ function startTrace(deps: AgentRuntimeDeps, input: TurnInput): TurnTrace | undef
   } catch (error) {
     deps.log?.warn("could not start the turn's trace", { error: describeError(error) });
     return undefined;
+  }
+}
+
+/**
+ * Runs the turn inside its trace's context, so whatever it logs (here, in the session that
+ * folds its events, in the store that writes them) names the turn's trace. A tracer that
+ * throws before the turn started leaves it running untraced; the turn runs exactly once.
+ */
+function insideTrace<T>(telemetry: TurnTrace | undefined, log: AgentRuntimeDeps["log"], run: () => Promise<T>): Promise<T> {
+  if (!telemetry) return run();
+  let started = false;
+  try {
+    return telemetry.within(() => {
+      started = true;
+      return run();
+    });
+  } catch (error) {
+    if (started) throw error;
+    log?.warn("tracing the turn failed", { error: describeError(error) });
+    return run();
   }
 }
 

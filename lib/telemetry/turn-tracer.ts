@@ -55,4 +55,9 @@ export interface TurnTrace {
   command(command: TracedCommand): void;
   /** The turn ended: closes what is left open. */
   end(end: TurnEnd): void;
+  /**
+   * Runs `fn` with the turn's own span as the active context, so what the turn does
+   * outside its model and tool spans (its log lines, above all) carries the turn's trace.
+   */
+  within<T>(fn: () => T): T;
 }

@@ -566,7 +566,7 @@ export class DroneSession {
     else this.store.record(event, this.live.get(event.turnId));
     this.relay.emit(event);
     this.textFlush.wake();
-    this.observed(() => this.deps.observe?.event(event));
+    this.observed(() => this.deps.observe?.event(event, this.sessionId));
   }
 
   /** An observer that throws must not stop the turn it watches. */

@@ -8,7 +8,7 @@ import type { OutboxMeter } from "@/server/data/write-outbox";
  * `outbox`: every chat's write outbox reports to it.
  */
 export interface SessionObserver {
-  event(event: AgentEvent): void;
+  event(event: AgentEvent, sessionId: string): void;
   modelCall(record: ModelCallRecord): void;
   outbox?: OutboxMeter;
 }

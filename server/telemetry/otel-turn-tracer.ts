@@ -267,6 +267,11 @@ class OtelTurnTrace implements TurnTrace {
     root.end();
   }
 
+  within<T>(fn: () => T): T {
+    // The root span stays the context after it ended: the turn's last lines still name it.
+    return context.with(trace.setSpan(context.active(), this.root), fn);
+  }
+
   private start(name: string, attributes: Attributes, parent: Span, kind: SpanKind = SpanKind.INTERNAL): Span {
     return this.options.tracer.startSpan(name, { kind, attributes }, trace.setSpan(ROOT_CONTEXT, parent));
   }

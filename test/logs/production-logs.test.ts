@@ -53,6 +53,8 @@ describe("the server's log in production", () => {
     expect(messages.some((m) => m.startsWith("Delegate is ready at http://127.0.0.1:"))).toBe(true);
     expect(messages).toContain("SIGTERM: stopping…");
     expect(messages.at(-1)).toBe("SIGTERM: no turn was running");
+    // The turn's end is one line an operator can find by chat.
+    expect(records.map((r) => r.record!).filter((r) => r.msg === "Turn completed" && r.sessionId === sessionId)).toHaveLength(1);
     for (const { record } of records) {
       expect(["debug", "info", "warn", "error"]).toContain(record!.level);
       expect(new Date(record!.time!).toISOString()).toBe(record!.time);
