@@ -1,9 +1,7 @@
-import { lookup } from "node:dns/promises";
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
-import { isIP, type LookupFunction } from "node:net";
 import { z } from "zod";
-import { refusalReason } from "./address-policy";
+import { AddressRefusedError, checkedTarget, normalizeHost, pinnedLookup, type CheckedTarget } from "./checked-target";
 import { htmlToText } from "./html-text";
 import { parseArgs, toolSpec } from "./parse-args";
 import { formatBytes } from "./text-files";
@@ -88,39 +86,16 @@ function parseUrl(text: string): URL {
   return url;
 }
 
-interface Target {
-  address: string;
-  family: 4 | 6;
-}
-
-async function checkTarget(url: URL, allowed: Set<string>, signal: AbortSignal, redirected: boolean): Promise<Target> {
-  const host = normalizeHost(url.hostname);
-  const refuse = (why: string) =>
-    new ToolError(`${redirected ? `Refused to follow a redirect to ${url.href}` : `Refused to fetch ${url.href}`}: ${why}.`);
-  const exempt = allowed.has(host);
-
-  if (isIP(host)) {
-    const reason = refusalReason(host);
-    if (reason && !exempt) throw refuse(`${host} is ${reason}`);
-    return { address: host, family: isIP(host) as 4 | 6 };
-  }
-  let addresses: Array<{ address: string; family: number }>;
+async function checkTarget(url: URL, allowed: Set<string>, signal: AbortSignal, redirected: boolean): Promise<CheckedTarget> {
   try {
-    addresses = await raceAbort(lookup(host, { all: true, verbatim: true }), signal);
+    return await checkedTarget(url, allowed, signal);
   } catch (error) {
-    if (signal.aborted) throw error;
-    throw new ToolError(`Could not fetch ${url.href}: the host name ${host} does not resolve.`);
+    if (!(error instanceof AddressRefusedError)) throw error;
+    if (error.unresolved) throw new ToolError(`Could not fetch ${url.href}: ${error.message}.`);
+    throw new ToolError(
+      `${redirected ? `Refused to follow a redirect to ${url.href}` : `Refused to fetch ${url.href}`}: ${error.message}.`,
+    );
   }
-  if (!exempt) {
-    // Every address must pass: the OS may pick any of them when connecting.
-    for (const { address } of addresses) {
-      const reason = refusalReason(address);
-      if (reason) throw refuse(`${host} resolves to ${address}, which is ${reason}`);
-    }
-  }
-  const first = addresses[0];
-  if (!first) throw new ToolError(`Could not fetch ${url.href}: the host name ${host} has no addresses.`);
-  return { address: first.address, family: first.family === 6 ? 6 : 4 };
 }
 
 interface Fetched {
@@ -132,16 +107,7 @@ interface Fetched {
   truncated: boolean;
 }
 
-function get(url: URL, target: Target, signal: AbortSignal, maxBytes: number): Promise<Fetched> {
-  // Connect to the checked address whatever the resolver would say now; SNI and the
-  // Host header still carry the name, so TLS certificates are verified against it.
-  const pinned: LookupFunction = (_hostname, options, callback) => {
-    if ((options as { all?: boolean }).all) {
-      (callback as (e: null, list: Array<{ address: string; family: number }>) => void)(null, [target]);
-    } else {
-      callback(null, target.address, target.family);
-    }
-  };
+function get(url: URL, target: CheckedTarget, signal: AbortSignal, maxBytes: number): Promise<Fetched> {
   const client = url.protocol === "https:" ? https : http;
   return new Promise((resolve, reject) => {
     const request = client.request(
@@ -149,7 +115,7 @@ function get(url: URL, target: Target, signal: AbortSignal, maxBytes: number): P
       {
         method: "GET",
         agent: false,
-        lookup: pinned,
+        lookup: pinnedLookup(target),
         signal,
         headers: {
           "user-agent": "Delegate-url_fetch/0.1 (+self-hosted agent)",
@@ -217,14 +183,6 @@ function decode(body: Buffer, contentType: string): string {
   }
 }
 
-function normalizeHost(host: string): string {
-  return host
-    .trim()
-    .toLowerCase()
-    .replace(/^\[|\]$/g, "")
-    .replace(/\.$/, "");
-}
-
 function describe(error: unknown): string {
   const code = (error as { code?: unknown }).code;
   if (code === "ECONNREFUSED") return "connection refused";
@@ -234,13 +192,4 @@ function describe(error: unknown): string {
     return `the TLS certificate was rejected (${String(code)})`;
   }
   return error instanceof Error ? error.message : String(error);
-}
-
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
 }
