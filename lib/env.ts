@@ -186,6 +186,13 @@ export const envSchema = z
      * The watchdogs above do not count that wait.
      */
     APPROVAL_TIMEOUT_MS: withDefault(int(1_000, 24 * 3_600_000), 600_000),
+    /**
+     * Host names (comma-separated) on a private network that remote A2A agents made in the app
+     * may reach; the operator's SUBAGENTS_FILE agents reach their own card's host anyway.
+     */
+    A2A_ALLOWED_HOSTS: withDefault(z.string(), ""),
+    /** A remote A2A agent that sends nothing for this long is given up on and its task cancelled. */
+    A2A_IDLE_TIMEOUT_MS: withDefault(int(1_000, 3_600_000), 120_000),
     /** The master's step limit (model requests per turn). `MAX_TURNS`, its old name, is still read. */
     MAX_STEPS: withDefault(int(1, 200), 25),
     /**

@@ -14,6 +14,7 @@ import type { RunRegistry } from "./run-registry";
 import type { ModelFor } from "./run-models";
 import type { SubagentArgs } from "./subagent-tool";
 import type { UsageMeter } from "./usage-meter";
+import type { RemoteAgentTransport } from "@/lib/remote-agents/transport";
 
 /**
  * The shapes the agent tree is made of, in one module so that the executor, a child run
@@ -30,6 +31,8 @@ export interface ExecutorLimits {
   maxToolCallsPerReply?: number;
   /** The stats footer under each result the parent reads (see narrative.ts). */
   resultFooter: boolean;
+  /** A remote agent that sends nothing for this long is given up on; default DEFAULT_REMOTE_IDLE_MS (child-run.ts). */
+  remoteIdleMs?: number;
 }
 
 export interface ExecutorDeps {
@@ -43,6 +46,8 @@ export interface ExecutorDeps {
   refOf?: (definition: SubagentDefinition) => { id: string; version: number } | undefined;
   workspaceDir: string;
   limits: ExecutorLimits;
+  /** Reaches the remote agents that definitions with `a2a` name; absent: such a definition's run fails with a clear error. */
+  remoteAgents?: RemoteAgentTransport;
   log?: WarnLog;
   now: () => number;
   newId: () => string;

@@ -10,6 +10,9 @@ import { BUDGET_EXCEEDED, budgetStopText, watchBudget, type BudgetStop } from ".
 import { buildSpawnPacket, childMessages, renderSpawnPacket } from "./spawn-packet";
 import { UsageMeter } from "./usage-meter";
 import { Watchdog } from "./watchdog";
+import type { ControlResult } from "./run-registry";
+import { remoteAgentLabel } from "@/lib/remote-agents/remote-ref";
+import { runRemoteAgent } from "@/lib/remote-agents/run-remote";
 
 /**
  * One subagent run, start to end: spawn packet → `subagent_started` → the child's own loop
@@ -20,12 +23,18 @@ import { Watchdog } from "./watchdog";
  * The caller gets only the clean text, built from the final answer alone (see
  * docs/architecture.md, "Clean context").
  *
+ * A definition with `a2a` runs on a remote agent instead of the loop (run-remote.ts): the
+ * same events, the same end reasons, the same clean result.
+ *
  * The run ends for one of five reasons: completed, failed (model error, step limit),
  * killed (by steer/kill control or because its parent stopped), watchdog_timeout or
  * budget_exceeded (its definition's budget, or a budget above it, was reached after a
  * model response: the step's calls are not run, and the parent reads the text of the step
  * it stopped in, its last, as its partial answer).
  */
+
+/** How long a remote agent may send nothing before its run is given up on (A2A_IDLE_TIMEOUT_MS). */
+export const DEFAULT_REMOTE_IDLE_MS = 120_000;
 
 export async function runChild(host: RunHost, spec: ChildSpec): Promise<ChildOutcome> {
   const { deps, scope } = host;
@@ -35,7 +44,8 @@ export async function runChild(host: RunHost, spec: ChildSpec): Promise<ChildOut
   const startedAt = new Date(started).toISOString();
   const run = { runId, parentRunId: parent.run?.runId ?? null, depth };
   const runRef = { turnId: scope.turnId, ...run };
-  const runModel = deps.modelFor(definition);
+  const remote = definition.a2a;
+  const runModel = remote ? { model: deps.model, pricing: undefined, label: remoteAgentLabel(remote) } : deps.modelFor(definition);
   const ref = deps.refOf?.(definition);
   const chatModel = scope.trace ? scope.trace(runModel.model, runId, "chat") : runModel.model;
   // Compaction inside the run and the condensation of its answer, recorded under the run.
@@ -58,7 +68,14 @@ export async function runChild(host: RunHost, spec: ChildSpec): Promise<ChildOut
   // Held while a call of this run or of a run below it waits for a person (see Watchdog).
   const timeoutMs = definition.timeoutMs ?? deps.limits.subagentTimeoutMs;
   const watchdog = new Watchdog(timeoutMs, () => stop("watchdog_timeout"), deps.now);
-  scope.registry.add({ runId, status: "running", inbox: [], abort: stop });
+  let followUp: ((text: string) => Promise<void>) | undefined;
+  scope.registry.add({
+    runId,
+    status: "running",
+    inbox: [],
+    abort: stop,
+    ...(remote ? { steer: (message: string) => steerRemote(message) } : {}),
+  });
 
   const packet = buildSpawnPacket({
     runId,
@@ -126,28 +143,60 @@ export async function runChild(host: RunHost, spec: ChildSpec): Promise<ChildOut
   let endReason: EndReason = "completed";
   let error: string | undefined;
   let answer = "";
+  // A remote agent takes steering as a follow-up message into its task, where it says it can.
+  const steerRemote = (message: string): ControlResult => {
+    if (!remote?.followUps)
+      return {
+        ok: false,
+        message: `${definition.name} runs on a remote agent that takes no follow-up messages; kill it and ask again instead.`,
+      };
+    if (!followUp) return { ok: false, message: `${definition.name} has not started its remote task yet; try again in a moment.` };
+    hooks.onSteer?.(node.meter.steps, message);
+    followUp(message).catch((e: unknown) => deps.log?.warn("a follow-up to a remote agent failed", { runId, error: describeError(e) }));
+    return { ok: true };
+  };
   try {
-    const outcome = await runAgentLoop(
-      {
-        model: chatModel,
-        systemModel,
-        invoker: host.invokerFor(node, definition.allowedTools, definition.requireApproval),
-        maxSteps: definition.maxSteps,
-        maxToolCallsPerReply: deps.limits.maxToolCallsPerReply,
-        contextTokens: deps.limits.contextTokens,
-        objective: args.objective ?? args.task,
+    if (remote) {
+      if (!deps.remoteAgents) throw new Error(`${definition.name} names a remote agent, and this server cannot reach remote agents.`);
+      answer = await runRemoteAgent({
+        transport: deps.remoteAgents,
+        ref: remote,
+        trusted: ref === undefined,
+        text: prompt,
         signal: controller.signal,
-        drainSteering: () => scope.registry.drain(runId),
-        hasSteering: () => (scope.registry.get(runId)?.inbox.length ?? 0) > 0,
-        log: deps.log,
-        hooks,
-      },
-      state,
-    );
-    if (outcome.kind === "answered") answer = outcome.answer;
-    else {
-      endReason = "failed";
-      error = `Reached its limit of ${definition.maxSteps} steps without a final answer.`;
+        idleMs: deps.limits.remoteIdleMs ?? DEFAULT_REMOTE_IDLE_MS,
+        out: {
+          stepStart: (step) => hooks.onStepStart?.(step),
+          text: (step, offset, text) => node.emit({ kind: "token", step, offset, text }),
+          stepEnd: (steps) => hooks.onStepEnd?.(steps),
+        },
+        onTask: (send) => {
+          followUp = send;
+        },
+      });
+    } else {
+      const outcome = await runAgentLoop(
+        {
+          model: chatModel,
+          systemModel,
+          invoker: host.invokerFor(node, definition.allowedTools, definition.requireApproval),
+          maxSteps: definition.maxSteps,
+          maxToolCallsPerReply: deps.limits.maxToolCallsPerReply,
+          contextTokens: deps.limits.contextTokens,
+          objective: args.objective ?? args.task,
+          signal: controller.signal,
+          drainSteering: () => scope.registry.drain(runId),
+          hasSteering: () => (scope.registry.get(runId)?.inbox.length ?? 0) > 0,
+          log: deps.log,
+          hooks,
+        },
+        state,
+      );
+      if (outcome.kind === "answered") answer = outcome.answer;
+      else {
+        endReason = "failed";
+        error = `Reached its limit of ${definition.maxSteps} steps without a final answer.`;
+      }
     }
   } catch (e) {
     if (controller.signal.reason === BUDGET_EXCEEDED && budgetStop) {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { budgetSchema } from "@/lib/contracts";
+import { REMOTE_PLACEHOLDERS, remoteAgentRefSchema } from "@/lib/remote-agents/remote-ref";
 
 /**
  * Subagent definitions (a name, a description, a system prompt, allowed tools and the
@@ -98,8 +99,20 @@ const definitionFields = z.object({
   budget: budgetSchema.optional(),
   /** Its watchdog in milliseconds; absent: SUBAGENT_TIMEOUT_MS. */
   timeoutMs: z.number().int().min(1_000).max(3_600_000).optional(),
+  /**
+   * Runs on a remote A2A agent instead of a model here: its description comes from the
+   * agent card unless one is written, and it has no system prompt, tools or model of its own.
+   */
+  a2a: remoteAgentRefSchema.optional(),
 });
-export const subagentDefinitionSchema = z.preprocess(renameMaxTurns, definitionFields);
+
+/** A remote agent's definition needs neither a system prompt nor a description: its card says what it does. */
+const fillRemoteDefaults = (value: unknown) => {
+  if (typeof value !== "object" || value === null || !("a2a" in value)) return value;
+  const fields = value as Record<string, unknown>;
+  return { systemPrompt: REMOTE_PLACEHOLDERS.systemPrompt, description: REMOTE_PLACEHOLDERS.description, ...fields };
+};
+export const subagentDefinitionSchema = z.preprocess((value) => fillRemoteDefaults(renameMaxTurns(value)), definitionFields);
 export type SubagentDefinition = z.infer<typeof definitionFields>;
 
 const READ_ONLY_TOOLS = ["list_files", "grep", "file_read", "url_fetch"];

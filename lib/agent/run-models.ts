@@ -67,11 +67,13 @@ export function createModelResolver(definitions: readonly SubagentDefinition[], 
  * HTTP 401 inside some subagent, hours later. A model that needs no key has no `apiKeyEnv`.
  */
 export function checkModelKeys(definitions: readonly SubagentDefinition[], lookup: (name: string) => string | undefined): void {
-  const problems = definitions.flatMap((d) =>
-    typeof d.model === "object" && d.model.apiKeyEnv && !lookup(d.model.apiKeyEnv)?.trim()
+  const unset = (name: string | undefined) => name !== undefined && !lookup(name)?.trim();
+  const problems = definitions.flatMap((d) => [
+    ...(typeof d.model === "object" && unset(d.model.apiKeyEnv)
       ? [`  ${d.name}: model.apiKeyEnv names ${d.model.apiKeyEnv}, which is not set`]
-      : [],
-  );
+      : []),
+    ...(unset(d.a2a?.bearerTokenEnv) ? [`  ${d.name}: a2a.bearerTokenEnv names ${d.a2a?.bearerTokenEnv}, which is not set`] : []),
+  ]);
   if (problems.length) throw new SubagentConfigError(`Invalid subagent definitions:\n${problems.join("\n")}`);
 }
 

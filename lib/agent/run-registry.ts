@@ -15,6 +15,8 @@ export interface RunEntry {
   /** Steering messages delivered at the child's next step boundary. */
   inbox: string[];
   abort(reason: EndReason): void;
+  /** Takes a steering message itself (a remote agent's follow-up) instead of the inbox; may refuse. */
+  steer?(message: string): ControlResult;
 }
 
 export class RunRegistry {
@@ -40,6 +42,7 @@ export class RunRegistry {
       return { ok: false, message: `Run ${runId} is not running (status: ${entry.status}) -- cannot steer; use kill+respawn instead.` };
     }
     if (message.trim().length === 0) return { ok: false, message: "A steering message cannot be empty" };
+    if (entry.steer) return entry.steer(message);
     entry.inbox.push(message);
     return { ok: true };
   }

@@ -13,6 +13,8 @@ import { createLoopState, runAgentLoop, type LoopState } from "./agent-loop";
 import { ApprovalGate, type ApprovalDecision } from "./approval-gate";
 import { BUDGET_EXCEEDED, budgetStopText, turnBudgetText, watchBudget, watchQuota, type BudgetStop, type SpendGate } from "./budget-stop";
 import { mergeDefinitions, type SubagentDefinition } from "./definitions";
+import { withRemoteDescriptions } from "./remote-descriptions";
+import type { RemoteAgentTransport } from "@/lib/remote-agents/transport";
 import { AbortedError, describeError } from "./model-step";
 import { traceModel, type ModelTracer } from "./model-trace";
 import { masterSystemPrompt } from "./prompts";
@@ -64,6 +66,8 @@ export interface AgentRuntimeDeps {
     approvalTimeoutMs?: number;
     /** A turn's budget when its input names none (TURN_BUDGET_TOKENS, TURN_BUDGET_USD); absent: unlimited. */
     turnBudget?: Budget;
+    /** A remote agent that sends nothing for this long is given up on (A2A_IDLE_TIMEOUT_MS). */
+    remoteIdleMs?: number;
   };
   /** Model prices, for the cost figures in stats and result footers. */
   pricing?: Pricing;
@@ -81,6 +85,8 @@ export interface AgentRuntimeDeps {
    * traced and nothing is wrapped, so an untraced turn costs what it did before tracing.
    */
   tracer?: TurnTracer;
+  /** Reaches remote A2A agents (server/remote-agents/); absent: a definition that names one fails when called. */
+  remoteAgents?: RemoteAgentTransport;
 }
 
 export interface TurnInput {
@@ -302,12 +308,13 @@ async function runTurn(
   controller: AbortController,
   registry: RunRegistry,
   record: TurnRecord,
-  deps: ResolvedDeps,
+  resolved: ResolvedDeps,
   waits: { approvals: ApprovalGate; watchdog: Watchdog },
   retries?: RetryBook,
   telemetry?: TurnTrace,
 ): Promise<TurnResult> {
   const { publish } = record;
+  let deps = resolved;
   const started = deps.now();
   const chosen = input.model;
   const { signal } = controller;
@@ -338,6 +345,7 @@ async function runTurn(
       ...(input.promptAttachments?.refs.length ? { attachments: input.promptAttachments.refs } : {}),
       ...(budget ? { budget } : {}),
     });
+    deps = await withRemoteDescriptions(deps, signal);
     state = createLoopState([
       {
         role: "system",

@@ -10,6 +10,8 @@ import { subagentDefinitionSchema, SUBAGENT_TOOL_NAME, type SubagentDefinition }
  * - no model object. Its `apiKeyEnv` names a variable of the server's environment and its
  *   `baseURL` any address: from a person, that would send the server's keys wherever they
  *   pointed it. A definition made in the app runs on "chat", "system" or a model of the menu.
+ * - no `a2a.bearerTokenEnv`, for the same reason, and a remote agent's card on a private
+ *   address only where A2A_ALLOWED_HOSTS allows it (checked when it is called).
  * - sizes, since the text is stored for every version and sent to a model on every turn.
  */
 export type DefinitionInput = { ok: true; definition: SubagentDefinition } | { ok: false; issues: Issue[] };
@@ -18,6 +20,10 @@ export const APP_DEFINITION_LIMITS = { description: 1_000, systemPrompt: 20_000,
 
 export const OWN_MODEL_REFUSED =
   'must be "chat", "system" or a model of the model menu; a model of its own (baseURL, apiKeyEnv) is for the operator\'s SUBAGENTS_FILE';
+
+/** For the same reason: a variable of the server's environment would be sent to the card a person named. */
+export const REMOTE_TOKEN_REFUSED =
+  "a remote agent made in the app reaches agents that need no token; a token from the server's environment (bearerTokenEnv) is for the operator's SUBAGENTS_FILE";
 
 export function parseDefinitionInput(fields: unknown): DefinitionInput {
   const parsed = subagentDefinitionSchema.safeParse(fields);
@@ -40,6 +46,7 @@ function appIssues(definition: SubagentDefinition): Issue[] {
   if ((definition.requireApproval?.length ?? 0) > tools)
     issues.push({ path: "requireApproval", message: `at most ${tools} tools or patterns` });
   if (typeof definition.model === "object") issues.push({ path: "model", message: OWN_MODEL_REFUSED });
+  if (definition.a2a?.bearerTokenEnv) issues.push({ path: "a2a.bearerTokenEnv", message: REMOTE_TOKEN_REFUSED });
   return issues;
 }
 

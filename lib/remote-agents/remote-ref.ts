@@ -26,3 +26,9 @@ export type RemoteAgentRef = z.infer<typeof remoteAgentRefSchema>;
 export function remoteAgentLabel(ref: Pick<RemoteAgentRef, "cardUrl">): string {
   return `A2A · ${new URL(ref.cardUrl).host}`;
 }
+
+/** What a remote agent's definition holds where a local one has its own words: replaced by the card's as a turn starts. */
+export const REMOTE_PLACEHOLDERS = {
+  description: "A remote agent (A2A).",
+  systemPrompt: "(runs on a remote agent)",
+} as const;
