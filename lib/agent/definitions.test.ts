@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { REMOTE_PLACEHOLDERS } from "@/lib/remote-agents/remote-ref";
 import { BUILTIN_DEFINITIONS, SubagentConfigError, isCatalogModel, mergeDefinitions, parseSubagentDefinitions } from "./definitions";
 
 describe("subagent definitions", () => {
@@ -35,6 +36,29 @@ describe("subagent definitions", () => {
     expect(merged[0]).toMatchObject({ description: "Custom explore", maxSteps: 3 });
     expect(merged[0]).not.toHaveProperty("maxTurns");
     expect(parseSubagentDefinitions([])).toEqual([]);
+  });
+
+  it("parses a remote A2A agent by its card alone: its card describes it, it has no prompt of its own, follow-ups off", () => {
+    const [remote] = parseSubagentDefinitions([
+      { name: "warehouse", a2a: { cardUrl: "https://agents.example.com/.well-known/agent-card.json" } },
+    ]);
+    expect(remote).toMatchObject({
+      name: "warehouse",
+      description: REMOTE_PLACEHOLDERS.description,
+      systemPrompt: REMOTE_PLACEHOLDERS.systemPrompt,
+      a2a: { cardUrl: "https://agents.example.com/.well-known/agent-card.json", followUps: false },
+    });
+    const [described] = parseSubagentDefinitions([
+      { name: "w", description: "Sales figures", a2a: { cardUrl: "http://10.0.0.5/card", followUps: true } },
+    ]);
+    expect(described).toMatchObject({ description: "Sales figures", a2a: { followUps: true } });
+    expect(() => parseSubagentDefinitions([{ name: "x", a2a: { cardUrl: "ftp://agents.example.com/card" } }])).toThrow(
+      /0\.a2a\.cardUrl: must be the http\(s\) URL/,
+    );
+    expect(() =>
+      parseSubagentDefinitions([{ name: "x", a2a: { cardUrl: "https://a.example/card", bearerTokenEnv: "sk-live-123" } }]),
+    ).toThrow(/a2a\.bearerTokenEnv: must be the NAME of an environment variable/);
+    expect(() => parseSubagentDefinitions([{ name: "x", a2a: { cardUrl: "https://a.example/card", token: "t" } }])).toThrow(/a2a/);
   });
 
   it("rejects invalid definitions, listing every problem", () => {

@@ -77,6 +77,8 @@ describe("checkModelKeys", () => {
       /c: model.apiKeyEnv names BIG_KEY, which is not set\n {2}d: [^\n]*BIG_KEY[\s\S]*e: [^\n]*BIG_KEY[\s\S]*f: model.apiKeyEnv names OTHER_KEY/,
     );
     expect(() => checkModelKeys(definitions, () => "sk-set")).not.toThrow();
+    const remote = parseSubagentDefinitions([{ name: "w", a2a: { cardUrl: "https://a.example/card", bearerTokenEnv: "W_TOKEN" } }]);
+    expect(() => checkModelKeys(remote, () => undefined)).toThrow(/w: a2a.bearerTokenEnv names W_TOKEN, which is not set/);
   });
 
   it("lists the own-model definitions without prices, whose cost will read $0", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { APP_DEFINITION_LIMITS, OWN_MODEL_REFUSED, parseDefinitionInput } from "./definition-input";
+import { APP_DEFINITION_LIMITS, OWN_MODEL_REFUSED, parseDefinitionInput, REMOTE_TOKEN_REFUSED } from "./definition-input";
 import { EMPTY_FORM, fieldsOf, formOf, issuesByField, KNOWN_TOOLS } from "./form";
 
 describe("the definition form", () => {
@@ -57,6 +57,9 @@ describe("the definition form", () => {
     const base = { name: "a", description: "d", systemPrompt: "p" };
     const own = parseDefinitionInput({ ...base, model: { name: "m", baseURL: "http://169.254.169.254", apiKeyEnv: "OPENAI_API_KEY" } });
     expect(own.ok ? [] : own.issues).toEqual([{ path: "model", message: OWN_MODEL_REFUSED }]);
+    const token = parseDefinitionInput({ name: "w", a2a: { cardUrl: "https://attacker.example/card", bearerTokenEnv: "OPENAI_API_KEY" } });
+    expect(token.ok ? [] : token.issues).toEqual([{ path: "a2a.bearerTokenEnv", message: REMOTE_TOKEN_REFUSED }]);
+    expect(parseDefinitionInput({ name: "w", a2a: { cardUrl: "https://agents.example.com/card" } }).ok).toBe(true);
     const long = parseDefinitionInput({ ...base, systemPrompt: "x".repeat(APP_DEFINITION_LIMITS.systemPrompt + 1) });
     expect(long.ok ? [] : long.issues.map((i) => i.path)).toEqual(["systemPrompt"]);
   });

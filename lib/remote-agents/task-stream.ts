@@ -37,6 +37,8 @@ export type RemoteOutcome =
   | { kind: "input-required"; question: string }
   | { kind: "limit"; message: string };
 
+const ENDED: ReadonlySet<RemoteState> = new Set(["completed", "failed", "canceled", "rejected", "input-required", "auth-required"]);
+
 /** States whose message says why the task stopped rather than what it found. */
 const NOT_AN_ANSWER: ReadonlySet<RemoteState> = new Set(["failed", "canceled", "rejected", "input-required", "auth-required"]);
 
@@ -82,8 +84,9 @@ export class RemoteTaskFold {
     }
   }
 
+  /** Folds one update in; a task that ended (or paused for input) takes no more until it is resumed. */
   apply(update: RemoteUpdate): void {
-    if (this.stopped) return;
+    if (this.stopped || ENDED.has(this.state)) return;
     if ("taskId" in update && update.taskId) this.taskId = update.taskId;
     if ("contextId" in update && update.contextId) this.contextId = update.contextId;
     switch (update.kind) {
