@@ -7,7 +7,7 @@ import { condenseResult } from "./condense";
 import { AbortedError, describeError } from "./model-step";
 import { castNarrative, runLabel } from "./narrative";
 import { BUDGET_EXCEEDED, budgetStopText, watchBudget, type BudgetStop } from "./budget-stop";
-import { buildSpawnPacket, childMessages, renderSpawnPacket } from "./spawn-packet";
+import { buildSpawnPacket, childMessages, renderRemoteTask, renderSpawnPacket } from "./spawn-packet";
 import { UsageMeter } from "./usage-meter";
 import { Watchdog } from "./watchdog";
 import type { ControlResult } from "./run-registry";
@@ -87,7 +87,7 @@ export async function runChild(host: RunHost, spec: ChildSpec): Promise<ChildOut
     workspaceDir: deps.workspaceDir,
     parentMessages: parent.state.messages,
   });
-  const prompt = `${renderSpawnPacket(packet)}\n\n## Task\n${args.task}`;
+  const prompt = remote ? renderRemoteTask(packet) : `${renderSpawnPacket(packet)}\n\n## Task\n${args.task}`;
   const state = createLoopState(childMessages(definition, packet));
   const node: AgentNode = {
     run,

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { SUMMARY_TAG } from "@/lib/context/compact";
 import type { ChatMessage } from "@/lib/model/types";
 import { BUILTIN_DEFINITIONS } from "./definitions";
-import { buildSpawnPacket, childMessages } from "./spawn-packet";
+import { buildSpawnPacket, childMessages, renderRemoteTask } from "./spawn-packet";
 import { contentText } from "@/lib/model/content";
 
 const parent: ChatMessage[] = [
@@ -48,5 +48,22 @@ describe("spawn packet", () => {
       parentMessages: [],
     });
     expect(childMessages(BUILTIN_DEFINITIONS[1]!, packet)[0]!.content).toContain("you may spawn subagents");
+  });
+
+  it("sends a remote agent the task first, then the background, and nothing that names this server's run, depth or workspace", () => {
+    const packet = buildSpawnPacket({
+      runId: "r9",
+      task: "stream the sales report",
+      objective: "Plan the quarter",
+      artifactRefs: [],
+      depth: 1,
+      maxDepth: 3,
+      workspaceDir: "/srv/secret-workspace",
+      parentMessages: parent,
+    });
+    const text = renderRemoteTask(packet);
+    expect(text.startsWith("stream the sales report\n\n## Objective\nPlan the quarter")).toBe(true);
+    expect(text).toContain("## Parent summary\nEarlier the user asked about bugs.");
+    expect(text).not.toMatch(/r9|secret-workspace|Depth:/);
   });
 });

@@ -45,7 +45,23 @@ export function renderSpawnPacket(packet: SpawnPacket): string {
     `Run id: ${packet.runId}`,
     `Depth: ${packet.depth} (max spawn depth ${packet.maxDepth}; you ${canSpawn ? "may" : "may not"} spawn subagents)`,
     `Workspace: ${packet.workspaceDir}`,
+    ...background(packet),
   ];
+  return sections.join("\n");
+}
+
+/**
+ * What a remote agent (A2A) is sent: the task first, as the request it answers, then the
+ * packet's background. Not the run id, depth or workspace: they name things only this
+ * server has.
+ */
+export function renderRemoteTask(packet: SpawnPacket): string {
+  return [packet.task, ...background(packet)].join("\n");
+}
+
+/** The sections any subagent reads for background, each after a blank line. */
+function background(packet: SpawnPacket): string[] {
+  const sections: string[] = [];
   if (packet.objective) sections.push("", "## Objective", packet.objective);
   if (packet.artifactRefs.length) sections.push("", "## Artifact references", ...packet.artifactRefs.map((r) => `- ${r}`));
   if (packet.parentSummary) sections.push("", "## Parent summary", packet.parentSummary);
@@ -56,7 +72,7 @@ export function renderSpawnPacket(packet: SpawnPacket): string {
       packet.recentParentMessages,
     );
   }
-  return sections.join("\n");
+  return sections;
 }
 
 /** The child's opening messages: definition prompt + packet, then the task as the user turn. */
