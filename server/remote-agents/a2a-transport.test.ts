@@ -133,6 +133,25 @@ describe("the A2A transport against a real A2A agent", () => {
   });
 });
 
+describe("A2A 0.3", () => {
+  it("speaks the 0.3 wire to an agent that offers only 0.3: a stream, then an answer in the same task", async () => {
+    const legacy = await started({ legacy: true });
+    const task = await transport.start(ref(legacy.cardUrl), "stream the report", operator());
+    expect(lines(await all(task.updates))).toEqual([
+      "task submitted",
+      'status working "Reading the data"',
+      'status working "Summarising"',
+      'artifact report = "Sales rose 4 %"',
+      'artifact report + " in the third quarter." (last)',
+      "status completed (final)",
+    ]);
+    const asking = await transport.start(ref(legacy.cardUrl), "ask", operator());
+    expect(lines(await all(asking.updates)).at(-1)).toBe('status input-required "Which region?" (final)');
+    expect(lines(await all(asking.send("Asia", new AbortController().signal))).at(-1)).toBe("status completed (final)");
+    expect(legacy.messages).toEqual(["stream the report", "ask", "Asia"]);
+  });
+});
+
 describe("the bearer token", () => {
   it("is sent to the agent that requires it, and a wrong or missing one is refused as authorization", async () => {
     const guarded = await started({ token: "s3cret" });

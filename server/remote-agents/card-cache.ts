@@ -11,7 +11,8 @@ export const DEFAULT_CARD_TTL_MS = 5 * 60_000;
 
 export const fetchCardGuarded: CardFetch = (cardUrl, { allowHosts, signal }) =>
   guardedFetch({ allowHosts, maxBytes: CARD_MAX_BYTES, timeoutMs: CARD_TIMEOUT_MS })(cardUrl, {
-    headers: { accept: "application/json" },
+    // A server that speaks both versions answers its 1.0 card to this header, its 0.3 one without it.
+    headers: { accept: "application/json", "a2a-version": "1.0" },
     signal,
   });
 

@@ -45,6 +45,8 @@ export interface TestA2AAgentOptions {
   token?: string;
   /** Served as the agent card instead of the real one (a forged or hostile card). */
   cardOverride?: unknown;
+  /** Speaks only A2A 0.3 (the SDK's compatibility layer): its card offers a 0.3 interface alone. */
+  legacy?: boolean;
 }
 
 export interface TestA2AAgent {
@@ -72,14 +74,15 @@ export async function startTestA2AAgent(options: TestA2AAgentOptions = {}): Prom
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const card = agentCard(origin, options.streaming ?? true);
+  const card = agentCard(origin, options.streaming ?? true, options.legacy ? "0.3" : A2A_PROTOCOL_VERSION);
+  const legacyCompat = { enabled: options.legacy ?? false };
   const executor = new ScriptedExecutor(messages, cancels, closing.signal);
   const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
 
   if (options.cardOverride !== undefined) {
     app.get(`/${AGENT_CARD_PATH}`, (_req, res) => void res.json(options.cardOverride));
   } else {
-    app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler }));
+    app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler, legacyCompat }));
   }
   app.use(JSONRPC_PATH, (req: Request, res: Response, next: NextFunction) => {
     if (options.token && req.header("authorization") !== `Bearer ${options.token}`) {
@@ -89,7 +92,7 @@ export async function startTestA2AAgent(options: TestA2AAgentOptions = {}): Prom
     next();
   });
   app.post(JSONRPC_PATH, express.json(), answerGarbage(messages));
-  app.use(JSONRPC_PATH, jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+  app.use(JSONRPC_PATH, jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
 
   return {
     cardUrl: `${origin}/${AGENT_CARD_PATH}`,
@@ -104,13 +107,11 @@ export async function startTestA2AAgent(options: TestA2AAgentOptions = {}): Prom
   };
 }
 
-function agentCard(origin: string, streaming: boolean): AgentCard {
+function agentCard(origin: string, streaming: boolean, protocolVersion: string): AgentCard {
   return {
     name: "Test warehouse agent",
     description: "Answers questions about the warehouse's sales data.",
-    supportedInterfaces: [
-      { url: `${origin}${JSONRPC_PATH}`, protocolBinding: "JSONRPC", tenant: "", protocolVersion: A2A_PROTOCOL_VERSION },
-    ],
+    supportedInterfaces: [{ url: `${origin}${JSONRPC_PATH}`, protocolBinding: "JSONRPC", tenant: "", protocolVersion }],
     provider: undefined,
     version: "1.0.0",
     capabilities: { streaming, pushNotifications: false, extensions: [], extendedAgentCard: false },
