@@ -1,0 +1,294 @@
+import { randomUUID } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import {
+  A2A_PROTOCOL_VERSION,
+  AGENT_CARD_PATH,
+  Role,
+  TaskState,
+  type AgentCard,
+  type Artifact,
+  type Message,
+  type Task,
+} from "@a2a-js/sdk";
+import {
+  AgentEvent,
+  DefaultRequestHandler,
+  InMemoryTaskStore,
+  type AgentExecutor,
+  type ExecutionEventBus,
+  type RequestContext,
+} from "@a2a-js/sdk/server";
+import { agentCardHandler, jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express";
+import express, { type NextFunction, type Request, type Response } from "express";
+
+/**
+ * A real A2A agent for the tests, built with the SDK's server classes on express and
+ * listening on 127.0.0.1. Its card is at `/.well-known/agent-card.json`, its JSON-RPC
+ * endpoint at `/a2a/jsonrpc`. What it does is chosen by the first word of the text it is
+ * sent, so a scripted master model picks a behaviour by the task it writes:
+ *
+ * - `stream` (and anything else): working "Reading the data", working "Summarising", the
+ *   artifact "report" in two chunks, completed.
+ * - `ask`: working, then input-required "Which region?"; the next message in the same task
+ *   completes it with the artifact "answer": "Sales in <answer>: 42".
+ * - `slow`: a working status every 50 ms until cancelled (then canceled), at most 2 minutes.
+ * - `hang`: accepts the task and says nothing more; the stream ends after 2 minutes or on close().
+ * - `garbage`: answered by hand, not by the SDK: an event stream A2A does not allow
+ *   (`garbage json`: events that are not JSON at all).
+ * - `fail`: failed, "The warehouse is offline".
+ */
+export interface TestA2AAgentOptions {
+  /** The card's `capabilities.streaming`; without it the agent answers only `SendMessage`. */
+  streaming?: boolean;
+  /** Required as `Authorization: Bearer <token>` on every JSON-RPC request (401 otherwise). */
+  token?: string;
+  /** Served as the agent card instead of the real one (a forged or hostile card). */
+  cardOverride?: unknown;
+  /** Speaks only A2A 0.3 (the SDK's compatibility layer): its card offers a 0.3 interface alone. */
+  legacy?: boolean;
+}
+
+export interface TestA2AAgent {
+  cardUrl: string;
+  /** The JSON-RPC endpoint. */
+  url: string;
+  /** The ids of the tasks a client asked to cancel. */
+  cancels: string[];
+  /** The text of every message the agent received, in order. */
+  messages: string[];
+  close(): Promise<void>;
+}
+
+/** Bound of `slow` and `hang`, so a test that forgets them does not leave them running. */
+const LONGEST_MS = 2 * 60_000;
+const SLOW_TICK_MS = 50;
+const JSONRPC_PATH = "/a2a/jsonrpc";
+
+export async function startTestA2AAgent(options: TestA2AAgentOptions = {}): Promise<TestA2AAgent> {
+  const cancels: string[] = [];
+  const messages: string[] = [];
+  const closing = new AbortController();
+  const app = express();
+  const server = http.createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const card = agentCard(origin, options.streaming ?? true, options.legacy ? "0.3" : A2A_PROTOCOL_VERSION);
+  const legacyCompat = { enabled: options.legacy ?? false };
+  const executor = new ScriptedExecutor(messages, cancels, closing.signal);
+  const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
+
+  if (options.cardOverride !== undefined) {
+    app.get(`/${AGENT_CARD_PATH}`, (_req, res) => void res.json(options.cardOverride));
+  } else {
+    app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler, legacyCompat }));
+  }
+  app.use(JSONRPC_PATH, (req: Request, res: Response, next: NextFunction) => {
+    if (options.token && req.header("authorization") !== `Bearer ${options.token}`) {
+      res.status(401).set("www-authenticate", "Bearer").json({ error: "a bearer token is required" });
+      return;
+    }
+    next();
+  });
+  app.post(JSONRPC_PATH, express.json(), answerGarbage(messages));
+  app.use(JSONRPC_PATH, jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
+
+  return {
+    cardUrl: `${origin}/${AGENT_CARD_PATH}`,
+    url: `${origin}${JSONRPC_PATH}`,
+    cancels,
+    messages,
+    close: async () => {
+      closing.abort();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function agentCard(origin: string, streaming: boolean, protocolVersion: string): AgentCard {
+  return {
+    name: "Test warehouse agent",
+    description: "Answers questions about the warehouse's sales data.",
+    supportedInterfaces: [{ url: `${origin}${JSONRPC_PATH}`, protocolBinding: "JSONRPC", tenant: "", protocolVersion }],
+    provider: undefined,
+    version: "1.0.0",
+    capabilities: { streaming, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: ["text/plain"],
+    defaultOutputModes: ["text/plain"],
+    skills: [
+      {
+        id: "sales",
+        name: "Sales report",
+        description: "Sums the sales of a region",
+        tags: ["sales"],
+        examples: ["stream the quarterly report"],
+        inputModes: [],
+        outputModes: [],
+        securityRequirements: [],
+      },
+    ],
+    signatures: [],
+  };
+}
+
+/** The `garbage` behaviour: a stream the SDK's handler would never write. */
+function answerGarbage(messages: string[]) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const body = req.body as { id?: unknown; params?: { message?: { parts?: Array<{ text?: unknown }> } } } | undefined;
+    const text = body?.params?.message?.parts?.[0]?.text;
+    if (typeof text !== "string" || !text.startsWith("garbage")) return next();
+    messages.push(text);
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    if (text.startsWith("garbage json")) {
+      res.write("data: {this is not json\n\n");
+    } else {
+      // Well-formed JSON-RPC whose result is no A2A stream response.
+      res.write(`data: ${JSON.stringify({ jsonrpc: "2.0", id: body?.id ?? null, result: { nonsense: [1, 2, 3] } })}\n\n`);
+    }
+    res.end("data: {\n\n");
+  };
+}
+
+function textOf(message: Message): string {
+  return message.parts.map((part) => (part.content?.$case === "text" ? part.content.value : "")).join("");
+}
+
+class ScriptedExecutor implements AgentExecutor {
+  private readonly cancelled = new Set<string>();
+
+  constructor(
+    private readonly messages: string[],
+    private readonly cancels: string[],
+    private readonly closing: AbortSignal,
+  ) {}
+
+  cancelTask = async (taskId: string): Promise<void> => {
+    this.cancels.push(taskId);
+    this.cancelled.add(taskId);
+  };
+
+  execute = async (context: RequestContext, bus: ExecutionEventBus): Promise<void> => {
+    const text = textOf(context.userMessage);
+    this.messages.push(text);
+    const say = new Publisher(context, bus);
+    say.task(context.task);
+
+    if (context.task?.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED) {
+      say.status(TaskState.TASK_STATE_WORKING);
+      say.artifact({ id: "answer", name: "answer", text: `Sales in ${text.trim()}: 42` });
+      return say.status(TaskState.TASK_STATE_COMPLETED);
+    }
+    switch (text.trim().split(/\s+/)[0]?.toLowerCase()) {
+      case "ask":
+        say.status(TaskState.TASK_STATE_WORKING);
+        return say.status(TaskState.TASK_STATE_INPUT_REQUIRED, "Which region?");
+      case "slow":
+        return this.slow(context.taskId, say);
+      case "hang":
+        return waitFor(LONGEST_MS, this.closing);
+      case "fail":
+        return say.status(TaskState.TASK_STATE_FAILED, "The warehouse is offline");
+      default:
+        say.status(TaskState.TASK_STATE_WORKING, "Reading the data");
+        say.status(TaskState.TASK_STATE_WORKING, "Summarising");
+        say.artifact({ id: "report", name: "report", text: "Sales rose 4 %", lastChunk: false });
+        say.artifact({ id: "report", name: "report", text: " in the third quarter.", append: true });
+        return say.status(TaskState.TASK_STATE_COMPLETED);
+    }
+  };
+
+  private async slow(taskId: string, say: Publisher): Promise<void> {
+    const until = Date.now() + LONGEST_MS;
+    try {
+      while (!this.cancelled.has(taskId)) {
+        if (Date.now() > until || this.closing.aborted) return say.status(TaskState.TASK_STATE_FAILED, "The slow task ran out of time");
+        say.status(TaskState.TASK_STATE_WORKING, "Still counting");
+        await waitFor(SLOW_TICK_MS, this.closing);
+      }
+      say.status(TaskState.TASK_STATE_CANCELED, "Stopped on request");
+    } finally {
+      this.cancelled.delete(taskId);
+    }
+  }
+}
+
+/** Resolves after `ms`, or at once when the agent closes. */
+function waitFor(ms: number, closing: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      closing.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    closing.addEventListener("abort", done, { once: true });
+  });
+}
+
+/** The events of one request, in the SDK's shapes. */
+class Publisher {
+  constructor(
+    private readonly context: RequestContext,
+    private readonly bus: ExecutionEventBus,
+  ) {}
+
+  /** Every answer starts with the task (the SDK refuses a stream that does not). */
+  task(existing: Task | undefined): void {
+    this.bus.publish(
+      AgentEvent.task(
+        existing ?? {
+          id: this.context.taskId,
+          contextId: this.context.contextId,
+          status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() },
+          artifacts: [],
+          history: [this.context.userMessage],
+          metadata: undefined,
+        },
+      ),
+    );
+  }
+
+  status(state: TaskState, text?: string): void {
+    const { taskId, contextId } = this.context;
+    const message: Message | undefined = text
+      ? {
+          messageId: randomUUID(),
+          contextId,
+          taskId,
+          role: Role.ROLE_AGENT,
+          parts: [{ content: { $case: "text", value: text }, metadata: undefined, filename: "", mediaType: "text/plain" }],
+          metadata: undefined,
+          extensions: [],
+          referenceTaskIds: [],
+        }
+      : undefined;
+    this.bus.publish(
+      AgentEvent.statusUpdate({ taskId, contextId, status: { state, message, timestamp: new Date().toISOString() }, metadata: undefined }),
+    );
+  }
+
+  artifact(chunk: { id: string; name: string; text: string; append?: boolean; lastChunk?: boolean }): void {
+    const artifact: Artifact = {
+      artifactId: chunk.id,
+      name: chunk.name,
+      description: "",
+      parts: [{ content: { $case: "text", value: chunk.text }, metadata: undefined, filename: "", mediaType: "text/plain" }],
+      metadata: undefined,
+      extensions: [],
+    };
+    this.bus.publish(
+      AgentEvent.artifactUpdate({
+        taskId: this.context.taskId,
+        contextId: this.context.contextId,
+        artifact,
+        append: chunk.append ?? false,
+        lastChunk: chunk.lastChunk ?? true,
+        metadata: undefined,
+      }),
+    );
+  }
+}
