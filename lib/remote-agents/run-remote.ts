@@ -29,16 +29,14 @@ export interface RemoteRunOptions {
   onTask?: (followUp: (text: string) => Promise<void>) => void;
 }
 
-/** How long a cancel may take before the run ends anyway. */
-const CANCEL_WAIT_MS = 5_000;
-
 export async function runRemoteAgent(options: RemoteRunOptions): Promise<string> {
   const { transport, ref, trusted, signal, out } = options;
   const fold = new RemoteTaskFold(out, options.limits ?? DEFAULT_FOLD_LIMITS);
   const host = new URL(ref.cardUrl).host;
   let task: RemoteTask | undefined;
-  const cancel = async () => {
-    if (task && fold.taskId) await Promise.race([task.cancel(), delay(CANCEL_WAIT_MS)]);
+  // Sent, not awaited: the run ends now whatever the remote makes of it (the transport bounds the request).
+  const cancel = () => {
+    if (task && fold.taskId) void task.cancel();
   };
   try {
     task = await untilAborted(transport.start(ref, options.text, { trusted, signal }), signal);
@@ -66,16 +64,18 @@ export async function runRemoteAgent(options: RemoteRunOptions): Promise<string>
         }
         case "canceled":
           throw new RemoteAgentError(`The remote agent at ${host} cancelled the task.`);
+        case "failed":
+          throw new RemoteAgentError(`The remote agent at ${host} failed: ${outcome.message}`);
         default:
           throw new RemoteAgentError(outcome.message);
       }
     }
   } catch (error) {
     if (signal.aborted) {
-      await cancel();
+      cancel();
       throw new AbortedError(signal.reason);
     }
-    if (error instanceof Idle || (error instanceof RemoteAgentError && fold.outcome?.kind !== "failed")) await cancel();
+    if (error instanceof Idle || (error instanceof RemoteAgentError && fold.outcome?.kind !== "failed")) cancel();
     if (error instanceof Idle) {
       throw new RemoteAgentError(
         `The remote agent at ${host} sent nothing for ${Math.round(options.idleMs / 1000)} s; its task was cancelled.`,
@@ -133,8 +133,4 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal, idleMs?: number)
       (error: unknown) => finish(() => reject(error)),
     );
   });
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
 }

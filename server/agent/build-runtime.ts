@@ -23,12 +23,13 @@ import { hostOf } from "@/lib/catalog/listing";
 import { modelKey, optionLabel } from "@/lib/contracts/catalog";
 import { ModelCatalogService, type CatalogEndpoint } from "@/server/catalog/model-catalog";
 import { createMcpManager, loadMcpConfig, type McpManager } from "@/server/mcp/manager";
+import { createA2ATransport } from "@/server/remote-agents/a2a-transport";
 
 /**
  * Wires the agent runtime from configuration: the model (an OpenAI-compatible endpoint
  * when MODEL is set, else the offline demo model), the workspace tools and the subagent
  * definitions (built-ins plus SUBAGENTS_FILE), each subagent on the model its definition
- * names, and the MCP servers of MCP_CONFIG_FILE, whose tools join the workspace tools as
+ * names (a remote A2A agent for a definition with `a2a`), and the MCP servers of MCP_CONFIG_FILE, whose tools join the workspace tools as
  * they connect (the caller closes `mcp`). `lookup` reads the variables that definitions
  * name for their keys.
  *
@@ -86,10 +87,12 @@ export function buildRuntime(
       turnTimeoutMs: env.TURN_TIMEOUT_MS,
       approvalTimeoutMs: env.APPROVAL_TIMEOUT_MS,
       contextTokens: env.CONTEXT_TOKENS,
+      remoteIdleMs: env.A2A_IDLE_TIMEOUT_MS,
       ...turnBudgetOf(env),
     },
     pricing,
     modelFor,
+    remoteAgents: createA2ATransport({ allowedHosts: hostList(env.A2A_ALLOWED_HOSTS) }),
     log,
     ...(tracer ? { tracer } : {}),
   });
@@ -103,6 +106,14 @@ export function buildRuntime(
     ...turnBudgetOf(env),
   };
   return { runtime, appInfo: mcp ? () => ({ ...appInfo, mcpServers: mcp.servers() }) : appInfo, mcp, catalog, definitions };
+}
+
+/** A comma-separated list of host names, as A2A_ALLOWED_HOSTS is written. */
+function hostList(value: string): string[] {
+  return value
+    .split(",")
+    .map((host) => host.trim().toLowerCase())
+    .filter(Boolean);
 }
 
 /** The id MODEL's endpoint (OPENAI_BASE_URL) has in the catalog. */
