@@ -12,7 +12,7 @@ import {
   type RemoteTask,
   type RemoteUpdate,
 } from "@/lib/remote-agents/transport";
-import { guardedFetch } from "@/server/net/guarded-fetch";
+import { guardedFetch, ResponseTooLargeError } from "@/server/net/guarded-fetch";
 import { answerUpdate, toRemoteUpdate } from "./a2a-updates";
 import {
   allowedHostsFor,
@@ -229,6 +229,11 @@ async function* converse(
 function answered(host: string, error: unknown, signal: AbortSignal): unknown {
   if (signal.aborted) return signal.reason;
   if (error instanceof RemoteAgentError) return error;
+  if (error instanceof ResponseTooLargeError) {
+    return new RemoteAgentError(`The remote agent at ${host} sent more than ${RESPONSE_MAX_BYTES / 2 ** 20} MB in one answer`, {
+      cause: error,
+    });
+  }
   const reason = error instanceof Error ? error.message : String(error);
   if (error instanceof A2AError)
     return new RemoteAgentError(`The remote agent at ${host} answered with an error: ${reason}`, { cause: error });
