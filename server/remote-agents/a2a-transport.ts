@@ -70,7 +70,7 @@ export function createA2ATransport(options: A2ATransportOptions): RemoteAgentTra
       const seen: { taskId?: string; contextId?: string } = {};
 
       const exchange = (message: string, signal: AbortSignal) =>
-        remember(seen, abortable(converse(client, streaming, host, userMessage(message, seen), signal), signal));
+        remember(seen, converse(client, streaming, host, userMessage(message, seen), signal));
 
       // The first item is awaited here, so an agent that cannot be reached or refuses the
       // token fails `start` itself; the rest streams through `updates`.
@@ -249,30 +249,5 @@ async function* remember(
     if (update.taskId) seen.taskId ??= update.taskId;
     if ("contextId" in update && update.contextId) seen.contextId ??= update.contextId;
     yield update;
-  }
-}
-
-/**
- * Ends the iteration with the signal's reason as soon as it aborts, even while the remote
- * is silent: a stream blocked on a read does not always notice its request was aborted.
- */
-async function* abortable<T>(source: AsyncGenerator<T>, signal: AbortSignal): AsyncGenerator<T> {
-  let onAbort = () => undefined as void;
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-  });
-  aborted.catch(() => undefined);
-  try {
-    for (;;) {
-      const next = await Promise.race([source.next(), aborted]);
-      if (next.done) return;
-      yield next.value;
-    }
-  } finally {
-    signal.removeEventListener("abort", onAbort);
-    // Not awaited: a generator blocked on a read only returns once that read settles.
-    source.return(undefined).catch(() => undefined);
   }
 }
