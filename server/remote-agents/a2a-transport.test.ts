@@ -162,7 +162,7 @@ describe("the bearer token", () => {
 
     const wrong = transport.start(ref(guarded.cardUrl, { bearerTokenEnv: "TEST_A2A_WRONG" }), "stream it", operator());
     await expect(wrong).rejects.toThrow(RemoteAgentError);
-    await expect(wrong).rejects.toThrow(/refused the authorization \(HTTP 401\)/);
+    await expect(wrong).rejects.toThrow(/refused the authorization \(HTTP 401\): check the token in TEST_A2A_WRONG/);
     await expect(transport.start(ref(guarded.cardUrl), "stream it", operator())).rejects.toThrow(/authorization.*needs a token/);
     expect(guarded.messages).toEqual(["stream it"]);
   });

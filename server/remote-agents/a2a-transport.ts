@@ -115,15 +115,15 @@ async function clientFor(ref: RemoteAgentRef, read: ReadCard, call: RemoteCallOp
   const host = hostOf(ref.cardUrl);
   const cardOrigin = new URL(ref.cardUrl).origin;
   const token = bearerToken(ref, host);
-  // Refused rather than sent without the token: a card naming another origin as its
-  // endpoint would otherwise learn nothing, and the call would fail later as unauthorised.
+  // Refused rather than sent without the token: without it the call would only fail later,
+  // as unauthorised, and the person would not learn that the card points elsewhere.
   if (token && new URL(read.endpoint.url).origin !== cardOrigin) {
     throw new RemoteAgentError(
       `The remote agent at ${host} names its endpoint on another origin (${new URL(read.endpoint.url).origin}); its token (${ref.bearerTokenEnv}) is sent only to ${cardOrigin}`,
     );
   }
   const allowHosts = allowedHostsFor(ref.cardUrl, call.trusted, allowedHosts);
-  const fetchImpl = a2aFetch({ allowHosts, host, auth: token ? { origin: cardOrigin, token } : undefined });
+  const fetchImpl = a2aFetch({ allowHosts, host, auth: token ? { origin: cardOrigin, token, env: ref.bearerTokenEnv ?? "" } : undefined });
   const card: SdkAgentCard = {
     name: read.card.name,
     description: read.card.description,
@@ -160,7 +160,11 @@ async function clientFor(ref: RemoteAgentRef, read: ReadCard, call: RemoteCallOp
  * card's origin only, and the failures a person should understand turned into
  * RemoteAgentError before the SDK words them.
  */
-function a2aFetch(options: { allowHosts: readonly string[]; host: string; auth?: { origin: string; token: string } }): typeof fetch {
+function a2aFetch(options: {
+  allowHosts: readonly string[];
+  host: string;
+  auth?: { origin: string; token: string; env: string };
+}): typeof fetch {
   const bounds = { allowHosts: options.allowHosts, maxBytes: RESPONSE_MAX_BYTES };
   const streamFetch = guardedFetch({ ...bounds, timeoutMs: STREAM_HEADERS_TIMEOUT_MS });
   const answerFetch = guardedFetch({ ...bounds, timeoutMs: ANSWER_TIMEOUT_MS });
@@ -179,7 +183,7 @@ function a2aFetch(options: { allowHosts: readonly string[]; host: string; auth?:
       await response.body?.cancel().catch(() => undefined);
       throw new RemoteAgentError(
         `The remote agent at ${options.host} refused the authorization (HTTP ${response.status}): ${
-          options.auth ? "check the token in its environment variable" : "it needs a token (bearerTokenEnv)"
+          options.auth ? `check the token in ${options.auth.env}` : "it needs a token (bearerTokenEnv)"
         }`,
       );
     }
