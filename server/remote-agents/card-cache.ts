@@ -118,7 +118,7 @@ export function createCardCache(options: { allowedHosts: readonly string[]; ttlM
 }
 
 /** The promise's outcome, or the signal's reason as soon as it aborts. */
-export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
