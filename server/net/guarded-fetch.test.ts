@@ -108,6 +108,16 @@ describe("guardedFetch", () => {
     expect(rest).toBe("data: two\n\n");
   });
 
+  it("fails a streamed body's pending read when the caller aborts, as fetch does", async () => {
+    const controller = new AbortController();
+    const response = await allowed(`${firstUrl}/stream`, { signal: controller.signal });
+    const reader = response.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe("data: one\n\n");
+    const pending = reader.read();
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ name: "AbortError" });
+  });
+
   it("refuses https-only violations except for allowed hosts", async () => {
     await expect(guardedFetch({ httpsOnly: true })("http://example.invalid/")).rejects.toThrow(/must be reached over https/);
     expect((await guardedFetch({ httpsOnly: true, allowHosts: ["127.0.0.1"] })(`${firstUrl}/`)).status).toBe(200);

@@ -137,7 +137,16 @@ function toResponse(message: IncomingMessage, url: URL, maxBytes: number, signal
   });
   message.on("end", () => bounded.push(null));
   message.on("error", (error) => bounded.destroy(error));
-  signal.addEventListener("abort", () => message.destroy(), { once: true });
+  // Destroying the message alone neither ends nor errors `bounded`, so a reader waiting on
+  // a silent stream would wait forever: the body fails with the abort, as fetch's does.
+  signal.addEventListener(
+    "abort",
+    () => {
+      message.destroy();
+      bounded.destroy(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
+    },
+    { once: true },
+  );
 
   const headers = new Headers();
   for (const [name, value] of Object.entries(message.headers)) {

@@ -162,7 +162,7 @@ describe("the bearer token", () => {
 
     const wrong = transport.start(ref(guarded.cardUrl, { bearerTokenEnv: "TEST_A2A_WRONG" }), "stream it", operator());
     await expect(wrong).rejects.toThrow(RemoteAgentError);
-    await expect(wrong).rejects.toThrow(/refused the authorization \(HTTP 401\)/);
+    await expect(wrong).rejects.toThrow(/refused the authorization \(HTTP 401\): check the token in TEST_A2A_WRONG/);
     await expect(transport.start(ref(guarded.cardUrl), "stream it", operator())).rejects.toThrow(/authorization.*needs a token/);
     expect(guarded.messages).toEqual(["stream it"]);
   });
@@ -231,6 +231,28 @@ describe("addresses and cards", () => {
   ])("refuses a forged card with %s", async (_, cardOverride, message) => {
     const forged = await started({ cardOverride });
     await expect(transport.describe(ref(forged.cardUrl), operator())).rejects.toThrow(message);
+  });
+
+  it("shares one read of a card between callers, and a caller's abort ends only its own wait", async () => {
+    const held: http.ServerResponse[] = [];
+    const slow = http.createServer((_req, res) => void held.push(res));
+    await new Promise<void>((resolve) => slow.listen(0, "127.0.0.1", resolve));
+    try {
+      const cardUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/.well-known/agent-card.json`;
+      const shared = createA2ATransport({ allowedHosts: [] });
+      const leaving = new AbortController();
+      const first = shared.describe(ref(cardUrl), operator(leaving.signal));
+      const second = shared.describe(ref(cardUrl), operator());
+      await vi.waitFor(() => expect(held).toHaveLength(1));
+      leaving.abort();
+      await expect(first).rejects.toMatchObject({ name: "AbortError" });
+      held[0]?.end(JSON.stringify({ name: "Held back", supportedInterfaces: [{ url: "/rpc", protocolBinding: "JSONRPC" }] }));
+      expect((await second).name).toBe("Held back");
+      expect(held).toHaveLength(1);
+    } finally {
+      slow.closeAllConnections();
+      await new Promise((resolve) => slow.close(resolve));
+    }
   });
 
   it("refuses a card that redirects to a private address", async () => {

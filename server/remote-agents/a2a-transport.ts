@@ -12,7 +12,7 @@ import {
   type RemoteTask,
   type RemoteUpdate,
 } from "@/lib/remote-agents/transport";
-import { guardedFetch } from "@/server/net/guarded-fetch";
+import { guardedFetch, ResponseTooLargeError } from "@/server/net/guarded-fetch";
 import { answerUpdate, toRemoteUpdate } from "./a2a-updates";
 import {
   allowedHostsFor,
@@ -70,7 +70,7 @@ export function createA2ATransport(options: A2ATransportOptions): RemoteAgentTra
       const seen: { taskId?: string; contextId?: string } = {};
 
       const exchange = (message: string, signal: AbortSignal) =>
-        remember(seen, abortable(converse(client, streaming, host, userMessage(message, seen), signal), signal));
+        remember(seen, converse(client, streaming, host, userMessage(message, seen), signal));
 
       // The first item is awaited here, so an agent that cannot be reached or refuses the
       // token fails `start` itself; the rest streams through `updates`.
@@ -115,15 +115,15 @@ async function clientFor(ref: RemoteAgentRef, read: ReadCard, call: RemoteCallOp
   const host = hostOf(ref.cardUrl);
   const cardOrigin = new URL(ref.cardUrl).origin;
   const token = bearerToken(ref, host);
-  // Refused rather than sent without the token: a card naming another origin as its
-  // endpoint would otherwise learn nothing, and the call would fail later as unauthorised.
+  // Refused rather than sent without the token: without it the call would only fail later,
+  // as unauthorised, and the person would not learn that the card points elsewhere.
   if (token && new URL(read.endpoint.url).origin !== cardOrigin) {
     throw new RemoteAgentError(
       `The remote agent at ${host} names its endpoint on another origin (${new URL(read.endpoint.url).origin}); its token (${ref.bearerTokenEnv}) is sent only to ${cardOrigin}`,
     );
   }
   const allowHosts = allowedHostsFor(ref.cardUrl, call.trusted, allowedHosts);
-  const fetchImpl = a2aFetch({ allowHosts, host, auth: token ? { origin: cardOrigin, token } : undefined });
+  const fetchImpl = a2aFetch({ allowHosts, host, auth: token ? { origin: cardOrigin, token, env: ref.bearerTokenEnv ?? "" } : undefined });
   const card: SdkAgentCard = {
     name: read.card.name,
     description: read.card.description,
@@ -160,7 +160,11 @@ async function clientFor(ref: RemoteAgentRef, read: ReadCard, call: RemoteCallOp
  * card's origin only, and the failures a person should understand turned into
  * RemoteAgentError before the SDK words them.
  */
-function a2aFetch(options: { allowHosts: readonly string[]; host: string; auth?: { origin: string; token: string } }): typeof fetch {
+function a2aFetch(options: {
+  allowHosts: readonly string[];
+  host: string;
+  auth?: { origin: string; token: string; env: string };
+}): typeof fetch {
   const bounds = { allowHosts: options.allowHosts, maxBytes: RESPONSE_MAX_BYTES };
   const streamFetch = guardedFetch({ ...bounds, timeoutMs: STREAM_HEADERS_TIMEOUT_MS });
   const answerFetch = guardedFetch({ ...bounds, timeoutMs: ANSWER_TIMEOUT_MS });
@@ -179,7 +183,7 @@ function a2aFetch(options: { allowHosts: readonly string[]; host: string; auth?:
       await response.body?.cancel().catch(() => undefined);
       throw new RemoteAgentError(
         `The remote agent at ${options.host} refused the authorization (HTTP ${response.status}): ${
-          options.auth ? "check the token in its environment variable" : "it needs a token (bearerTokenEnv)"
+          options.auth ? `check the token in ${options.auth.env}` : "it needs a token (bearerTokenEnv)"
         }`,
       );
     }
@@ -229,6 +233,11 @@ async function* converse(
 function answered(host: string, error: unknown, signal: AbortSignal): unknown {
   if (signal.aborted) return signal.reason;
   if (error instanceof RemoteAgentError) return error;
+  if (error instanceof ResponseTooLargeError) {
+    return new RemoteAgentError(`The remote agent at ${host} sent more than ${RESPONSE_MAX_BYTES / 2 ** 20} MB in one answer`, {
+      cause: error,
+    });
+  }
   const reason = error instanceof Error ? error.message : String(error);
   if (error instanceof A2AError)
     return new RemoteAgentError(`The remote agent at ${host} answered with an error: ${reason}`, { cause: error });
@@ -244,30 +253,5 @@ async function* remember(
     if (update.taskId) seen.taskId ??= update.taskId;
     if ("contextId" in update && update.contextId) seen.contextId ??= update.contextId;
     yield update;
-  }
-}
-
-/**
- * Ends the iteration with the signal's reason as soon as it aborts, even while the remote
- * is silent: a stream blocked on a read does not always notice its request was aborted.
- */
-async function* abortable<T>(source: AsyncGenerator<T>, signal: AbortSignal): AsyncGenerator<T> {
-  let onAbort = () => undefined as void;
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-  });
-  aborted.catch(() => undefined);
-  try {
-    for (;;) {
-      const next = await Promise.race([source.next(), aborted]);
-      if (next.done) return;
-      yield next.value;
-    }
-  } finally {
-    signal.removeEventListener("abort", onAbort);
-    // Not awaited: a generator blocked on a read only returns once that read settles.
-    source.return(undefined).catch(() => undefined);
   }
 }

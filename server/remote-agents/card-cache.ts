@@ -57,18 +57,25 @@ export function unreachable(host: string, error: unknown, signal?: AbortSignal):
 export function createCardCache(options: { allowedHosts: readonly string[]; ttlMs: number; fetchCard: CardFetch; now: () => number }) {
   const entries = new Map<string, { read: Promise<ReadCard>; expires: number }>();
 
-  async function read(cardUrl: string, trusted: boolean, signal: AbortSignal): Promise<ReadCard> {
+  // Not bound to one caller's signal: concurrent callers share the read, so it ends on
+  // its own deadline (headers and body), and each caller stops waiting on its own signal.
+  async function read(cardUrl: string, trusted: boolean): Promise<ReadCard> {
     const host = hostOf(cardUrl);
+    const deadline = new AbortController();
+    const timer = setTimeout(
+      () => deadline.abort(new Error(`its agent card did not arrive within ${CARD_TIMEOUT_MS / 1000} s`)),
+      CARD_TIMEOUT_MS,
+    );
     let response: Response;
     let json: unknown;
     try {
-      response = await options.fetchCard(cardUrl, { allowHosts: allowedHostsFor(cardUrl, trusted, options.allowedHosts), signal });
+      const allowHosts = allowedHostsFor(cardUrl, trusted, options.allowedHosts);
+      response = await untilAborted(options.fetchCard(cardUrl, { allowHosts, signal: deadline.signal }), deadline.signal);
       if (!response.ok) {
         await response.body?.cancel().catch(() => undefined);
         throw new RemoteAgentError(`The remote agent at ${host} could not be reached: its agent card answered HTTP ${response.status}`);
       }
-      const text = await response.text();
-      json = JSON.parse(text);
+      json = JSON.parse(await untilAborted(response.text(), deadline.signal));
     } catch (error) {
       if (error instanceof ResponseTooLargeError) {
         throw new RemoteAgentError(`The remote agent at ${host} answered an agent card that is not valid: it is larger than 256 KB`);
@@ -76,7 +83,9 @@ export function createCardCache(options: { allowedHosts: readonly string[]; ttlM
       if (error instanceof SyntaxError) {
         throw new RemoteAgentError(`The remote agent at ${host} answered an agent card that is not valid: it is not JSON`);
       }
-      throw unreachable(host, error, signal);
+      throw unreachable(host, error);
+    } finally {
+      clearTimeout(timer);
     }
     try {
       const card = checkAgentCard(json);
@@ -96,14 +105,24 @@ export function createCardCache(options: { allowedHosts: readonly string[]; ttlM
       const key = `${trusted ? "operator" : "app"} ${cardUrl}`;
       const now = options.now();
       const cached = entries.get(key);
-      if (cached && cached.expires > now) return cached.read;
-      const pending = read(cardUrl, trusted, signal);
+      if (cached && cached.expires > now) return untilAborted(cached.read, signal);
+      const pending = read(cardUrl, trusted);
       entries.set(key, { read: pending, expires: now + options.ttlMs });
       // A failed read is not kept: the next call tries again.
       pending.catch(() => {
         if (entries.get(key)?.read === pending) entries.delete(key);
       });
-      return pending;
+      return untilAborted(pending, signal);
     },
   };
+}
+
+/** The promise's outcome, or the signal's reason as soon as it aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
