@@ -31,6 +31,10 @@ export interface RemoteRunOptions {
 
 export async function runRemoteAgent(options: RemoteRunOptions): Promise<string> {
   const { transport, ref, trusted, signal, out } = options;
+  // What the transport holds open (a stream, a follow-up's) closes when the run ends, however it ends.
+  const open = new AbortController();
+  const onAbort = () => open.abort(signal.reason);
+  signal.addEventListener("abort", onAbort, { once: true });
   const fold = new RemoteTaskFold(out, options.limits ?? DEFAULT_FOLD_LIMITS);
   const host = new URL(ref.cardUrl).host;
   let task: RemoteTask | undefined;
@@ -39,10 +43,10 @@ export async function runRemoteAgent(options: RemoteRunOptions): Promise<string>
     if (task && fold.taskId) void task.cancel();
   };
   try {
-    task = await untilAborted(transport.start(ref, options.text, { trusted, signal }), signal);
+    task = await untilAborted(transport.start(ref, options.text, { trusted, signal: open.signal }), signal, options.idleMs);
     const started = task;
     options.onTask?.(async (text) => {
-      for await (const update of started.send(text, signal)) fold.apply(update);
+      for await (const update of started.send(text, open.signal)) fold.apply(update);
     });
     let stream = task.updates;
     for (;;) {
@@ -59,7 +63,7 @@ export async function runRemoteAgent(options: RemoteRunOptions): Promise<string>
           if (signal.aborted) throw new AbortedError(signal.reason);
           if (answer === undefined) throw new RemoteAgentError(`The remote agent asked "${outcome.question}"; the question was declined.`);
           fold.resume();
-          stream = task.send(answer, signal);
+          stream = task.send(answer, open.signal);
           continue;
         }
         case "canceled":
@@ -84,6 +88,9 @@ export async function runRemoteAgent(options: RemoteRunOptions): Promise<string>
     throw error instanceof RemoteAgentError
       ? error
       : new RemoteAgentError(`The remote agent at ${host} failed: ${String(error)}`, { cause: error });
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+    open.abort();
   }
 }
 
