@@ -221,7 +221,8 @@ export async function runChild(host: RunHost, spec: ChildSpec): Promise<ChildOut
     scope.registry.end(runId, endReason);
   }
 
-  node.meter.steps = state.steps;
+  // A remote run counts its steps as they end (the loop state is not its).
+  if (!remote) node.meter.steps = state.steps;
   const ended = deps.now();
   const endedAt = new Date(ended).toISOString();
   const stats = node.meter.stats(ended - started);

@@ -100,6 +100,7 @@ describe("a subagent on a remote A2A agent", () => {
     expect(stepTexts(run)).toEqual(["Reading the data", "Summarising", "**report**\n\nSales rose 4 % in the third quarter."]);
     expect(run.response).toBe("Sales rose 4 % in the third quarter.");
     expect(run.steps.every((s) => s.startedAt && s.endedAt)).toBe(true);
+    expect(run.stats.steps).toBe(3);
     // Live: the artifact streamed in two pieces before the run completed.
     const tokens = events.filter((e) => e.type === "subagent_data" && e.data.kind === "token");
     expect(tokens.length).toBeGreaterThanOrEqual(4);
