@@ -1,6 +1,5 @@
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
-import { Readable } from "node:stream";
 import { AddressRefusedError, checkedTarget, normalizeHost, pinnedLookup } from "@/lib/tools/checked-target";
 
 export { AddressRefusedError } from "@/lib/tools/checked-target";
@@ -124,29 +123,44 @@ function send(
 }
 
 function toResponse(message: IncomingMessage, url: URL, maxBytes: number, signal: AbortSignal): Response {
+  // A web stream of our own rather than Readable.toWeb: that adapter can enqueue a chunk
+  // after its reader cancelled, which throws (ERR_INVALID_STATE) where nobody catches it.
   let size = 0;
-  const bounded = new Readable({ read: () => message.resume() });
-  message.on("data", (chunk: Buffer) => {
-    size += chunk.length;
-    if (size > maxBytes) {
-      message.destroy();
-      bounded.destroy(new ResponseTooLargeError(maxBytes));
-      return;
-    }
-    if (!bounded.push(chunk)) message.pause();
-  });
-  message.on("end", () => bounded.push(null));
-  message.on("error", (error) => bounded.destroy(error));
-  // Destroying the message alone neither ends nor errors `bounded`, so a reader waiting on
-  // a silent stream would wait forever: the body fails with the abort, as fetch's does.
-  signal.addEventListener(
-    "abort",
-    () => {
-      message.destroy();
-      bounded.destroy(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
+  let settled = false;
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      const fail = (error: Error) => {
+        message.destroy();
+        if (settled) return;
+        settled = true;
+        controller.error(error);
+      };
+      message.on("data", (chunk: Buffer) => {
+        if (settled) return;
+        size += chunk.length;
+        if (size > maxBytes) return fail(new ResponseTooLargeError(maxBytes));
+        controller.enqueue(new Uint8Array(chunk));
+        if ((controller.desiredSize ?? 0) <= 0) message.pause();
+      });
+      message.on("end", () => {
+        if (settled) return;
+        settled = true;
+        controller.close();
+      });
+      message.on("error", fail);
+      // A reader waiting on a silent stream would wait forever: the body fails with the abort, as fetch's does.
+      signal.addEventListener("abort", () => fail(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason))), {
+        once: true,
+      });
     },
-    { once: true },
-  );
+    pull() {
+      message.resume();
+    },
+    cancel() {
+      settled = true;
+      message.destroy();
+    },
+  });
 
   const headers = new Headers();
   for (const [name, value] of Object.entries(message.headers)) {
@@ -155,7 +169,7 @@ function toResponse(message: IncomingMessage, url: URL, maxBytes: number, signal
   }
   const status = message.statusCode ?? 502;
   const nullBody = status === 204 || status === 205 || status === 304;
-  const response = new Response(nullBody ? null : (Readable.toWeb(bounded) as ReadableStream<Uint8Array>), {
+  const response = new Response(nullBody ? null : body, {
     status,
     statusText: message.statusMessage,
     headers,

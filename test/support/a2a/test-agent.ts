@@ -37,6 +37,9 @@ import express, { type NextFunction, type Request, type Response } from "express
  * - `garbage`: answered by hand, not by the SDK: an event stream A2A does not allow
  *   (`garbage json`: events that are not JSON at all).
  * - `fail`: failed, "The warehouse is offline".
+ * - `huge`: an artifact of 300 000 characters in 100 chunks, then completed.
+ * - `endless`: 5 000 working statuses as fast as it can, then completed (unless cancelled).
+ * - `shout`: a working status of 50 000 characters, then a short artifact and completed.
  */
 export interface TestA2AAgentOptions {
   /** The card's `capabilities.streaming`; without it the agent answers only `SendMessage`. */
@@ -63,6 +66,13 @@ export interface TestA2AAgent {
 /** Bound of `slow` and `hang`, so a test that forgets them does not leave them running. */
 const LONGEST_MS = 2 * 60_000;
 const SLOW_TICK_MS = 50;
+/** `huge`: an artifact of 300 000 characters in 100 chunks, past what a run keeps of artifacts. */
+const HUGE_CHUNKS = 100;
+const HUGE_CHUNK_CHARS = 3_000;
+/** `endless`: more status updates than a run shows for one task. */
+const ENDLESS_UPDATES = 5_000;
+/** `shout`: one status message far longer than a step shows. */
+const SHOUT_CHARS = 50_000;
 const JSONRPC_PATH = "/a2a/jsonrpc";
 
 export async function startTestA2AAgent(options: TestA2AAgentOptions = {}): Promise<TestA2AAgent> {
@@ -192,6 +202,21 @@ class ScriptedExecutor implements AgentExecutor {
         return waitFor(LONGEST_MS, this.closing);
       case "fail":
         return say.status(TaskState.TASK_STATE_FAILED, "The warehouse is offline");
+      case "huge":
+        for (let i = 0; i < HUGE_CHUNKS; i++) {
+          say.artifact({ id: "dump", name: "dump", text: "x".repeat(HUGE_CHUNK_CHARS), append: i > 0, lastChunk: i === HUGE_CHUNKS - 1 });
+        }
+        return say.status(TaskState.TASK_STATE_COMPLETED);
+      case "endless":
+        for (let i = 0; i < ENDLESS_UPDATES && !this.cancelled.has(context.taskId); i++) {
+          say.status(TaskState.TASK_STATE_WORKING, `Update ${i}`);
+          if (i % 100 === 0) await new Promise((resolve) => setImmediate(resolve));
+        }
+        return say.status(TaskState.TASK_STATE_COMPLETED, "Finally done");
+      case "shout":
+        say.status(TaskState.TASK_STATE_WORKING, "A".repeat(SHOUT_CHARS));
+        say.artifact({ id: "answer", name: "answer", text: "Quiet now." });
+        return say.status(TaskState.TASK_STATE_COMPLETED);
       default:
         say.status(TaskState.TASK_STATE_WORKING, "Reading the data");
         say.status(TaskState.TASK_STATE_WORKING, "Summarising");
