@@ -79,6 +79,26 @@ export function AgentFormView({ initial, models, mcpTools, canShare, submitLabel
           />
         )}
       </Row>
+      <Row
+        label="Remote agent (A2A)"
+        issues={issues.remoteCardUrl}
+        hint="The URL of an A2A agent's card: the agent then runs there, and its card describes it when the description is empty. Empty: it runs here."
+      >
+        {(props) => (
+          <input
+            {...props}
+            data-testid="agent-remote-card"
+            type="url"
+            inputMode="url"
+            placeholder="https://agents.example.com/.well-known/agent-card.json"
+            value={form.remoteCardUrl}
+            onChange={(e) => set("remoteCardUrl", e.target.value)}
+            spellCheck={false}
+            autoCapitalize="none"
+            className={INPUT_CLASS}
+          />
+        )}
+      </Row>
       <Row label="Instructions" issues={issues.systemPrompt} hint="Its system prompt.">
         {(props) => (
           <textarea

@@ -2,7 +2,9 @@ import type { DefinitionFields } from "@/lib/contracts";
 
 /** A definition read-only, field by field (an older version, or the operator's). Model text is rendered as text. */
 export function DefinitionView({ definition }: { definition: DefinitionFields }) {
+  const remote = typeof definition.a2a === "object" && definition.a2a !== null ? (definition.a2a as Record<string, unknown>) : undefined;
   const rows: [string, string][] = [
+    ...(remote ? ([["Remote agent (A2A)", String(remote.cardUrl ?? "")]] as [string, string][]) : []),
     ["Description", String(definition.description ?? "")],
     ["Instructions", String(definition.systemPrompt ?? "")],
     ["Allowed tools", list(definition.allowedTools)],

@@ -49,6 +49,20 @@ describe("the definition form", () => {
     expect(issues.budgetUsd?.length).toBe(1);
   });
 
+  it("sends a remote agent by its card alone, which the schema accepts, and opens it again with its card", () => {
+    const fields = fieldsOf({ ...EMPTY_FORM, name: "warehouse", remoteCardUrl: " https://agents.example.com/card " });
+    expect(fields).toMatchObject({ name: "warehouse", a2a: { cardUrl: "https://agents.example.com/card" } });
+    expect(fields).not.toHaveProperty("description");
+    expect(fields).not.toHaveProperty("systemPrompt");
+    const parsed = parseDefinitionInput(fields);
+    expect(parsed.ok).toBe(true);
+    expect(formOf(parsed.ok ? parsed.definition : {}, KNOWN_TOOLS).remoteCardUrl).toBe("https://agents.example.com/card");
+    expect(issuesByField([{ path: "a2a.cardUrl", message: "must be the http(s) URL of the agent card" }])).toEqual({
+      remoteCardUrl: ["cardUrl: must be the http(s) URL of the agent card"],
+    });
+    expect(fieldsOf({ ...EMPTY_FORM, name: "local", description: "d", systemPrompt: "p" })).not.toHaveProperty("a2a");
+  });
+
   it("never sends a model of its own: such a definition opens on the chat's model", () => {
     expect(fieldsOf(formOf({ model: { name: "gpt-4o", baseURL: "https://api.openai.com/v1" } }, KNOWN_TOOLS)).model).toBe("chat");
   });

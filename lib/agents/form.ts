@@ -28,6 +28,8 @@ export interface AgentForm {
   budgetTokens: string;
   budgetUsd: string;
   parallelizable: boolean;
+  /** The agent card's URL of a remote A2A agent it runs on; "" runs it here. */
+  remoteCardUrl: string;
 }
 
 export const EMPTY_FORM: AgentForm = {
@@ -43,6 +45,7 @@ export const EMPTY_FORM: AgentForm = {
   budgetTokens: "",
   budgetUsd: "",
   parallelizable: true,
+  remoteCardUrl: "",
 };
 
 const lines = (text: string) =>
@@ -69,7 +72,13 @@ export function formOf(fields: DefinitionFields, offered: readonly string[]): Ag
     budgetTokens: budgetPart(fields.budget, "tokens"),
     budgetUsd: budgetPart(fields.budget, "usd"),
     parallelizable: fields.parallelizable !== false,
+    remoteCardUrl: remoteCardOf(fields.a2a),
   };
+}
+
+function remoteCardOf(a2a: unknown): string {
+  const url = typeof a2a === "object" && a2a !== null ? (a2a as Record<string, unknown>).cardUrl : undefined;
+  return typeof url === "string" ? url : "";
 }
 
 /** The definition the form describes. Numbers that do not parse are sent as typed, so the server's schema names the field. */
@@ -78,10 +87,13 @@ export function fieldsOf(form: AgentForm): DefinitionFields {
   const timeout = form.timeoutSeconds.trim();
   const tokens = form.budgetTokens.trim();
   const usd = form.budgetUsd.trim();
+  const card = form.remoteCardUrl.trim();
+  // A remote agent's card describes it: left empty, its description and instructions are not sent.
   return {
     name: form.name.trim(),
-    description: form.description,
-    systemPrompt: form.systemPrompt,
+    ...(card && !form.description.trim() ? {} : { description: form.description }),
+    ...(card && !form.systemPrompt.trim() ? {} : { systemPrompt: form.systemPrompt }),
+    ...(card ? { a2a: { cardUrl: card } } : {}),
     allowedTools: [...new Set([...form.tools, ...lines(form.patterns)])],
     ...(approval.length ? { requireApproval: approval } : {}),
     model: form.model,
@@ -116,6 +128,7 @@ const FIELD_OF: Record<string, keyof AgentForm> = {
   timeoutMs: "timeoutSeconds",
   budget: "budgetTokens",
   parallelizable: "parallelizable",
+  a2a: "remoteCardUrl",
 };
 
 /** The server's issues grouped by the form field they belong under; the rest under "form". */

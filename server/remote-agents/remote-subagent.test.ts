@@ -118,9 +118,13 @@ describe("a subagent on a remote A2A agent", () => {
     expect(serializeTurn(turn)).toContain(`model="A2A · ${new URL(agent.cardUrl).host}"`);
   });
 
-  it("cancels the remote task when the person kills the run: the remote agent sees the cancel", async () => {
+  it("refuses a steer the remote cannot take, and cancels the remote task when the person kills the run: the remote agent sees the cancel", async () => {
     const cancelsBefore = agent.cancels.length;
     const { turn, run } = await delegate("slow count the pallets", async ({ runId, socket, sessionId }) => {
+      // Steering a remote that takes no follow-ups is refused, saying why; the run goes on.
+      const steer = await request(socket, "subagent:steer", { sessionId, runId, message: "Count faster" });
+      expect(steer).toMatchObject({ ok: false });
+      expect(JSON.stringify(steer)).toContain("takes no follow-up messages");
       expect(await request(socket, "subagent:kill", { sessionId, runId })).toMatchObject({ ok: true });
     });
     expect(turn.status).toBe("completed");
