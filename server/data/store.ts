@@ -216,8 +216,10 @@ export function mongoStore(models: Models, options: { attachmentLimits?: Attachm
     },
 
     async touchSession(sessionId, title) {
+      // A title from the first prompt only replaces the default: a person's rename that
+      // landed first (the two writes race) is kept.
       await Session.updateOne(
-        { _id: sessionId },
+        title ? { _id: sessionId, title: DEFAULT_TITLE } : { _id: sessionId },
         title ? { $set: { title, titleTerms: termsOf(title) } } : { $set: { updatedAt: new Date() } },
       );
     },
