@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { AgentEvent, InputForm } from "@/lib/contracts";
+import type { AgentEvent } from "@/lib/contracts";
 import type { ModelRequest } from "@/lib/model/types";
-import type { Tool } from "@/lib/tools/types";
 import { processInTurn } from "@/lib/turn/paths";
 import { dataOf, flatData, type DataOf } from "@/test/support/turn/agent-data";
+import { askTool, SIZE_FORM as sizeForm } from "@/test/support/agent/ask-tool";
 import { ofType, startTestTurn, tempWorkspace, type TurnRun } from "@/test/support/agent/harness";
 import { scriptedModel, systemOf, toolResults, type ScriptedReply } from "@/test/support/agent/scripted-model";
 import { BUILTIN_DEFINITIONS } from "./definitions";
@@ -20,20 +20,6 @@ beforeEach(async () => {
   ws = await tempWorkspace();
 });
 afterEach(() => ws.cleanup());
-
-const sizeForm: InputForm = { type: "object", properties: { size: { type: "string", enum: ["s", "m", "l"] } }, required: ["size"] };
-
-/** Asks which size, and says what came back; `form` overrides the form it asks with. */
-function askTool(form: unknown = sizeForm): Tool<Record<string, never>> {
-  return {
-    spec: { name: "pick_size", description: "Asks the person for a size.", parameters: { type: "object", properties: {} } },
-    parse: () => ({}),
-    async run(_args, context) {
-      const answer = await context.askInput!("Which size should I order?", form);
-      return answer.action === "accept" ? `The person chose ${String(answer.content.size)}.` : `The person answered: ${answer.action}.`;
-    },
-  };
-}
 
 const isMaster = (r: ModelRequest) => systemOf(r).startsWith(MASTER_PROMPT_MARKER);
 const once = (req: ModelRequest, first: ScriptedReply): ScriptedReply => {
@@ -67,7 +53,7 @@ describe("a tool's question in the runtime", () => {
     expect(run.handle.answer!("p1", null, { action: "accept", content: { size: "xl" }, by: "u1" })).toEqual({
       ok: false,
       code: "bad_request",
-      message: 'The answer does not fit the form: size must be one of "s", "m", "l".',
+      message: 'The answer does not fit the form: Size must be one of "s", "m", "l".',
     });
     expect(run.handle.answer!("p1", null, { action: "accept", content: { size: "m" }, by: "u1" })).toEqual({ ok: true });
     const result = await run.result;

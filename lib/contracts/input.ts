@@ -19,12 +19,16 @@ const MAX_DESCRIPTION_CHARS = 1_000;
 
 export const INPUT_FORMATS = ["email", "uri", "date"] as const;
 
+const RESERVED_NAMES = new Set(["__proto__", "constructor", "prototype"]);
+
 /** A field's name, as the answer's key: short and printable, so it reads as a label too. */
 export const inputFieldNameSchema = z
   .string()
   .min(1)
   .max(64)
-  .regex(/^[A-Za-z0-9_.-]+$/, "must be letters, digits, '_', '.' or '-'");
+  .regex(/^[A-Za-z0-9_.-]+$/, "must be letters, digits, '_', '.' or '-'")
+  // An object key that is an object's own machinery would not come back as a field.
+  .refine((name) => !RESERVED_NAMES.has(name), "must not be __proto__, constructor or prototype");
 
 const label = z.string().max(MAX_LABEL_CHARS).optional();
 const description = z.string().max(MAX_DESCRIPTION_CHARS).optional();
@@ -75,8 +79,14 @@ export type InputForm = z.infer<typeof inputFormSchema>;
 export const inputValueSchema = z.union([z.string().max(MAX_INPUT_VALUE_CHARS), z.number().finite(), z.boolean()]);
 export type InputValue = z.infer<typeof inputValueSchema>;
 export const inputContentSchema = z
-  .record(inputFieldNameSchema, inputValueSchema)
-  .refine((c) => Object.keys(c).length <= MAX_INPUT_FIELDS, `must have at most ${MAX_INPUT_FIELDS} fields`);
+  .unknown()
+  // Checked before the record is built: a parsed `__proto__` key would vanish from it, not fail.
+  .refine((c) => !(c !== null && typeof c === "object" && Object.hasOwn(c, "__proto__")), "must not have a field named __proto__")
+  .pipe(
+    z
+      .record(inputFieldNameSchema, inputValueSchema)
+      .refine((c) => Object.keys(c).length <= MAX_INPUT_FIELDS, `must have at most ${MAX_INPUT_FIELDS} fields`),
+  );
 export type InputContent = z.infer<typeof inputContentSchema>;
 
 /**
