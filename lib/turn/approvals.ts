@@ -36,6 +36,18 @@ export function waitsForApproval(process: SubagentProcess): boolean {
   );
 }
 
+/** True when a call of this run, or of any run below it, waits for a person's answer to its question. */
+export function waitsForAnswer(process: SubagentProcess): boolean {
+  return (
+    process.status === "running" &&
+    process.steps.some((step) =>
+      step.toolCalls.some(
+        (call) => call.inputs?.some((input) => input.state === "pending") || (call.subagent !== undefined && waitsForAnswer(call.subagent)),
+      ),
+    )
+  );
+}
+
 function collect(steps: readonly Step[], turnId: string, owner: SubagentProcess | null, runPath: string[], found: PendingApproval[]): void {
   for (const step of steps) {
     for (const call of step.toolCalls) {
