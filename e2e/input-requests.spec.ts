@@ -67,6 +67,10 @@ test("the person answers from the keyboard; a draft that does not fit stays on t
 }) => {
   const card = await ask(page);
   await expect(page.getByTestId("tool-call").filter({ hasText: "needs an answer" })).toBeVisible();
+  // The banner above the composer says so too, and Review moves focus to the card.
+  await expect(page.getByTestId("input-banner")).toContainText("The agent is waiting for your answer to a question from shop.order.");
+  await page.getByTestId("input-review").click();
+  await expect(card).toBeFocused();
   await shot(page, "input-card");
 
   // Submitted with no size: refused on the card, which stays.
@@ -89,6 +93,7 @@ test("the person answers from the keyboard; a draft that does not fit stays on t
   await expect(answer(page)).toHaveAttribute("data-status", "completed", { timeout: 30_000 });
   await expect(answer(page)).toContainText("Done: Ordered a size l shirt, gift wrapped.");
   await expect(page.getByTestId("input-card")).toHaveCount(0);
+  await expect(page.getByTestId("input-banner")).toHaveCount(0);
   const outcome = page.getByTestId("input-outcome");
   await expect(outcome).toHaveAttribute("data-state", "accepted");
   await expect(outcome).toContainText(/Answered by identity \S+ at \d{1,2}:\d{2}(\s?[AP]M)?: Size: l, Gift wrap: yes/);
