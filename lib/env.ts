@@ -182,8 +182,9 @@ export const envSchema = z
     QUOTA_DAILY_USD: opt(z.coerce.number().positive().finite()),
     QUOTA_MONTHLY_USD: opt(z.coerce.number().positive().finite()),
     /**
-     * A tool call waiting for a person's approval ends as denied ("expired") after this long.
-     * The watchdogs above do not count that wait.
+     * A tool call waiting for a person's approval ends as denied ("expired") after this long,
+     * and a tool's question nobody answers expires after the same time. The watchdogs above
+     * do not count either wait.
      */
     APPROVAL_TIMEOUT_MS: withDefault(int(1_000, 24 * 3_600_000), 600_000),
     /**

@@ -38,6 +38,12 @@ const toolCallSchema = new Schema(
     responseSize: { type: Number, default: 0 },
     status: { type: String, enum: TOOL_STATUSES, required: true },
     approval: { type: approvalSchema },
+    /**
+     * The questions the call asked a person (`InputRequest` in lib/contracts/input.ts), in
+     * order. Kept as written: each holds a tool's form, whose fields are the tool's own
+     * names, and every write sets the whole list as the fold holds it.
+     */
+    inputs: { type: [Schema.Types.Mixed], default: undefined },
     /** When the model asked for it and when its result came back (ISO, as in the events); absent in older records. */
     startedAt: { type: String },
     endedAt: { type: String },
@@ -50,6 +56,8 @@ toolCallSchema.index({ sessionId: 1, callId: 1 });
 toolCallSchema.index({ status: 1 });
 // The ghost sweep finds approvals a crash left waiting (sparse: few calls ever ask).
 toolCallSchema.index({ "approval.state": 1 }, { sparse: true });
+// The ghost sweep finds questions a crash left waiting (sparse: few calls ever ask).
+toolCallSchema.index({ "inputs.state": 1 }, { sparse: true });
 // A page of history (session:join, session:older) reads the calls of its turns only.
 toolCallSchema.index({ sessionId: 1, turnId: 1 });
 

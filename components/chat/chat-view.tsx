@@ -58,6 +58,7 @@ function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnap
     steer,
     kill,
     decide,
+    answer,
     retry,
     edit,
     regenerate,
@@ -119,7 +120,10 @@ function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnap
     };
   }, [state.siblings, lastTurnId, editing, edit, regenerate, switchBranch, fork, model, router, send]);
 
-  const actions = useMemo<PanelActions>(() => ({ sessionId, steer, kill, decide, retry }), [sessionId, steer, kill, decide, retry]);
+  const actions = useMemo<PanelActions>(
+    () => ({ sessionId, steer, kill, decide, answer, retry }),
+    [sessionId, steer, kill, decide, answer, retry],
+  );
   const retryLinks = useRetryLinks(state.turns);
   useReportLastTurn(sessionId, state.turns.findLast((t) => t.status !== "running")?.turnId);
   useReportTurnSpend(

@@ -1,7 +1,7 @@
 "use client";
 
 import { useCallback, useMemo, useState } from "react";
-import type { Ack, Budget, RetryStarted, SessionSummary } from "@/lib/contracts";
+import type { Ack, Budget, InputContent, RetryStarted, SessionSummary } from "@/lib/contracts";
 import { isBusy, type JoinSnapshot, type SessionState } from "@/lib/chat/session-state";
 import { getSocket, request } from "@/components/realtime/socket";
 import { newClientId } from "./client-id";
@@ -25,6 +25,8 @@ export interface UseSession {
   steer: (runId: string, message: string) => Promise<Ack<{ runId: string }>>;
   kill: (runId: string) => Promise<Ack<{ runId: string }>>;
   decide: (callId: string, runId: string | null, decision: "approve" | "deny", reason?: string) => Promise<Ack<{ callId: string }>>;
+  /** An answer to a question a running call asks (see lib/contracts/input.ts). */
+  answer: (callId: string, runId: string | null, action: "accept" | "decline", content?: InputContent) => Promise<Ack<{ callId: string }>>;
   retry: (runId: string, task?: string) => Promise<Ack<RetryStarted>>;
   /** Branches: a turn beside `turnId` with an edited prompt, or (regenerate) its prompt again. */
   edit: (turnId: string, text: string, model?: string) => Promise<Ack<{ turnId: string }>>;
@@ -36,7 +38,7 @@ export interface UseSession {
 
 /**
  * One open session over the shared socket: the live feed (see useSessionFeed) on the
- * `session:*` commands, and the owner's commands (send, cancel, steer, kill, decide, retry).
+ * `session:*` commands, and the owner's commands (send, cancel, steer, kill, decide, answer, retry).
  * `initial`: the join the page's HTML was rendered from (the feed resumes from it).
  */
 export function useSession(sessionId: string, initial?: JoinSnapshot | null): UseSession {
@@ -110,6 +112,12 @@ export function useSession(sessionId: string, initial?: JoinSnapshot | null): Us
     [sessionId],
   );
 
+  const answer = useCallback(
+    (callId: string, runId: string | null, action: "accept" | "decline", content?: InputContent) =>
+      request(getSocket(), "tool:answer", { sessionId, callId, runId, action, ...(content ? { content } : {}) }),
+    [sessionId],
+  );
+
   const retry = useCallback(
     (runId: string, task?: string) =>
       request(getSocket(), "subagent:retry", task === undefined ? { sessionId, runId } : { sessionId, runId, task }),
@@ -147,6 +155,7 @@ export function useSession(sessionId: string, initial?: JoinSnapshot | null): Us
     steer,
     kill,
     decide,
+    answer,
     retry,
     edit,
     regenerate,

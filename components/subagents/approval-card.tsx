@@ -27,7 +27,7 @@ export function clockTime(iso: string | undefined): string {
 }
 
 /** The reader's clock once the page is hydrated; no time before (the server's zone is not the reader's). */
-function useClock(): (iso: string | undefined) => string {
+export function useClock(): (iso: string | undefined) => string {
   return useHydrated() ? clockTime : noTime;
 }
 const noTime = () => "";

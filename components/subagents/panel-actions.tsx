@@ -1,7 +1,7 @@
 "use client";
 
 import { createContext, useContext, type ReactNode } from "react";
-import type { Ack, RetryStarted } from "@/lib/contracts";
+import type { Ack, InputContent, RetryStarted } from "@/lib/contracts";
 
 /**
  * What a panel can do besides render: steer or kill its run, fetch a full tool result.
@@ -13,9 +13,11 @@ export interface PanelActions {
   kill: (runId: string) => Promise<Ack<{ runId: string }>>;
   /** A decision on a call waiting for approval (`runId` null = the master's call). */
   decide?: (callId: string, runId: string | null, decision: "approve" | "deny", reason?: string) => Promise<Ack<{ callId: string }>>;
+  /** An answer to a question a running call asks (`runId` null = the master's call); `content` only to accept. */
+  answer?: (callId: string, runId: string | null, action: "accept" | "decline", content?: InputContent) => Promise<Ack<{ callId: string }>>;
   /** Runs a failed, killed or timed-out subagent again; `task` replaces its task. */
   retry?: (runId: string, task?: string) => Promise<Ack<RetryStarted>>;
-  /** A shared chat's viewer: panels show no steer or kill (and get no retry or decide). */
+  /** A shared chat's viewer: panels show no steer or kill (and get no retry, decide or answer). */
   readOnly?: boolean;
   /** Where this chat's reads live (full tool output, model calls); default `/api/sessions/<id>`. */
   apiBase?: string;

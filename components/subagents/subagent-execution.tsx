@@ -8,7 +8,7 @@ import { Markdown } from "@/components/markdown/markdown";
 import { ChevronRightIcon } from "@/components/ui/icons";
 import { useDisclosure } from "@/components/ui/disclosure";
 import { FoldedSection } from "@/components/ui/folded-section";
-import { waitsForApproval } from "@/lib/turn/approvals";
+import { waitsForAnswer, waitsForApproval } from "@/lib/turn/approvals";
 import { liveStatus, outcomeLine, runCounts, runOutcome, type RunOutcome } from "@/lib/subagents/run-summary";
 import { spendAgainst, spendOf } from "@/lib/budgets/spend";
 import { RunSteps } from "@/components/steps/step-list";
@@ -54,6 +54,7 @@ export const SubagentExecution = memo(function SubagentExecution({ panel, call }
   const tokens = totalTokens(panel.stats);
   // Something inside waits for a person: said on the header, so a folded panel cannot hide it.
   const waiting = useMemo(() => waitsForApproval(panel), [panel]);
+  const asking = useMemo(() => waitsForAnswer(panel), [panel]);
   const counts = useMemo(() => runCounts(panel), [panel]);
   const line = useMemo(() => (running ? liveStatus(panel) : outcomeLine(panel)), [panel, running]);
   const controls = useRunControls(panel);
@@ -68,7 +69,7 @@ export const SubagentExecution = memo(function SubagentExecution({ panel, call }
       data-depth={panel.depth}
       data-waiting-approval={waiting || undefined}
       aria-label={`Subagent ${panel.name}: ${OUTCOME_WORDS[outcome]}`}
-      className={`min-w-0 rounded-lg border bg-white shadow-xs dark:bg-zinc-900/60 ${waiting ? "border-amber-400 dark:border-amber-500/70" : BORDERS[outcome]}`}
+      className={`min-w-0 rounded-lg border bg-white shadow-xs dark:bg-zinc-900/60 ${waiting ? "border-amber-400 dark:border-amber-500/70" : asking ? "border-sky-400 dark:border-sky-500/70" : BORDERS[outcome]}`}
     >
       <div className="flex min-w-0 items-start">
         <button
@@ -93,6 +94,14 @@ export const SubagentExecution = memo(function SubagentExecution({ panel, call }
                 className="shrink-0 rounded bg-amber-100 px-1.5 py-0.5 text-[11px] font-medium text-amber-900 dark:bg-amber-900/60 dark:text-amber-200"
               >
                 needs approval
+              </span>
+            ) : null}
+            {asking ? (
+              <span
+                data-testid="input-badge"
+                className="shrink-0 rounded bg-sky-100 px-1.5 py-0.5 text-[11px] font-medium text-sky-900 dark:bg-sky-900/60 dark:text-sky-200"
+              >
+                needs an answer
               </span>
             ) : null}
             {panel.status === "error" ? (

@@ -6,6 +6,7 @@ import { argumentHint, prettyJson } from "@/lib/format/display";
 import { ChevronRightIcon, WrenchIcon } from "@/components/ui/icons";
 import { useDisclosure } from "@/components/ui/disclosure";
 import { ApprovalAudit, ApprovalCard, ApprovalOutcome } from "./approval-card";
+import { InputCard, InputOutcome } from "./input-card";
 import { useAgentName, useTurnId } from "./panel-actions";
 import { StatusIcon } from "./status-icon";
 import { ToolResult } from "./tool-result";
@@ -26,6 +27,8 @@ export function ToolChip({ call, ownerRunId }: ToolCallViewProps) {
   const hint = argumentHint(call.parameters);
   const { approval } = call;
   const waiting = approval?.state === "pending";
+  const inputs = call.inputs ?? [];
+  const asking = inputs.some((input) => input.state === "pending");
   return (
     <div data-testid="tool-call" data-call-id={call.callId} data-status={call.status} data-approval={approval?.state} className="min-w-0">
       <button
@@ -44,6 +47,11 @@ export function ToolChip({ call, ownerRunId }: ToolCallViewProps) {
             needs approval
           </span>
         ) : null}
+        {asking ? (
+          <span className="shrink-0 rounded bg-sky-100 px-1.5 text-[11px] font-medium text-sky-900 dark:bg-sky-900/60 dark:text-sky-200">
+            needs an answer
+          </span>
+        ) : null}
         <StatusIcon status={call.status} size={13} />
       </button>
       {/* A waiting call is never folded away: the card is the point of the page until decided. */}
@@ -52,6 +60,14 @@ export function ToolChip({ call, ownerRunId }: ToolCallViewProps) {
       ) : approval ? (
         <ApprovalOutcome approval={approval} />
       ) : null}
+      {/* Like an approval, a question is never folded away while it waits; how each ended stays in view. */}
+      {inputs.map((input, index) =>
+        input.state === "pending" ? (
+          <InputCard key={index} call={call} input={input} ownerRunId={ownerRunId} agent={agent} />
+        ) : (
+          <InputOutcome key={index} input={input} />
+        ),
+      )}
       <div id={bodyId} hidden={!open}>
         {open ? (
           <div className="mt-1.5 space-y-2 rounded-md border border-zinc-200 bg-zinc-50/60 p-2.5 dark:border-zinc-800 dark:bg-zinc-900/60">
@@ -68,7 +84,7 @@ export function ToolChip({ call, ownerRunId }: ToolCallViewProps) {
             <Section title="Result">
               {call.status === "running" ? (
                 <p className="text-xs text-zinc-500 italic dark:text-zinc-400">
-                  {waiting ? "Waiting for approval…" : "Waiting for the result…"}
+                  {waiting ? "Waiting for approval…" : asking ? "Waiting for an answer…" : "Waiting for the result…"}
                 </p>
               ) : (
                 <ToolResult callId={call.callId} ownerRunId={ownerRunId} response={call.response} responseSize={call.responseSize} />

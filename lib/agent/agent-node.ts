@@ -6,6 +6,7 @@ import type { Tool } from "@/lib/tools/types";
 import type { RunRef } from "@/lib/turn/data-event";
 import type { LoopState, ToolInvoker, ToolOutcome } from "./agent-loop";
 import type { ApprovalGate } from "./approval-gate";
+import type { InputGate } from "./input-gate";
 import type { BudgetStop } from "./budget-stop";
 import type { SubagentDefinition } from "./definitions";
 import type { ModelTracer } from "./model-trace";
@@ -62,6 +63,8 @@ export interface TurnScope {
   ownerId?: string;
   /** Where calls that need a person's approval wait; without it, such calls are refused. */
   approvals?: ApprovalGate;
+  /** Where a tool call's questions to a person wait; without it, a tool that asks reads an error. */
+  inputs?: InputGate;
   /** Failed runs that may still be retried before their parent reads them (see retry.ts). */
   retries?: RetryWindows;
   /** Records each run's model requests (the audit record); absent: nothing is recorded. */

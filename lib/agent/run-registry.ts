@@ -1,4 +1,4 @@
-import type { EndReason } from "@/lib/contracts";
+import type { EndReason, ErrorCode } from "@/lib/contracts";
 
 /**
  * The live subagent runs of one turn, addressable by run id for steer and kill. A run
@@ -7,7 +7,8 @@ import type { EndReason } from "@/lib/contracts";
  */
 
 export type RunState = "running" | EndReason;
-export type ControlResult = { ok: true } | { ok: false; message: string };
+/** `code`: how a refusal reads to the person who sent the command (absent: nothing by that id, `not_found`). */
+export type ControlResult = { ok: true } | { ok: false; message: string; code?: ErrorCode };
 
 export interface RunEntry {
   runId: string;

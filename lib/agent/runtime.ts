@@ -11,6 +11,7 @@ import { newTurn } from "@/lib/turn/reduce";
 import { agentHooks } from "./agent-hooks";
 import { createLoopState, runAgentLoop, type LoopState } from "./agent-loop";
 import { ApprovalGate, type ApprovalDecision } from "./approval-gate";
+import { InputGate, type PersonAnswer } from "./input-gate";
 import { BUDGET_EXCEEDED, budgetStopText, turnBudgetText, watchBudget, watchQuota, type BudgetStop, type SpendGate } from "./budget-stop";
 import { mergeDefinitions, type SubagentDefinition } from "./definitions";
 import { withRemoteDescriptions } from "./remote-descriptions";
@@ -168,6 +169,8 @@ export interface TurnHandle {
   kill(runId: string): ControlResult;
   /** A person's decision on a call waiting for approval (`runId` null = the master's call). */
   decide?(callId: string, runId: string | null | undefined, decision: ApprovalDecision): ControlResult;
+  /** A person's answer to a question a call asks (`runId` as for `decide`). */
+  answer?(callId: string, runId: string | null | undefined, answer: PersonAnswer): ControlResult;
   /** Runs a failed, killed or timed-out subagent of this turn again (see retry.ts). */
   retry?(runId: string, task?: string): RetryResult;
 }
@@ -192,6 +195,8 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
       // (time spent waiting for a person's approval does not count; see Watchdog).
       const watchdog = new Watchdog(deps.limits.turnTimeoutMs, () => controller.abort(WATCHDOG), now);
       const approvals = new ApprovalGate({ timeoutMs: deps.limits.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS, now });
+      // A tool's question waits as long as an approval may: the same person, the same wait.
+      const inputs = new InputGate({ timeoutMs: deps.limits.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS, now });
       const run = () =>
         runTurn(
           input,
@@ -199,7 +204,7 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
           registry,
           record,
           withChosenModel(withTurnAgents({ ...deps, systemModel, modelFor, now, newId }, input.agents), input.model),
-          { approvals, watchdog },
+          { approvals, inputs, watchdog },
           retries,
           telemetry,
         );
@@ -224,6 +229,10 @@ export function createAgentRuntime(deps: AgentRuntimeDeps): AgentRuntime {
         decide: (callId, runId, decision) => {
           note({ kind: "decide", callId, runId, approve: decision.approve });
           return approvals.decide(callId, runId, decision);
+        },
+        answer: (callId, runId, answer) => {
+          note({ kind: "answer", callId, runId, action: answer.action });
+          return inputs.answer(callId, runId, answer);
         },
         retry: (runId, task) => {
           note({ kind: "retry", runId });
@@ -309,7 +318,7 @@ async function runTurn(
   registry: RunRegistry,
   record: TurnRecord,
   resolved: ResolvedDeps,
-  waits: { approvals: ApprovalGate; watchdog: Watchdog },
+  waits: { approvals: ApprovalGate; inputs: InputGate; watchdog: Watchdog },
   retries?: RetryBook,
   telemetry?: TurnTrace,
 ): Promise<TurnResult> {
@@ -364,7 +373,16 @@ async function runTurn(
     const trace: ModelTracer = telemetry
       ? (model, runId, purpose) => telemetry.model(recorded(model, runId, purpose), runId, purpose)
       : recorded;
-    const scope: TurnScope = { turnId, publish, registry, ownerId: input.ownerId, approvals: waits.approvals, retries, trace };
+    const scope: TurnScope = {
+      turnId,
+      publish,
+      registry,
+      ownerId: input.ownerId,
+      approvals: waits.approvals,
+      inputs: waits.inputs,
+      retries,
+      trace,
+    };
     if (telemetry) scope.telemetry = telemetry;
     if (input.attachments) scope.attachments = input.attachments;
     const executor = new SubagentExecutor(deps, scope);

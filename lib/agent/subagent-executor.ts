@@ -4,6 +4,8 @@ import { ToolError, type Tool, type ToolContext } from "@/lib/tools/types";
 import type { ToolInvoker, ToolOutcome } from "./agent-loop";
 import type { AgentNode, ChildOutcome, ChildSpec, ExecutorDeps, RunHost, TurnScope } from "./agent-node";
 import { approvalReason, needsApproval } from "./approval-policy";
+import { parseInputForm } from "./input-form";
+import { CALL_ENDED, QUESTION_WITHDRAWN } from "./input-gate";
 import { runChild } from "./child-run";
 import { RETRYABLE_END_REASONS } from "./retry-plan";
 import { SUBAGENT_TOOL_NAME, type SubagentDefinition } from "./definitions";
@@ -58,7 +60,14 @@ export class SubagentExecutor implements RunHost {
           const tool = tools.find((t) => t.spec.name === call.name);
           if (tool) {
             const gate = needsApproval(tool, requireApproval) ? this.approvalFor(node, tool, call, context) : undefined;
-            return runWorkspaceCall(tool, call, this.toolContext(context.signal), gate);
+            // A question still waiting when the call returns ends with it.
+            const callEnd = new AbortController();
+            const askInput = this.askerFor(node, call, AbortSignal.any([context.signal, callEnd.signal]));
+            try {
+              return await runWorkspaceCall(tool, call, { ...this.toolContext(context.signal), askInput }, gate);
+            } finally {
+              callEnd.abort(CALL_ENDED);
+            }
           }
           const names = specs.map((s) => s.name).join(", ") || "none";
           return refuse("unknown_tool", `Unknown tool "${call.name}". Tools available to you: ${names}.`);
@@ -118,6 +127,37 @@ export class SubagentExecutor implements RunHost {
         case "cancelled":
           return refuse("cancelled", `"${call.name}" was not run: the run stopped while it waited for approval.`);
       }
+    };
+  }
+
+  /**
+   * How a running call asks its person a question: the form is checked first (a tool's
+   * form outside the subset is its error, nobody is asked), then the call waits on the
+   * turn's InputGate like an approval, with the watchdogs above it held.
+   */
+  private askerFor(node: AgentNode, call: ModelToolCall, signal: AbortSignal): NonNullable<ToolContext["askInput"]> {
+    return async (message, form, options) => {
+      const gate = this.scope.inputs;
+      if (!gate) throw new ToolError(`"${call.name}" asked a person a question, and no one can be asked here.`);
+      const checked = parseInputForm(message, form);
+      if (!checked.ok) throw new ToolError(checked.error);
+      // The wait ends with the call or the run (their reason), or when the asker withdraws the question.
+      const asked = new AbortController();
+      const follow = (from: AbortSignal | undefined, reason: () => unknown) => {
+        if (from?.aborted) asked.abort(reason());
+        else from?.addEventListener("abort", () => asked.abort(reason()), { once: true });
+      };
+      follow(signal, () => signal.reason);
+      follow(options?.signal, () => QUESTION_WITHDRAWN);
+      return gate.ask({
+        emit: node.emit,
+        runId: node.run?.runId ?? null,
+        callId: call.id,
+        message: checked.message,
+        form: checked.form,
+        signal: asked.signal,
+        onWait: node.holdWatchdogs,
+      });
     };
   }
 

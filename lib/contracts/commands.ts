@@ -3,6 +3,7 @@ import { wellFormed } from "./well-formed";
 import { modelKeySchema } from "./catalog";
 import { MAX_PROMPT_ATTACHMENTS } from "./turn";
 import { budgetSchema } from "./budget";
+import { inputContentSchema, type InputContent } from "./input";
 
 /** Longest prompt a person may send; larger payloads are refused before any work. */
 export const MAX_PROMPT_CHARS = 100_000;
@@ -92,6 +93,21 @@ export const toolDecideSchema = z.strictObject({
   decision: z.enum(["approve", "deny"]),
   reason: visibleText(MAX_DENY_REASON_CHARS).optional(),
 });
+/**
+ * A person's answer to a question a tool call asks (`runId` as for a decision): the form's
+ * fields to accept, or a decline. The fields are checked against the call's form by the
+ * turn that asked (lib/agent/input-form.ts); here only their shape and size.
+ */
+export const toolAnswerSchema = z
+  .strictObject({
+    sessionId: id,
+    callId,
+    runId: id.nullable().optional(),
+    action: z.enum(["accept", "decline"]),
+    content: inputContentSchema.optional(),
+  })
+  .refine((a) => a.action === "decline" || a.content !== undefined, { message: "an accepted answer needs its content", path: ["content"] })
+  .refine((a) => a.action === "accept" || a.content === undefined, { message: "a decline carries no content", path: ["content"] });
 /** Retry a failed, killed or timed-out run; `task`, when given, replaces the run's task. */
 export const subagentRetrySchema = z.strictObject({
   sessionId: id,
@@ -111,6 +127,7 @@ export type SubagentSteer = z.infer<typeof subagentSteerSchema>;
 export type SubagentKill = z.infer<typeof subagentKillSchema>;
 export type ToolDecide = z.infer<typeof toolDecideSchema>;
 export type SubagentRetry = z.infer<typeof subagentRetrySchema>;
+export type ToolAnswer = z.infer<typeof toolAnswerSchema>;
 
 /**
  * What a person does to a running turn, as it travels from the socket handler through
@@ -123,4 +140,6 @@ export type RunCommand =
   | { kind: "kill"; runId: string }
   /** `runId` null: the master's call; absent: whichever run's call has that id. `by`: who decided. */
   | { kind: "decide"; callId: string; runId?: string | null; approve: boolean; reason?: string; by: string }
+  /** An answer to a call's question, as for `decide`; `content` only with `accept`. */
+  | { kind: "answer"; callId: string; runId?: string | null; action: "accept" | "decline"; content?: InputContent; by: string }
   | { kind: "retry"; runId: string; task?: string };

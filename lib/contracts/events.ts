@@ -3,6 +3,7 @@ import { definitionRefSchema } from "./agents";
 import { attachmentRefSchema } from "./attachment";
 import { budgetSchema } from "./budget";
 import { MAX_PROMPT_ATTACHMENTS } from "./turn";
+import { inputRequestSchema } from "./input";
 import { approvalSchema, chatTurnSchema, endReasonSchema, toolStatusSchema, turnStatsSchema, turnStatusSchema } from "./turn";
 
 /**
@@ -77,7 +78,8 @@ export const subagentStartedSchema = z.object({
  * by one writer. Text carries its step and `offset` (see lib/turn/text-offset.ts); `usage`
  * is the run's running total (the latest replaces the last); `steer` is a person's message
  * injected before step `step`, `index` its place among the run's steers; `approval` is a
- * call's approval as asked for (`pending`) and once more as it ended.
+ * call's approval as asked for (`pending`) and once more as it ended; `input` is a question
+ * the call asked a person (its `index`-th), as asked and once more as it ended.
  */
 export const agentDataSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("token"), step, offset, text: z.string() }),
@@ -87,6 +89,7 @@ export const agentDataSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("usage"), stats: turnStatsSchema, stepTiming: stepTiming.optional() }),
   z.object({ kind: z.literal("steer"), step, index: z.number().int().nonnegative(), message: z.string(), at: z.string() }),
   z.object({ kind: z.literal("approval"), callId: z.string(), approval: approvalSchema }),
+  z.object({ kind: z.literal("input"), callId: z.string(), index: z.number().int().nonnegative(), input: inputRequestSchema }),
 ]);
 export type AgentData = z.infer<typeof agentDataSchema>;
 export type AgentDataKind = AgentData["kind"];

@@ -11,6 +11,7 @@ import {
   subagentRetrySchema,
   subagentSteerSchema,
   toolDecideSchema,
+  toolAnswerSchema,
   turnCancelSchema,
   turnSendSchema,
   type EmptyInput,
@@ -23,6 +24,7 @@ import {
   type SubagentRetry,
   type SubagentSteer,
   type ToolDecide,
+  type ToolAnswer,
   type TurnCancel,
   type TurnSend,
   chatSettingsQuerySchema,
@@ -121,6 +123,8 @@ export interface ClientToServerEvents {
   "subagent:steer": (input: SubagentSteer, ack: AckCallback<{ runId: string }>) => void;
   "subagent:kill": (input: SubagentKill, ack: AckCallback<{ runId: string }>) => void;
   "tool:decide": (input: ToolDecide, ack: AckCallback<{ callId: string }>) => void;
+  /** A person's answer to a question a tool call asks (see lib/contracts/input.ts). */
+  "tool:answer": (input: ToolAnswer, ack: AckCallback<{ callId: string }>) => void;
   "subagent:retry": (input: SubagentRetry, ack: AckCallback<RetryStarted>) => void;
   /** The sidebar's chats a page at a time, newest activity first. */
   "session:page": (input: SessionPageInput, ack: AckCallback<SessionPage>) => void;
@@ -177,6 +181,7 @@ export const commandSchemas = {
   "subagent:steer": subagentSteerSchema,
   "subagent:kill": subagentKillSchema,
   "tool:decide": toolDecideSchema,
+  "tool:answer": toolAnswerSchema,
   "subagent:retry": subagentRetrySchema,
   "session:page": sessionPageSchema,
   "session:search": sessionSearchSchema,

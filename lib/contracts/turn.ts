@@ -2,6 +2,7 @@ import { z } from "zod";
 import { definitionRefSchema, type DefinitionRef } from "./agents";
 import { attachmentRefSchema, type AttachmentRef } from "./attachment";
 import { budgetSchema, type Budget } from "./budget";
+import { inputRequestSchema, type InputRequest } from "./input";
 
 /**
  * The one shape of a chat turn, shared by everything that holds one: the server's fold
@@ -84,6 +85,9 @@ export const approvalSchema = z.object({
 });
 export type Approval = z.infer<typeof approvalSchema>;
 
+/** The questions one call may ask; the gate refuses more (a tool looping on questions). */
+export const MAX_INPUTS_PER_CALL = 20;
+
 /**
  * A tool call. `response` is a preview of the text the calling model read (for a
  * subagent call: the subagent's condensed, cast result, never its internals);
@@ -99,6 +103,8 @@ export interface ToolCall {
   status: ToolStatus;
   /** Present when the call needed a person's approval. */
   approval?: Approval;
+  /** The questions the call asked a person while it ran, in order (see lib/contracts/input.ts); absent when none. */
+  inputs?: InputRequest[];
   subagent?: SubagentProcess;
   /**
    * When the model asked for the call (it may wait for a free lane before it runs) and
@@ -203,6 +209,7 @@ export const toolCallSchema: z.ZodType<ToolCall> = z.lazy(() =>
     responseSize: z.number().int().nonnegative(),
     status: toolStatusSchema,
     approval: approvalSchema.optional(),
+    inputs: z.array(inputRequestSchema).max(MAX_INPUTS_PER_CALL).optional(),
     subagent: subagentProcessSchema.optional(),
     startedAt: z.string().optional(),
     endedAt: z.string().optional(),

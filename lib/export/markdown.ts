@@ -1,4 +1,4 @@
-import type { ChatTurn, Step, SubagentProcess, ToolCall, ToolStatus } from "@/lib/contracts";
+import type { ChatTurn, InputRequest, Step, SubagentProcess, ToolCall, ToolStatus } from "@/lib/contracts";
 import { endReasonLabel, formatCost, formatDuration, formatTokens, prettyJson, totalTokens } from "@/lib/format/display";
 import { serializeTurn } from "@/lib/markup/serialize";
 import { escapeHtml, fence, inertInline, inertMarkdown } from "./inert-markdown";
@@ -64,10 +64,17 @@ function toolMarkdown(call: ToolCall): string {
   const approval = call.approval
     ? `\n\nApproval: **${call.approval.state}**${call.approval.denyReason ? ` (${inertInline(call.approval.denyReason)})` : ""}`
     : "";
+  const inputs = (call.inputs ?? []).map(inputMarkdown).join("");
   return (
     `<details><summary>🔧 ${summaryText(call.name)}${status}</summary>\n\n` +
-    `Parameters:\n\n${fence(prettyJson(call.parameters), "json")}\n\nOutput:\n\n${fence(call.response)}${more}${approval}\n\n</details>\n\n`
+    `Parameters:\n\n${fence(prettyJson(call.parameters), "json")}\n\nOutput:\n\n${fence(call.response)}${more}${approval}${inputs}\n\n</details>\n\n`
   );
+}
+
+/** A question the call asked, and how it ended: the answer's fields as JSON (a person's words, fenced). */
+function inputMarkdown(input: InputRequest): string {
+  const answer = input.state === "accepted" && input.content ? `\n\n${fence(JSON.stringify(input.content, null, 2), "json")}` : "";
+  return `\n\nQuestion: ${inertInline(input.message)} — **${input.state}**${input.note ? ` (${inertInline(input.note)})` : ""}${answer}`;
 }
 
 function subagentMarkdown(call: ToolCall, process: SubagentProcess, depth: number): string {

@@ -1,4 +1,4 @@
-import type { Approval, Budget, ChatTurn, Steer, Step, SubagentProcess, ToolCall, TurnStats } from "@/lib/contracts";
+import type { Approval, Budget, ChatTurn, InputRequest, Steer, Step, SubagentProcess, ToolCall, TurnStats } from "@/lib/contracts";
 import { escapeMarkup } from "./escape";
 
 /**
@@ -44,6 +44,7 @@ function serializeCall(call: ToolCall): string {
     attr("responseSize", String(call.responseSize)) +
     attr("response", call.response) +
     optional("approval", call.approval && approvalJson(call.approval)) +
+    optional("inputs", call.inputs && inputsJson(call.inputs)) +
     optional("startedAt", call.startedAt) +
     optional("endedAt", call.endedAt);
   if (!call.subagent) return `<ToolCall${attributes}/>`;
@@ -77,6 +78,22 @@ function serializeProcess(process: SubagentProcess): string {
 function approvalJson(a: Approval): string {
   const { state, requestedAt, reason, preview, decidedAt, decidedBy, denyReason, note } = a;
   return JSON.stringify({ state, requestedAt, reason, preview, decidedAt, decidedBy, denyReason, note });
+}
+
+/** A call's questions as JSON, each with a fixed key order; absent optional fields stay absent. */
+function inputsJson(inputs: readonly InputRequest[]): string {
+  return JSON.stringify(
+    inputs.map(({ state, requestedAt, message, form, answeredAt, answeredBy, content, note }) => ({
+      state,
+      requestedAt,
+      message,
+      form,
+      answeredAt,
+      answeredBy,
+      content,
+      note,
+    })),
+  );
 }
 
 /** A budget as JSON, tokens before dollars; an absent limit stays absent. */

@@ -117,6 +117,24 @@ describe("MCP tools as agent tools", () => {
     expect(names(true)).toEqual(["files.read_file", "files.write_file", "files.edit_file"]);
     expect(names(["write_*", "edit_file"])).toEqual(["files.write_file", "files.edit_file"]);
   });
+
+  it("without a rule in the config, lets a tool's annotations decide: only read-only or non-destructive tools skip approval", () => {
+    const listed = [
+      { name: "read", annotations: { readOnlyHint: true } },
+      { name: "remove", annotations: { destructiveHint: true } },
+      { name: "append", annotations: { readOnlyHint: false, destructiveHint: false } },
+      { name: "plain" },
+      { name: "odd", annotations: "read only, promise" },
+    ];
+    const waiting = (rule?: boolean | string[]) =>
+      adaptMcpTools({ name: "files", ...(rule !== undefined ? { requireApproval: rule } : {}) }, listed, noCall)
+        .tools.filter((t) => t.requiresApproval)
+        .map((t) => t.spec.name);
+    expect(waiting()).toEqual(["files.remove", "files.plain", "files.odd"]);
+    // An explicit rule still wins over what a server says of its tools.
+    expect(waiting(false)).toEqual([]);
+    expect(waiting(["read"])).toEqual(["files.read"]);
+  });
 });
 
 describe("allowedTools patterns", () => {

@@ -1,5 +1,5 @@
 import { toolMatcher } from "@/lib/agent/tool-patterns";
-import { ToolError, type Tool } from "@/lib/tools/types";
+import { ToolError, type Tool, type ToolContext } from "@/lib/tools/types";
 import type { McpServerConfig } from "./config";
 import { namespacedToolName, printableName, sanitizeToolName } from "./names";
 
@@ -20,6 +20,7 @@ export interface RawMcpTool {
   name?: unknown;
   description?: unknown;
   inputSchema?: unknown;
+  annotations?: unknown;
 }
 
 /** A server's answer to tools/call (shape not yet trusted). */
@@ -29,8 +30,16 @@ export interface RawMcpCallResult {
   isError?: unknown;
 }
 
-/** Calls one tool on its server; throws ToolError (naming the server) when the server is down, times out or fails. */
-export type McpCall = (toolName: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<RawMcpCallResult>;
+/**
+ * Calls one tool on its server; throws ToolError (naming the server) when the server is
+ * down, times out or fails. `ask`: how the call puts the server's questions to its person.
+ */
+export type McpCall = (
+  toolName: string,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+  ask?: ToolContext["askInput"],
+) => Promise<RawMcpCallResult>;
 
 export interface AdaptedTools {
   tools: Tool[];
@@ -79,8 +88,10 @@ export function adaptMcpTools(
         serverName: server.name,
         description: describe(raw.description, server.name, verdict.name),
         parameters: schema.schema,
-        requiresApproval: needsApproval(original) || needsApproval(verdict.name) || needsApproval(name),
-        run: (args, signal) => call(original, args, signal),
+        requiresApproval: needsApproval
+          ? needsApproval(original) || needsApproval(verdict.name) || needsApproval(name)
+          : approvalByAnnotations(raw.annotations),
+        run: (args, signal, ask) => call(original, args, signal, ask),
       }),
     );
   }
@@ -93,7 +104,7 @@ interface McpToolParts {
   description: string;
   parameters: Record<string, unknown>;
   requiresApproval: boolean;
-  run: (args: Record<string, unknown>, signal: AbortSignal) => Promise<RawMcpCallResult>;
+  run: (args: Record<string, unknown>, signal: AbortSignal, ask?: ToolContext["askInput"]) => Promise<RawMcpCallResult>;
 }
 
 function mcpTool(parts: McpToolParts): Tool<Record<string, unknown>> {
@@ -107,7 +118,7 @@ function mcpTool(parts: McpToolParts): Tool<Record<string, unknown>> {
       return value as Record<string, unknown>;
     },
     async run(args, context) {
-      const result = await parts.run(args, context.signal);
+      const result = await parts.run(args, context.signal, context.askInput);
       const text = mcpResultText(result);
       if (result.isError === true) {
         throw new ToolError(
@@ -124,10 +135,26 @@ function isSafe(name: unknown): boolean {
   return verdict.ok && !verdict.changed;
 }
 
-function approvalMatcher(rule: McpServerConfig["requireApproval"]): (name: string) => boolean {
+/** The server's rule from its config; undefined when the config says nothing (the annotations decide). */
+function approvalMatcher(rule: McpServerConfig["requireApproval"]): ((name: string) => boolean) | undefined {
+  if (rule === undefined) return undefined;
   if (rule === true) return () => true;
   if (rule === false || rule.length === 0) return () => false;
   return toolMatcher(rule);
+}
+
+/**
+ * Whether a tool needs approval by what its server says of it, when the config is silent.
+ * Annotations are hints from an untrusted server, so the safe side wins: a tool runs
+ * without a person only when it says it only reads (`readOnlyHint: true`) or that it
+ * destroys nothing (`destructiveHint: false`, which MCP defaults to true); a tool that
+ * says nothing, or says it may destroy, waits for approval.
+ */
+export function approvalByAnnotations(raw: unknown): boolean {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return true;
+  const hints = raw as Record<string, unknown>;
+  if (hints.readOnlyHint === true) return false;
+  return hints.destructiveHint !== false;
 }
 
 function describe(raw: unknown, server: string, tool: string): string {

@@ -27,7 +27,6 @@ describe("MCP config", () => {
         args: ["server.js"],
         env: { ROOT: "/tmp" },
         timeoutMs: 60_000,
-        requireApproval: false,
         enabled: true,
       },
       {

@@ -13,8 +13,12 @@ export const DEFAULT_MCP_TIMEOUT_MS = 60_000;
 const common = {
   /** Longest one tool call may take before the model gets a tool error (connecting gets at least 30 s). */
   timeoutMs: z.number().int().min(100).max(3_600_000).default(DEFAULT_MCP_TIMEOUT_MS),
-  /** true: every tool of this server needs a person's approval; a list: the tools (names or patterns like `write_*`) that do. */
-  requireApproval: z.union([z.boolean(), z.array(z.string().min(1))]).default(false),
+  /**
+   * true: every tool of this server needs a person's approval; false: none does; a list:
+   * the tools (names or patterns like `write_*`) that do. Absent: each tool's annotations
+   * decide (see `approvalByAnnotations` in adapt.ts).
+   */
+  requireApproval: z.union([z.boolean(), z.array(z.string().min(1))]).optional(),
   enabled: z.boolean().default(true),
 };
 

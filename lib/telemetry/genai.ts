@@ -200,6 +200,7 @@ export const SPAN_EVENTS = {
   steerReceived: "delegate.steer.received",
   steerInjected: "delegate.steer.injected",
   decisionReceived: "delegate.approval.decision_received",
+  answerReceived: "delegate.input.answer_received",
   killRequested: "delegate.kill.requested",
   cancelRequested: "delegate.cancel.requested",
   retryRequested: "delegate.retry.requested",

@@ -27,6 +27,7 @@ export type TracedCommand =
   | { kind: "steer"; runId: string; message: string }
   | { kind: "kill"; runId: string }
   | { kind: "decide"; callId: string; runId: string | null | undefined; approve: boolean }
+  | { kind: "answer"; callId: string; runId: string | null | undefined; action: "accept" | "decline" }
   | { kind: "retry"; runId: string };
 
 /** How the master ended, where the turn's stats alone do not say. */

@@ -1,3 +1,4 @@
+import type { InputAnswer } from "@/lib/contracts";
 import type { ToolSpec } from "@/lib/model/types";
 import type { AttachmentArea } from "./attachment-area";
 
@@ -20,6 +21,15 @@ export interface ToolContext {
    * attachment-area.ts); absent: that path is an ordinary workspace path.
    */
   attachments?: AttachmentArea;
+  /**
+   * Asks the person a question while the call runs, and waits for the answer (see
+   * lib/contracts/input.ts): `form` is a flat JSON-schema object, checked here. Throws a
+   * ToolError when the form cannot be shown or no one can be asked (a run without a
+   * person); resolves with `cancel` when the run stops, the call ends, `options.signal`
+   * aborts (the asker withdrew the question) or no one answers in time.
+   * Absent where calls are not made by an agent of a turn (previews, tests).
+   */
+  askInput?(message: string, form: unknown, options?: { signal?: AbortSignal }): Promise<InputAnswer>;
 }
 
 export interface Tool<Args = unknown> {

@@ -4,6 +4,7 @@ import type {
   AgentEvent,
   Approval,
   AgentEventOf,
+  InputRequest,
   ChatTurn,
   Step,
   SubagentProcess,
@@ -97,6 +98,8 @@ function applyData<A extends Agent>(agent: A, data: AgentData): A {
       return setResult(agent, data.callId, data);
     case "approval":
       return setApproval(agent, data.callId, data.approval);
+    case "input":
+      return setInput(agent, data.callId, data.index, data.input);
     case "usage": {
       if (agent.status !== "running") return agent;
       const timed = data.stepTiming ? timeStep(agent, data.stepTiming) : agent;
@@ -176,6 +179,30 @@ export function firstDecisionWins(current: Approval | undefined, next: Approval)
   return !current || (current.state === "pending" && !deepEqual(current, next));
 }
 
+/**
+ * Why: a call's questions keep their order (`index`); each moves from pending to one end
+ * and never back, like an approval, so a replayed question or a second answer changes
+ * nothing. A question whose place is not reached yet (an earlier one missing) is ignored:
+ * events arrive in order, so that means history the turn was built without.
+ */
+function setInput<A extends Agent>(agent: A, callId: string, index: number, input: InputRequest): A {
+  const where = findCall(agent, callId);
+  if (!where) return agent;
+  return updateCallAt(agent, where, (call) => {
+    const inputs = call.inputs ?? [];
+    if (index > inputs.length) return call;
+    if (index < inputs.length && !firstAnswerWins(inputs[index]!, input)) return call;
+    const next = inputs.slice();
+    next[index] = input;
+    return { ...call, inputs: next };
+  });
+}
+
+/** Whether `next` may replace `current`: only a pending question changes, and only to something new. */
+export function firstAnswerWins(current: InputRequest, next: InputRequest): boolean {
+  return current.state === "pending" && !deepEqual(current, next);
+}
+
 /** Why: the new process sits in the call that spawned it; a second start changes nothing. */
 function startSubagent(turn: ChatTurn, event: AgentEventOf<"subagent_started">): ChatTurn {
   if (runPath(turn, event.runId)) return turn;
@@ -252,8 +279,8 @@ export function runsEndOf(status: Exclude<TurnStatus, "running">): RunsEnd {
 
 /**
  * The one rule for "end everything still running" under `agent`: each run still running
- * ends with `how`, each call still running is cancelled, each pending approval ends
- * unanswered with `how.note`. The database's restart sweep (server/data/store.ts) writes
+ * ends with `how`, each call still running is cancelled, each pending approval and each
+ * question still waiting ends unanswered with `how.note`. The database's restart sweep (server/data/store.ts) writes
  * the same.
  */
 export function endRunning<A extends Agent>(agent: A, how: RunsEnd, endedAt: string): A {
@@ -269,10 +296,12 @@ export function endRunning<A extends Agent>(agent: A, how: RunsEnd, endedAt: str
 function endCall(call: ToolCall, how: RunsEnd, endedAt: string): ToolCall {
   const process = call.subagent && endProcessRunning(call.subagent, how, endedAt);
   const waiting = call.approval?.state === "pending";
-  if (call.status !== "running" && process === call.subagent && !waiting) return call;
+  const asking = call.inputs?.some((input) => input.state === "pending") === true;
+  if (call.status !== "running" && process === call.subagent && !waiting && !asking) return call;
   // A call still running was cut short, not failed: it never got a result.
   const next: ToolCall = { ...call, status: call.status === "running" ? "cancelled" : call.status };
   if (waiting) next.approval = { ...call.approval!, state: "cancelled", decidedAt: endedAt, note: how.note };
+  if (asking) next.inputs = endPendingInputs(call.inputs!, endedAt, how.note);
   if (process) next.subagent = process;
   return next;
 }
@@ -281,6 +310,11 @@ function endProcessRunning(process: SubagentProcess, how: RunsEnd, endedAt: stri
   const ended = endRunning(process, how, endedAt);
   if (ended.status !== "running") return ended;
   return { ...ended, status: "error", endReason: how.endReason, error: how.error, endedAt };
+}
+
+/** A call's questions with every one still waiting ended unanswered (a turn's end, the restart sweep). */
+export function endPendingInputs(inputs: readonly InputRequest[], endedAt: string, note: string): InputRequest[] {
+  return inputs.map((input) => (input.state === "pending" ? { ...input, state: "cancelled", answeredAt: endedAt, note } : input));
 }
 
 const emptyStep = (): Step => ({ text: "", thinking: "", toolCalls: [] });

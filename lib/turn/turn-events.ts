@@ -43,6 +43,7 @@ export function eventsOfTurn(turn: ChatTurn, fullOutput?: (runId: string | null,
         const { callId, name, parameters } = call;
         emit({ kind: "tool_call", step: index, callId, name, parameters, ...atOf(call.startedAt) });
         if (call.approval) emit({ kind: "approval", callId, approval: call.approval });
+        call.inputs?.forEach((input, index) => emit({ kind: "input", callId, index, input }));
         if (call.subagent) processEvents(call.subagent, call);
         emit({
           kind: "tool_result",

@@ -12,7 +12,7 @@ import type {
   TurnStats,
   TurnStatus,
 } from "@/lib/contracts";
-import { emptyStats } from "@/lib/contracts";
+import { emptyStats, inputRequestSchema, type InputRequest } from "@/lib/contracts";
 import type { Agent } from "@/lib/turn/paths";
 import { stepTextId } from "./event-store";
 import { storedStepTime } from "./document-fields";
@@ -235,6 +235,8 @@ function callOf(row: CallRow, subagent: SubagentProcess | undefined): ToolCall {
     status: toolStatusOf(row),
   };
   if (row.approval) call.approval = approvalOf(row.approval);
+  const inputs = inputsOf(row.inputs);
+  if (inputs) call.inputs = inputs;
   if (typeof row.startedAt === "string") call.startedAt = row.startedAt;
   if (typeof row.endedAt === "string") call.endedAt = row.endedAt;
   if (subagent) call.subagent = subagent;
@@ -303,6 +305,18 @@ function normalizeStats(stats: Partial<TurnStats> | null | undefined): TurnStats
     runtimeMs: stats.runtimeMs ?? 0,
     cost: stats.cost ?? 0,
   };
+}
+
+/** The stored questions as the fold holds them; a record that does not read as one is left out rather than shown wrong. */
+function inputsOf(raw: unknown): InputRequest[] | undefined {
+  if (!Array.isArray(raw) || raw.length === 0) return undefined;
+  const inputs: InputRequest[] = [];
+  for (const item of raw) {
+    const parsed = inputRequestSchema.safeParse(item);
+    if (!parsed.success) break;
+    inputs.push(parsed.data);
+  }
+  return inputs.length ? inputs : undefined;
 }
 
 /** The stored approval as the fold holds it: absent fields stay absent (the database may hand back nulls). */

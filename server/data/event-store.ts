@@ -156,6 +156,18 @@ export class EventStore {
         else this.enqueue(() => this.models.ToolCall.updateOne({ _id: id }, { $set: { approval } }));
         return;
       }
+      case "input": {
+        // The call's questions as the fold kept them (the first answer wins there, see firstAnswerWins).
+        const agent = turn && agentOf(turn, runId);
+        const at = agent && findCall(agent, data.callId);
+        const inputs = at && callAt(agent, at)?.inputs;
+        if (!inputs) return;
+        const id = toolCallRecordId(turnId, runId, data.callId);
+        const waiting = this.batch?.call(id);
+        if (waiting) waiting.inputs = inputs;
+        else this.enqueue(() => this.models.ToolCall.updateOne({ _id: id }, { $set: { inputs } }));
+        return;
+      }
       case "steer":
         this.saveSteering(turnId, runId, turn && agentOf(turn, runId));
         return;

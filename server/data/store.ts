@@ -1,6 +1,7 @@
 import {
   AppError,
   type ChatTurn,
+  type InputRequest,
   type ModelCallRecord,
   type ModelCallSummary,
   type SearchResults,
@@ -19,6 +20,7 @@ import { SESSION_SUMMARY_FIELDS as SUMMARY_FIELDS, toSummary, type SessionRow } 
 import { backfillSearch, indexTurns, listSessionPage, markBranchInView, searchSessions } from "./search-index";
 import { listModelCalls, loadModelCall, loadTurnModelCalls, ModelCallLog, type ModelCallLogOptions } from "./model-call-log";
 import { GHOST_RUNS_END, GHOST_TURN_ERROR } from "@/lib/turn/ghost-sweep";
+import { endPendingInputs } from "@/lib/turn/reduce";
 import { AttachmentStore, type AttachmentLimits } from "@/server/attachments/attachment-store";
 
 /**
@@ -298,6 +300,12 @@ export function mongoStore(models: Models, options: { attachmentLimits?: Attachm
         { ...where, "approval.state": "pending" },
         { $set: { "approval.state": "cancelled", "approval.decidedAt": now.toISOString(), "approval.note": GHOST_RUNS_END.note } },
       );
+      // And a question still waiting, like endRunning's: few calls ever ask, so each is rewritten whole.
+      const asking = await ToolCall.find({ ...where, "inputs.state": "pending" }, { inputs: 1 }).lean();
+      for (const row of asking) {
+        const inputs = endPendingInputs(row.inputs as InputRequest[], now.toISOString(), GHOST_RUNS_END.note);
+        await ToolCall.updateOne({ _id: row._id }, { $set: { inputs } });
+      }
       const calls = await ToolCall.updateMany({ ...where, status: "running" }, { $set: { status: "cancelled" } });
       const turns = await Turn.updateMany(
         { ...turnWhere, status: "running" },

@@ -1,5 +1,5 @@
 /** A tool call's records as stored: the call itself (ToolCall) and, beside it, a long output whole (ToolOutput). */
-import type { Approval, ToolStatus } from "@/lib/contracts";
+import type { Approval, InputRequest, ToolStatus } from "@/lib/contracts";
 
 /** Characters per ToolOutput document: one chunk per insert keeps every write far below the 16 MB message limit. */
 const OUTPUT_CHUNK_CHARS = 1_000_000;
@@ -10,7 +10,7 @@ export const toolCallRecordId = (turnId: string, runId: string | null, callId: s
  * A call's record as the database holds it. It is inserted as is, without mongoose's
  * document (whose creation was most of an insert's cost), so it carries what the schema
  * (models/tool-call.ts) would have added: its defaults (`response: ""`, `responseSize: 0`),
- * in the schema's field order, with the fields a later `$set` adds (`approval`, `endedAt`)
+ * in the schema's field order, with the fields a later `$set` adds (`approval`, `inputs`, `endedAt`)
  * after them, where the update would have put them.
  */
 export interface ToolCallDocument {
@@ -28,6 +28,7 @@ export interface ToolCallDocument {
   status: ToolStatus;
   startedAt?: string;
   approval?: Approval;
+  inputs?: InputRequest[];
   endedAt?: string;
 }
 

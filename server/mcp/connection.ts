@@ -2,13 +2,19 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ElicitRequestSchema,
+  ErrorCode,
+  McpError,
+  ToolListChangedNotificationSchema,
+  type ElicitResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { McpServerInfo } from "@/lib/contracts";
 import type { Logger } from "@/lib/log";
 import { adaptMcpTools, type RawMcpCallResult, type RawMcpTool } from "@/lib/mcp/adapt";
 import type { McpServerConfig } from "@/lib/mcp/config";
-import { ToolError, type Tool } from "@/lib/tools/types";
+import { ToolError, type Tool, type ToolContext } from "@/lib/tools/types";
 import { boundedFetch, CallScope, megabytes, ReplyTooLargeError } from "./bounded-fetch";
 
 /**
@@ -18,6 +24,12 @@ import { boundedFetch, CallScope, megabytes, ReplyTooLargeError } from "./bounde
  * A call never hangs a turn: it is bounded by the server's timeout and the caller's abort
  * signal, and every failure is a ToolError that names the server. Over HTTP a message is
  * bounded in size as over stdio, and a call given up closes its request (bounded-fetch.ts).
+ *
+ * A server may ask the person a question while a call runs (elicitation, form mode): the
+ * question goes to the call's `askInput` (docs/input-requests.md). The client cannot tell
+ * from a request which call made it (the SDK does not hand a client the related request),
+ * so a question is put to the one call in flight on this connection; with none or several
+ * in flight it is declined. The call's timeout does not run while the person answers.
  */
 
 export interface Backoff {
@@ -33,6 +45,8 @@ const STDERR_TAIL_CHARS = 1_000;
  * tight per-call timeout should not be spent on.
  */
 const MIN_CONNECT_TIMEOUT_MS = 30_000;
+/** The SDK's own timeout, never reached: a call's timeout is kept here, so it can stop while a person answers. */
+const NO_SDK_TIMEOUT_MS = 2 ** 31 - 1;
 /** A server may page its tool list; more than this many tools from one server is refused. */
 const MAX_TOOLS_PER_SERVER = 1_000;
 
@@ -66,6 +80,8 @@ export class McpConnection {
   private stderrTail = "";
   private lastWarnings = "";
   private readonly backoff: Backoff;
+  /** The calls in flight, each with how it asks its person (absent: it cannot). */
+  private readonly inFlight = new Set<InFlightCall>();
 
   constructor(
     readonly config: McpServerConfig,
@@ -113,7 +129,12 @@ export class McpConnection {
     await client?.close().catch(() => undefined);
   }
 
-  async call(toolName: string, args: Record<string, unknown>, signal: AbortSignal): Promise<RawMcpCallResult> {
+  async call(
+    toolName: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    ask?: ToolContext["askInput"],
+  ): Promise<RawMcpCallResult> {
     const client = this.client;
     const generation = this.generation;
     const label = `"${this.name}"`;
@@ -123,12 +144,15 @@ export class McpConnection {
       );
     }
     const scope = new CallScope();
+    const timeout = new CallTimeout(this.config.timeoutMs);
+    const flight: InFlightCall = { ask, timeout };
+    this.inFlight.add(flight);
     try {
       return await scope.run(() =>
         Promise.race([
           client.request({ method: "tools/call", params: { name: toolName, arguments: args } }, callResultSchema, {
-            signal: AbortSignal.any([signal, scope.signal]),
-            timeout: this.config.timeoutMs,
+            signal: AbortSignal.any([signal, scope.signal, timeout.signal]),
+            timeout: NO_SDK_TIMEOUT_MS,
           }),
           scope.failed,
         ]),
@@ -142,7 +166,7 @@ export class McpConnection {
         );
       }
       if (signal.aborted) throw new ToolError(`The call to "${toolName}" on MCP server ${label} was stopped before it finished.`);
-      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+      if (timeout.fired || (error instanceof McpError && error.code === ErrorCode.RequestTimeout)) {
         throw new ToolError(`MCP server ${label} did not answer the call to "${toolName}" within ${seconds(this.config.timeoutMs)}.`);
       }
       if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
@@ -153,6 +177,29 @@ export class McpConnection {
       // Over HTTP nothing closes when the server goes away; a failed request (not an MCP error answer) says so.
       if (!(error instanceof McpError) && this.config.transport === "http") this.lost(generation, message(error));
       throw new ToolError(`MCP server ${label} failed the call to "${toolName}": ${message(error)}`);
+    } finally {
+      this.inFlight.delete(flight);
+      timeout.clear();
+    }
+  }
+
+  /**
+   * A server's question (elicitation/create, form mode): put to the person through the one
+   * call in flight, answered as the MCP result. A form Delegate cannot show is refused
+   * with the reason, which the server reads as the request's error.
+   */
+  private async elicit(params: { message: string; requestedSchema?: unknown }, signal: AbortSignal): Promise<ElicitResult> {
+    const [flight, ...others] = this.inFlight;
+    if (!flight?.ask || others.length > 0) return { action: "decline" };
+    flight.timeout.hold();
+    try {
+      const answer = await flight.ask(params.message, params.requestedSchema, { signal });
+      return answer.action === "accept" ? { action: "accept", content: answer.content } : { action: answer.action };
+    } catch (error) {
+      if (error instanceof ToolError) throw new McpError(ErrorCode.InvalidParams, error.message);
+      throw error;
+    } finally {
+      flight.timeout.resume();
     }
   }
 
@@ -162,7 +209,13 @@ export class McpConnection {
     // A retry keeps reading "failed" (or "restarting") until it succeeds: a server that keeps
     // failing should not flicker back to "connecting…" for the moment each attempt takes.
     if (this.failures === 0) this.setStatus("connecting");
-    const client = new Client({ name: "delegate", version: "1.0.0" }, { capabilities: {} });
+    const client = new Client({ name: "delegate", version: "1.0.0" }, { capabilities: { elicitation: { form: {} } } });
+    client.setRequestHandler(ElicitRequestSchema, (request, extra) => {
+      const { params } = request;
+      // Only form mode is declared, and the SDK refuses the other before it gets here.
+      if (params.mode === "url") return { action: "decline" };
+      return this.elicit(params, extra.signal);
+    });
     client.onclose = () => this.lost(generation, "the connection closed");
     // Transport errors (a bad line from the server, a failed send) surface through the calls they break.
     client.onerror = () => undefined;
@@ -224,8 +277,8 @@ export class McpConnection {
       cursor = page.nextCursor;
     } while (cursor && listed.length < MAX_TOOLS_PER_SERVER);
     if (generation !== this.generation) return;
-    const adapted = adaptMcpTools(this.config, listed.slice(0, MAX_TOOLS_PER_SERVER), (name, args, signal) =>
-      this.call(name, args, signal),
+    const adapted = adaptMcpTools(this.config, listed.slice(0, MAX_TOOLS_PER_SERVER), (name, args, signal, ask) =>
+      this.call(name, args, signal, ask),
     );
     const warnings = adapted.warnings.join("\n");
     if (warnings && warnings !== this.lastWarnings) for (const w of adapted.warnings) this.options.log?.warn(w);
@@ -256,6 +309,50 @@ export class McpConnection {
   private setStatus(status: McpServerInfo["status"]): void {
     this.status = status;
     this.options.onChange?.();
+  }
+}
+
+interface InFlightCall {
+  ask: ToolContext["askInput"];
+  timeout: CallTimeout;
+}
+
+/**
+ * A call's timeout that stops while a person answers the server's question and starts
+ * again, whole, once they have: the server is given its full time to finish the work.
+ */
+class CallTimeout {
+  private readonly controller = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  private holds = 0;
+  fired = false;
+
+  constructor(private readonly ms: number) {
+    this.start();
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  hold(): void {
+    this.holds++;
+    clearTimeout(this.timer);
+  }
+
+  resume(): void {
+    if (--this.holds === 0 && !this.fired) this.start();
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
+  }
+
+  private start(): void {
+    this.timer = setTimeout(() => {
+      this.fired = true;
+      this.controller.abort(new McpError(ErrorCode.RequestTimeout, "Request timed out"));
+    }, this.ms);
   }
 }
 

@@ -141,6 +141,17 @@ export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
       });
       return { callId };
     });
+    onCommand(socket, "tool:answer", guard, async ({ sessionId, callId, runId, action, content }) => {
+      await sessions.command(userId, sessionId, {
+        kind: "answer",
+        callId,
+        runId,
+        action,
+        by: userId,
+        ...(content !== undefined ? { content } : {}),
+      });
+      return { callId };
+    });
     onCommand(socket, "session:page", guard, ({ before, limit }) => sessions.page(userId, before, limit));
     onCommand(socket, "session:search", guard, ({ query, subagents }) => sessions.search(userId, query, subagents));
     const agents = () => deps.agents ?? noAgents();

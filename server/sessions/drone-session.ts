@@ -268,6 +268,7 @@ export class DroneSession {
       case "steer":
       case "kill":
       case "decide":
+      case "answer":
         return answered(controlRun(this.active?.handle, command));
       case "retry":
         return this.retry(command.runId, command.task, claim, starter);
@@ -616,6 +617,6 @@ function deleted(): AppError {
 
 /** Nothing to answer once the running turn took a control; its refusal is the caller's error. */
 function answered(answer: ControlAnswer): undefined {
-  if (!answer.ok) throw new AppError("not_found", answer.message);
+  if (!answer.ok) throw new AppError(answer.code ?? "not_found", answer.message);
   return undefined;
 }

@@ -1,10 +1,11 @@
-import type { RunCommand } from "@/lib/contracts";
+import type { ErrorCode, RunCommand } from "@/lib/contracts";
 import type { TurnHandle } from "./turn-runner";
 
-/** The commands the running turn answers itself: steering, killing a run, deciding on an approval. */
-export type RunControl = Extract<RunCommand, { kind: "steer" | "kill" | "decide" }>;
+/** The commands the running turn answers itself: steering, killing a run, deciding on an approval, answering a question. */
+export type RunControl = Extract<RunCommand, { kind: "steer" | "kill" | "decide" | "answer" }>;
 
-export type ControlAnswer = { ok: true } | { ok: false; message: string };
+/** `code`: how the person's client should read a refusal (absent: nothing by that id waits, `not_found`). */
+export type ControlAnswer = { ok: true } | { ok: false; message: string; code?: ErrorCode };
 
 /** The running turn's answer to `command`, or why nothing answers (`handle` absent: no turn runs, or it has not started yet). */
 export function controlRun(handle: TurnHandle | undefined, command: RunControl): ControlAnswer {
@@ -19,6 +20,19 @@ export function controlRun(handle: TurnHandle | undefined, command: RunControl):
         handle?.decide?.(command.callId, command.runId, decision) ?? {
           ok: false,
           message: `No approval is waiting for call ${command.callId}.`,
+        }
+      );
+    }
+    case "answer": {
+      const answer = {
+        action: command.action,
+        by: command.by,
+        ...(command.content !== undefined ? { content: command.content } : {}),
+      };
+      return (
+        handle?.answer?.(command.callId, command.runId, answer) ?? {
+          ok: false,
+          message: `No question is waiting for an answer on call ${command.callId}.`,
         }
       );
     }

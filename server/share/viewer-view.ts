@@ -2,6 +2,7 @@ import {
   isDataEvent,
   type Approval,
   type ChatTurn,
+  type InputRequest,
   type JoinResult,
   type SessionEvent,
   type Step,
@@ -11,14 +12,19 @@ import {
 
 /**
  * What a share viewer is sent of a chat: the owner's view without account ids. The only
- * one a turn carries is an approval's `decidedBy` (the identity that decided); a viewer
- * learns that the call was approved or denied, not by which account. Every path to a
+ * ones a turn carries are an approval's `decidedBy` (the identity that decided) and a
+ * question's `answeredBy`; a viewer learns that the call was approved or denied, or the
+ * question answered, not by which account. Every path to a
  * viewer (the join's snapshot and replay, older pages, live events) goes through here.
  * Objects without an id are returned as they are, so the common case copies nothing.
  */
 export function viewerEvent(event: SessionEvent): SessionEvent {
-  if (!isDataEvent(event) || event.data.kind !== "approval" || event.data.approval.decidedBy === undefined) return event;
-  return { ...event, data: { ...event.data, approval: withoutDecider(event.data.approval) } };
+  if (!isDataEvent(event)) return event;
+  const { data } = event;
+  if (data.kind === "input" && data.input.answeredBy !== undefined)
+    return { ...event, data: { ...data, input: withoutAnswerer(data.input) } };
+  if (data.kind !== "approval" || data.approval.decidedBy === undefined) return event;
+  return { ...event, data: { ...data, approval: withoutDecider(data.approval) } };
 }
 
 export function viewerJoin(join: JoinResult): JoinResult {
@@ -54,13 +60,20 @@ function viewerSteps(steps: Step[]): Step[] {
 
 function viewerCall(call: ToolCall): ToolCall {
   const approval = call.approval?.decidedBy === undefined ? call.approval : withoutDecider(call.approval);
+  const inputs = call.inputs?.some((i) => i.answeredBy !== undefined) ? call.inputs.map(withoutAnswerer) : call.inputs;
   const steps = call.subagent ? viewerSteps(call.subagent.steps) : undefined;
-  if (approval === call.approval && steps === call.subagent?.steps) return call;
+  if (approval === call.approval && inputs === call.inputs && steps === call.subagent?.steps) return call;
   return {
     ...call,
     ...(approval ? { approval } : {}),
+    ...(inputs ? { inputs } : {}),
     ...(call.subagent && steps ? { subagent: { ...call.subagent, steps } } : {}),
   };
+}
+
+function withoutAnswerer(input: InputRequest): InputRequest {
+  const { answeredBy: _answeredBy, ...rest } = input;
+  return rest;
 }
 
 function withoutDecider(approval: Approval): Approval {

@@ -246,6 +246,12 @@ class OtelTurnTrace implements TurnTrace {
           "delegate.approval.approve": command.approve,
         });
         return;
+      case "answer":
+        (this.tools.get(command.callId) ?? this.agentSpan(command.runId ?? null)).addEvent(SPAN_EVENTS.answerReceived, {
+          [GEN_AI.toolCallId]: command.callId,
+          "delegate.input.action": command.action,
+        });
+        return;
       case "retry":
         this.root.addEvent(SPAN_EVENTS.retryRequested, { [DELEGATE.runId]: command.runId });
         return;

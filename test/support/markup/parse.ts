@@ -1,4 +1,6 @@
+import { z } from "zod";
 import {
+  inputRequestSchema,
   approvalSchema,
   budgetSchema,
   definitionRefSchema,
@@ -115,6 +117,9 @@ function parseCall(cursor: Cursor): ToolCall {
   };
   const approval = attrs.get("approval");
   if (approval !== undefined) call.approval = withoutUndefined(parseWith(approvalSchema, parseJson(approval, start), "approval", start));
+  const inputs = attrs.get("inputs");
+  if (inputs !== undefined)
+    call.inputs = parseWith(z.array(inputRequestSchema), parseJson(inputs, start), "inputs", start).map((i) => withoutUndefined(i));
   setOptional(call, "startedAt", attrs.get("startedAt"));
   setOptional(call, "endedAt", attrs.get("endedAt"));
   if (selfClosing) return call;

@@ -6,13 +6,14 @@ import { freePort } from "@/test/support/free-port";
 /**
  * The real MCP servers the tests start: the reference servers from npm
  * (`server-everything` over stdio and Streamable HTTP, `server-filesystem` on a folder)
- * and the hostile SDK server in this folder.
+ * and the SDK servers in this folder (hostile, and one whose tools ask questions).
  */
 
 const root = process.cwd();
 export const EVERYTHING = path.join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 export const FILESYSTEM = path.join(root, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
 export const HOSTILE = path.join(root, "test/support/mcp/hostile-server.mjs");
+export const ELICIT = path.join(root, "test/support/mcp/elicit-server.mjs");
 
 const defaults = { timeoutMs: 10_000, requireApproval: false as const, enabled: true };
 
