@@ -117,3 +117,24 @@ test("a remote agent that sends garbage ends only its run, with an error a perso
   await expect(panel).toContainText("answered something A2A does not allow");
   await shot(page, "remote-agent-garbage");
 });
+
+test("a remote agent's question shows as a card on its panel; the person's answer goes back into the task, which completes", async ({
+  page,
+}) => {
+  await startChat(page, "Delegate: ask about sales");
+  const panel = page.getByTestId("subagent-panel");
+  const card = panel.getByTestId("input-card");
+  await expect(card.getByTestId("input-message")).toHaveText("Which region?");
+  await expect(panel.getByTestId("input-badge")).toBeVisible();
+  await shot(page, "remote-agent-question");
+  await card.getByLabel("Your answer").fill("EMEA");
+  await card.getByTestId("input-submit").click();
+  await waitForTurnEnd(page);
+  await expect(panel).toHaveAttribute("data-status", "success");
+  await expect(panel.getByTestId("input-outcome")).toBeVisible();
+  await expect(panel).toContainText("Sales in EMEA: 42");
+  expect(agent.messages).toContain("EMEA");
+  await page.reload();
+  await expect(page.getByTestId("subagent-panel")).toHaveAttribute("data-status", "success");
+  await expect(page.getByTestId("subagent-panel").getByTestId("input-outcome")).toBeVisible();
+});

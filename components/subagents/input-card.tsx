@@ -60,7 +60,14 @@ export function InputCard({ call, input, ownerRunId, agent }: InputCardProps) {
       className="mt-1.5 space-y-2.5 rounded-lg border-2 border-sky-400 bg-sky-50 p-3 text-sm focus:outline-2 focus:outline-offset-2 focus:outline-sky-500 dark:border-sky-500/70 dark:bg-sky-950/30"
     >
       <h3 id={titleId} className="font-medium text-sky-900 dark:text-sky-200">
-        {who} asks, through <span className="font-mono">{call.name}</span>
+        {/* A run that asks itself (a remote agent) is named; a tool's question names the tool too. */}
+        {call.subagent ? (
+          <>{who} asks</>
+        ) : (
+          <>
+            {who} asks, through <span className="font-mono">{call.name}</span>
+          </>
+        )}
       </h3>
       <p data-testid="input-message" className="max-h-40 overflow-auto break-words whitespace-pre-wrap text-zinc-800 dark:text-zinc-200">
         {input.message}

@@ -22,6 +22,7 @@ import { StatusIcon } from "./status-icon";
 import { RetryControls, canRetry } from "./retry-controls";
 import { RetryLineage, panelAnchor } from "./retry-links";
 import { ToolChip, type ToolCallViewProps } from "./tool-chip";
+import { InputCard, InputOutcome } from "./input-card";
 
 export interface SubagentExecutionProps {
   panel: SubagentProcess;
@@ -54,7 +55,8 @@ export const SubagentExecution = memo(function SubagentExecution({ panel, call }
   const tokens = totalTokens(panel.stats);
   // Something inside waits for a person: said on the header, so a folded panel cannot hide it.
   const waiting = useMemo(() => waitsForApproval(panel), [panel]);
-  const asking = useMemo(() => waitsForAnswer(panel), [panel]);
+  // A remote agent's question is asked by the call that spawned it, not by a call inside.
+  const asking = useMemo(() => waitsForAnswer(panel) || (call?.inputs?.some((input) => input.state === "pending") ?? false), [panel, call]);
   const counts = useMemo(() => runCounts(panel), [panel]);
   const line = useMemo(() => (running ? liveStatus(panel) : outcomeLine(panel)), [panel, running]);
   const controls = useRunControls(panel);
@@ -168,6 +170,7 @@ export const SubagentExecution = memo(function SubagentExecution({ panel, call }
       </div>
       <ControlStrip controls={controls} onEndedFocus={() => toggle.current?.focus()} />
       <RetryLineage panel={panel} />
+      {call?.inputs?.length ? <RunQuestions call={call} ownerRunId={panel.parentRunId} agent={panel.name} /> : null}
       <div id={bodyId} hidden={!open} className="offscreen-skip">
         {open ? (
           <AgentNameProvider name={panel.name}>
@@ -301,6 +304,24 @@ function Block({ title, children }: { title: string; children: ReactNode }) {
     <div className="min-w-0">
       <div className="mb-1 text-[11px] font-semibold tracking-wide text-zinc-500 uppercase dark:text-zinc-400">{title}</div>
       {children}
+    </div>
+  );
+}
+
+/**
+ * The questions a run itself asked its person (a remote A2A agent's `input-required`),
+ * held on the call that spawned it: never folded away while one waits, like an approval.
+ */
+function RunQuestions({ call, ownerRunId, agent }: { call: ToolCall; ownerRunId: string | null; agent: string }) {
+  return (
+    <div data-testid="run-questions" className="px-3 pb-2">
+      {(call.inputs ?? []).map((input, index) =>
+        input.state === "pending" ? (
+          <InputCard key={index} call={call} input={input} ownerRunId={ownerRunId} agent={agent} />
+        ) : (
+          <InputOutcome key={index} input={input} />
+        ),
+      )}
     </div>
   );
 }

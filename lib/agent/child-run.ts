@@ -11,6 +11,8 @@ import { buildSpawnPacket, childMessages, renderRemoteTask, renderSpawnPacket } 
 import { UsageMeter } from "./usage-meter";
 import { Watchdog } from "./watchdog";
 import type { ControlResult } from "./run-registry";
+import type { InputGate } from "./input-gate";
+import { MAX_INPUT_MESSAGE_CHARS, type InputForm } from "@/lib/contracts";
 import { remoteAgentLabel } from "@/lib/remote-agents/remote-ref";
 import { runRemoteAgent } from "@/lib/remote-agents/run-remote";
 
@@ -173,6 +175,7 @@ export async function runChild(host: RunHost, spec: ChildSpec): Promise<ChildOut
         onTask: (send) => {
           followUp = send;
         },
+        ...(scope.inputs ? { ask: remoteQuestion(scope.inputs, { parent, call, node, signal: controller.signal }) } : {}),
       });
     } else {
       const outcome = await runAgentLoop(
@@ -261,6 +264,40 @@ export async function runChild(host: RunHost, spec: ChildSpec): Promise<ChildOut
     ...toolOutputOf(clean),
   });
   return { content: clean, status: endReason === "completed" ? "success" : "error", runId, endReason };
+}
+
+/** The one field a remote agent's question is answered in: A2A asks in words, and is answered in words. */
+const REMOTE_ANSWER_FORM: InputForm = {
+  type: "object",
+  properties: { answer: { type: "string", title: "Your answer", minLength: 1 } },
+  required: ["answer"],
+};
+
+/**
+ * How a remote agent's question (`input-required`) reaches its person: on the turn's
+ * InputGate like a tool's question, asked by the call that spawned the run (so its card
+ * shows on that run's panel, and the answer is routed like any other), with the watchdogs
+ * above held while it waits. Resolves with the answer's text; undefined when declined,
+ * expired or stopped.
+ */
+function remoteQuestion(
+  gate: InputGate,
+  ask: { parent: AgentNode; call: ChildSpec["call"]; node: AgentNode; signal: AbortSignal },
+): (question: string) => Promise<string | undefined> {
+  return async (question) => {
+    const message = question.slice(0, MAX_INPUT_MESSAGE_CHARS);
+    const answer = await gate.ask({
+      emit: ask.parent.emit,
+      runId: ask.parent.run?.runId ?? null,
+      callId: ask.call.id,
+      message,
+      form: REMOTE_ANSWER_FORM,
+      signal: ask.signal,
+      ...(ask.node.holdWatchdogs ? { onWait: ask.node.holdWatchdogs } : {}),
+    });
+    const text = answer.action === "accept" ? answer.content?.answer : undefined;
+    return typeof text === "string" && text.trim() ? text : undefined;
+  };
 }
 
 /**

@@ -61,7 +61,11 @@ export async function runRemoteAgent(options: RemoteRunOptions): Promise<string>
           }
           const answer = await options.ask(outcome.question);
           if (signal.aborted) throw new AbortedError(signal.reason);
-          if (answer === undefined) throw new RemoteAgentError(`The remote agent asked "${outcome.question}"; the question was declined.`);
+          if (answer === undefined) {
+            throw new RemoteAgentError(
+              `The remote agent at ${host} asked "${outcome.question}", and the question was declined or not answered.`,
+            );
+          }
           fold.resume();
           stream = task.send(answer, open.signal);
           continue;

@@ -116,6 +116,9 @@ describe("a remote task, folded into a run's steps and answer", () => {
   it("a question's answer resumes the same run: its steps continue where they were", () => {
     const { fold: f, steps } = fold([status("working", "Asking"), status("input-required", "Which region?")]);
     f.resume();
+    // The answer's stream opens with the task as it was, still waiting: that does not pause it again.
+    f.apply({ kind: "task", ...ids, state: "input-required", artifacts: [] });
+    f.apply(status("working"));
     f.apply(chunk("r", "Sales in EMEA: 42", false, true));
     f.apply(status("completed"));
     expect(f.ended()).toEqual({ kind: "completed", answer: "Sales in EMEA: 42" });

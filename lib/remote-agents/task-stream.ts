@@ -54,6 +54,8 @@ export class RemoteTaskFold {
   private lastMessage = "";
   private lastStatusText = "";
   private stopped: RemoteOutcome | undefined;
+  /** Resumed after a question, until the remote says how it goes on. */
+  private resumed = false;
 
   constructor(
     private readonly out: FoldOutput,
@@ -92,9 +94,12 @@ export class RemoteTaskFold {
     switch (update.kind) {
       case "task":
         for (const artifact of update.artifacts) if (!this.artifacts.has(artifact.artifactId)) this.artifact(artifact, false, true);
+        // A stream that answers a question opens with the task as it was: still waiting for that answer.
+        if (this.resumed && update.state === "input-required") return;
         this.status(update.state, update.text);
         return;
       case "status":
+        this.resumed = false;
         this.status(update.state, update.text);
         return;
       case "artifact":
@@ -109,7 +114,9 @@ export class RemoteTaskFold {
 
   /** Resumes a task paused for input: its next updates continue the same run. */
   resume(): void {
-    if (this.state === "input-required") this.state = "working";
+    if (this.state !== "input-required") return;
+    this.state = "working";
+    this.resumed = true;
   }
 
   /** The stream ended: the outcome, or why a stream that ended without one is an error. */

@@ -67,7 +67,18 @@ function collect(
 ): void {
   for (const step of steps) {
     for (const call of step.toolCalls) {
-      if (waits(call)) {
+      // A call that spawned a run and asks is that run asking (a remote agent's question): named by it, found in its panel.
+      if (waits(call) && call.subagent) {
+        const asker = call.subagent;
+        found.push({
+          turnId,
+          callId: call.callId,
+          name: asker.model ?? asker.name,
+          runId: owner?.runId ?? null,
+          agent: asker.name,
+          runPath: [...runPath, asker.runId],
+        });
+      } else if (waits(call)) {
         found.push({ turnId, callId: call.callId, name: call.name, runId: owner?.runId ?? null, agent: owner?.name ?? null, runPath });
       }
       if (call.subagent) collect(call.subagent.steps, turnId, call.subagent, [...runPath, call.subagent.runId], found, waits);

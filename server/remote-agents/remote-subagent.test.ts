@@ -70,7 +70,12 @@ afterAll(async () => {
 /** Sends "Delegate: <task>" in a new chat; `during` runs once the remote run has shown its first step. */
 async function delegate(
   task: string,
-  during?: (run: { runId: string; socket: Awaited<ReturnType<typeof openSession>>["socket"]; sessionId: string }) => Promise<void>,
+  during?: (run: {
+    runId: string;
+    socket: Awaited<ReturnType<typeof openSession>>["socket"];
+    sessionId: string;
+    events: AgentEvent[];
+  }) => Promise<void>,
 ) {
   const { socket, sessionId } = await openSession(harness);
   const events = recordEvents(socket) as AgentEvent[];
@@ -80,7 +85,7 @@ async function delegate(
   if (during) {
     await waitFor(() => events.some((e) => e.type === "subagent_data" && e.data.kind === "token"), 15_000, "the remote run's first step");
     const started = events.find((e) => e.type === "subagent_started")!;
-    await during({ runId: started.runId!, socket, sessionId });
+    await during({ runId: started.runId!, socket, sessionId, events });
   }
   await waitFor(() => events.some((e) => e.type === "turn:ended"), 20_000, "turn end");
   await (await harness.app.registry.peek(sessionId))?.drain();
@@ -136,12 +141,11 @@ describe("a subagent on a remote A2A agent", () => {
     ["a remote that hangs", "hang on", /sent nothing for 1 s; its task was cancelled/],
     ["a remote that sends garbage", "garbage please", /at 127\.0\.0\.1:\d+ answered something A2A does not allow/],
     ["a remote that fails", "fail the report", /at 127\.0\.0\.1:\d+ failed: The warehouse is offline/],
-    ["a question when nobody can be asked", "ask about sales", /Which region\?/],
   ])("ends only that run, with a clear error, for %s", async (_name, task, message) => {
     const cancelsBefore = agent.cancels.length;
     const { turn, run, requests } = await delegate(task);
-    // A remote that fell silent, or waits for an answer nobody gives, has its task cancelled.
-    if (/^(hang|ask)/.test(task)) await waitFor(() => agent.cancels.length > cancelsBefore, 10_000, "the cancel");
+    // A remote that fell silent has its task cancelled.
+    if (task.startsWith("hang")) await waitFor(() => agent.cancels.length > cancelsBefore, 10_000, "the cancel");
     expect(turn.status).toBe("completed");
     expect(run.status).toBe("error");
     expect(run.endReason).toBe("failed");
@@ -149,5 +153,32 @@ describe("a subagent on a remote A2A agent", () => {
     // The master read the failure and answered anyway.
     expect(JSON.stringify(requests.filter(isMaster).at(-1)!.body.messages.at(-1))).toContain("warehouse");
     expect(turn.steps.at(-1)!.text).toBe("The warehouse has answered.");
+  });
+
+  it.each([
+    ["answered: the remote task goes on with the answer and completes", { action: "accept", content: { answer: "EMEA" } }],
+    ["declined: the run ends with the question in its error, and the remote task is cancelled", { action: "decline" }],
+  ] as const)("puts the remote's question to the person on the run's panel; %s", async (_name, reply) => {
+    const cancelsBefore = agent.cancels.length;
+    let question: unknown;
+    const { run, turn } = await delegate("ask about sales", async ({ socket, sessionId, events }) => {
+      await waitFor(() => events.some((e) => e.type === "turn:data" && e.data.kind === "input"), 15_000, "the question");
+      question = events.find((e) => e.type === "turn:data" && e.data.kind === "input");
+      expect(await request(socket, "tool:answer", { sessionId, callId: "c-remote", runId: null, ...reply })).toMatchObject({ ok: true });
+    });
+    // Asked by the master's call that spawned the run, with the remote's own words.
+    expect(question).toMatchObject({ data: { callId: "c-remote", input: { state: "pending", message: "Which region?" } } });
+    const call = turn.steps[0]!.toolCalls.find((c) => c.callId === "c-remote")!;
+    if (reply.action === "accept") {
+      expect(run.status).toBe("success");
+      expect(run.response).toBe("Sales in EMEA: 42");
+      expect(agent.messages).toContain("EMEA");
+      expect(call.inputs).toMatchObject([{ state: "accepted", content: { answer: "EMEA" } }]);
+    } else {
+      expect(run.status).toBe("error");
+      expect(run.error).toMatch(/asked "Which region\?", and the question was declined or not answered/);
+      expect(call.inputs).toMatchObject([{ state: "declined" }]);
+      await waitFor(() => agent.cancels.length > cancelsBefore, 10_000, "the cancel");
+    }
   });
 });
