@@ -24,6 +24,7 @@ import type { TurnRunner } from "@/server/sessions/turn-runner";
 import type { ShareService } from "@/server/share/share-service";
 import type { SubagentDefinition } from "@/lib/agent/definitions";
 import type { AgentService } from "@/server/agents/agent-service";
+import type { CardSkill } from "@/lib/a2a-server/agent-card";
 
 /**
  * One HTTP server for everything: identity cookie, the JSON API, Socket.IO and (when
@@ -97,6 +98,14 @@ export interface AppOptions {
   usageModels?: UsageModels;
   /** The operator's definitions (built-ins and SUBAGENTS_FILE), listed read-only; defaults to the built-ins. */
   operatorAgents?: readonly SubagentDefinition[];
+  /** The API tokens' collection; absent: no token routes. */
+  apiTokens?: Models["ApiToken"];
+  /**
+   * Delegate as an A2A server (A2A_SERVER_ENABLED), which needs `apiTokens`: its tasks'
+   * collection, the skills its card lists besides the master, and the card's origin
+   * (PUBLIC_URL; absent: each request's own). Absent: not served.
+   */
+  a2aServer?: { tasks: Models["A2ATask"]; skills: readonly CardSkill[]; publicUrl?: string };
   /** The share links' collection; absent: no share links (their routes answer not_found). */
   shareLinks?: Models["ShareLink"];
   /**

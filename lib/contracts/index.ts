@@ -14,3 +14,4 @@ export * from "./budget";
 export * from "./agents";
 export * from "./usage";
 export * from "./quota";
+export * from "./api-token";
