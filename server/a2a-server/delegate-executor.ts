@@ -17,7 +17,7 @@ export interface DelegateExecutorDeps {
   log?: Pick<Logger, "warn">;
 }
 
-/** A chat's title: "A2A: " and the task's first words. */
+/** A chat's title: "A2A: " and the first words of the task's first line. */
 const TITLE_WORDS = 8;
 const TITLE_CHARS = 80;
 
@@ -125,7 +125,8 @@ export class DelegateExecutor implements AgentExecutor {
   }
 }
 
+/** From the first line only: another Delegate sends the task, then its context under headings. */
 function titleOf(text: string): string {
-  const words = text.split(/\s+/).filter(Boolean).slice(0, TITLE_WORDS).join(" ");
+  const words = (text.split("\n", 1)[0] ?? "").split(/\s+/).filter(Boolean).slice(0, TITLE_WORDS).join(" ");
   return `A2A: ${words.length > TITLE_CHARS ? `${words.slice(0, TITLE_CHARS - 1)}…` : words}`;
 }
