@@ -25,6 +25,7 @@ import type { ShareService } from "@/server/share/share-service";
 import type { SubagentDefinition } from "@/lib/agent/definitions";
 import type { AgentService } from "@/server/agents/agent-service";
 import type { CardSkill } from "@/lib/a2a-server/agent-card";
+import type { ApiTokenService } from "@/server/api-tokens/api-token-service";
 
 /**
  * One HTTP server for everything: identity cookie, the JSON API, Socket.IO and (when
@@ -139,6 +140,8 @@ export interface App {
   accounts?: AccountService;
   /** Subagent definitions made in the app, when `agentModels` was given. */
   agents?: AgentService;
+  /** API tokens, when `apiTokens` was given. */
+  apiTokens?: ApiTokenService;
   /** Read-only share links, when `shareLinks` was given. */
   shares?: ShareService;
   /** Stops taking turns, ends the running ones (viewers are told), stores everything, releases leases; reports what it ended. */

@@ -138,6 +138,7 @@ export function createApp(options: AppOptions): App {
     accounts,
     shares,
     agents,
+    apiTokens,
     close: () => closeApp({ registry, io, cluster, openSockets, httpServer }),
   };
 }

@@ -67,7 +67,7 @@ export class ApiTokenService {
   /** Revoking twice is the same as once; another person's token is `not_found`. */
   async revoke(ownerId: string, tokenId: string): Promise<ApiToken> {
     const record = await this.deps.model
-      .findOneAndUpdate({ tokenId, ownerId, revokedAt: null }, { $set: { revokedAt: this.now() } }, { new: true })
+      .findOneAndUpdate({ tokenId, ownerId, revokedAt: null }, { $set: { revokedAt: this.now() } }, { returnDocument: "after" })
       .lean<ApiTokenRecord>();
     if (record) return toView(record);
     const already = await this.deps.model.findOne({ tokenId, ownerId }).lean<ApiTokenRecord>();
