@@ -45,8 +45,10 @@ export async function handleApiTokenApi(
     if (method !== "GET" && !originAllowed(req, deps.allowedOrigins))
       throw new AppError("unauthorized", "Cross-site requests are not allowed.");
     if (list && method === "POST") {
+      // Counted once the body is good: a typo costs the person nothing.
+      const input = await body(req);
       await countCreation(deps, userId);
-      result = await deps.tokens.create(userId, await body(req));
+      result = await deps.tokens.create(userId, input);
     } else {
       req.resume();
       if (list && method === "GET") result = { tokens: await deps.tokens.list(userId) };
