@@ -68,6 +68,9 @@ export function a2aServer(deps: A2AServerDeps): (req: IncomingMessage, res: Serv
       .then((holder) => {
         if (!holder) return refuse(req, res);
         holders.set(req, holder);
+        // A task's stream may be quiet while a call waits for its owner; the executor's heartbeat keeps it alive,
+        // and the idle timeout must not cut it first.
+        res.setTimeout(0);
         next();
       })
       .catch(next);

@@ -21,6 +21,13 @@ export interface DelegateExecutorDeps {
 const TITLE_WORDS = 8;
 const TITLE_CHARS = 80;
 
+/**
+ * While the turn runs with nothing new to say (a call waiting for its owner), its last line
+ * is said again this often: a caller's idle timeout (another Delegate's A2A_IDLE_TIMEOUT_MS)
+ * and the connection's own then see a task that is alive.
+ */
+const HEARTBEAT_MS = 20_000;
+
 const ENDED_STATE = {
   completed: TaskState.TASK_STATE_COMPLETED,
   failed: TaskState.TASK_STATE_FAILED,
@@ -92,8 +99,16 @@ export class DelegateExecutor implements AgentExecutor {
     let follower: TurnFollower | undefined;
     let ended!: () => void;
     const done = new Promise<void>((resolve) => (ended = resolve));
+    let last = { text: "Started in Delegate", at: Date.now() };
+    const working = (text: string) => {
+      last = { text, at: Date.now() };
+      say.status(TaskState.TASK_STATE_WORKING, text);
+    };
+    const heartbeat = setInterval(() => {
+      if (follower && Date.now() - last.at >= HEARTBEAT_MS) working(last.text);
+    }, HEARTBEAT_MS / 4);
     const show = (progress: TurnProgress) => {
-      if (progress.kind === "status") return say.status(TaskState.TASK_STATE_WORKING, progress.text);
+      if (progress.kind === "status") return working(progress.text);
       if (progress.status === "completed") say.artifact("answer", progress.answer);
       say.status(
         ENDED_STATE[progress.status],
@@ -116,10 +131,11 @@ export class DelegateExecutor implements AgentExecutor {
         { upsert: true },
       );
       follower = new TurnFollower(sessionId, turnId);
-      say.status(TaskState.TASK_STATE_WORKING, "Started in Delegate");
+      working("Started in Delegate");
       for (const event of early.splice(0)) follower.next(event).forEach(show);
       await done;
     } finally {
+      clearInterval(heartbeat);
       stop();
     }
   }
