@@ -106,7 +106,7 @@ export interface AppOptions {
    * collection, the skills its card lists besides the master, and the card's origin
    * (PUBLIC_URL; absent: each request's own). Absent: not served.
    */
-  a2aServer?: { tasks: Models["A2ATask"]; skills: readonly CardSkill[]; publicUrl?: string };
+  a2aServer?: { tasks: Models["A2ATask"]; skills: readonly CardSkill[]; publicUrl?: string; heartbeatMs?: number };
   /** The share links' collection; absent: no share links (their routes answer not_found). */
   shareLinks?: Models["ShareLink"];
   /**

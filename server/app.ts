@@ -62,6 +62,7 @@ export function createApp(options: AppOptions): App {
             tasks: options.a2aServer.tasks,
             skills: options.a2aServer.skills,
             ...(options.a2aServer.publicUrl ? { publicUrl: options.a2aServer.publicUrl } : {}),
+            ...(options.a2aServer.heartbeatMs ? { heartbeatMs: options.a2aServer.heartbeatMs } : {}),
             version: APP_VERSION,
             log,
           })

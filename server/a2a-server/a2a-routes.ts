@@ -22,6 +22,8 @@ export interface A2AServerDeps {
   publicUrl?: string;
   version: string;
   log?: Pick<Logger, "warn" | "error">;
+  /** See DelegateExecutorDeps.heartbeatMs. */
+  heartbeatMs?: number;
 }
 
 /** A JSON-RPC request's body, at most: a task is text, not a file upload. */
@@ -51,7 +53,13 @@ export function a2aServer(deps: A2AServerDeps): (req: IncomingMessage, res: Serv
   const handler = new DefaultRequestHandler(
     delegateAgentCard(deps.publicUrl ?? "http://localhost", deps.version, deps.skills),
     new MongoTaskStore(deps.tasks),
-    new DelegateExecutor({ sessions: deps.sessions, taps: deps.taps, tasks: deps.tasks, log: deps.log }),
+    new DelegateExecutor({
+      sessions: deps.sessions,
+      taps: deps.taps,
+      tasks: deps.tasks,
+      log: deps.log,
+      ...(deps.heartbeatMs ? { heartbeatMs: deps.heartbeatMs } : {}),
+    }),
   );
   const holders = new WeakMap<IncomingMessage, TokenHolder>();
   const legacyCompat = { enabled: true };

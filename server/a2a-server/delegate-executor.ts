@@ -15,6 +15,8 @@ export interface DelegateExecutorDeps {
   taps: TurnTaps;
   tasks: Models["A2ATask"];
   log?: Pick<Logger, "warn">;
+  /** How often a quiet turn's last line is said again; HEARTBEAT_MS by default. */
+  heartbeatMs?: number;
 }
 
 /** A chat's title: "A2A: " and the first words of the task's first line. */
@@ -104,9 +106,10 @@ export class DelegateExecutor implements AgentExecutor {
       last = { text, at: Date.now() };
       say.status(TaskState.TASK_STATE_WORKING, text);
     };
+    const every = this.deps.heartbeatMs ?? HEARTBEAT_MS;
     const heartbeat = setInterval(() => {
-      if (follower && Date.now() - last.at >= HEARTBEAT_MS) working(last.text);
-    }, HEARTBEAT_MS / 4);
+      if (follower && Date.now() - last.at >= every) working(last.text);
+    }, every / 4);
     const show = (progress: TurnProgress) => {
       if (progress.kind === "status") return working(progress.text);
       if (progress.status === "completed") say.artifact("answer", progress.answer);

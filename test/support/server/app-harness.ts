@@ -68,6 +68,7 @@ export async function startHarness(
     /** The attachments' limits instead of ATTACHMENT_MAX_BYTES and ATTACHMENTS_MAX_CHAT_BYTES. */ attachmentLimits?: AttachmentLimits;
     /** Delegate as an A2A server on this database (its tasks' collection), with these skills besides the master. */ a2a?: {
       skills?: CardSkill[];
+      heartbeatMs?: number;
     };
     /** Every chat's write outbox gets these (a shorter backoff, a log to watch its retries). */ outbox?: Pick<
       WriteOutboxOptions,
@@ -102,7 +103,9 @@ export async function startHarness(
       agentModels: models,
       usageModels: models,
       apiTokens: models.ApiToken,
-      ...(options.a2a ? { a2aServer: { tasks: models.A2ATask, skills: options.a2a.skills ?? [] } } : {}),
+      ...(options.a2a
+        ? { a2aServer: { tasks: models.A2ATask, skills: options.a2a.skills ?? [], heartbeatMs: options.a2a.heartbeatMs } }
+        : {}),
       ...options,
       accounts,
       cluster,
