@@ -201,6 +201,28 @@ describe("Delegate as an A2A server", () => {
     const stranger = await clientWith(await makeToken(await harness.newCookie()));
     await expect(stranger.getTask({ tenant: "", id: seen.taskId, historyLength: undefined })).rejects.toThrow(/not found/i);
     await expect(stranger.cancelTask({ tenant: "", id: seen.taskId, metadata: undefined })).rejects.toThrow(/not found/i);
+    const listOf = async (client: Client) =>
+      (
+        await client.listTasks({
+          tenant: "",
+          contextId: "",
+          status: TaskState.TASK_STATE_UNSPECIFIED,
+          pageToken: "",
+          statusTimestampAfter: undefined,
+        })
+      ).tasks.map((t) => t.id);
+    expect(await listOf(owner)).toEqual([seen.taskId]);
+    expect(await listOf(stranger)).toEqual([]);
+  });
+
+  it("still answers a task after a restart, from what MongoDB holds", async () => {
+    const cookie = await harness.newCookie();
+    const secret = await makeToken(cookie);
+    const seen = await stream(await clientWith(secret), "delegate before the restart");
+    harness = await harness.restart();
+    const task = await (await clientWith(secret)).getTask({ tenant: "", id: seen.taskId, historyLength: undefined });
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(task.artifacts[0]?.parts[0]?.content).toEqual({ $case: "text", value: "The answer is 42." });
   });
 
   it("refuses a call without a token, with a wrong one and with a revoked one", async () => {

@@ -38,7 +38,8 @@ export class MongoTaskStore implements TaskStore {
     if (!ownerId) return { tasks: [], nextPageToken: "", pageSize, totalSize: 0 };
     const filter = { ownerId, ...(params.contextId ? { contextId: params.contextId } : {}) };
     const records = await this.model.find(filter, { task: 1 }).sort({ updatedAt: -1 }).limit(pageSize).lean<{ task: string }[]>();
-    const tasks = records.map((r) => JSON.parse(r.task) as Task);
+    // The state lives inside the task's JSON text: filtered here, within the page read.
+    const tasks = records.map((r) => JSON.parse(r.task) as Task).filter((t) => !params.status || t.status?.state === params.status);
     return { tasks, nextPageToken: "", pageSize, totalSize: tasks.length };
   }
 }
