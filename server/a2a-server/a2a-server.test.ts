@@ -16,12 +16,13 @@ import { request, runtimeWith, startHarness, waitFor, type Harness } from "@/tes
  * an approval, its answer and its end; the owner sees the chat in their list.
  */
 
-/** "delegate …": the master hands the work to explore, then answers; "write …": the master writes a file (approval). */
+/** "delegate …": the master hands the work to explore, then answers; "write …": the master writes a file (approval); "break …": the model fails. */
 const model = scriptedModel((req) => {
   const system = systemOf(req);
   const results = toolResults(req.messages);
   const prompt = String(req.messages.findLast((m) => m.role === "user")?.content ?? "");
   if (!system.startsWith(MASTER_PROMPT_MARKER)) return { text: "Two files: a.md and b.md." };
+  if (prompt.includes("break")) return { error: new Error("The model fell over") };
   if (results.length > 0) return { text: prompt.includes("write") ? "Written." : "The answer is 42." };
   if (prompt.includes("write"))
     return { text: "Writing it.", toolCalls: [{ id: "w1", name: "file_write", args: { path: "out.md", content: "hello\n" } }] };
@@ -177,6 +178,15 @@ describe("Delegate as an A2A server", () => {
     expect(seen.statuses.filter((s) => s.text === waiting).length).toBeGreaterThanOrEqual(3);
     expect(seen.artifacts).toEqual([{ name: "answer", text: "Written." }]);
     expect(seen.statuses.at(-1)!.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
+  it("fails the task with the turn's error when the turn fails", async () => {
+    const client = await clientWith(await makeToken(await harness.newCookie()));
+    const seen = await stream(client, "break everything");
+    expect(seen.artifacts).toEqual([]);
+    const last = seen.statuses.at(-1)!;
+    expect(last.state).toBe(TaskState.TASK_STATE_FAILED);
+    expect(last.text).toMatch(/fell over/);
   });
 
   it("cancels the turn when the caller cancels the task", async () => {
