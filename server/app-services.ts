@@ -162,7 +162,8 @@ export function createServices(
   const apiTokens = options.apiTokens
     ? new ApiTokenService({
         model: options.apiTokens,
-        ownerDisabled: accountModels && (async (ownerId) => Boolean(await accountModels.Account.exists({ _id: ownerId, disabled: true }))),
+        ownerActive:
+          accountModels && (async (ownerId) => Boolean(await accountModels.Account.exists({ _id: ownerId, disabled: { $ne: true } }))),
       })
     : undefined;
   return {

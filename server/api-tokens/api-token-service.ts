@@ -15,12 +15,16 @@ import { newPublicId, newToken, TOKEN_PATTERN, tokenDigest } from "@/server/acco
  * A person's API tokens: create (the secret is answered this once), list and revoke for
  * their owner, and `verify` for a bearer secret. Only the secret's SHA-256 is kept, and a
  * secret is found by it; a revoked, unknown or malformed secret, one of another scope and
- * one whose owner's account is disabled all verify as nothing.
+ * one whose owner's account is disabled or gone all verify as nothing.
  */
 export interface ApiTokenServiceDeps {
   model: Models["ApiToken"];
-  /** Whether the owner's account is disabled (account modes); absent: owners are cookie identities. */
-  ownerDisabled?(ownerId: string): Promise<boolean>;
+  /**
+   * Whether the owner is an account that may act now (account modes: it exists and is not
+   * disabled; a token made before accounts, by a browser identity, is no one's). Absent:
+   * owners are browser identities, which are always someone.
+   */
+  ownerActive?(ownerId: string): Promise<boolean>;
   now?: () => Date;
 }
 
@@ -80,7 +84,7 @@ export class ApiTokenService {
     if (!secret?.startsWith(API_TOKEN_PREFIX) || !TOKEN_PATTERN.test(secret.slice(API_TOKEN_PREFIX.length))) return null;
     const record = await this.deps.model.findById(tokenDigest(secret)).lean<ApiTokenRecord>();
     if (!record || record.revokedAt || record.scope !== scope) return null;
-    if (await this.deps.ownerDisabled?.(record.ownerId)) return null;
+    if (this.deps.ownerActive && !(await this.deps.ownerActive(record.ownerId))) return null;
     const now = this.now();
     if (!record.lastUsedAt || now.getTime() - record.lastUsedAt.getTime() >= LAST_USED_EVERY_MS) {
       await this.deps.model.updateOne({ _id: record._id }, { $set: { lastUsedAt: now } });

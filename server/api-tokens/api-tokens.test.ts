@@ -89,7 +89,7 @@ describe("API tokens", () => {
     expect(await harness.models.ApiToken.countDocuments({ ownerId: cara.id })).toBe(before);
   });
 
-  it("counts creations per person, and a disabled account's tokens stop working", async () => {
+  it("counts creations per person, and a disabled or deleted account's tokens stop working", async () => {
     const dan = await signUp("dan@example.com");
     const statuses: number[] = [];
     let secret = "";
@@ -103,6 +103,13 @@ describe("API tokens", () => {
     expect(await tokens().verify(secret, "a2a")).not.toBeNull();
     await harness.models.Account.updateOne({ _id: dan.id }, { $set: { disabled: true } });
     expect(await tokens().verify(secret, "a2a")).toBeNull();
+    await harness.models.Account.updateOne({ _id: dan.id }, { $set: { disabled: false } });
+    expect(await tokens().verify(secret, "a2a")).not.toBeNull();
+    // An account that is gone speaks for no one, nor does a browser identity's token from before accounts.
+    await harness.models.Account.deleteOne({ _id: dan.id });
+    expect(await tokens().verify(secret, "a2a")).toBeNull();
+    const before = await tokens().create("a-browser-identity", { name: "from single mode", scope: "a2a" });
+    expect(await tokens().verify(before.secret, "a2a")).toBeNull();
   });
 
   it("verifies nothing that is not a live secret", async () => {
