@@ -211,6 +211,10 @@ describe("Delegate as an A2A server", () => {
     const stranger = await clientWith(await makeToken(await harness.newCookie()));
     await expect(stranger.getTask({ tenant: "", id: seen.taskId, historyLength: undefined })).rejects.toThrow(/not found/i);
     await expect(stranger.cancelTask({ tenant: "", id: seen.taskId, metadata: undefined })).rejects.toThrow(/not found/i);
+    const resubscribe = async () => {
+      for await (const item of stranger.resubscribeTask({ tenant: "", id: seen.taskId })) void item;
+    };
+    await expect(resubscribe()).rejects.toThrow(/not found/i);
     const listOf = async (client: Client) =>
       (
         await client.listTasks({
