@@ -52,7 +52,10 @@ class TokenOwner implements User {
 export function a2aServer(deps: A2AServerDeps): (req: IncomingMessage, res: ServerResponse, pathname: string) => Promise<boolean> {
   const handler = new DefaultRequestHandler(
     delegateAgentCard(deps.publicUrl ?? "http://localhost", deps.version, deps.skills),
-    new MongoTaskStore(deps.tasks),
+    new MongoTaskStore(deps.tasks, (turn) => {
+      // Already ended or cancelled (this process's own cancel saves the task canceled too): nothing to stop.
+      void deps.sessions.command(turn.ownerId, turn.sessionId, { kind: "cancel", turnId: turn.turnId }).catch(() => undefined);
+    }),
     new DelegateExecutor({
       sessions: deps.sessions,
       taps: deps.taps,
