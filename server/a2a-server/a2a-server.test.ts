@@ -248,7 +248,9 @@ describe("Delegate as an A2A server", () => {
         headers: { "content-type": "application/json", ...(authorization ? { authorization } : {}) },
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "x" } }),
       });
-    for (const authorization of [undefined, "Bearer dlg_wrong", `Bearer ${secret.slice(0, -1)}A`]) {
+    // One character off: the last one changed to another.
+    const nearly = `${secret.slice(0, -1)}${secret.endsWith("A") ? "B" : "A"}`;
+    for (const authorization of [undefined, "Bearer dlg_wrong", `Bearer ${nearly}`]) {
       const res = await post(authorization);
       expect(res.status).toBe(401);
       expect(await json<{ error: { code: number; message: string } }>(res)).toMatchObject({ error: { code: -32001 } });
