@@ -192,6 +192,13 @@ export const envSchema = z
      * may reach; the operator's SUBAGENTS_FILE agents reach their own card's host anyway.
      */
     A2A_ALLOWED_HOSTS: withDefault(z.string(), ""),
+    /**
+     * Serves Delegate itself as an A2A agent: its card at /.well-known/agent-card.json and
+     * JSON-RPC at /a2a/jsonrpc, for callers holding an API token (docs/a2a-server.md).
+     */
+    A2A_SERVER_ENABLED: withDefault(bool, "false"),
+    /** The operator's subagent definitions (comma-separated names) the agent card lists as skills besides the master. */
+    A2A_SERVER_SKILLS: withDefault(z.string(), ""),
     /** A remote A2A agent that sends nothing for this long is given up on and its task cancelled. */
     A2A_IDLE_TIMEOUT_MS: withDefault(int(1_000, 3_600_000), 120_000),
     /** The master's step limit (model requests per turn). `MAX_TURNS`, its old name, is still read. */

@@ -16,6 +16,8 @@ import { defineAttachmentModel } from "./attachment";
 import { defineAttachmentChunkModel } from "./attachment-chunk";
 import { defineQuotaUsageModel } from "./quota-usage";
 import { defineAgentDefinitionModel } from "./agent-definition";
+import { defineApiTokenModel } from "./api-token";
+import { defineA2ATaskModel } from "./a2a-task";
 
 /**
  * The models, created on the connection they are given — nothing binds to mongoose's
@@ -48,6 +50,10 @@ export function createModels(connection: Connection) {
     AttachmentChunk: defineAttachmentChunkModel(connection),
     // Subagent definitions made in the app, one document per version.
     AgentDefinition: defineAgentDefinitionModel(connection),
+    // API tokens (bearer secrets for other agents), kept as hashes.
+    ApiToken: defineApiTokenModel(connection),
+    // Tasks other agents sent over A2A: unused without A2A_SERVER_ENABLED.
+    A2ATask: defineA2ATaskModel(connection),
     // Scale-out: unused without REDIS_URL.
     TurnLease: defineTurnLeaseModel(connection),
     // A person's spending per UTC day and month: unused without quotas.

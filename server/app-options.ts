@@ -24,6 +24,8 @@ import type { TurnRunner } from "@/server/sessions/turn-runner";
 import type { ShareService } from "@/server/share/share-service";
 import type { SubagentDefinition } from "@/lib/agent/definitions";
 import type { AgentService } from "@/server/agents/agent-service";
+import type { CardSkill } from "@/lib/a2a-server/agent-card";
+import type { ApiTokenService } from "@/server/api-tokens/api-token-service";
 
 /**
  * One HTTP server for everything: identity cookie, the JSON API, Socket.IO and (when
@@ -97,6 +99,14 @@ export interface AppOptions {
   usageModels?: UsageModels;
   /** The operator's definitions (built-ins and SUBAGENTS_FILE), listed read-only; defaults to the built-ins. */
   operatorAgents?: readonly SubagentDefinition[];
+  /** The API tokens' collection; absent: no token routes. */
+  apiTokens?: Models["ApiToken"];
+  /**
+   * Delegate as an A2A server (A2A_SERVER_ENABLED), which needs `apiTokens`: its tasks'
+   * collection, the skills its card lists besides the master, and the card's origin
+   * (PUBLIC_URL; absent: each request's own). Absent: not served.
+   */
+  a2aServer?: { tasks: Models["A2ATask"]; skills: readonly CardSkill[]; publicUrl?: string; heartbeatMs?: number };
   /** The share links' collection; absent: no share links (their routes answer not_found). */
   shareLinks?: Models["ShareLink"];
   /**
@@ -130,6 +140,8 @@ export interface App {
   accounts?: AccountService;
   /** Subagent definitions made in the app, when `agentModels` was given. */
   agents?: AgentService;
+  /** API tokens, when `apiTokens` was given. */
+  apiTokens?: ApiTokenService;
   /** Read-only share links, when `shareLinks` was given. */
   shares?: ShareService;
   /** Stops taking turns, ends the running ones (viewers are told), stores everything, releases leases; reports what it ended. */

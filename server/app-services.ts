@@ -27,6 +27,8 @@ import type { Logger } from "@/lib/log";
 import { logTurnEnd } from "@/server/logging/turn-log";
 import type { SessionObserver } from "@/server/sessions/session-observer";
 import type { AppOptions } from "./app-options";
+import { ApiTokenService } from "@/server/api-tokens/api-token-service";
+import { TurnTaps } from "@/server/a2a-server/turn-taps";
 
 /** The services behind both doors, HTTP and Socket.IO; what they tell sockets goes through `sockets`. */
 export interface AppServices {
@@ -41,6 +43,9 @@ export interface AppServices {
   limiterStore: LimiterStore;
   agents?: AgentService;
   usage?: UsageService;
+  apiTokens?: ApiTokenService;
+  /** Listeners on the chats' events in this process (the A2A server follows its turns through them). */
+  taps: TurnTaps;
 }
 
 /**
@@ -68,6 +73,8 @@ export function createServices(
       }
     : undefined;
   const sessionsChanged = sessionListNotifier(sockets, store, log);
+  const taps = new TurnTaps();
+  const relay = eventRelay(sockets, clustered);
   const chatSettings = new ChatSettingsService(store, options.catalog);
   const accountMode = options.accounts && options.accounts.mode !== "single" ? options.accounts : undefined;
   // Only an account can be an admin: in `single` mode nobody sees anyone else's usage or makes shared definitions.
@@ -91,7 +98,10 @@ export function createServices(
       const [settings, turnAgents] = await Promise.all([chatSettings.forTurn(ownerId, sessionId), agents?.forTurn(ownerId, sessionId)]);
       return turnAgents ? { ...settings, agents: turnAgents } : settings;
     },
-    relay: eventRelay(sockets, clustered),
+    relay: (event) => {
+      relay(event);
+      taps.emit(event);
+    },
     cluster,
     onTitleChanged: sessionsChanged,
     log,
@@ -149,7 +159,27 @@ export function createServices(
   const usage = options.usageModels
     ? new UsageService({ models: options.usageModels, isAdmin, personLabels: accountMode && (() => accountLabels(accountMode.models)) })
     : undefined;
-  return { login, registry, sessions, shares, attachments, accounts, accountThrottles: throttles, limiterStore, agents, usage };
+  const apiTokens = options.apiTokens
+    ? new ApiTokenService({
+        model: options.apiTokens,
+        ownerActive:
+          accountModels && (async (ownerId) => Boolean(await accountModels.Account.exists({ _id: ownerId, disabled: { $ne: true } }))),
+      })
+    : undefined;
+  return {
+    login,
+    registry,
+    sessions,
+    shares,
+    attachments,
+    accounts,
+    accountThrottles: throttles,
+    limiterStore,
+    agents,
+    usage,
+    apiTokens,
+    taps,
+  };
 }
 
 /** The metrics' observer, and a log line as each turn this process ran ends (server/logging/turn-log.ts). */

@@ -16,8 +16,13 @@ import type { App, AppOptions } from "./app-options";
 import { createServices } from "./app-services";
 import { closeApp } from "./shutdown";
 import { createAppMetrics } from "@/server/metrics/app-metrics";
+import { a2aServer } from "@/server/a2a-server/a2a-routes";
+import { APP_VERSION } from "@/lib/app-version";
 
 export type { App, AppOptions } from "./app-options";
+
+/** Tokens one person may make per minute: enough for any person, too few to fill the collection. */
+const TOKEN_CREATIONS = { name: "api-token-create", points: 10, durationS: 60 };
 
 /**
  * The app: its services, the HTTP handler in front of them, the Socket.IO server on the
@@ -31,12 +36,8 @@ export function createApp(options: AppOptions): App {
   const identity = createIdentity(options.secret);
   const sockets = new AppSockets();
   const metrics = options.metrics ?? createAppMetrics();
-  const { login, registry, sessions, shares, attachments, accounts, accountThrottles, limiterStore, agents, usage } = createServices(
-    options,
-    settings,
-    sockets,
-    metrics,
-  );
+  const { login, registry, sessions, shares, attachments, accounts, accountThrottles, limiterStore, agents, usage, apiTokens, taps } =
+    createServices(options, settings, sockets, metrics);
   const shareViewer = shareViewerSignIn({ accounts, login });
 
   const routes = httpRoutes({
@@ -50,6 +51,22 @@ export function createApp(options: AppOptions): App {
     attachments,
     agents,
     usage,
+    apiTokens,
+    tokenCreations: limiterStore.limiter(TOKEN_CREATIONS),
+    a2a:
+      apiTokens && options.a2aServer
+        ? a2aServer({
+            tokens: apiTokens,
+            sessions,
+            taps,
+            tasks: options.a2aServer.tasks,
+            skills: options.a2aServer.skills,
+            ...(options.a2aServer.publicUrl ? { publicUrl: options.a2aServer.publicUrl } : {}),
+            ...(options.a2aServer.heartbeatMs ? { heartbeatMs: options.a2aServer.heartbeatMs } : {}),
+            version: APP_VERSION,
+            log,
+          })
+        : undefined,
     dbUp: options.dbUp,
     importMaxBytes: options.importMaxBytes,
     importBodyTimeoutMs: options.importBodyTimeoutMs,
@@ -122,6 +139,7 @@ export function createApp(options: AppOptions): App {
     accounts,
     shares,
     agents,
+    apiTokens,
     close: () => closeApp({ registry, io, cluster, openSockets, httpServer }),
   };
 }

@@ -4,6 +4,7 @@ import next from "next";
 import { loadEnvFile } from "node:process";
 import { existsSync } from "node:fs";
 import { SubagentConfigError } from "@/lib/agent/definitions";
+import { listedSkills } from "@/lib/a2a-server/agent-card";
 import { EndpointsConfigError } from "@/lib/catalog/endpoints-config";
 import { EnvError, env as loadEnv, type Env } from "@/lib/env";
 import { McpConfigError } from "@/lib/mcp/config";
@@ -78,6 +79,16 @@ async function main(log: ServerLogger): Promise<void> {
     agentModels: db.models,
     usageModels: db.models,
     operatorAgents: definitions,
+    apiTokens: db.models.ApiToken,
+    ...(config.A2A_SERVER_ENABLED
+      ? {
+          a2aServer: {
+            tasks: db.models.A2ATask,
+            skills: listedSkills(config.A2A_SERVER_SKILLS, definitions),
+            ...(config.PUBLIC_URL ? { publicUrl: config.PUBLIC_URL } : {}),
+          },
+        }
+      : {}),
     pageHandler: (req, res) => handle(req, res),
     upgradeHandler: dev ? nextApp.getUpgradeHandler() : undefined,
     dbUp: db.isUp,

@@ -64,7 +64,7 @@ function Frame({ children, serverTitle }: { children: ReactNode; serverTitle?: R
       >
         Skip to message box
       </a>
-      <Sidebar currentSessionId={currentSessionId} open={drawerOpen} onClose={close} onLeave={leave} />
+      <Sidebar currentSessionId={currentSessionId} open={drawerOpen} onClose={close} onLeave={leave} a2aServer={info?.a2aServer ?? false} />
       <div className="flex min-w-0 flex-1 flex-col">
         <Header
           title={title}

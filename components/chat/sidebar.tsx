@@ -7,6 +7,7 @@ import type { SessionSummary } from "@/lib/contracts";
 import { PlusIcon, XIcon } from "@/components/ui/icons";
 import { AGENTS_PATH } from "@/lib/agents/links";
 import { USAGE_PATH } from "@/lib/usage/links";
+import { TOKENS_PATH } from "@/lib/api-tokens/links";
 import { ImportButton } from "./import-button";
 import { groupByDay } from "./session-date";
 import { repeatedTitles, SessionItem } from "./session-item";
@@ -15,6 +16,8 @@ import { useSessions, type SessionsApi } from "./sessions-context";
 
 export interface SidebarProps {
   currentSessionId: string | null;
+  /** The A2A server is on: the footer links the tokens page. */
+  a2aServer?: boolean;
   /** Drawer state on narrow screens; ignored from md up, where the sidebar is always shown. */
   open: boolean;
   onClose: () => void;
@@ -43,7 +46,7 @@ function keepFocusInside(container: HTMLElement, e: KeyboardEvent): void {
   }
 }
 
-export function Sidebar({ currentSessionId, open, onClose, onLeave }: SidebarProps) {
+export function Sidebar({ currentSessionId, open, onClose, onLeave, a2aServer = false }: SidebarProps) {
   const { sessions, loadError, rename, remove, hasMore, loadingMore, moreError, loadMore } = useSessions();
   const search = useSessionSearch();
   // The clock for "09:05 / Yesterday" labels: a minute is fine-grained enough, and the
@@ -205,6 +208,11 @@ export function Sidebar({ currentSessionId, open, onClose, onLeave }: SidebarPro
           <Link href={USAGE_PATH} onClick={onClose} data-testid="sidebar-usage" className={FOOTER_LINK}>
             Usage
           </Link>
+          {a2aServer ? (
+            <Link href={TOKENS_PATH} onClick={onClose} data-testid="sidebar-tokens" className={FOOTER_LINK}>
+              Tokens
+            </Link>
+          ) : null}
         </nav>
       </aside>
     </>

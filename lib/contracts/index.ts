@@ -15,3 +15,4 @@ export * from "./agents";
 export * from "./usage";
 export * from "./quota";
 export * from "./input";
+export * from "./api-token";

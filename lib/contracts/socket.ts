@@ -98,6 +98,8 @@ export interface AppInfo {
   attachmentMaxBytes?: number;
   /** A turn's default budget (TURN_BUDGET_*), which the composer's budget field shows; absent: none. */
   turnBudget?: Budget;
+  /** A2A_SERVER_ENABLED: other agents may call this one with an API token (the sidebar links the tokens page). */
+  a2aServer?: boolean;
 }
 
 /** One MCP tool server as the header shows it. `failed` and `restarting` carry the last error; both retry with backoff. */

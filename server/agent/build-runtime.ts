@@ -104,6 +104,7 @@ export function buildRuntime(
     contextTokens: env.CONTEXT_TOKENS,
     attachmentMaxBytes: env.ATTACHMENT_MAX_BYTES,
     ...turnBudgetOf(env),
+    ...(env.A2A_SERVER_ENABLED ? { a2aServer: true } : {}),
   };
   return { runtime, appInfo: mcp ? () => ({ ...appInfo, mcpServers: mcp.servers() }) : appInfo, mcp, catalog, definitions };
 }

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ShareViewer } from "@/lib/contracts";
 import { env } from "@/lib/env";
 import type { Logger } from "@/lib/log";
@@ -18,6 +19,12 @@ import type { AgentHttpDeps } from "@/server/agents/agent-routes";
 import type { AgentService } from "@/server/agents/agent-service";
 import type { UsageHttpDeps } from "@/server/usage/usage-routes";
 import type { UsageService } from "@/server/usage/usage-service";
+import type { ApiTokenHttpDeps } from "@/server/api-tokens/api-token-routes";
+import type { ApiTokenService } from "@/server/api-tokens/api-token-service";
+import type { Limiter } from "@/server/limiter-store";
+
+/** Delegate's A2A endpoint (server/a2a-server/): answers its paths, false for any other. */
+export type A2ARoute = (req: IncomingMessage, res: ServerResponse, pathname: string) => Promise<boolean>;
 
 /** The groups of HTTP routes this instance serves, each with what it needs; absent: not served. */
 export interface HttpRoutes {
@@ -34,6 +41,10 @@ export interface HttpRoutes {
   agents?: AgentHttpDeps;
   /** The usage report. */
   usage?: UsageHttpDeps;
+  /** A person's API tokens. */
+  tokens?: ApiTokenHttpDeps;
+  /** Delegate as an A2A server (A2A_SERVER_ENABLED); a bearer token, not a sign-in, opens it. */
+  a2a?: A2ARoute;
 }
 
 export function httpRoutes(deps: {
@@ -47,6 +58,10 @@ export function httpRoutes(deps: {
   attachments?: AttachmentService;
   agents?: AgentService;
   usage?: UsageService;
+  apiTokens?: ApiTokenService;
+  /** Token creations per person. */
+  tokenCreations?: Pick<Limiter, "consume">;
+  a2a?: A2ARoute;
   dbUp?: () => Promise<boolean> | boolean;
   importMaxBytes?: number;
   importBodyTimeoutMs?: number;
@@ -100,5 +115,9 @@ export function httpRoutes(deps: {
       : undefined,
     agents: deps.agents ? { agents: deps.agents, allowedOrigins, log } : undefined,
     usage: deps.usage ? { usage: deps.usage, log } : undefined,
+    tokens: deps.apiTokens
+      ? { tokens: deps.apiTokens, allowedOrigins, ...(deps.tokenCreations ? { creations: deps.tokenCreations } : {}), log }
+      : undefined,
+    a2a: deps.a2a,
   };
 }

@@ -8,6 +8,7 @@ import type { SessionService } from "@/server/sessions/session-service";
 import { handleAttachmentApi } from "@/server/attachments/attachment-routes";
 import { handleAgentApi } from "@/server/agents/agent-routes";
 import { handleUsageApi } from "@/server/usage/usage-routes";
+import { handleApiTokenApi } from "@/server/api-tokens/api-token-routes";
 import { handleShareOwnerApi, handleShareViewer } from "@/server/share/share-routes";
 import { gateAccountRequest, type AccountHttpDeps } from "./account-routes";
 import { handleApi } from "./api";
@@ -92,7 +93,9 @@ function pathOf(url: string | undefined): string {
 async function route(req: IncomingMessage, res: ServerResponse, deps: RequestHandlerDeps): Promise<void> {
   const cookies = parseCookie(req.headers.cookie ?? "");
   const url = new URL(req.url ?? "/", "http://local");
-  const { share, account } = deps.routes;
+  const { share, account, a2a } = deps.routes;
+  // Another agent signs in with its bearer token, not a cookie: before the sign-in gates.
+  if (a2a && (await a2a(req, res, url.pathname))) return;
   // Share viewers come before the sign-in gates: a public link needs no sign-in (share-routes.ts).
   if (share) {
     const shared = await handleShareViewer(req, res, url, share);
@@ -117,7 +120,7 @@ async function routeAccountMode(
   account: AccountHttpDeps,
   deps: RequestHandlerDeps,
 ): Promise<void> {
-  const { oidc, share, api, attachments, agents, usage } = deps.routes;
+  const { oidc, share, api, attachments, agents, usage, tokens } = deps.routes;
   if (oidc && (await handleOidc(req, res, url, cookies, oidc))) return;
   const gate = await gateAccountRequest(req, res, url, cookies, deps.identity.verify(cookies[IDENTITY_COOKIE]), account);
   if (gate.answered) return;
@@ -126,6 +129,7 @@ async function routeAccountMode(
   if (attachments && (await handleAttachmentApi(req, res, url, gate.accountId ?? "", attachments))) return;
   if (agents && gate.accountId && (await handleAgentApi(req, res, url, gate.accountId, agents))) return;
   if (usage && gate.accountId && (await handleUsageApi(req, res, url, gate.accountId, usage))) return;
+  if (tokens && gate.accountId && (await handleApiTokenApi(req, res, url, gate.accountId, tokens))) return;
   if (await handleApi(req, res, gate.accountId ?? "", api)) return;
   // The page sees the account the socket handshake would accept, or no one.
   if (gate.accountId) admitPageViewer(req, res, pageViewerOf(deps.sessions, gate.accountId));
@@ -142,7 +146,7 @@ async function routeSingleMode(
   deps: RequestHandlerDeps,
 ): Promise<void> {
   const { identity, login, pageHandler } = deps;
-  const { share, api, attachments, agents, usage } = deps.routes;
+  const { share, api, attachments, agents, usage, tokens } = deps.routes;
   if (url.pathname === ACCOUNT_ROUTES.state && req.method === "GET") {
     // Single mode answers the same question: no accounts here.
     res.writeHead(200, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
@@ -160,6 +164,7 @@ async function routeSingleMode(
   if (attachments && (await handleAttachmentApi(req, res, url, userId, attachments))) return;
   if (agents && (await handleAgentApi(req, res, url, userId, agents))) return;
   if (usage && (await handleUsageApi(req, res, url, userId, usage))) return;
+  if (tokens && (await handleApiTokenApi(req, res, url, userId, tokens))) return;
   if (await handleApi(req, res, userId, api)) return;
   if (!pageHandler) {
     notFound(res);

@@ -15,6 +15,7 @@ import { recordEvents, request, startLiveApp, type LiveApp, type LiveClient } fr
 import type { OidcClient } from "@/server/accounts/oidc";
 import { Cluster, type ClusterOptions } from "@/server/cluster/cluster";
 import { mongoLeases } from "@/server/cluster/lease";
+import type { CardSkill } from "@/lib/a2a-server/agent-card";
 import { AttachmentStore, type AttachmentLimits } from "@/server/attachments/attachment-store";
 
 /**
@@ -65,6 +66,10 @@ export async function startHarness(
     /** Single sign-on in the account modes (server/accounts/oidc.ts). */ sso?: { label: string; oidc: OidcClient };
     /** Scale-out: this app joins a cluster (a real Redis) with leases on this harness's database; see also cluster-apps.ts. */ clusterWith?: ClusterOptions;
     /** The attachments' limits instead of ATTACHMENT_MAX_BYTES and ATTACHMENTS_MAX_CHAT_BYTES. */ attachmentLimits?: AttachmentLimits;
+    /** Delegate as an A2A server on this database (its tasks' collection), with these skills besides the master. */ a2a?: {
+      skills?: CardSkill[];
+      heartbeatMs?: number;
+    };
     /** Every chat's write outbox gets these (a shorter backoff, a log to watch its retries). */ outbox?: Pick<
       WriteOutboxOptions,
       "retry" | "log"
@@ -97,6 +102,10 @@ export async function startHarness(
       loginSessions: models.LoginSession,
       agentModels: models,
       usageModels: models,
+      apiTokens: models.ApiToken,
+      ...(options.a2a
+        ? { a2aServer: { tasks: models.A2ATask, skills: options.a2a.skills ?? [], heartbeatMs: options.a2a.heartbeatMs } }
+        : {}),
       ...options,
       accounts,
       cluster,

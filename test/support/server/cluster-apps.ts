@@ -40,12 +40,15 @@ export interface ClusterApps {
 
 export async function startClusterApps(
   label: string,
-  options: { count?: number; leaseMs?: number; runnerFor: (index: number) => TurnRunner } & Omit<
-    Partial<AppOptions>,
-    "runner" | "store" | "cluster"
-  >,
+  options: {
+    count?: number;
+    leaseMs?: number;
+    runnerFor: (index: number) => TurnRunner;
+    /** Options that need the database's models (API tokens, A2A tasks). */
+    optionsFor?: (db: TestDatabase) => Partial<AppOptions>;
+  } & Omit<Partial<AppOptions>, "runner" | "store" | "cluster">,
 ): Promise<ClusterApps> {
-  const { count = 3, leaseMs = 10_000, runnerFor, ...appOptions } = options;
+  const { count = 3, leaseMs = 10_000, runnerFor, optionsFor, ...appOptions } = options;
   const redis = await startTestRedis();
   const db = await openTestDatabase(label);
   const members: ClusterMember[] = [];
@@ -62,6 +65,7 @@ export async function startClusterApps(
       agentModels: db.models,
       metrics,
       ...appOptions,
+      ...optionsFor?.(db),
       store: db.store,
       runner: runnerFor(i),
       cluster,
