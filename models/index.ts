@@ -16,6 +16,7 @@ import { defineAttachmentModel } from "./attachment";
 import { defineAttachmentChunkModel } from "./attachment-chunk";
 import { defineQuotaUsageModel } from "./quota-usage";
 import { defineAgentDefinitionModel } from "./agent-definition";
+import { defineMcpOAuthModel } from "./mcp-oauth";
 
 /**
  * The models, created on the connection they are given — nothing binds to mongoose's
@@ -52,6 +53,8 @@ export function createModels(connection: Connection) {
     TurnLease: defineTurnLeaseModel(connection),
     // A person's spending per UTC day and month: unused without quotas.
     QuotaUsage: defineQuotaUsageModel(connection),
+    // People's sign-ins to MCP servers with oauth: unused without such a server.
+    McpOAuth: defineMcpOAuthModel(connection),
   };
 }
 

@@ -50,6 +50,7 @@ export function createApp(options: AppOptions): App {
     attachments,
     agents,
     usage,
+    ...(options.mcp ? { mcp: options.mcp } : {}),
     dbUp: options.dbUp,
     importMaxBytes: options.importMaxBytes,
     importBodyTimeoutMs: options.importBodyTimeoutMs,

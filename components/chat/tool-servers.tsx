@@ -5,6 +5,7 @@ import type { McpServerInfo } from "@/lib/contracts";
 import { getSocket, request } from "@/components/realtime/socket";
 import { WrenchIcon } from "@/components/ui/icons";
 import { PopoverMenu } from "@/components/ui/popover-menu";
+import { ToolServerSignIn } from "./tool-server-sign-in";
 
 const STATUS_TEXT: Record<McpServerInfo["status"], string> = {
   connecting: "connecting…",
@@ -12,6 +13,7 @@ const STATUS_TEXT: Record<McpServerInfo["status"], string> = {
   failed: "failed, retrying",
   restarting: "restarting",
   disabled: "disabled",
+  needs_sign_in: "needs sign-in",
 };
 
 const DOT: Record<McpServerInfo["status"], string> = {
@@ -20,6 +22,7 @@ const DOT: Record<McpServerInfo["status"], string> = {
   failed: "bg-red-500",
   restarting: "bg-amber-500",
   disabled: "bg-zinc-400",
+  needs_sign_in: "bg-sky-500",
 };
 
 /**
@@ -27,7 +30,8 @@ const DOT: Record<McpServerInfo["status"], string> = {
  * opening a listing of each server, its state (and last error) and its tools. The listing
  * asks the server again when it opens (then every 2 s while it is open), and the button every
  * 15 s while a server is not yet (or no longer) connected, so both show the state of now.
- * Names, errors and descriptions come from the servers: React renders them as text.
+ * Names, errors and descriptions come from the servers: React renders them as text. A
+ * server each person signs in to has Sign in / Sign out; its tools are this person's own.
  */
 export function ToolServers({ servers: initial }: { servers: McpServerInfo[] }) {
   const [open, setOpen] = useState(false);
@@ -35,7 +39,9 @@ export function ToolServers({ servers: initial }: { servers: McpServerInfo[] }) 
 
   useEffect(() => setServers(initial), [initial]);
 
-  const unsettled = servers.some((s) => s.status !== "connected" && s.status !== "disabled");
+  // Waiting for a person to sign in is not a state that changes on its own.
+  const unsettled = servers.some((s) => s.status !== "connected" && s.status !== "disabled" && s.status !== "needs_sign_in");
+  const [refreshes, setRefreshes] = useState(0);
   useEffect(() => {
     if (!unsettled && !open) return;
     let alive = true;
@@ -50,7 +56,7 @@ export function ToolServers({ servers: initial }: { servers: McpServerInfo[] }) 
       alive = false;
       clearInterval(timer);
     };
-  }, [unsettled, open]);
+  }, [unsettled, open, refreshes]);
 
   const connected = servers.filter((s) => s.status === "connected").length;
   const active = servers.filter((s) => s.status !== "disabled").length;
@@ -85,7 +91,9 @@ export function ToolServers({ servers: initial }: { servers: McpServerInfo[] }) 
               <span className="font-mono text-zinc-900 dark:text-zinc-100">{server.name}</span>
               <span className="text-xs text-zinc-500 dark:text-zinc-400">{STATUS_TEXT[server.status]}</span>
             </div>
-            {server.error ? <p className="mt-1 text-xs break-words text-red-700 dark:text-red-400">{server.error}</p> : null}
+            {server.error && server.status !== "needs_sign_in" ? (
+              <p className="mt-1 text-xs break-words text-red-700 dark:text-red-400">{server.error}</p>
+            ) : null}
             {server.tools.length ? (
               <ul className="mt-1 ml-4 space-y-0.5">
                 {server.tools.map((tool) => (
@@ -97,6 +105,7 @@ export function ToolServers({ servers: initial }: { servers: McpServerInfo[] }) 
             ) : server.status === "connected" ? (
               <p className="mt-1 ml-4 text-xs text-zinc-500 dark:text-zinc-400">No tools.</p>
             ) : null}
+            {server.signIn ? <ToolServerSignIn server={server} onChanged={() => setRefreshes((n) => n + 1)} /> : null}
           </li>
         ))}
       </ul>

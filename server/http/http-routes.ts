@@ -18,6 +18,7 @@ import type { AgentHttpDeps } from "@/server/agents/agent-routes";
 import type { AgentService } from "@/server/agents/agent-service";
 import type { UsageHttpDeps } from "@/server/usage/usage-routes";
 import type { UsageService } from "@/server/usage/usage-service";
+import { mcpSignInRoutes, type McpSignInHttpDeps } from "@/server/mcp/oauth/sign-in-routes";
 
 /** The groups of HTTP routes this instance serves, each with what it needs; absent: not served. */
 export interface HttpRoutes {
@@ -34,6 +35,8 @@ export interface HttpRoutes {
   agents?: AgentHttpDeps;
   /** The usage report. */
   usage?: UsageHttpDeps;
+  /** People's sign-ins to MCP servers with `oauth`, when MCP servers are configured. */
+  mcpSignIn?: ReturnType<typeof mcpSignInRoutes>;
 }
 
 export function httpRoutes(deps: {
@@ -47,6 +50,7 @@ export function httpRoutes(deps: {
   attachments?: AttachmentService;
   agents?: AgentService;
   usage?: UsageService;
+  mcp?: McpSignInHttpDeps["mcp"];
   dbUp?: () => Promise<boolean> | boolean;
   importMaxBytes?: number;
   importBodyTimeoutMs?: number;
@@ -100,5 +104,13 @@ export function httpRoutes(deps: {
       : undefined,
     agents: deps.agents ? { agents: deps.agents, allowedOrigins, log } : undefined,
     usage: deps.usage ? { usage: deps.usage, log } : undefined,
+    mcpSignIn: deps.mcp
+      ? mcpSignInRoutes({
+          mcp: deps.mcp,
+          allowedOrigins,
+          ...(deps.settings.hosts.publicUrl ? { publicUrl: deps.settings.hosts.publicUrl } : {}),
+          ...(log ? { log } : {}),
+        })
+      : undefined,
   };
 }
