@@ -5,6 +5,7 @@ import type { McpServerInfo } from "@/lib/contracts";
 import { getSocket, request } from "@/components/realtime/socket";
 import { WrenchIcon } from "@/components/ui/icons";
 import { PopoverMenu } from "@/components/ui/popover-menu";
+import { signInOutcome, SIGN_IN_ERROR_PARAM, SIGNED_IN_PARAM, type SignInOutcome } from "@/lib/mcp/sign-in-routes";
 import { ToolServerSignIn } from "./tool-server-sign-in";
 
 const STATUS_TEXT: Record<McpServerInfo["status"], string> = {
@@ -38,6 +39,19 @@ export function ToolServers({ servers: initial }: { servers: McpServerInfo[] }) 
   const [servers, setServers] = useState(initial);
 
   useEffect(() => setServers(initial), [initial]);
+
+  // Back from a server's sign-in page: open the listing with how it went, and tidy the address.
+  const [outcome, setOutcome] = useState<SignInOutcome | null>(null);
+  useEffect(() => {
+    const found = signInOutcome(window.location.search);
+    if (!found) return;
+    setOutcome(found);
+    setOpen(true);
+    const url = new URL(window.location.href);
+    url.searchParams.delete(SIGNED_IN_PARAM);
+    url.searchParams.delete(SIGN_IN_ERROR_PARAM);
+    window.history.replaceState(window.history.state, "", url);
+  }, []);
 
   // Waiting for a person to sign in is not a state that changes on its own.
   const unsettled = servers.some((s) => s.status !== "connected" && s.status !== "disabled" && s.status !== "needs_sign_in");
@@ -83,6 +97,15 @@ export function ToolServers({ servers: initial }: { servers: McpServerInfo[] }) 
       panelClassName="absolute right-0 z-30 mt-1 max-h-[70vh] w-[min(24rem,calc(100vw-1rem))] overflow-y-auto rounded-lg border border-zinc-200 bg-white p-3 text-sm shadow-lg outline-none dark:border-zinc-700 dark:bg-zinc-900"
     >
       <h2 className="mb-2 text-xs font-medium tracking-wide text-zinc-500 uppercase dark:text-zinc-400">Tool servers (MCP)</h2>
+      {outcome ? (
+        <p
+          role="status"
+          data-testid="tool-server-sign-in-outcome"
+          className={`mb-2 text-xs break-words ${outcome.ok ? "text-emerald-700 dark:text-emerald-400" : "text-red-700 dark:text-red-400"}`}
+        >
+          {outcome.ok ? `Signed in to ${outcome.server}.` : outcome.message}
+        </p>
+      ) : null}
       <ul className="space-y-3">
         {servers.map((server) => (
           <li key={server.name} data-testid="tool-server">

@@ -27,8 +27,6 @@ export interface PersonalServerDeps {
  */
 export class PersonalServer {
   private readonly connections = new Map<string, McpConnection>();
-  /** People whose stored sign-in was looked up (so each person's is read once, not per turn). */
-  private readonly checked = new Set<string>();
   private readonly fetch: typeof fetch;
 
   constructor(
@@ -43,13 +41,17 @@ export class PersonalServer {
     return this.config.name;
   }
 
-  /** Opens this person's connection if they hold a sign-in; resolves once it has connected or failed. */
+  /**
+   * Opens this person's connection if they hold a sign-in; resolves once it has connected
+   * or failed. Without a live connection the store is read each time (one indexed read):
+   * the person may have signed in through another process since.
+   */
   async prepare(ownerId: string): Promise<void> {
     if (!this.config.enabled) return;
-    if (!this.connections.has(ownerId) && !this.checked.has(ownerId)) {
-      this.checked.add(ownerId);
+    const current = this.connections.get(ownerId);
+    if (!current || current.status === "needs_sign_in") {
       const stored = await this.deps.store.load(ownerId, this.name);
-      if (stored.tokens && stored.redirectUrl && !this.connections.has(ownerId)) this.open(ownerId, stored.redirectUrl);
+      if (stored.tokens && stored.redirectUrl && this.connections.get(ownerId) === current) this.reopen(ownerId, stored.redirectUrl);
     }
     await this.connections.get(ownerId)?.settled();
   }

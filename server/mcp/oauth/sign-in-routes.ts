@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { AppError } from "@/lib/contracts";
 import type { Logger } from "@/lib/log";
-import { MCP_OAUTH_CALLBACK, MCP_SIGN_IN_PATH, type McpSignInAnswer } from "@/lib/mcp/sign-in-routes";
+import { MCP_OAUTH_CALLBACK, MCP_SIGN_IN_PATH, SIGN_IN_ERROR_PARAM, SIGNED_IN_PARAM, type McpSignInAnswer } from "@/lib/mcp/sign-in-routes";
 import { errorAnswer } from "@/server/http/error-answer";
 import { originAllowed } from "@/server/http/origin";
 import { createKeyedRateLimiter, type RateLimit } from "@/server/realtime/rate-limit";
@@ -67,7 +67,7 @@ export function mcpSignInRoutes(deps: McpSignInHttpDeps) {
   };
 }
 
-/** Finishes the sign-in and sends the browser to the app, saying how it went in the address (`mcp_signed_in` or `mcp_error`). */
+/** Finishes the sign-in and sends the browser to the app, saying how it went in the address (the tool servers menu reads it). */
 async function callback(req: IncomingMessage, res: ServerResponse, url: URL, userId: string, deps: McpSignInHttpDeps): Promise<void> {
   const back = new URL("/", "http://app");
   try {
@@ -79,10 +79,10 @@ async function callback(req: IncomingMessage, res: ServerResponse, url: URL, use
     const state = url.searchParams.get("state");
     const code = url.searchParams.get("code");
     if (!state || !code) throw new AppError("bad_request", "The authorization server sent no code or state back.");
-    back.searchParams.set("mcp_signed_in", await deps.mcp.finishSignIn(userId, state, code));
+    back.searchParams.set(SIGNED_IN_PARAM, await deps.mcp.finishSignIn(userId, state, code));
   } catch (error) {
     const { body } = errorAnswer(error, "mcp sign-in", url.pathname, deps.log);
-    back.searchParams.set("mcp_error", body.error.message);
+    back.searchParams.set(SIGN_IN_ERROR_PARAM, body.error.message);
   }
   res.writeHead(303, { location: `${back.pathname}${back.search}`, "cache-control": "no-store" });
   res.end();

@@ -136,6 +136,24 @@ describe("signing in to an MCP server", () => {
     expect(await tool(m, BOB)!.run({}, ctx())).toContain("You are bob.");
   });
 
+  it("another process picks up a sign-in made elsewhere, and loses access when the person signs out there", async () => {
+    const here = start();
+    const there = createMcpManager([signInServer()], { signIns: { store, lookup: () => undefined } });
+    try {
+      await there.prepare(ALICE);
+      expect(there.servers(ALICE)[0]).toMatchObject({ status: "needs_sign_in" });
+      await signIn(here, ALICE, "alice");
+      await there.prepare(ALICE);
+      expect(await tool(there, ALICE)!.run({}, ctx())).toContain("You are alice.");
+
+      await here.signOut(ALICE, "vault");
+      await expect(tool(there, ALICE)!.run({}, ctx())).rejects.toThrow(/vault/);
+      await waitFor(() => there.servers(ALICE)[0]?.status === "needs_sign_in", "the other process to need a sign-in");
+    } finally {
+      await there.close();
+    }
+  });
+
   it("a state works once, only for the person who started the sign-in", async () => {
     const m = start();
     const started = await m.signIn(ALICE, "vault", REDIRECT);
