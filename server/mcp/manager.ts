@@ -37,6 +37,8 @@ export interface McpManagerOptions {
   signIns?: PersonalServerDeps;
 }
 
+const MAX_STATE_LENGTH = 128;
+
 export function createMcpManager(configs: readonly McpServerConfig[], options: McpManagerOptions = {}): McpManager {
   const listeners = new Set<() => void>();
   const notify = () => {
@@ -71,7 +73,11 @@ export function createMcpManager(configs: readonly McpServerConfig[], options: M
     },
     signIn: (ownerId, serverName, redirectUrl) => personalServer(serverName).signIn(ownerId, redirectUrl),
     async finishSignIn(ownerId, state, code) {
-      const attempt = await options.signIns?.store.takeAttempt(state, new Date(options.signIns.now?.() ?? Date.now()));
+      // Ours are 43 characters; anything far longer is not worth a query.
+      const attempt =
+        state.length <= MAX_STATE_LENGTH
+          ? await options.signIns?.store.takeAttempt(state, new Date(options.signIns.now?.() ?? Date.now()))
+          : undefined;
       // Bound to the person who started it: another browser bringing the code back gets nothing.
       if (!attempt || attempt.ownerId !== ownerId) {
         throw new AppError(

@@ -71,7 +71,17 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     if (typeof setting === "object") {
       return { client_id: setting.clientId, ...(this.scope.clientSecret ? { client_secret: this.scope.clientSecret } : {}) };
     }
-    return (await this.scope.store.load(this.scope.ownerId, this.scope.serverName)).client;
+    const stored = (await this.scope.store.load(this.scope.ownerId, this.scope.serverName)).client;
+    // Registered for another address of the app (localhost, then its public name): register again for this one.
+    if (
+      stored &&
+      "redirect_uris" in stored &&
+      Array.isArray(stored.redirect_uris) &&
+      !stored.redirect_uris.includes(this.scope.redirectUrl)
+    ) {
+      return undefined;
+    }
+    return stored;
   }
 
   async saveClientInformation(client: OAuthClientInformationMixed): Promise<void> {

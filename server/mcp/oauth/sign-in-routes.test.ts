@@ -130,6 +130,23 @@ describe("the MCP sign-in routes", () => {
     expect((model.requests.at(-1)!.tools ?? []).map((t) => t.name)).not.toContain("vault.whoami");
   });
 
+  it("answers forged, missing, oversized and refused callbacks by sending the browser back with the reason, signing no one in", async () => {
+    const alice = await harness.newCookie();
+    const callback = async (query: string) => {
+      const res = await fetch(`${harness.baseUrl}/api/mcp/oauth/callback${query}`, { redirect: "manual", headers: { cookie: alice } });
+      expect(res.status).toBe(303);
+      return new URL(res.headers.get("location")!, harness.baseUrl).searchParams.get("mcp_error") ?? "";
+    };
+    expect(await callback("?state=forged&code=forged")).toMatch(/unknown, was already used, expired/);
+    expect(await callback(`?state=${"a".repeat(100_000).slice(0, 6_000)}&code=x`)).toMatch(/unknown/);
+    expect(await callback("?code=x")).toMatch(/no code or state/);
+    expect(await callback("?state[$ne]=x&code=x")).toMatch(/no code or state/);
+    const refused = await callback(`?error=access_denied&error_description=${encodeURIComponent("<script>x</script>".repeat(100))}`);
+    expect(refused).toMatch(/^The authorization server refused: access_denied/);
+    expect(refused.length).toBeLessThan(300);
+    expect(await serverInfo(alice, "vault")).toMatchObject({ status: "needs_sign_in" });
+  });
+
   it("refuses a cross-site sign-in, an unknown server, and a GET", async () => {
     const alice = await harness.newCookie();
     expect((await post(alice, mcpSignInRoute("vault", "sign-in"), "https://evil.example")).status).toBe(401);

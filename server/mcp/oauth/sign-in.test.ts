@@ -154,6 +154,24 @@ describe("signing in to an MCP server", () => {
     }
   });
 
+  it("signing in from another address of the app registers again for that address", async () => {
+    const m = start();
+    await signIn(m, ALICE, "alice");
+    await m.signOut(ALICE, "vault");
+    const other = "http://localhost:3999/api/mcp/oauth/callback";
+    const started = await m.signIn(BOB, "vault", other);
+    const back = await as.signIn(started!.authorizationUrl, "bob", other);
+    expect(back.searchParams.get("error")).toBeNull();
+    await m.finishSignIn(BOB, back.searchParams.get("state")!, back.searchParams.get("code")!);
+    const first = (await store.load(BOB, "vault")).client as { redirect_uris?: string[] };
+    expect(first.redirect_uris).toEqual([other]);
+
+    // The old client's refresh token is not the new client's: Bob goes through the authorization server once more.
+    await signIn(m, BOB, "bob");
+    expect(((await store.load(BOB, "vault")).client as { redirect_uris?: string[] }).redirect_uris).toEqual([REDIRECT]);
+    expect(await tool(m, BOB)!.run({}, ctx())).toContain("You are bob.");
+  });
+
   it("a state works once, only for the person who started the sign-in", async () => {
     const m = start();
     const started = await m.signIn(ALICE, "vault", REDIRECT);
