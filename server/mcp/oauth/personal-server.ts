@@ -8,6 +8,13 @@ import { StoredOAuthProvider, type ProviderScope } from "./client-provider";
 import { oauthFetch } from "./oauth-fetch";
 import type { McpOAuthStore } from "./oauth-store";
 
+/**
+ * The longest a turn (or the menu) waits for a person's connection to open: a server that
+ * does not answer should not hold the turn for the whole connect timeout; the turn runs
+ * without its tools, and they join the next one once connected.
+ */
+export const PREPARE_WAIT_MS = 10_000;
+
 export type McpSignInServerConfig = McpHttpServerConfig & { oauth: McpOAuthSetting };
 
 export interface PersonalServerDeps {
@@ -17,6 +24,8 @@ export interface PersonalServerDeps {
   now?: () => number;
   /** The fetch under the guard (tests count requests); default: the global one. */
   fetch?: typeof fetch;
+  /** See PREPARE_WAIT_MS. */
+  prepareWaitMs?: number;
 }
 
 /**
@@ -53,7 +62,12 @@ export class PersonalServer {
       const stored = await this.deps.store.load(ownerId, this.name);
       if (stored.tokens && stored.redirectUrl && this.connections.get(ownerId) === current) this.reopen(ownerId, stored.redirectUrl);
     }
-    await this.connections.get(ownerId)?.settled();
+    const connection = this.connections.get(ownerId);
+    if (!connection) return;
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.deps.prepareWaitMs ?? PREPARE_WAIT_MS)));
+    await Promise.race([connection.settled(), waited]);
+    clearTimeout(timer);
   }
 
   tools(ownerId: string | undefined): Tool[] {

@@ -1,3 +1,4 @@
+import { createServer } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { McpServerConfig } from "@/lib/mcp/config";
 import type { Tool } from "@/lib/tools/types";
@@ -170,6 +171,30 @@ describe("signing in to an MCP server", () => {
     await signIn(m, BOB, "bob");
     expect(((await store.load(BOB, "vault")).client as { redirect_uris?: string[] }).redirect_uris).toEqual([REDIRECT]);
     expect(await tool(m, BOB)!.run({}, ctx())).toContain("You are bob.");
+  });
+
+  it("a turn waits a bounded time for a person's server that does not answer, and runs without its tools", async () => {
+    const m = start();
+    await signIn(m, ALICE, "alice");
+    await m.close();
+    // A server that takes the connection and never answers.
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(silent.address() as { port: number }).port}/mcp`;
+    try {
+      manager = createMcpManager([httpServer("vault", url, { oauth: true } as Partial<McpServerConfig>)], {
+        signIns: { store, lookup: () => undefined, prepareWaitMs: 300 },
+      });
+      const started = Date.now();
+      await manager.prepare(ALICE);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(manager.servers(ALICE)[0]).toMatchObject({ status: "connecting" });
+      expect(tool(manager, ALICE)).toBeUndefined();
+    } finally {
+      await manager?.close();
+      manager = undefined;
+      silent.close();
+    }
   });
 
   it("a state works once, only for the person who started the sign-in", async () => {
