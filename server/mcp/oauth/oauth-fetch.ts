@@ -1,5 +1,6 @@
 import { checkedTarget, normalizeHost } from "@/lib/tools/checked-target";
 import { AddressRefusedError, guardedFetch } from "@/server/net/guarded-fetch";
+import { refreshOnce } from "./refresh-once";
 
 /** How long the check of a redirect's target may take (a DNS lookup). */
 const REDIRECT_CHECK_MS = 5_000;
@@ -22,7 +23,7 @@ export function oauthFetch(serverUrl: string, base: typeof fetch = fetch, onRefu
   const server = new URL(serverUrl);
   const endpoint = server.origin + server.pathname;
   const allowed = new Set([normalizeHost(server.hostname)]);
-  const guarded = guardedFetch({ allowHosts: [server.hostname], httpsOnly: true });
+  const guarded = refreshOnce(guardedFetch({ allowHosts: [server.hostname], httpsOnly: true }));
   const refused = (error: unknown) => {
     if (error instanceof AddressRefusedError) onRefused?.(error);
     return error;

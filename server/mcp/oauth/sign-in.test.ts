@@ -124,6 +124,19 @@ describe("signing in to an MCP server", () => {
     expect(tool(m, ALICE)).toBeUndefined();
   });
 
+  it("calls made at once after the token expired share one refresh, and the person stays signed in", async () => {
+    const m = start();
+    await signIn(m, ALICE, "alice");
+    const stored = await store.load(ALICE, "vault");
+    const expiresAt = JSON.parse(Buffer.from(stored.tokens!.access_token.split(".")[1]!, "base64url").toString()).exp * 1000;
+    await waitFor(() => Date.now() > expiresAt + 1000, "the access token to expire", 10_000);
+    const whoami = tool(m, ALICE)!;
+    const replies = await Promise.all([1, 2, 3, 4].map(() => whoami.run({}, ctx())));
+    expect(replies).toEqual(Array(4).fill(expect.stringContaining("You are alice.")));
+    expect(m.servers(ALICE)[0]).toMatchObject({ status: "connected" });
+    expect(await tool(m, ALICE)!.run({}, ctx())).toContain("You are alice.");
+  });
+
   it("signing out ends the person's access and forgets their tokens", async () => {
     const m = start();
     await signIn(m, ALICE, "alice");
