@@ -1,7 +1,7 @@
 import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { McpServerInfo } from "@/lib/contracts";
 import { AppError } from "@/lib/contracts";
-import type { McpHttpServerConfig, McpOAuthSetting } from "@/lib/mcp/config";
+import { McpConfigError, type McpHttpServerConfig, type McpOAuthSetting } from "@/lib/mcp/config";
 import type { Tool } from "@/lib/tools/types";
 import { McpConnection, type ConnectionOptions } from "../connection";
 import { StoredOAuthProvider, type ProviderScope } from "./client-provider";
@@ -44,6 +44,11 @@ export class PersonalServer {
     private readonly connectionOptions: ConnectionOptions,
   ) {
     this.fetch = oauthFetch(config.url, deps.fetch);
+    // As a subagent's apiKeyEnv: a secret asked for and missing stops the start, not every sign-in later.
+    const secretEnv = typeof config.oauth === "object" ? config.oauth.clientSecretEnv : undefined;
+    if (secretEnv && config.enabled && !deps.lookup(secretEnv)) {
+      throw new McpConfigError(`MCP server "${config.name}": oauth.clientSecretEnv names ${secretEnv}, which is not set`);
+    }
   }
 
   get name(): string {

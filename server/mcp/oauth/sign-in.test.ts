@@ -32,7 +32,10 @@ let manager: McpManager | undefined;
 
 beforeAll(async () => {
   db = await openTestDatabase("mcp-oauth");
-  as = await startAuthorizationServer({ accessTokenTtlS: 2 });
+  as = await startAuthorizationServer({
+    accessTokenTtlS: 2,
+    client: { clientId: "delegate-configured", clientSecret: "configured-secret-value", redirectUri: REDIRECT },
+  });
   mcp = await startProtectedMcpServer(as.issuer);
   store = createMcpOAuthStore(db.models, createSecretBox(Buffer.alloc(32, 7)));
 });
@@ -208,6 +211,29 @@ describe("signing in to an MCP server", () => {
       manager = undefined;
       silent.close();
     }
+  });
+
+  it("signs in with a client the operator configured, its secret read from the variable named", async () => {
+    const config = httpServer("vault", mcp.url, {
+      oauth: { clientId: "delegate-configured", clientSecretEnv: "VAULT_SECRET" },
+    } as Partial<McpServerConfig>);
+    const m = (manager = createMcpManager([config], {
+      signIns: { store, lookup: (name) => (name === "VAULT_SECRET" ? "configured-secret-value" : undefined) },
+    }));
+    const started = await m.signIn(ALICE, "vault", REDIRECT);
+    expect(new URL(started!.authorizationUrl).searchParams.get("client_id")).toBe("delegate-configured");
+    await signIn(m, ALICE, "alice");
+    expect(await tool(m, ALICE)!.run({}, ctx())).toContain("You are alice.");
+    // Nothing was registered, and the operator's secret is not copied into the database.
+    expect((await store.load(ALICE, "vault")).client).toBeUndefined();
+    expect(JSON.stringify(await db.models.McpOAuth.find({}).lean())).not.toContain("configured-secret-value");
+  });
+
+  it("stops the start when a configured client's secret variable is not set", () => {
+    const config = httpServer("vault", mcp.url, { oauth: { clientId: "c", clientSecretEnv: "VAULT_SECRET" } } as Partial<McpServerConfig>);
+    expect(() => createMcpManager([config], { signIns: { store, lookup: () => undefined } })).toThrow(
+      /MCP server "vault": oauth.clientSecretEnv names VAULT_SECRET, which is not set/,
+    );
   });
 
   it("a state works once, only for the person who started the sign-in", async () => {

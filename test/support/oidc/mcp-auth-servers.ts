@@ -41,12 +41,29 @@ export interface ProtectedMcpServer {
 const MAX_HOPS = 10;
 export const MCP_SCOPE = "tools";
 
-export async function startAuthorizationServer(options: { accessTokenTtlS: number }): Promise<AuthorizationServer> {
+export async function startAuthorizationServer(options: {
+  accessTokenTtlS: number;
+  /** A client registered ahead (confidential, client_secret_basic), as an operator would. */
+  client?: { clientId: string; clientSecret: string; redirectUri: string };
+}): Promise<AuthorizationServer> {
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
   const { privateKey } = await generateKeyPair("RS256", { extractable: true });
   const signingJwk: JWK = { ...(await exportJWK(privateKey)), kid: "mcp-test-key", alg: "RS256", use: "sig" };
   const provider = new Provider(issuer, {
+    clients: options.client
+      ? [
+          {
+            client_id: options.client.clientId,
+            client_secret: options.client.clientSecret,
+            redirect_uris: [options.client.redirectUri],
+            grant_types: ["authorization_code", "refresh_token"],
+            response_types: ["code"],
+            token_endpoint_auth_method: "client_secret_basic",
+            scope: MCP_SCOPE,
+          },
+        ]
+      : [],
     jwks: { keys: [signingJwk] },
     cookies: { keys: [randomBytes(32).toString("base64url")] },
     pkce: { required: () => true },
