@@ -122,11 +122,9 @@ export class StoredOAuthProvider implements OAuthClientProvider {
 
   async invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): Promise<void> {
     if (scope === "discovery") return;
-    const what = scope === "client" && typeof this.scope.setting === "object" ? undefined : scope;
-    if (what === "all" && typeof this.scope.setting === "object") {
-      await this.scope.store.clear(this.scope.ownerId, this.scope.serverName, "tokens");
-      return;
-    }
-    if (what) await this.scope.store.clear(this.scope.ownerId, this.scope.serverName, what);
+    // A configured client is the operator's: forgetting "all" or "client" forgets only what is this person's.
+    const configured = typeof this.scope.setting === "object";
+    if (configured && scope === "client") return;
+    await this.scope.store.clear(this.scope.ownerId, this.scope.serverName, configured && scope === "all" ? "tokens" : scope);
   }
 }
