@@ -67,6 +67,11 @@ export class PersonalServer {
       const stored = await this.deps.store.load(ownerId, this.name);
       if (stored.tokens && stored.redirectUrl && this.connections.get(ownerId) === current) this.reopen(ownerId, stored.redirectUrl);
     }
+    await this.settled(ownerId);
+  }
+
+  /** Until this person's connection has connected or failed, or PREPARE_WAIT_MS has passed. */
+  private async settled(ownerId: string): Promise<void> {
     const connection = this.connections.get(ownerId);
     if (!connection) return;
     let timer: NodeJS.Timeout | undefined;
@@ -112,7 +117,7 @@ export class PersonalServer {
     });
     await this.authorize(provider, { authorizationCode: code });
     this.reopen(attempt.ownerId, attempt.redirectUrl);
-    await this.connections.get(attempt.ownerId)?.settled();
+    await this.settled(attempt.ownerId);
   }
 
   /** Forgets this person's tokens and registration and closes their connection. */
