@@ -161,6 +161,13 @@ export const envSchema = z
     ENDPOINTS_FILE: opt(z.string()),
     /** JSON or YAML file of MCP tool servers (see mcp.example.yaml); unset: none. */
     MCP_CONFIG_FILE: opt(z.string()),
+    /**
+     * The key (32 bytes, base64) that seals people's tokens for MCP servers with `oauth`
+     * (docs/mcp-auth.md); unset: derived from SESSION_SECRET with HKDF.
+     */
+    MCP_TOKEN_KEY: opt(
+      z.string().refine((value) => Buffer.from(value, "base64").length === 32, "must be 32 bytes in base64 (openssl rand -base64 32)"),
+    ),
     MAX_SPAWN_DEPTH: withDefault(int(1, 10), 3),
     MAX_CHILDREN_PER_AGENT: withDefault(int(1, 50), 5),
     MAX_RESULT_TOKENS: withDefault(int(100, 1_000_000), 4_000),

@@ -18,6 +18,7 @@ import { defineQuotaUsageModel } from "./quota-usage";
 import { defineAgentDefinitionModel } from "./agent-definition";
 import { defineApiTokenModel } from "./api-token";
 import { defineA2ATaskModel } from "./a2a-task";
+import { defineMcpOAuthModel } from "./mcp-oauth";
 
 /**
  * The models, created on the connection they are given — nothing binds to mongoose's
@@ -58,6 +59,8 @@ export function createModels(connection: Connection) {
     TurnLease: defineTurnLeaseModel(connection),
     // A person's spending per UTC day and month: unused without quotas.
     QuotaUsage: defineQuotaUsageModel(connection),
+    // People's sign-ins to MCP servers with oauth: unused without such a server.
+    McpOAuth: defineMcpOAuthModel(connection),
   };
 }
 

@@ -67,6 +67,7 @@ export function createApp(options: AppOptions): App {
             log,
           })
         : undefined,
+    ...(options.mcp ? { mcp: options.mcp } : {}),
     dbUp: options.dbUp,
     importMaxBytes: options.importMaxBytes,
     importBodyTimeoutMs: options.importBodyTimeoutMs,

@@ -6,9 +6,11 @@ import { existsSync } from "node:fs";
 import { SubagentConfigError } from "@/lib/agent/definitions";
 import { listedSkills } from "@/lib/a2a-server/agent-card";
 import { EndpointsConfigError } from "@/lib/catalog/endpoints-config";
-import { EnvError, env as loadEnv, type Env } from "@/lib/env";
+import { EnvError, env as loadEnv, variable, type Env } from "@/lib/env";
 import { McpConfigError } from "@/lib/mcp/config";
 import { buildRuntime } from "@/server/agent/build-runtime";
+import { createMcpOAuthStore } from "@/server/mcp/oauth/oauth-store";
+import { createSecretBox, tokenKey } from "@/server/mcp/oauth/secret-box";
 import { createApp } from "@/server/app";
 import { loadOrCreateSecret } from "@/server/accounts/identity";
 import { connectDatabase, redact } from "@/server/db/connect";
@@ -51,9 +53,14 @@ async function main(log: ServerLogger): Promise<void> {
   if (config.AUTH_MODE === "invite" && !(await db.models.Account.exists({}))) {
     log.warn("AUTH_MODE=invite and no account yet: the first person to sign up (no invitation needed) becomes the admin");
   }
-  const { runtime, appInfo, mcp, catalog, definitions } = buildRuntime(config, log, undefined, telemetry?.tracer);
-  if (telemetry) log.info("Tracing on: every turn is a trace (OTEL_* settings; see docs/tracing.md)");
   const secret = loadOrCreateSecret(config.SESSION_SECRET, config.DATA_DIR);
+  // People's sign-ins to MCP servers with `oauth`, sealed under MCP_TOKEN_KEY or a key derived from the session secret.
+  const mcpSignIns = {
+    store: createMcpOAuthStore(db.models, createSecretBox(tokenKey(config.MCP_TOKEN_KEY, secret))),
+    lookup: variable,
+  };
+  const { runtime, appInfo, mcp, catalog, definitions } = buildRuntime(config, log, undefined, telemetry?.tracer, mcpSignIns);
+  if (telemetry) log.info("Tracing on: every turn is a trace (OTEL_* settings; see docs/tracing.md)");
   const nextApp = next({ dev, dir: process.cwd(), hostname: config.HOST, port: config.PORT });
   await nextApp.prepare();
   const handle = nextApp.getRequestHandler();
@@ -68,6 +75,7 @@ async function main(log: ServerLogger): Promise<void> {
     secret,
     runner: runtime,
     appInfo,
+    ...(mcp ? { mcp } : {}),
     catalog,
     allowedOrigins: config.ALLOWED_ORIGINS,
     password: config.APP_PASSWORD,
@@ -104,7 +112,7 @@ async function main(log: ServerLogger): Promise<void> {
   const address = app.httpServer.address();
   const port = typeof address === "object" && address ? address.port : config.PORT;
   log.info(
-    `Delegate is ready at http://${config.HOST === "0.0.0.0" ? "localhost" : config.HOST}:${port} — model: ${(typeof appInfo === "function" ? appInfo() : appInfo).modelLabel}`,
+    `Delegate is ready at http://${config.HOST === "0.0.0.0" ? "localhost" : config.HOST}:${port} — model: ${(typeof appInfo === "function" ? await appInfo() : appInfo).modelLabel}`,
   );
 
   let stopping = false;

@@ -5,6 +5,8 @@ import type { McpServerInfo } from "@/lib/contracts";
 import { getSocket, request } from "@/components/realtime/socket";
 import { WrenchIcon } from "@/components/ui/icons";
 import { PopoverMenu } from "@/components/ui/popover-menu";
+import { signInOutcome, SIGN_IN_ERROR_PARAM, SIGNED_IN_PARAM, type SignInOutcome } from "@/lib/mcp/sign-in-routes";
+import { ToolServerSignIn } from "./tool-server-sign-in";
 
 const STATUS_TEXT: Record<McpServerInfo["status"], string> = {
   connecting: "connecting…",
@@ -12,6 +14,7 @@ const STATUS_TEXT: Record<McpServerInfo["status"], string> = {
   failed: "failed, retrying",
   restarting: "restarting",
   disabled: "disabled",
+  needs_sign_in: "needs sign-in",
 };
 
 const DOT: Record<McpServerInfo["status"], string> = {
@@ -20,6 +23,7 @@ const DOT: Record<McpServerInfo["status"], string> = {
   failed: "bg-red-500",
   restarting: "bg-amber-500",
   disabled: "bg-zinc-400",
+  needs_sign_in: "bg-sky-500",
 };
 
 /**
@@ -27,7 +31,8 @@ const DOT: Record<McpServerInfo["status"], string> = {
  * opening a listing of each server, its state (and last error) and its tools. The listing
  * asks the server again when it opens (then every 2 s while it is open), and the button every
  * 15 s while a server is not yet (or no longer) connected, so both show the state of now.
- * Names, errors and descriptions come from the servers: React renders them as text.
+ * Names, errors and descriptions come from the servers: React renders them as text. A
+ * server each person signs in to has Sign in / Sign out; its tools are this person's own.
  */
 export function ToolServers({ servers: initial }: { servers: McpServerInfo[] }) {
   const [open, setOpen] = useState(false);
@@ -35,7 +40,22 @@ export function ToolServers({ servers: initial }: { servers: McpServerInfo[] }) 
 
   useEffect(() => setServers(initial), [initial]);
 
-  const unsettled = servers.some((s) => s.status !== "connected" && s.status !== "disabled");
+  // Back from a server's sign-in page: open the listing with how it went, and tidy the address.
+  const [outcome, setOutcome] = useState<SignInOutcome | null>(null);
+  useEffect(() => {
+    const found = signInOutcome(window.location.search);
+    if (!found) return;
+    setOutcome(found);
+    setOpen(true);
+    const url = new URL(window.location.href);
+    url.searchParams.delete(SIGNED_IN_PARAM);
+    url.searchParams.delete(SIGN_IN_ERROR_PARAM);
+    window.history.replaceState(window.history.state, "", url);
+  }, []);
+
+  // Waiting for a person to sign in is not a state that changes on its own.
+  const unsettled = servers.some((s) => s.status !== "connected" && s.status !== "disabled" && s.status !== "needs_sign_in");
+  const [refreshes, setRefreshes] = useState(0);
   useEffect(() => {
     if (!unsettled && !open) return;
     let alive = true;
@@ -50,7 +70,7 @@ export function ToolServers({ servers: initial }: { servers: McpServerInfo[] }) 
       alive = false;
       clearInterval(timer);
     };
-  }, [unsettled, open]);
+  }, [unsettled, open, refreshes]);
 
   const connected = servers.filter((s) => s.status === "connected").length;
   const active = servers.filter((s) => s.status !== "disabled").length;
@@ -77,6 +97,15 @@ export function ToolServers({ servers: initial }: { servers: McpServerInfo[] }) 
       panelClassName="absolute right-0 z-30 mt-1 max-h-[70vh] w-[min(24rem,calc(100vw-1rem))] overflow-y-auto rounded-lg border border-zinc-200 bg-white p-3 text-sm shadow-lg outline-none dark:border-zinc-700 dark:bg-zinc-900"
     >
       <h2 className="mb-2 text-xs font-medium tracking-wide text-zinc-500 uppercase dark:text-zinc-400">Tool servers (MCP)</h2>
+      {outcome ? (
+        <p
+          role="status"
+          data-testid="tool-server-sign-in-outcome"
+          className={`mb-2 text-xs break-words ${outcome.ok ? "text-emerald-700 dark:text-emerald-400" : "text-red-700 dark:text-red-400"}`}
+        >
+          {outcome.ok ? `Signed in to ${outcome.server}.` : outcome.message}
+        </p>
+      ) : null}
       <ul className="space-y-3">
         {servers.map((server) => (
           <li key={server.name} data-testid="tool-server">
@@ -85,7 +114,9 @@ export function ToolServers({ servers: initial }: { servers: McpServerInfo[] }) 
               <span className="font-mono text-zinc-900 dark:text-zinc-100">{server.name}</span>
               <span className="text-xs text-zinc-500 dark:text-zinc-400">{STATUS_TEXT[server.status]}</span>
             </div>
-            {server.error ? <p className="mt-1 text-xs break-words text-red-700 dark:text-red-400">{server.error}</p> : null}
+            {server.error && server.status !== "needs_sign_in" ? (
+              <p className="mt-1 text-xs break-words text-red-700 dark:text-red-400">{server.error}</p>
+            ) : null}
             {server.tools.length ? (
               <ul className="mt-1 ml-4 space-y-0.5">
                 {server.tools.map((tool) => (
@@ -97,6 +128,7 @@ export function ToolServers({ servers: initial }: { servers: McpServerInfo[] }) 
             ) : server.status === "connected" ? (
               <p className="mt-1 ml-4 text-xs text-zinc-500 dark:text-zinc-400">No tools.</p>
             ) : null}
+            {server.signIn ? <ToolServerSignIn server={server} onChanged={() => setRefreshes((n) => n + 1)} /> : null}
           </li>
         ))}
       </ul>

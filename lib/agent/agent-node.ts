@@ -41,7 +41,7 @@ export interface ExecutorDeps {
   systemModel: ChatModel;
   /** Each subagent's own model, prices and label (see run-models.ts). */
   modelFor: ModelFor;
-  tools: Tool[] | (() => Tool[]);
+  tools: Tool[] | ((toolsFor?: string) => Tool[]);
   definitions: SubagentDefinition[];
   /** The stored definition and version a definition came from (made in the app); absent: the operator's. */
   refOf?: (definition: SubagentDefinition) => { id: string; version: number } | undefined;
@@ -61,6 +61,8 @@ export interface TurnScope {
   registry: RunRegistry;
   /** The person the turn runs for (see ToolContext.ownerId). */
   ownerId?: string;
+  /** Whose own tool connections the turn's agents get (TurnInput.toolsFor). */
+  toolsFor?: string;
   /** Where calls that need a person's approval wait; without it, such calls are refused. */
   approvals?: ApprovalGate;
   /** Where a tool call's questions to a person wait; without it, a tool that asks reads an error. */

@@ -43,9 +43,12 @@ export interface AgentRuntimeDeps {
   systemModel?: ChatModel;
   /**
    * Workspace tools; the `subagent` tool is added by the runtime. A function is read each
-   * time an agent builds its tool list (MCP servers come, go and change their tools).
+   * time an agent builds its tool list (MCP servers come, go and change their tools), for
+   * the turn's `toolsFor` (a server each person signs in to lends only theirs).
    */
-  tools: Tool[] | (() => Tool[]);
+  tools: Tool[] | ((toolsFor?: string) => Tool[]);
+  /** Awaited as a turn starts, before any agent lists its tools: opens that person's own tool connections. */
+  prepareTools?: (toolsFor: string) => Promise<void>;
   definitions: SubagentDefinition[];
   workspaceDir: string;
   limits: {
@@ -96,6 +99,11 @@ export interface TurnInput {
   prompt: string;
   /** The person the turn runs for: shared tool pools take turns between people. */
   ownerId?: string;
+  /**
+   * The chat's owner, whose own tool connections (MCP servers they signed in to) the
+   * turn's agents get; absent: shared tools only.
+   */
+  toolsFor?: string;
   /** Earlier turns of the session, oldest first (not including this one). */
   history: ChatTurn[];
   publish: Publish;
@@ -378,6 +386,7 @@ async function runTurn(
       publish,
       registry,
       ownerId: input.ownerId,
+      toolsFor: input.toolsFor,
       approvals: waits.approvals,
       inputs: waits.inputs,
       retries,
@@ -385,6 +394,8 @@ async function runTurn(
     };
     if (telemetry) scope.telemetry = telemetry;
     if (input.attachments) scope.attachments = input.attachments;
+    // A connection that cannot open leaves its tools out; the turn runs with the rest.
+    if (input.toolsFor && deps.prepareTools) await deps.prepareTools(input.toolsFor).catch(() => undefined);
     const executor = new SubagentExecutor(deps, scope);
     const master: AgentNode = {
       run: null,

@@ -45,7 +45,7 @@ export class SubagentExecutor implements RunHost {
    */
   invokerFor(node: AgentNode, allowed: readonly string[] | "all", requireApproval: readonly string[] = []): ToolInvoker {
     const permitted = toolMatcher(allowed);
-    const available = typeof this.deps.tools === "function" ? this.deps.tools() : this.deps.tools;
+    const available = typeof this.deps.tools === "function" ? this.deps.tools(this.scope.toolsFor) : this.deps.tools;
     const tools = available.filter((t) => permitted(t.spec.name));
     // Spawning is named outright: a pattern like `*` does not grant it.
     const canSpawn = (allowed === "all" || allowed.includes(SUBAGENT_TOOL_NAME)) && this.deps.definitions.length > 0;

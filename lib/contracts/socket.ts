@@ -102,10 +102,16 @@ export interface AppInfo {
   a2aServer?: boolean;
 }
 
-/** One MCP tool server as the header shows it. `failed` and `restarting` carry the last error; both retry with backoff. */
+/**
+ * One MCP tool server as the header shows it. `failed` and `restarting` carry the last
+ * error; both retry with backoff. `needs_sign_in`: a server each person signs in to
+ * (`signIn: true`) that this person has not signed in to, or whose sign-in expired.
+ */
 export interface McpServerInfo {
   name: string;
-  status: "connecting" | "connected" | "failed" | "restarting" | "disabled";
+  status: "connecting" | "connected" | "failed" | "restarting" | "disabled" | "needs_sign_in";
+  /** Each person signs in to this server (OAuth); its tools are theirs alone. */
+  signIn?: boolean;
   error?: string;
   /** Tools as agents see them (`server.tool`). */
   tools: { name: string; description: string }[];

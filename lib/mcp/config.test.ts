@@ -71,6 +71,38 @@ describe("MCP config", () => {
     expect(message).toMatch(/servers\.badtimeout: .*extra/);
   });
 
+  it("reads servers each person signs in to: oauth true, or a configured client; no shared Authorization beside it", () => {
+    const servers = parseMcpConfig({
+      servers: {
+        dynamic: { url: "https://mcp.example.com/mcp", oauth: true },
+        configured: {
+          url: "https://tools.example.com/mcp",
+          oauth: { clientId: "delegate", clientSecretEnv: "TOOLS_SECRET", scopes: ["read"] },
+        },
+      },
+    });
+    expect(servers.map((s) => s.transport === "http" && s.oauth)).toEqual([
+      true,
+      { clientId: "delegate", clientSecretEnv: "TOOLS_SECRET", scopes: ["read"] },
+    ]);
+    let error: unknown;
+    try {
+      parseMcpConfig({
+        servers: {
+          local: { command: "x", oauth: true },
+          shared: { url: "https://a.example/mcp", oauth: true, headers: { authorization: "Bearer x" } },
+          lowercase: { url: "https://a.example/mcp", oauth: { clientId: "c", clientSecretEnv: "not a name" } },
+        },
+      });
+    } catch (e) {
+      error = e;
+    }
+    const message = (error as Error).message;
+    expect(message).toMatch(/servers\.local: .*oauth/);
+    expect(message).toMatch(/servers\.shared\.headers: a server with oauth gets each person's own token/);
+    expect(message).toMatch(/servers\.lowercase\.oauth\.clientSecretEnv: must be an environment variable's name/);
+  });
+
   it("refuses a file without servers, and YAML that does not parse, with a sentence", () => {
     expect(() => parseMcpConfig({ tools: {} })).toThrow(/servers: /);
     expect(() => parseMcpConfigText("servers: [unclosed", "mcp.yaml")).toThrow(/not valid YAML/);
@@ -81,6 +113,7 @@ describe("MCP config", () => {
     expect(servers.map((s) => [s.name, s.transport, s.enabled])).toEqual([
       ["files", "stdio", true],
       ["search", "http", false],
+      ["tracker", "http", false],
     ]);
   });
 });

@@ -32,13 +32,39 @@ const stdioServer = z
   })
   .strict();
 
+/**
+ * A server each person signs in to (OAuth, docs/mcp-auth.md): `true` registers Delegate
+ * with the server's authorization server dynamically; an object names a client the
+ * operator registered there (its secret read from the variable `clientSecretEnv` names).
+ */
+const oauthSetting = z.union([
+  z.literal(true),
+  z
+    .object({
+      clientId: z.string().min(1),
+      clientSecretEnv: z
+        .string()
+        .regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable's name")
+        .optional(),
+      scopes: z.array(z.string().min(1)).optional(),
+    })
+    .strict(),
+]);
+
+export type McpOAuthSetting = z.infer<typeof oauthSetting>;
+
 const httpServer = z
   .object({
     url: z.url({ protocol: /^https?$/ }),
     headers: z.record(z.string(), z.string()).optional(),
+    oauth: oauthSetting.optional(),
     ...common,
   })
-  .strict();
+  .strict()
+  .refine((server) => !server.oauth || !Object.keys(server.headers ?? {}).some((name) => name.toLowerCase() === "authorization"), {
+    message: "a server with oauth gets each person's own token; remove its Authorization header",
+    path: ["headers"],
+  });
 
 export type McpStdioServerConfig = z.infer<typeof stdioServer> & { name: string; transport: "stdio" };
 export type McpHttpServerConfig = z.infer<typeof httpServer> & { name: string; transport: "http" };

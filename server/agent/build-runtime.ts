@@ -24,6 +24,7 @@ import { modelKey, optionLabel } from "@/lib/contracts/catalog";
 import { ModelCatalogService, type CatalogEndpoint } from "@/server/catalog/model-catalog";
 import { createMcpManager, loadMcpConfig, type McpManager } from "@/server/mcp/manager";
 import { createA2ATransport } from "@/server/remote-agents/a2a-transport";
+import type { PersonalServerDeps } from "@/server/mcp/oauth/personal-server";
 
 /**
  * Wires the agent runtime from configuration: the model (an OpenAI-compatible endpoint
@@ -43,9 +44,12 @@ export function buildRuntime(
   lookup: (name: string) => string | undefined = variable,
   /** Traces every turn (server/telemetry/, when OTEL_* turns tracing on); absent: no tracing. */
   tracer?: TurnTracer,
+  /** Where people's sign-ins to MCP servers with `oauth` are kept (server/mcp/oauth/). */
+  mcpSignIns?: PersonalServerDeps,
 ): {
   runtime: AgentRuntime;
-  appInfo: AppInfo | (() => AppInfo);
+  /** A function: asked per person, whose own MCP servers (`oauth`) it opens first. */
+  appInfo: AppInfo | ((ownerId?: string) => AppInfo | Promise<AppInfo>);
   mcp?: McpManager;
   catalog: ModelCatalogService;
   /** The operator's definitions (built-ins and SUBAGENTS_FILE): the app lists them read-only. */
@@ -69,11 +73,14 @@ export function buildRuntime(
     connect: (ref) => openModelRef(env, ref, lookup),
   });
   const workspaceTools = createWorkspaceTools({ urlFetch: { enabled: env.URL_FETCH_ENABLED }, allowGitWrites: env.ALLOW_GIT_WRITES });
-  const mcp = env.MCP_CONFIG_FILE ? createMcpManager(loadMcpConfig(env.MCP_CONFIG_FILE), { log }) : undefined;
+  const mcp = env.MCP_CONFIG_FILE
+    ? createMcpManager(loadMcpConfig(env.MCP_CONFIG_FILE), { log, ...(mcpSignIns ? { signIns: mcpSignIns } : {}) })
+    : undefined;
   const runtime = createAgentRuntime({
     model,
     systemModel,
-    tools: mcp ? () => [...workspaceTools, ...mcp.tools()] : workspaceTools,
+    tools: mcp ? (toolsFor) => [...workspaceTools, ...mcp.tools(toolsFor)] : workspaceTools,
+    ...(mcp ? { prepareTools: (toolsFor: string) => mcp.prepare(toolsFor) } : {}),
     definitions,
     workspaceDir: path.resolve(env.WORKSPACE_DIR),
     limits: {
@@ -106,7 +113,13 @@ export function buildRuntime(
     ...turnBudgetOf(env),
     ...(env.A2A_SERVER_ENABLED ? { a2aServer: true } : {}),
   };
-  return { runtime, appInfo: mcp ? () => ({ ...appInfo, mcpServers: mcp.servers() }) : appInfo, mcp, catalog, definitions };
+  const withServers = mcp
+    ? async (ownerId?: string) => {
+        if (ownerId) await mcp.prepare(ownerId);
+        return { ...appInfo, mcpServers: mcp.servers(ownerId) };
+      }
+    : undefined;
+  return { runtime, appInfo: withServers ?? appInfo, mcp, catalog, definitions };
 }
 
 /** A comma-separated list of host names, as A2A_ALLOWED_HOSTS is written. */

@@ -25,6 +25,7 @@ import type { Limiter } from "@/server/limiter-store";
 
 /** Delegate's A2A endpoint (server/a2a-server/): answers its paths, false for any other. */
 export type A2ARoute = (req: IncomingMessage, res: ServerResponse, pathname: string) => Promise<boolean>;
+import { mcpSignInRoutes, type McpSignInHttpDeps } from "@/server/mcp/oauth/sign-in-routes";
 
 /** The groups of HTTP routes this instance serves, each with what it needs; absent: not served. */
 export interface HttpRoutes {
@@ -45,6 +46,8 @@ export interface HttpRoutes {
   tokens?: ApiTokenHttpDeps;
   /** Delegate as an A2A server (A2A_SERVER_ENABLED); a bearer token, not a sign-in, opens it. */
   a2a?: A2ARoute;
+  /** People's sign-ins to MCP servers with `oauth`, when MCP servers are configured. */
+  mcpSignIn?: ReturnType<typeof mcpSignInRoutes>;
 }
 
 export function httpRoutes(deps: {
@@ -62,6 +65,7 @@ export function httpRoutes(deps: {
   /** Token creations per person. */
   tokenCreations?: Pick<Limiter, "consume">;
   a2a?: A2ARoute;
+  mcp?: McpSignInHttpDeps["mcp"];
   dbUp?: () => Promise<boolean> | boolean;
   importMaxBytes?: number;
   importBodyTimeoutMs?: number;
@@ -119,5 +123,13 @@ export function httpRoutes(deps: {
       ? { tokens: deps.apiTokens, allowedOrigins, ...(deps.tokenCreations ? { creations: deps.tokenCreations } : {}), log }
       : undefined,
     a2a: deps.a2a,
+    mcpSignIn: deps.mcp
+      ? mcpSignInRoutes({
+          mcp: deps.mcp,
+          allowedOrigins,
+          ...(deps.settings.hosts.publicUrl ? { publicUrl: deps.settings.hosts.publicUrl } : {}),
+          ...(log ? { log } : {}),
+        })
+      : undefined,
   };
 }

@@ -120,7 +120,7 @@ async function routeAccountMode(
   account: AccountHttpDeps,
   deps: RequestHandlerDeps,
 ): Promise<void> {
-  const { oidc, share, api, attachments, agents, usage, tokens } = deps.routes;
+  const { oidc, share, api, attachments, agents, usage, tokens, mcpSignIn } = deps.routes;
   if (oidc && (await handleOidc(req, res, url, cookies, oidc))) return;
   const gate = await gateAccountRequest(req, res, url, cookies, deps.identity.verify(cookies[IDENTITY_COOKIE]), account);
   if (gate.answered) return;
@@ -130,6 +130,7 @@ async function routeAccountMode(
   if (agents && gate.accountId && (await handleAgentApi(req, res, url, gate.accountId, agents))) return;
   if (usage && gate.accountId && (await handleUsageApi(req, res, url, gate.accountId, usage))) return;
   if (tokens && gate.accountId && (await handleApiTokenApi(req, res, url, gate.accountId, tokens))) return;
+  if (mcpSignIn && gate.accountId && (await mcpSignIn(req, res, url, gate.accountId))) return;
   if (await handleApi(req, res, gate.accountId ?? "", api)) return;
   // The page sees the account the socket handshake would accept, or no one.
   if (gate.accountId) admitPageViewer(req, res, pageViewerOf(deps.sessions, gate.accountId));
@@ -146,7 +147,7 @@ async function routeSingleMode(
   deps: RequestHandlerDeps,
 ): Promise<void> {
   const { identity, login, pageHandler } = deps;
-  const { share, api, attachments, agents, usage, tokens } = deps.routes;
+  const { share, api, attachments, agents, usage, tokens, mcpSignIn } = deps.routes;
   if (url.pathname === ACCOUNT_ROUTES.state && req.method === "GET") {
     // Single mode answers the same question: no accounts here.
     res.writeHead(200, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
@@ -165,6 +166,7 @@ async function routeSingleMode(
   if (agents && (await handleAgentApi(req, res, url, userId, agents))) return;
   if (usage && (await handleUsageApi(req, res, url, userId, usage))) return;
   if (tokens && (await handleApiTokenApi(req, res, url, userId, tokens))) return;
+  if (mcpSignIn && (await mcpSignIn(req, res, url, userId))) return;
   if (await handleApi(req, res, userId, api)) return;
   if (!pageHandler) {
     notFound(res);

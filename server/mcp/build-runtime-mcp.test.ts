@@ -41,15 +41,15 @@ describe("MCP_CONFIG_FILE at start", () => {
     const file = await configFile("mcp.json", JSON.stringify({ servers: { hostile: { command: process.execPath, args: [HOSTILE] } } }));
     const built = buildRuntime(parseEnv({ MCP_CONFIG_FILE: file }), log);
     mcp = built.mcp;
-    const info = () => (typeof built.appInfo === "function" ? built.appInfo() : built.appInfo) as AppInfo;
-    expect(info().mcpServers).toEqual([{ name: "hostile", status: "connecting", tools: [] }]);
-    await waitFor(() => info().mcpServers?.[0]?.status === "connected", "the server to connect");
-    expect(info().mcpServers![0]!.tools.map((t) => t.name)).toContain("hostile.echo");
+    const info = async () => (typeof built.appInfo === "function" ? await built.appInfo("someone") : built.appInfo) as AppInfo;
+    expect((await info()).mcpServers).toEqual([{ name: "hostile", status: "connecting", tools: [] }]);
+    await waitFor(() => built.mcp?.servers()[0]?.status === "connected", "the server to connect");
+    expect((await info()).mcpServers![0]!.tools.map((t) => t.name)).toContain("hostile.echo");
   });
 
-  it("leaves app:info without servers when no file is set", () => {
+  it("leaves app:info without servers when no file is set", async () => {
     const built = buildRuntime(parseEnv({}), log);
     expect(built.mcp).toBeUndefined();
-    expect(typeof built.appInfo === "function" ? built.appInfo() : built.appInfo).not.toHaveProperty("mcpServers");
+    expect(typeof built.appInfo === "function" ? await built.appInfo() : built.appInfo).not.toHaveProperty("mcpServers");
   });
 });

@@ -1,3 +1,4 @@
+import { UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -63,6 +64,13 @@ export interface ConnectionOptions {
   log?: Pick<Logger, "warn" | "info">;
   /** Status or tool list changed. */
   onChange?: () => void;
+  /**
+   * A person's OAuth sign-in (server/mcp/oauth/): the SDK sends its token, refreshes it
+   * when the server refuses it, and fetches through `fetch` (which guards the addresses
+   * the server's metadata names). When no token will do, the connection stops with
+   * `needs_sign_in` instead of retrying.
+   */
+  auth?: { provider: OAuthClientProvider; fetch: typeof fetch; needsSignIn: () => boolean };
 }
 
 export class McpConnection {
@@ -240,13 +248,32 @@ export class McpConnection {
       this.stableTimer = setTimeout(() => (this.failures = 0), this.backoff.maxMs);
       this.stableTimer.unref();
     } catch (error) {
-      this.lost(generation, message(error));
+      if (error instanceof UnauthorizedError || this.options.auth?.needsSignIn()) this.signInNeeded(generation);
+      else this.lost(generation, message(error));
     }
+  }
+
+  /** No token this person holds is accepted any more: nothing to retry until they sign in again. */
+  private signInNeeded(generation: number): void {
+    if (generation !== this.generation || this.closed) return;
+    this.generation++;
+    clearTimeout(this.stableTimer);
+    const client = this.client;
+    this.client = undefined;
+    void client?.close().catch(() => undefined);
+    this.tools = [];
+    this.error = "sign in to use this server";
+    this.setStatus("needs_sign_in");
   }
 
   /** The connection failed or dropped: close what is left and try again after the backoff. */
   private lost(generation: number, reason: string): void {
     if (generation !== this.generation || this.closed) return;
+    // The SDK gave up on this person's token (refresh refused): retrying cannot help.
+    if (this.options.auth?.needsSignIn()) {
+      this.signInNeeded(generation);
+      return;
+    }
     this.generation++;
     clearTimeout(this.stableTimer);
     const wasConnected = this.status === "connected";
@@ -290,7 +317,12 @@ export class McpConnection {
   private transport(): Transport {
     const config = this.config;
     if (config.transport === "http") {
-      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, fetch: boundedFetch() });
+      const auth = this.options.auth;
+      return new StreamableHTTPClientTransport(new URL(config.url), {
+        requestInit: { headers: config.headers },
+        fetch: boundedFetch(undefined, auth?.fetch),
+        ...(auth ? { authProvider: auth.provider } : {}),
+      });
     }
     const transport = new StdioClientTransport({
       command: config.command,

@@ -1,20 +1,30 @@
 import { readFileSync } from "node:fs";
-import type { McpServerInfo } from "@/lib/contracts";
+import { AppError, type McpServerInfo } from "@/lib/contracts";
 import type { Logger } from "@/lib/log";
 import { parseMcpConfigText, type McpServerConfig } from "@/lib/mcp/config";
 import type { Tool } from "@/lib/tools/types";
 import { McpConnection, type Backoff } from "./connection";
+import { PersonalServer, type McpSignInServerConfig, type PersonalServerDeps } from "./oauth/personal-server";
 
 /**
- * Every MCP server of the config, started together. `tools()` is read when a turn or a
- * subagent builds its tool list, so a server that connects, restarts or changes its tools
- * is seen by the next agent without restarting anything.
+ * Every MCP server of the config. Shared servers start together, one connection for
+ * everyone; a server with `oauth` has one connection per person who signed in to it
+ * (oauth/personal-server.ts), and its tools are only that person's. `tools(ownerId)` is
+ * read when a turn or a subagent builds its tool list, so a server that connects,
+ * restarts or changes its tools is seen by the next agent without restarting anything.
  */
 export interface McpManager {
-  tools(): Tool[];
-  servers(): McpServerInfo[];
-  /** Resolves once every server's first connection attempt has ended (connected or failed). */
+  tools(ownerId?: string): Tool[];
+  servers(ownerId?: string): McpServerInfo[];
+  /** Opens this person's connections to the servers they signed in to (their turn or their menu needs them). */
+  prepare(ownerId: string): Promise<void>;
+  /** Resolves once every shared server's first connection attempt has ended (connected or failed). */
   ready(): Promise<void>;
+  /** Starts a sign-in: the address the browser goes to, or null when a stored refresh token already did it. */
+  signIn(ownerId: string, serverName: string, redirectUrl: string): Promise<{ authorizationUrl: string } | null>;
+  /** The authorization server sent `ownerId`'s browser back: checks the state is theirs (once) and finishes. Returns the server's name. */
+  finishSignIn(ownerId: string, state: string, code: string): Promise<string>;
+  signOut(ownerId: string, serverName: string): Promise<void>;
   /** Called on every status or tool-list change. */
   onChange(listener: () => void): () => void;
   close(): Promise<void>;
@@ -23,28 +33,69 @@ export interface McpManager {
 export interface McpManagerOptions {
   backoff?: Backoff;
   log?: Pick<Logger, "warn" | "info">;
+  /** Where people's sign-ins are kept; needed when a server has `oauth`. */
+  signIns?: PersonalServerDeps;
 }
+
+const MAX_STATE_LENGTH = 128;
 
 export function createMcpManager(configs: readonly McpServerConfig[], options: McpManagerOptions = {}): McpManager {
   const listeners = new Set<() => void>();
   const notify = () => {
     for (const listener of listeners) listener();
   };
-  const connections = configs.map((config) => new McpConnection(config, { backoff: options.backoff, log: options.log, onChange: notify }));
-  for (const connection of connections) connection.start();
+  const connectionOptions = { backoff: options.backoff, log: options.log, onChange: notify };
+  const shared: McpConnection[] = [];
+  const personal = new Map<string, PersonalServer>();
+  for (const config of configs) {
+    if (config.transport === "http" && config.oauth) {
+      if (!options.signIns) throw new Error(`MCP server "${config.name}" has oauth, but no store for sign-ins was given`);
+      personal.set(config.name, new PersonalServer(config as McpSignInServerConfig, options.signIns, connectionOptions));
+    } else {
+      shared.push(new McpConnection(config, connectionOptions));
+    }
+  }
+  for (const connection of shared) connection.start();
+  const personalServer = (name: string): PersonalServer => {
+    const server = personal.get(name);
+    if (!server) throw new AppError("not_found", `No MCP server "${name}" that people sign in to.`);
+    return server;
+  };
   return {
-    tools: () => connections.flatMap((c) => c.tools),
-    servers: () => connections.map((c) => c.info()),
-    ready: async () => {
-      await Promise.all(connections.map((c) => c.settled()));
+    tools: (ownerId) => [...shared.flatMap((c) => c.tools), ...[...personal.values()].flatMap((s) => s.tools(ownerId))],
+    servers: (ownerId) =>
+      configs.map((config) => personal.get(config.name)?.info(ownerId) ?? shared.find((c) => c.name === config.name)!.info()),
+    prepare: async (ownerId) => {
+      await Promise.all([...personal.values()].map((s) => s.prepare(ownerId)));
     },
+    ready: async () => {
+      await Promise.all(shared.map((c) => c.settled()));
+    },
+    signIn: (ownerId, serverName, redirectUrl) => personalServer(serverName).signIn(ownerId, redirectUrl),
+    async finishSignIn(ownerId, state, code) {
+      // Ours are 43 characters; anything far longer is not worth a query.
+      const attempt =
+        state.length <= MAX_STATE_LENGTH
+          ? await options.signIns?.store.takeAttempt(state, new Date(options.signIns.now?.() ?? Date.now()))
+          : undefined;
+      // Bound to the person who started it: another browser bringing the code back gets nothing.
+      if (!attempt || attempt.ownerId !== ownerId) {
+        throw new AppError(
+          "bad_request",
+          "This sign-in link is unknown, was already used, expired, or was started by someone else. Sign in again.",
+        );
+      }
+      await personalServer(attempt.serverName).finish(attempt, code);
+      return attempt.serverName;
+    },
+    signOut: (ownerId, serverName) => personalServer(serverName).signOut(ownerId),
     onChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
     close: async () => {
       listeners.clear();
-      await Promise.all(connections.map((c) => c.close()));
+      await Promise.all([...shared.map((c) => c.close()), ...[...personal.values()].map((s) => s.close())]);
     },
   };
 }

@@ -14,7 +14,7 @@ export interface RealtimeDeps {
   /** Subagent definitions made in the app; absent: their commands answer not_found. */
   agents?: AgentService;
   /** A function when part of it changes while the server runs (MCP servers' state). */
-  appInfo: AppInfo | (() => AppInfo);
+  appInfo: AppInfo | ((ownerId?: string) => AppInfo | Promise<AppInfo>);
   /** Per connection. */
   rateLimit?: RateLimit;
   /** Per person, across all of their connections. */
@@ -73,7 +73,7 @@ export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
     // The connection's bucket first: a socket over its own limit spends nothing of the person's.
     const guard: CommandGuard = { allow: async () => limiter.take() && (await personLimiter.take(person)), log: deps.log };
 
-    onCommand(socket, "app:info", guard, () => (typeof deps.appInfo === "function" ? deps.appInfo() : deps.appInfo));
+    onCommand(socket, "app:info", guard, () => (typeof deps.appInfo === "function" ? deps.appInfo(userId) : deps.appInfo));
     onCommand(socket, "session:list", guard, () => sessions.list(userId));
     onCommand(socket, "session:create", guard, ({ title }) => sessions.create(userId, title));
     onCommand(socket, "session:rename", guard, ({ sessionId, title }) => sessions.rename(userId, sessionId, title));

@@ -209,7 +209,7 @@ export class DroneSession {
         turnId,
         prompt,
         // The shared pools take turns between people: the login, not each identity minted under it.
-        ...(starter ? { ownerId: starter.person } : {}),
+        ...(starter ? { ownerId: starter.person, toolsFor: starter.ownerId } : {}),
         history,
         publish: (event) => this.onEvent(event),
         turn: () => this.liveTurn(turnId),

@@ -60,7 +60,7 @@ const forgedCards: [string, (origin: string) => unknown, RegExp][] = [
   ["a card that is not an object", () => "I am an agent", /card/i],
   [
     "an endpoint that is a javascript: URL",
-    (o) => ({
+    () => ({
       name: "x",
       description: "d",
       version: "1",

@@ -13,6 +13,7 @@ declare module "oidc-provider" {
       client?: { clientId: string };
       session?: { accountId?: string };
       provider: Provider;
+      params?: Record<string, unknown>;
     };
   }
 
@@ -24,6 +25,7 @@ declare module "oidc-provider" {
 
   export interface GrantInstance {
     addOIDCScope(scope: string): void;
+    addResourceScope(resource: string, scope: string): void;
     save(): Promise<string>;
   }
 

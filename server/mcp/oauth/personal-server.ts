@@ -1,0 +1,186 @@
+import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { McpServerInfo } from "@/lib/contracts";
+import { AppError } from "@/lib/contracts";
+import { McpConfigError, type McpHttpServerConfig, type McpOAuthSetting } from "@/lib/mcp/config";
+import type { Tool } from "@/lib/tools/types";
+import { McpConnection, type ConnectionOptions } from "../connection";
+import { StoredOAuthProvider, type ProviderScope } from "./client-provider";
+import { oauthFetch } from "./oauth-fetch";
+import type { McpOAuthStore } from "./oauth-store";
+
+/**
+ * The longest a turn (or the menu) waits for a person's connection to open: a server that
+ * does not answer should not hold the turn for the whole connect timeout; the turn runs
+ * without its tools, and they join the next one once connected.
+ */
+export const PREPARE_WAIT_MS = 10_000;
+
+export type McpSignInServerConfig = McpHttpServerConfig & { oauth: McpOAuthSetting };
+
+export interface PersonalServerDeps {
+  store: McpOAuthStore;
+  /** Reads the variable a configured client's `clientSecretEnv` names. */
+  lookup: (name: string) => string | undefined;
+  now?: () => number;
+  /** The fetch under the guard (tests count requests); default: the global one. */
+  fetch?: typeof fetch;
+  /** See PREPARE_WAIT_MS. */
+  prepareWaitMs?: number;
+}
+
+/**
+ * One MCP server each person signs in to: a connection per person who signed in, opened
+ * on that person's first need of it (`prepare`, before their turn or when their menu
+ * loads), holding that person's token alone. Someone without a connection sees the server
+ * as `needs_sign_in` and gets none of its tools.
+ */
+export class PersonalServer {
+  private readonly connections = new Map<string, McpConnection>();
+  private readonly fetch: typeof fetch;
+
+  constructor(
+    readonly config: McpSignInServerConfig,
+    private readonly deps: PersonalServerDeps,
+    private readonly connectionOptions: ConnectionOptions,
+  ) {
+    this.fetch = oauthFetch(config.url, deps.fetch);
+    // As a subagent's apiKeyEnv: a secret asked for and missing stops the start, not every sign-in later.
+    const secretEnv = typeof config.oauth === "object" ? config.oauth.clientSecretEnv : undefined;
+    if (secretEnv && config.enabled && !deps.lookup(secretEnv)) {
+      throw new McpConfigError(`MCP server "${config.name}": oauth.clientSecretEnv names ${secretEnv}, which is not set`);
+    }
+  }
+
+  get name(): string {
+    return this.config.name;
+  }
+
+  /**
+   * Opens this person's connection if they hold a sign-in; resolves once it has connected
+   * or failed. Without a live connection the store is read each time (one indexed read):
+   * the person may have signed in through another process since.
+   */
+  async prepare(ownerId: string): Promise<void> {
+    if (!this.config.enabled) return;
+    const current = this.connections.get(ownerId);
+    if (!current || current.status === "needs_sign_in") {
+      const stored = await this.deps.store.load(ownerId, this.name);
+      if (stored.tokens && stored.redirectUrl && this.connections.get(ownerId) === current) this.reopen(ownerId, stored.redirectUrl);
+    }
+    await this.settled(ownerId);
+  }
+
+  /** Until this person's connection has connected or failed, or PREPARE_WAIT_MS has passed. */
+  private async settled(ownerId: string): Promise<void> {
+    const connection = this.connections.get(ownerId);
+    if (!connection) return;
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.deps.prepareWaitMs ?? PREPARE_WAIT_MS)));
+    await Promise.race([connection.settled(), waited]);
+    clearTimeout(timer);
+  }
+
+  tools(ownerId: string | undefined): Tool[] {
+    return ownerId ? (this.connections.get(ownerId)?.tools ?? []) : [];
+  }
+
+  info(ownerId: string | undefined): McpServerInfo {
+    const connection = ownerId ? this.connections.get(ownerId) : undefined;
+    if (!this.config.enabled) return { name: this.name, status: "disabled", signIn: true, tools: [] };
+    if (!connection) return { name: this.name, status: "needs_sign_in", signIn: true, tools: [] };
+    return { ...connection.info(), signIn: true };
+  }
+
+  /**
+   * Starts this person's sign-in: the SDK discovers the authorization server from the MCP
+   * server's metadata, registers Delegate there if no client is configured, and builds the
+   * authorization URL (PKCE, state, the resource indicator). Returns null when a stored
+   * refresh token already signs them in.
+   */
+  async signIn(ownerId: string, redirectUrl: string): Promise<{ authorizationUrl: string } | null> {
+    if (!this.config.enabled) throw new AppError("bad_request", `MCP server "${this.name}" is turned off.`);
+    const provider = new StoredOAuthProvider(this.scope(ownerId, redirectUrl), "signing-in");
+    const result = await this.authorize(provider, {});
+    if (result === "AUTHORIZED") {
+      this.reopen(ownerId, redirectUrl);
+      return null;
+    }
+    if (!provider.authorizationUrl)
+      throw new AppError("internal", `MCP server "${this.name}": the sign-in produced no authorization address.`);
+    return { authorizationUrl: provider.authorizationUrl.href };
+  }
+
+  /** The authorization server sent the person back with `code`: exchange it and open their connection. */
+  async finish(attempt: { ownerId: string; codeVerifier: string; redirectUrl: string }, code: string): Promise<void> {
+    const provider = new StoredOAuthProvider(this.scope(attempt.ownerId, attempt.redirectUrl), {
+      finishing: { codeVerifier: attempt.codeVerifier },
+    });
+    await this.authorize(provider, { authorizationCode: code });
+    this.reopen(attempt.ownerId, attempt.redirectUrl);
+    await this.settled(attempt.ownerId);
+  }
+
+  /** Forgets this person's tokens and registration and closes their connection. */
+  async signOut(ownerId: string): Promise<void> {
+    await this.deps.store.clear(ownerId, this.name, "all");
+    const connection = this.connections.get(ownerId);
+    this.connections.delete(ownerId);
+    await connection?.close();
+    this.connectionOptions.onChange?.();
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.connections.values()];
+    this.connections.clear();
+    await Promise.all(all.map((c) => c.close()));
+  }
+
+  /** Runs the SDK's flow; an address the guard refused fails it, whatever the SDK would have tried next. */
+  private async authorize(provider: StoredOAuthProvider, options: { authorizationCode?: string }) {
+    const refused: Error[] = [];
+    const fetchFn = oauthFetch(this.config.url, this.deps.fetch, (error) => refused.push(error));
+    let failure: unknown;
+    try {
+      const result = await auth(provider, { serverUrl: this.config.url, fetchFn, ...options });
+      if (!refused.length) return result;
+    } catch (error) {
+      failure = error;
+    }
+    const why = refused[0] ?? failure;
+    throw new AppError(
+      "unavailable",
+      `Signing in to MCP server "${this.name}" failed: ${why instanceof Error ? why.message : String(why)}`,
+    );
+  }
+
+  private reopen(ownerId: string, redirectUrl: string): void {
+    const old = this.connections.get(ownerId);
+    this.connections.delete(ownerId);
+    void old?.close();
+    this.open(ownerId, redirectUrl);
+  }
+
+  private open(ownerId: string, redirectUrl: string): void {
+    const provider = new StoredOAuthProvider(this.scope(ownerId, redirectUrl), "connection");
+    const connection = new McpConnection(this.config, {
+      ...this.connectionOptions,
+      auth: { provider, fetch: this.fetch, needsSignIn: () => provider.needsSignIn },
+    });
+    this.connections.set(ownerId, connection);
+    connection.start();
+  }
+
+  private scope(ownerId: string, redirectUrl: string): ProviderScope {
+    const { oauth } = this.config;
+    const secret = typeof oauth === "object" && oauth.clientSecretEnv ? this.deps.lookup(oauth.clientSecretEnv) : undefined;
+    return {
+      ownerId,
+      serverName: this.name,
+      setting: oauth,
+      redirectUrl,
+      store: this.deps.store,
+      ...(secret ? { clientSecret: secret } : {}),
+      ...(this.deps.now ? { now: this.deps.now } : {}),
+    };
+  }
+}
