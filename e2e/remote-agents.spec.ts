@@ -94,14 +94,16 @@ test("the panel streams a long remote task live, and killing it cancels the task
   // Live: steps keep arriving while it runs.
   await expect(panel.getByTestId("subagent-step").first()).toContainText("Still counting");
   const seen = await panel.getByTestId("subagent-step").count();
-  await expect.poll(() => panel.getByTestId("subagent-step").count()).toBeGreaterThan(seen);
+  await expect.poll(() => panel.getByTestId("subagent-step").count(), { timeout: 15_000 }).toBeGreaterThan(seen);
   const runId = await panel.getAttribute("data-run-id");
   const run = page.locator(`[data-testid="subagent-panel"][data-run-id="${runId}"]`);
   await run.getByTestId("kill").first().click();
   await run.getByTestId("kill-confirm").first().click();
   await expect(run).toHaveAttribute("data-status", "error");
   await expect(run).toContainText(/killed/i);
-  await expect.poll(() => agent.cancels.length, { message: "the remote agent saw the cancel" }).toBeGreaterThan(cancelsBefore);
+  await expect
+    .poll(() => agent.cancels.length, { message: "the remote agent saw the cancel", timeout: 15_000 })
+    .toBeGreaterThan(cancelsBefore);
   await waitForTurnEnd(page);
   await page.reload();
   await expect(page.locator(`[data-testid="subagent-panel"][data-run-id="${runId}"]`)).toHaveAttribute("data-status", "error");

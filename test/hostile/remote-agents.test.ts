@@ -108,7 +108,7 @@ describe("hostile remote agents", () => {
     expect(error).toBeInstanceOf(RemoteAgentError);
     expect(error.message).toBe("The remote agent sent more than 500 updates for one task.");
     expect(steps).toHaveLength(500);
-    await expect.poll(() => agent.cancels.length).toBeGreaterThan(before);
+    await expect.poll(() => agent.cancels.length, { timeout: 15_000 }).toBeGreaterThan(before);
   });
 
   it("cuts a message too long to show, and still answers", async () => {

@@ -38,7 +38,7 @@ import express, { type NextFunction, type Request, type Response } from "express
  *   (`garbage json`: events that are not JSON at all).
  * - `fail`: failed, "The warehouse is offline".
  * - `huge`: an artifact of 300 000 characters in 100 chunks, then completed.
- * - `endless`: 5 000 working statuses as fast as it can, then completed (unless cancelled).
+ * - `endless`: working statuses as fast as it can until cancelled (at most 2 minutes).
  * - `shout`: a working status of 50 000 characters, then a short artifact and completed.
  */
 export interface TestA2AAgentOptions {
@@ -69,8 +69,6 @@ const SLOW_TICK_MS = 50;
 /** `huge`: an artifact of 300 000 characters in 100 chunks, past what a run keeps of artifacts. */
 const HUGE_CHUNKS = 100;
 const HUGE_CHUNK_CHARS = 3_000;
-/** `endless`: more status updates than a run shows for one task. */
-const ENDLESS_UPDATES = 5_000;
 /** `shout`: one status message far longer than a step shows. */
 const SHOUT_CHARS = 50_000;
 const JSONRPC_PATH = "/a2a/jsonrpc";
@@ -208,11 +206,7 @@ class ScriptedExecutor implements AgentExecutor {
         }
         return say.status(TaskState.TASK_STATE_COMPLETED);
       case "endless":
-        for (let i = 0; i < ENDLESS_UPDATES && !this.cancelled.has(context.taskId); i++) {
-          say.status(TaskState.TASK_STATE_WORKING, `Update ${i}`);
-          if (i % 100 === 0) await new Promise((resolve) => setImmediate(resolve));
-        }
-        return say.status(TaskState.TASK_STATE_COMPLETED, "Finally done");
+        return this.endless(context.taskId, say);
       case "shout":
         say.status(TaskState.TASK_STATE_WORKING, "A".repeat(SHOUT_CHARS));
         say.artifact({ id: "answer", name: "answer", text: "Quiet now." });
@@ -225,6 +219,21 @@ class ScriptedExecutor implements AgentExecutor {
         return say.status(TaskState.TASK_STATE_COMPLETED);
     }
   };
+
+  /** Status updates as fast as it can until cancelled (at most LONGEST_MS): it never ends by itself first. */
+  private async endless(taskId: string, say: Publisher): Promise<void> {
+    const until = Date.now() + LONGEST_MS;
+    try {
+      for (let i = 0; !this.cancelled.has(taskId); i++) {
+        if (Date.now() > until || this.closing.aborted) return say.status(TaskState.TASK_STATE_FAILED, "The endless task ran out of time");
+        say.status(TaskState.TASK_STATE_WORKING, `Update ${i}`);
+        if (i % 100 === 99) await new Promise((resolve) => setImmediate(resolve));
+      }
+      say.status(TaskState.TASK_STATE_CANCELED, "Stopped on request");
+    } finally {
+      this.cancelled.delete(taskId);
+    }
+  }
 
   private async slow(taskId: string, say: Publisher): Promise<void> {
     const until = Date.now() + LONGEST_MS;
