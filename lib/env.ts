@@ -198,7 +198,12 @@ export const envSchema = z
      * Host names (comma-separated) on a private network that remote A2A agents made in the app
      * may reach; the operator's SUBAGENTS_FILE agents reach their own card's host anyway.
      */
-    A2A_ALLOWED_HOSTS: withDefault(z.string(), ""),
+    A2A_ALLOWED_HOSTS: withDefault(z.string(), "").transform((list) =>
+      list
+        .split(",")
+        .map((host) => host.trim().toLowerCase())
+        .filter(Boolean),
+    ),
     /**
      * Serves Delegate itself as an A2A agent: its card at /.well-known/agent-card.json and
      * JSON-RPC at /a2a/jsonrpc, for callers holding an API token (docs/a2a-server.md).

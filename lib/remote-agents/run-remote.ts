@@ -128,11 +128,11 @@ async function consume(
 }
 
 /** `work`, unless the signal aborts first (AbortedError) or `idleMs` pass (Idle). */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal, idleMs?: number): Promise<T> {
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal, idleMs: number): Promise<T> {
   if (signal.aborted) return Promise.reject(new AbortedError(signal.reason));
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => finish(() => reject(new AbortedError(signal.reason)));
-    const timer = idleMs === undefined ? undefined : setTimeout(() => finish(() => reject(new Idle())), idleMs);
+    const timer = setTimeout(() => finish(() => reject(new Idle())), idleMs);
     const finish = (settle: () => void) => {
       clearTimeout(timer);
       signal.removeEventListener("abort", onAbort);

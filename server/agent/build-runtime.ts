@@ -99,7 +99,7 @@ export function buildRuntime(
     },
     pricing,
     modelFor,
-    remoteAgents: createA2ATransport({ allowedHosts: hostList(env.A2A_ALLOWED_HOSTS) }),
+    remoteAgents: createA2ATransport({ allowedHosts: env.A2A_ALLOWED_HOSTS }),
     log,
     ...(tracer ? { tracer } : {}),
   });
@@ -120,14 +120,6 @@ export function buildRuntime(
       }
     : undefined;
   return { runtime, appInfo: withServers ?? appInfo, mcp, catalog, definitions };
-}
-
-/** A comma-separated list of host names, as A2A_ALLOWED_HOSTS is written. */
-function hostList(value: string): string[] {
-  return value
-    .split(",")
-    .map((host) => host.trim().toLowerCase())
-    .filter(Boolean);
 }
 
 /** The id MODEL's endpoint (OPENAI_BASE_URL) has in the catalog. */
