@@ -246,6 +246,21 @@ describe("a batch", () => {
     expect(stored).toStrictEqual(t.turn());
   }, 30_000);
 
+  it("whose insert never reached the database is sent again: every call is stored, and nothing is counted as given up", async () => {
+    const { sessionId } = await store.createSession("owner-1");
+    const turnId = "turn-lost-request";
+    const t = turnWriter(proxiedModels, sessionId, turnId);
+    await t.drain();
+    const lost = proxy.dropNextRequest("insert", "toolcalls");
+    steps(turnId, t, 20);
+    await t.drain();
+    await lost;
+    expect(t.writer.givenUp).toBe(0);
+    expect(await models.ToolCall.countDocuments({ sessionId })).toBe(20);
+    const [stored] = await store.loadHistory(sessionId);
+    expect(stored).toStrictEqual(t.turn());
+  }, 30_000);
+
   it("part of which had landed stores the rest, each call once, and counts nothing as given up", async () => {
     const { sessionId } = await store.createSession("owner-1");
     const turnId = "turn-part-landed";

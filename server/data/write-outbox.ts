@@ -40,11 +40,13 @@ export class WritesRefused extends Error {
 /**
  * The documents of a bulk insert (`ordered: false`) the database refused, with why: none
  * when every error is a duplicate key (those documents had landed, by an earlier attempt
- * whose reply was lost). Undefined when `error` is not a bulk write's answer (an outage).
+ * whose reply was lost). Undefined when `error` is not the database's answer about its
+ * documents (an outage): the driver wraps a network or server-selection failure in a
+ * bulk write error too, with no write errors, and then nothing is known to have landed.
  */
 export function refusedInBulk(error: unknown): { count: number; reason: string } | undefined {
   const errors = writeErrorsOf(error);
-  if (!errors) return undefined;
+  if (!errors || errors.length === 0) return undefined;
   const refused = errors.filter((e) => e.code !== DUPLICATE_KEY);
   return { count: refused.length, reason: refused[0]?.errmsg ?? "" };
 }

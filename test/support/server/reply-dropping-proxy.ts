@@ -4,13 +4,17 @@ import mongoose from "mongoose";
 /**
  * A TCP proxy in front of the test database server that can lose one reply: the request
  * reaches the database and is applied, and then the connection breaks before its answer
- * gets back — the fault that makes a client retry a write that already landed. Only the
- * wire framing is read (OP_MSG header and the command's first field); bytes pass as is.
+ * gets back — the fault that makes a client retry a write that already landed. It can
+ * also lose one request: the connection breaks before the database sees it, so nothing
+ * landed and the client's retry is the only copy. Only the wire framing is read (OP_MSG
+ * header and the command's first field); bytes pass as is.
  */
 export interface ReplyDroppingProxy {
   uri(database: string): string;
   /** The next `command` on `collection` (e.g. "update" on "turns") lands, its reply is lost. */
   dropNextReply(command: string, collection: string): Promise<void>;
+  /** The next `command` on `collection` never reaches the database: the connection breaks instead. */
+  dropNextRequest(command: string, collection: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -19,6 +23,7 @@ const OP_MSG = 2013;
 export async function startReplyDroppingProxy(upstreamUri: string): Promise<ReplyDroppingProxy> {
   const upstream = new URL(upstreamUri);
   let armed: { command: string; collection: string; dropped: () => void } | undefined;
+  let armedRequest: { command: string; collection: string; dropped: () => void } | undefined;
   const sockets = new Set<net.Socket>();
 
   const server = net.createServer((client) => {
@@ -32,6 +37,16 @@ export async function startReplyDroppingProxy(upstreamUri: string): Promise<Repl
     client.on("close", close).on("error", close);
     db.on("close", close).on("error", close);
     frames(client, (frame) => {
+      if (armedRequest && frame.readInt32LE(12) === OP_MSG) {
+        const command = commandOf(frame);
+        if (command && command.name === armedRequest.command && command.value === armedRequest.collection) {
+          const done = armedRequest.dropped;
+          armedRequest = undefined;
+          close();
+          done();
+          return;
+        }
+      }
       if (armed && doomed === undefined && frame.readInt32LE(12) === OP_MSG) {
         const command = commandOf(frame);
         if (command && command.name === armed.command && command.value === armed.collection) doomed = frame.readInt32LE(4);
@@ -55,6 +70,7 @@ export async function startReplyDroppingProxy(upstreamUri: string): Promise<Repl
   return {
     uri: (database) => `mongodb://127.0.0.1:${port}/${database}?directConnection=true`,
     dropNextReply: (command, collection) => new Promise<void>((resolve) => (armed = { command, collection, dropped: resolve })),
+    dropNextRequest: (command, collection) => new Promise<void>((resolve) => (armedRequest = { command, collection, dropped: resolve })),
     async close() {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
