@@ -44,7 +44,18 @@ export interface NoisyReport {
   commands: number;
   /** Commands refused by the per-person (or per-connection) rate limit. */
   rateLimited: number;
+  /** How long it flooded, in seconds: what its accepted commands are held to (`NOISY_RATE_LIMIT`). */
+  seconds: number;
 }
+
+/**
+ * The per-person command budget while a neighbour floods: low enough that its opening
+ * salvo overruns it on any machine, however slow (the quiet sessions send a few commands
+ * each). Fixed windows: at most `burst` accepted per window of a second.
+ */
+export const NOISY_RATE_LIMIT = { burst: 200, perSecond: 200 };
+/** Commands the neighbour sends at once as it starts, all in flight together: three budgets' worth. */
+const SALVO = 3 * NOISY_RATE_LIMIT.burst;
 
 export interface LoadReport {
   sessions: number;
@@ -109,7 +120,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     runner,
     store,
     appInfo: { modelLabel: "demo", demo: true, passwordProtected: false },
-    rateLimit: { burst: 1000, perSecond: 1000 },
+    rateLimit: options.noisyNeighbour ? NOISY_RATE_LIMIT : { burst: 1000, perSecond: 1000 },
     log: { info: () => undefined, warn: (m, meta) => console.warn(m, meta ?? ""), error: (m, meta) => console.error(m, meta ?? "") },
   });
   const { app } = live;
@@ -216,6 +227,7 @@ async function startNoisyNeighbour(live: Awaited<ReturnType<typeof startLiveApp>
     turnsRefused: 0,
     commands: 0,
     rateLimited: 0,
+    seconds: 0,
   };
   const sockets: LiveClient[] = [];
   for (let i = 0; i < 40; i++) {
@@ -226,6 +238,13 @@ async function startNoisyNeighbour(live: Awaited<ReturnType<typeof startLiveApp>
       report.socketsRefused++;
     }
   }
+  const started = performance.now();
+  // The salvo: every command in flight at once, so the budget is overrun however slowly the server answers.
+  const salvo = Array.from({ length: SALVO }, async (_, i) => {
+    report.commands++;
+    const listed = await request(sockets[i % sockets.length]!, "session:list", {}).catch(() => undefined);
+    if (listed && !listed.ok && listed.code === "rate_limited") report.rateLimited++;
+  });
   const chats: string[] = [];
   let running = true;
   const flood = sockets.map(async (socket, k) => {
@@ -253,7 +272,8 @@ async function startNoisyNeighbour(live: Awaited<ReturnType<typeof startLiveApp>
   return {
     async stop(): Promise<NoisyReport> {
       running = false;
-      await Promise.all(flood);
+      await Promise.all([...salvo, ...flood]);
+      report.seconds = (performance.now() - started) / 1000;
       for (const socket of sockets) socket.disconnect();
       return report;
     },
