@@ -13,8 +13,16 @@ import { send, shot, startChat, waitForTurnEnd } from "./fixtures";
  */
 const OFFLINE_SHELL_TEXT = "You are offline — Delegate will reconnect when the network is back.";
 
-/** Until the app-shell worker controls the page (it claims open pages when it activates). */
+/**
+ * Until the app-shell worker controls the page. It claims the open pages when it
+ * activates, but not a document whose navigation was already under way then: that one is
+ * controlled from its next load, as a person's next visit would be.
+ */
 async function waitForWorker(page: Page): Promise<void> {
+  await page.evaluate(async () => {
+    await navigator.serviceWorker.ready;
+  });
+  if (await page.evaluate(() => navigator.serviceWorker.controller === null)) await page.reload();
   await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
 }
 

@@ -15,12 +15,12 @@ function subscribe(onChange: () => void): () => void {
   };
 }
 
-/** The browser's own word on the network; the server renders as online. */
-export function useOnline(): boolean {
+/** The browser's own word on the network; `rendered` is what the server's HTML assumes. */
+export function useOnline(rendered = true): boolean {
   return useSyncExternalStore(
     subscribe,
     () => navigator.onLine,
-    () => true,
+    () => rendered,
   );
 }
 
