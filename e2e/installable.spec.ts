@@ -52,6 +52,23 @@ function cacheStorage(page: Page): Promise<CachedEntry[]> {
 
 const pathOf = (url: string) => new URL(url).pathname;
 
+const PROMPT = "Where is the retry logic?";
+
+/** No chat address, API answer or socket transfer, and no page but the offline one, which holds no turn. */
+function expectNothingOfTheChat(entries: CachedEntry[], chatId: string): void {
+  for (const entry of entries) {
+    const where = pathOf(entry.url);
+    expect(where, entry.url).not.toMatch(/^\/(c|s)\/|^\/api\/|^\/socket\.io\//);
+    expect(entry.body.includes(chatId), entry.url).toBe(false);
+    expect(entry.body.includes(PROMPT), entry.url).toBe(false);
+    // The app's scripts name the attribute, so only pages are read for it.
+    if (entry.contentType.includes("text/html")) {
+      expect(where).toBe("/offline");
+      expect(entry.body.includes("data-turn-id"), entry.url).toBe(false);
+    }
+  }
+}
+
 test("Chromium finds the app installable once the worker controls the page; the manifest and worker are served as they should be", async ({
   page,
   baseURL,
@@ -111,7 +128,7 @@ test("offline, a page opens at once on the offline shell, the open chat says it 
   page,
   context,
 }) => {
-  const chatUrl = await startChat(page, "Where is the retry logic?");
+  const chatUrl = await startChat(page, PROMPT);
   await waitForTurnEnd(page);
   await waitForWorker(page);
   const answer = "You said: “Where is the retry logic?”";
@@ -169,7 +186,7 @@ test.describe("signing out", () => {
     await page.getByTestId("sign-up-password").fill("compilers all the way");
     await page.getByTestId("sign-up-submit").click();
     await expect(page.getByTestId("composer")).toBeVisible();
-    await send(page, "Where is the retry logic?");
+    await send(page, PROMPT);
     await page.waitForURL(/\/c\/[A-Za-z0-9_-]+$/);
     await waitForTurnEnd(page);
     await waitForWorker(page);
@@ -178,6 +195,10 @@ test.describe("signing out", () => {
     await page.goto(chatPath);
     await expect(page.getByTestId("message-assistant").last()).toBeVisible();
     const chatId = chatPath.split("/").at(-1)!;
+
+    // The worker itself stored nothing of it: not the page, not the API's answers.
+    expect(await page.evaluate(() => fetch("/api/auth/state").then((response) => response.status))).toBe(200);
+    expectNothingOfTheChat(await cacheStorage(page), chatId);
 
     // What another script (or an older worker) may have stored for this person.
     await page.evaluate(async (chat) => {
@@ -193,6 +214,7 @@ test.describe("signing out", () => {
     expect(before.map((entry) => pathOf(entry.url))).toContain("/offline");
     expect(before.some((entry) => pathOf(entry.url).startsWith("/_next/static/"))).toBe(true);
     expect(before.some((entry) => pathOf(entry.url) === chatPath)).toBe(true);
+    expect(before.some((entry) => entry.cache === "per-person")).toBe(true);
 
     await page.getByTestId("account-menu-button").click();
     const signOut = page.waitForResponse((response) => pathOf(response.url()) === "/api/auth/sign-out");
@@ -200,18 +222,7 @@ test.describe("signing out", () => {
     expect((await (await signOut).allHeaders())["clear-site-data"]).toBe('"cache"');
     await expect(page.getByTestId("sign-in-form")).toBeVisible();
 
-    const after = await cacheStorage(page);
-    for (const entry of after) {
-      const where = pathOf(entry.url);
-      expect(where, entry.url).not.toMatch(/^\/(c|s)\/|^\/api\/|^\/socket\.io\//);
-      expect(entry.body.includes(chatId), entry.url).toBe(false);
-      expect(entry.body.includes("Where is the retry logic?"), entry.url).toBe(false);
-      // The one page kept is the offline page, and it holds no turn (the app's scripts name the attribute, so only pages are read for it).
-      if (entry.contentType.includes("text/html")) {
-        expect(where).toBe("/offline");
-        expect(entry.body.includes("data-turn-id"), entry.url).toBe(false);
-      }
-    }
+    expectNothingOfTheChat(await cacheStorage(page), chatId);
     await context.close();
   });
 });

@@ -24,6 +24,9 @@ const STATIC_PREFIX = "/_next/static/";
 /** The static files a page names, as `/_next/static/…` in its tags or `static/…` in its flight data. */
 const STATIC_REFERENCE = /static\/(?:chunks|css|media)\/[\w\-.~%@/]+?\.(?:js|css|woff2?)/g;
 
+/** The API (exports, attachments, sign-in callbacks among it) and the socket: always the network's, as it answers. */
+const UNTOUCHED = /^\/(?:api|socket\.io)\//;
+
 function isStaticAsset(url) {
   return url.pathname.startsWith(STATIC_PREFIX) && url.search === "";
 }
@@ -130,6 +133,8 @@ self.addEventListener("fetch", (event) => {
   if (request.method !== "GET") return;
   const url = new URL(request.url);
   if (url.origin !== self.location.origin) return;
+  // Not even looked at: an export or attachment may take longer than the navigation's wait to start.
+  if (UNTOUCHED.test(url.pathname)) return;
   if (request.mode === "navigate") event.respondWith(navigate(request));
   else if (isStaticAsset(url)) event.respondWith(cacheFirst(request));
   else if (isShellFile(url)) event.respondWith(staleWhileRevalidate(event));
