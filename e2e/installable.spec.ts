@@ -157,6 +157,16 @@ test("offline, a page opens at once on the offline shell, the open chat says it 
   await expect(page.getByTestId("offline-banner")).toHaveCount(0);
 });
 
+test("online but with no way to the server, the chat says it cannot reach it once reconnecting has gone on a while", async ({ page }) => {
+  // The socket never reaches the server: WebSocket held open and silent, polling refused.
+  await page.routeWebSocket(/\/socket\.io\//, () => undefined);
+  await page.route(/\/socket\.io\//, (route) => route.abort());
+  await page.goto("/");
+  const banner = page.getByTestId("offline-banner");
+  await expect(banner).toContainText("Cannot reach the server — showing what was loaded.", { timeout: 20_000 });
+  await expect(banner).toHaveAttribute("data-reason", "unreachable");
+});
+
 test.describe("signing out", () => {
   let app: AppProcess;
   let dataDir: string;
