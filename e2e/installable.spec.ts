@@ -136,10 +136,13 @@ test("offline, a page opens at once on the offline shell, the open chat says it 
 
   await context.setOffline(true);
   const banner = page.getByTestId("offline-banner");
-  await expect(banner).toContainText("Offline — showing what was loaded. Messages sent now will not go through");
+  await expect(banner).toContainText("Offline — showing what was loaded. A message sent now is marked “Not sent”");
   // What was loaded stays readable.
   await expect(page.getByTestId("message-assistant").last()).toContainText(answer);
   await shot(page, "installable-offline-banner");
+  // The banner says what the composer does.
+  await send(page, "hello");
+  await expect(page.getByTestId("turn-error")).toContainText("Not sent", { timeout: 20_000 });
 
   const started = Date.now();
   await page.goto(chatUrl);

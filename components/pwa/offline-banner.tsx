@@ -5,8 +5,9 @@ import { useOffline } from "./use-offline";
 
 /**
  * Said calmly while the chat cannot reach the server. What it says is what the composer
- * does: a message sent while the socket is down waits a few seconds for it and then shows
- * "Not sent", so it has to be sent again once the connection is back.
+ * does: a message sent while the socket is down waits for it as long as a command waits
+ * for its answer (components/realtime/socket.ts), then shows "Not sent" and is dropped,
+ * so it has to be sent again once the connection is back.
  */
 export function OfflineBanner({ connection }: { connection: ConnectionState }) {
   const offline = useOffline(connection);
@@ -18,8 +19,8 @@ export function OfflineBanner({ connection }: { connection: ConnectionState }) {
       data-reason={offline}
       className="border-b border-zinc-200 bg-zinc-50 px-4 py-2 text-sm text-zinc-700 dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-300"
     >
-      <span className="font-medium">{offline === "offline" ? "Offline" : "Cannot reach the server"}</span> — showing what was loaded.
-      Messages sent now will not go through: send them again when you are back online.
+      <span className="font-medium">{offline === "offline" ? "Offline" : "Cannot reach the server"}</span> — showing what was loaded. A
+      message sent now is marked “Not sent” unless the connection is back within seconds: send it again once you are back online.
     </div>
   );
 }
