@@ -52,6 +52,11 @@ export default defineConfig(
     languageOptions: { globals: { ...globals.browser } },
   },
   {
+    // The service workers: plain scripts the browser runs as they are (no build step).
+    files: ["public/**/*.js"],
+    languageOptions: { sourceType: "script", globals: { ...globals.serviceworker } },
+  },
+  {
     files: ["e2e/**/*.ts"],
     rules: {
       // Playwright reads the fixtures a fixture or test needs from its destructured first

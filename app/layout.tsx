@@ -1,7 +1,9 @@
 import type { Metadata, Viewport } from "next";
 import { headers } from "next/headers";
 import type { ReactNode } from "react";
+import { ServiceWorkerRegistration } from "@/components/pwa/service-worker-registration";
 import { THEME_INIT_SCRIPT } from "@/components/ui/theme-init";
+import { APP_VERSION } from "@/lib/app-version";
 import { nonceOf } from "@/server/http/headers";
 import "./globals.css";
 
@@ -47,7 +49,10 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
             keeps React 19 from flagging a script it will not (and need not) run again on the client (and a nonce the browser hides). */}
         <script nonce={nonce} suppressHydrationWarning dangerouslySetInnerHTML={{ __html: THEME_INIT_SCRIPT }} />
       </head>
-      <body className="h-dvh overflow-hidden">{children}</body>
+      <body className="h-dvh overflow-hidden">
+        {children}
+        <ServiceWorkerRegistration version={APP_VERSION} />
+      </body>
     </html>
   );
 }

@@ -1,5 +1,6 @@
 "use client";
 
+import { clearCachedChatData } from "@/components/pwa/clear-cached-data";
 import { PopoverMenu } from "@/components/ui/popover-menu";
 import { ACCOUNT_PAGES, ACCOUNT_ROUTES } from "@/lib/contracts/account";
 import { USAGE_PATH } from "@/lib/usage/links";
@@ -22,6 +23,7 @@ export function AccountMenu() {
 
   const signOut = async () => {
     await post(ACCOUNT_ROUTES.signOut);
+    await clearCachedChatData();
     window.location.assign(ACCOUNT_PAGES.signIn);
   };
 

@@ -1,6 +1,7 @@
 "use client";
 
 import { useCallback, useEffect, useState } from "react";
+import { clearCachedChatData } from "@/components/pwa/clear-cached-data";
 import { ACCOUNT_PAGES, ACCOUNT_ROUTES, type AccountView, type SignInSessionView } from "@/lib/contracts/account";
 import { fetchList, post } from "./account-api";
 import { DANGER_BUTTON, Field, FormError, Notice, PASSWORD_RULE, passwordProblem, PRIMARY_BUTTON, SECONDARY_BUTTON } from "./fields";
@@ -133,14 +134,17 @@ function Browsers() {
     const result = await post(ACCOUNT_ROUTES.revokeSession(session.id));
     setPending(null);
     if (!result.ok) setError(`Could not sign that browser out: ${result.message}`);
-    else if (session.current) window.location.assign(ACCOUNT_PAGES.signIn);
-    else await load();
+    else if (session.current) {
+      await clearCachedChatData();
+      window.location.assign(ACCOUNT_PAGES.signIn);
+    } else await load();
   };
 
   const everywhere = async () => {
     setPending("everywhere");
     const result = await post(ACCOUNT_ROUTES.signOutEverywhere);
     if (result.ok) {
+      await clearCachedChatData();
       window.location.assign(ACCOUNT_PAGES.signIn);
       return;
     }

@@ -1,6 +1,7 @@
 "use client";
 
 import { useState } from "react";
+import { clearCachedChatData } from "@/components/pwa/clear-cached-data";
 
 /** Shown only when APP_PASSWORD is set; clears the login cookie and returns to the login page. */
 export function LogoutButton() {
@@ -10,6 +11,7 @@ export function LogoutButton() {
     try {
       await fetch("/api/logout", { method: "POST", credentials: "same-origin" });
     } finally {
+      await clearCachedChatData();
       // A full page load: nothing the signed-out person's pages held stays in memory.
       // eslint-disable-next-line @next/next/no-location-assign-relative-destination
       window.location.assign("/login");

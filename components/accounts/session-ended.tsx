@@ -1,15 +1,21 @@
 "use client";
 
 import { usePathname } from "next/navigation";
+import { useEffect } from "react";
+import { clearCachedChatData } from "@/components/pwa/clear-cached-data";
 import { ACCOUNT_PAGES } from "@/lib/contracts/account";
 import { AlertIcon } from "@/components/ui/icons";
 
 /**
  * The server ended this browser's sign-in and cut its connection. Said once, plainly, with
  * the way back in (and back to this chat afterwards) instead of an endless "Reconnecting…".
+ * A sign-out like any other: what scripts cached for this person goes at once.
  */
 export function SessionEnded() {
   const pathname = usePathname();
+  useEffect(() => {
+    void clearCachedChatData();
+  }, []);
   const href = `${ACCOUNT_PAGES.signIn}?next=${encodeURIComponent(pathname || "/")}`;
   return (
     <div

@@ -4,6 +4,7 @@ import { useParams, usePathname } from "next/navigation";
 import { useCallback, useEffect, useState, type ReactNode } from "react";
 import { ClaimBanner } from "@/components/accounts/claim-banner";
 import { SessionEnded } from "@/components/accounts/session-ended";
+import { OfflineBanner } from "@/components/pwa/offline-banner";
 import { useAppInfo } from "@/components/realtime/use-app-info";
 import { useConnection } from "@/components/realtime/use-connection";
 import { Header } from "./header";
@@ -78,6 +79,7 @@ function Frame({ children, serverTitle }: { children: ReactNode; serverTitle?: R
           onOpenSidebar={() => setDrawerOpen(true)}
         />
         {connection === "signed-out" ? <SessionEnded /> : <ClaimBanner onClaimed={refreshSessions} />}
+        {connection === "signed-out" ? null : <OfflineBanner connection={connection} />}
         <main className="relative min-h-0 flex-1">
           <LastTurnContext.Provider value={setLastTurn}>
             <TurnSpendContext.Provider value={setTurnSpend}>

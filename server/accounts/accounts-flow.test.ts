@@ -174,9 +174,11 @@ describe("signing out", () => {
     const aSocket = await socketOf(a);
     const bSocket = await socketOf(b);
     const cut = disconnected(aSocket);
-    const out = await a.post(ACCOUNT_ROUTES.signOut);
+    const out = await a.fetch(ACCOUNT_ROUTES.signOut, { method: "POST", body: {} });
     expect(out.status).toBe(200);
     expect(a.cookie("dlg_session")).toBeUndefined();
+    // The browser drops what it cached of this site: the next person on it reads none of it.
+    expect(out.headers.get("clear-site-data")).toBe('"cache"');
     expect(await cut).toBe("io server disconnect");
     // A copy of the cookie kept from before opens nothing any more.
     expect((await fetch(`${harness.baseUrl}${ACCOUNT_ROUTES.sessions}`, { headers: { cookie: kept } })).status).toBe(401);
@@ -192,7 +194,9 @@ describe("signing out", () => {
     await signIn(b, email);
     const bSocket = await socketOf(b);
     const cut = disconnected(bSocket);
-    expect((await a.post(ACCOUNT_ROUTES.signOutEverywhere)).status).toBe(200);
+    const everywhere = await a.fetch(ACCOUNT_ROUTES.signOutEverywhere, { method: "POST", body: {} });
+    expect(everywhere.status).toBe(200);
+    expect(everywhere.headers.get("clear-site-data")).toBe('"cache"');
     expect(await cut).toBe("io server disconnect");
     expect((await b.get(ACCOUNT_ROUTES.sessions)).status).toBe(401);
     expect((await b.fetch("/")).status).toBe(303);

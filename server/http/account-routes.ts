@@ -27,6 +27,7 @@ import { reserveSignIn, type AccountThrottles } from "@/server/accounts/sign-in-
 import { toAppError } from "@/server/errors";
 import { readBody } from "./body";
 import { httpStatusOf } from "./error-status";
+import { CLEAR_CACHE_HEADER } from "./headers";
 import { originAllowed } from "./origin";
 import { errorAnswer } from "./error-answer";
 
@@ -50,13 +51,16 @@ export interface AccountHttpDeps {
 
 const MAX_BODY_BYTES = 10_000;
 
-/** Reachable without signing in: the sign-in pages, what they load, the auth API and the health check. */
+/**
+ * Reachable without signing in: the sign-in pages, what they load, the auth API, the health
+ * check, and the app shell (the offline page and the worker that stores it, the same for everyone).
+ */
 const PUBLIC_PATH =
-  /^\/(login|signup|reset)\/?$|^\/(api\/auth\/.*|api\/health|_next\/static\/.*|theme-init\.js|icon\.svg|favicon\.ico|icon-(?:192|512)\.png|apple-touch-icon\.png|manifest\.webmanifest)$/;
+  /^\/(login|signup|reset|offline)\/?$|^\/(api\/auth\/.*|api\/health|_next\/static\/.*|theme-init\.js|icon\.svg|favicon\.ico|icon-(?:192|512)\.png|apple-touch-icon\.png|manifest\.webmanifest|icon-maskable-512\.png|sw\.js|sw-notifications\.js)$/;
 
-/** Static files: served without looking up a sign-in (no database read per asset). */
+/** Static files, the app-shell worker's among them: served without looking up a sign-in (no database read per asset). */
 const STATIC_PATH =
-  /^\/(_next\/static\/.*|theme-init\.js|icon\.svg|favicon\.ico|icon-(?:192|512)\.png|apple-touch-icon\.png|manifest\.webmanifest)$/;
+  /^\/(_next\/static\/.*|theme-init\.js|icon\.svg|favicon\.ico|icon-(?:192|512)\.png|apple-touch-icon\.png|manifest\.webmanifest|icon-maskable-512\.png|sw\.js|sw-notifications\.js)$/;
 export function isStaticPath(pathname: string): boolean {
   return STATIC_PATH.test(pathname);
 }
@@ -142,6 +146,8 @@ export async function gateAccountRequest(
 interface Answer {
   body: unknown;
   cookies?: string[];
+  /** A sign-out's: clears the browser's cache of this site. */
+  clearCache?: boolean;
 }
 
 const SESSION_ID = /^\/api\/account\/sessions\/([A-Za-z0-9_-]{1,64})\/revoke$/;
@@ -181,7 +187,10 @@ export async function handleAccountRoute(
       req.resume();
       throw new AppError("not_found", "No such API route.");
     }
-    json(res, 200, answer.body, answer.cookies ? { "set-cookie": answer.cookies } : {});
+    json(res, 200, answer.body, {
+      ...(answer.cookies ? { "set-cookie": answer.cookies } : {}),
+      ...(answer.clearCache ? CLEAR_CACHE_HEADER : {}),
+    });
   } catch (error) {
     const { status, body } = errorAnswer(error, "account", url.pathname, deps.log);
     const headers: Record<string, string> = error instanceof ThrottledError ? { "retry-after": String(error.retryAfterS) } : {};
@@ -280,7 +289,7 @@ async function route(
     if (path === ACCOUNT_ROUTES.signOut) {
       req.resume();
       await accounts.signOut(planted);
-      return { body: { ok: true }, cookies: [clearedSessionCookie(secureCookies)] };
+      return { body: { ok: true }, cookies: [clearedSessionCookie(secureCookies)], clearCache: true };
     }
   }
 
@@ -306,7 +315,7 @@ async function route(
   if (path === ACCOUNT_ROUTES.signOutEverywhere) {
     req.resume();
     await accounts.endSessions(auth.account._id);
-    return { body: { ok: true }, cookies: [clearedSessionCookie(secureCookies)] };
+    return { body: { ok: true }, cookies: [clearedSessionCookie(secureCookies)], clearCache: true };
   }
   if (path === ACCOUNT_ROUTES.password) {
     const body = await parse(req, changePasswordBody);

@@ -28,7 +28,15 @@ function expectHardened(headers: Record<string, string | string[] | undefined>):
   expect(headers["referrer-policy"]).toBe("no-referrer");
   expect(headers["x-content-type-options"]).toBe("nosniff");
   const csp = String(headers["content-security-policy"]);
-  for (const directive of ["frame-ancestors 'none'", "object-src 'none'", "base-uri 'self'", "form-action 'self'", "script-src 'self'"]) {
+  for (const directive of [
+    "frame-ancestors 'none'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "script-src 'self'",
+    "worker-src 'self'",
+    "manifest-src 'self'",
+  ]) {
     expect(csp).toContain(directive);
   }
 }

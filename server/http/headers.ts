@@ -20,6 +20,9 @@ export function contentSecurityPolicy(dev: boolean, nonce?: string): string {
     "font-src 'self' data:",
     // 'self' covers ws:/wss: to this host (CSP 3), which the socket needs.
     "connect-src 'self'",
+    // The app-shell worker (public/sw.js) and the web manifest, from this origin only.
+    "worker-src 'self'",
+    "manifest-src 'self'",
     "frame-ancestors 'none'",
     "object-src 'none'",
     "base-uri 'self'",
@@ -28,6 +31,14 @@ export function contentSecurityPolicy(dev: boolean, nonce?: string): string {
 }
 
 /** The nonce in a policy made by `contentSecurityPolicy` (a page's own inline script needs it). */
+/**
+ * Sent with every sign-out: the browser drops what its HTTP cache holds for this site, so
+ * the next person on the device reads nothing of this one's from it. Only "cache": the
+ * app-shell worker and its cache (the same for everyone) stay, and the cookies are
+ * cleared by the response itself.
+ */
+export const CLEAR_CACHE_HEADER = { "clear-site-data": '"cache"' } as const;
+
 export function nonceOf(policy: string | null | undefined): string | undefined {
   return policy?.match(/'nonce-([A-Za-z0-9+/=]+)'/)?.[1];
 }

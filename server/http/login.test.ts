@@ -57,6 +57,8 @@ describe("APP_PASSWORD", () => {
     const out = await post("/api/logout", {}, { cookie });
     expect(out.status).toBe(200);
     expect(out.headers.getSetCookie().join()).toMatch(/dlg_auth=;.*Max-Age=0/);
+    // The browser drops what it cached of this site: the next person on it reads none of it.
+    expect(out.headers.get("clear-site-data")).toBe('"cache"');
 
     // A copy of the cookie kept from before the logout opens nothing any more.
     expect(await cut).toBe("io server disconnect");

@@ -7,6 +7,7 @@ import { reserveGateLogin, type GateThrottles } from "@/server/accounts/sign-in-
 import { toAppError } from "@/server/errors";
 import { readBody } from "./body";
 import { httpStatusOf } from "./error-status";
+import { CLEAR_CACHE_HEADER } from "./headers";
 import { originAllowed } from "./origin";
 
 /**
@@ -25,9 +26,9 @@ export interface LoginDeps {
 
 const MAX_LOGIN_BODY_BYTES = 10_000;
 
-/** Paths reachable without logging in: the login page and what it loads. */
+/** Paths reachable without logging in: the login page and what it loads, and the app shell (the same for everyone). */
 const PUBLIC_PATH =
-  /^\/(login\/?|api\/login|api\/health|api\/auth\/state|_next\/static\/.*|theme-init\.js|icon\.svg|favicon\.ico|icon-(?:192|512)\.png|apple-touch-icon\.png|manifest\.webmanifest)$/;
+  /^\/(login\/?|offline\/?|api\/login|api\/health|api\/auth\/state|_next\/static\/.*|theme-init\.js|icon\.svg|favicon\.ico|icon-(?:192|512)\.png|apple-touch-icon\.png|manifest\.webmanifest|icon-maskable-512\.png|sw\.js|sw-notifications\.js)$/;
 
 function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | string[]> = {}): void {
   res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers });
@@ -78,7 +79,7 @@ async function gate(req: IncomingMessage, res: ServerResponse, url: URL, cookies
       await deps.gate.revoke(session);
       deps.onLogout(session);
     }
-    json(res, 200, { ok: true }, { "set-cookie": authCookie("", 0, deps.secureCookies) });
+    json(res, 200, { ok: true }, { "set-cookie": authCookie("", 0, deps.secureCookies), ...CLEAR_CACHE_HEADER });
     return true;
   }
   if (PUBLIC_PATH.test(url.pathname) || (await deps.gate.verify(cookies[AUTH_COOKIE]))) return false;

@@ -1,0 +1,1 @@
+// Replaced by the notifications service worker; the app-shell worker (sw.js) imports it first.
