@@ -20,6 +20,8 @@ export function contentSecurityPolicy(dev: boolean, nonce?: string): string {
     "font-src 'self' data:",
     // 'self' covers ws:/wss: to this host (CSP 3), which the socket needs.
     "connect-src 'self'",
+    // The service worker (/sw.js, and the scripts it imports) is the app's own.
+    "worker-src 'self'",
     "frame-ancestors 'none'",
     "object-src 'none'",
     "base-uri 'self'",
