@@ -1,0 +1,2 @@
+/* global importScripts */
+importScripts("/sw-notifications.js");
