@@ -18,11 +18,13 @@ interface Shown {
 async function hiddenPage(context: BrowserContext, baseURL: string | undefined): Promise<Page> {
   await context.grantPermissions(["notifications"], { origin: new URL(baseURL!).origin });
   await context.addInitScript(() => {
-    const state = { hidden: true };
+    // Kept across loads of the page: a test that shows the tab keeps it shown.
+    const state = { hidden: sessionStorage.getItem("test-hidden") !== "0" };
     Object.defineProperty(Document.prototype, "visibilityState", { configurable: true, get: () => (state.hidden ? "hidden" : "visible") });
     Object.defineProperty(Document.prototype, "hidden", { configurable: true, get: () => state.hidden });
     (window as unknown as { setHidden: (hidden: boolean) => void }).setHidden = (hidden) => {
       state.hidden = hidden;
+      sessionStorage.setItem("test-hidden", hidden ? "1" : "0");
       document.dispatchEvent(new Event("visibilitychange"));
     };
   });
@@ -63,7 +65,6 @@ test.describe("notifications", () => {
     expect(approval.body).toContain('says "recieve"');
     expect(new URL(approval.url, baseURL).pathname).toBe(chatPath(second));
     const runId = decodeURIComponent(new URL(approval.url, baseURL).hash.replace(/^#run-/, ""));
-    await expect(page.locator('[data-testid="subagent-panel"][data-depth="2"]')).toHaveAttribute("data-run-id", runId);
 
     // Clicking it (the worker's click handler, with the notification's link) from another page of the app.
     await page.goto("/");
@@ -73,9 +74,10 @@ test.describe("notifications", () => {
       approval.url,
     );
     await page.waitForURL(new URL(approval.url, baseURL).href);
-    await expect(page.locator(`[id="run-${runId}"]`)).toBeInViewport();
-    await expect(page.getByTestId("approval-banner")).toBeVisible();
-    await page.getByTestId("approval-review").click();
+    // The chat opens at the card that waits, in the panel of the run that asks.
+    const card = page.locator(`[id="run-${runId}"]`).getByTestId("approval-card");
+    await expect(card).toBeVisible();
+    await expect(card).toBeInViewport();
     await page.getByTestId("approval-card").getByTestId("approval-deny").click();
     await waitForTurnEnd(page);
   });
