@@ -128,7 +128,8 @@ export class NotificationService {
     const kept = await Promise.all(
       [...new Set(audience)].map(async (personId) => {
         if (!wants(await this.levels.of(personId), notice.kind)) return null;
-        if (await this.deps.watching?.(personId, sessionId)) return null;
+        // Unknown (another process did not answer): pushed, since a page that also shows it collapses the two by tag.
+        if (await this.deps.watching?.(personId, sessionId).catch(() => false)) return null;
         return personId;
       }),
     );
