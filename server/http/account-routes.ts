@@ -50,13 +50,16 @@ export interface AccountHttpDeps {
 
 const MAX_BODY_BYTES = 10_000;
 
-/** Reachable without signing in: the sign-in pages, what they load, the auth API and the health check. */
+/**
+ * Reachable without signing in: the sign-in pages, what they load, the auth API and the health check,
+ * and the service worker's scripts, which a browser checks for updates whoever is signed in.
+ */
 const PUBLIC_PATH =
-  /^\/(login|signup|reset)\/?$|^\/(api\/auth\/.*|api\/health|_next\/static\/.*|theme-init\.js|icon\.svg|favicon\.ico|icon-(?:192|512)\.png|apple-touch-icon\.png|manifest\.webmanifest)$/;
+  /^\/(login|signup|reset)\/?$|^\/(api\/auth\/.*|api\/health|_next\/static\/.*|theme-init\.js|icon\.svg|favicon\.ico|icon-(?:192|512)\.png|apple-touch-icon\.png|manifest\.webmanifest|sw\.js|sw-notifications\.js)$/;
 
 /** Static files: served without looking up a sign-in (no database read per asset). */
 const STATIC_PATH =
-  /^\/(_next\/static\/.*|theme-init\.js|icon\.svg|favicon\.ico|icon-(?:192|512)\.png|apple-touch-icon\.png|manifest\.webmanifest)$/;
+  /^\/(_next\/static\/.*|theme-init\.js|icon\.svg|favicon\.ico|icon-(?:192|512)\.png|apple-touch-icon\.png|manifest\.webmanifest|sw\.js|sw-notifications\.js)$/;
 export function isStaticPath(pathname: string): boolean {
   return STATIC_PATH.test(pathname);
 }

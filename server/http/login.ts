@@ -27,7 +27,7 @@ const MAX_LOGIN_BODY_BYTES = 10_000;
 
 /** Paths reachable without logging in: the login page and what it loads. */
 const PUBLIC_PATH =
-  /^\/(login\/?|api\/login|api\/health|api\/auth\/state|_next\/static\/.*|theme-init\.js|icon\.svg|favicon\.ico|icon-(?:192|512)\.png|apple-touch-icon\.png|manifest\.webmanifest)$/;
+  /^\/(login\/?|api\/login|api\/health|api\/auth\/state|_next\/static\/.*|theme-init\.js|icon\.svg|favicon\.ico|icon-(?:192|512)\.png|apple-touch-icon\.png|manifest\.webmanifest|sw\.js|sw-notifications\.js)$/;
 
 function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | string[]> = {}): void {
   res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers });

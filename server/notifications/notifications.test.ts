@@ -116,6 +116,12 @@ describe("notifications", () => {
     for (const path of [NOTIFICATION_ROUTES.key, NOTIFICATION_ROUTES.settings]) expect((await stranger.get(path)).status).toBe(401);
     expect((await stranger.post(NOTIFICATION_ROUTES.subscribe, browserSubscription().json("https://push.example.com/x"))).status).toBe(401);
 
+    // The service worker's scripts are not behind it: a browser checks them for updates signed in or not.
+    for (const path of ["/sw.js", "/sw-notifications.js"]) {
+      const res = await fetch(`${harness.baseUrl}${path}`, { redirect: "manual" });
+      expect(res.status, path).toBe(404); // no page handler in these tests: past the gate, nothing serves it
+    }
+
     const bob = await signUp("bob@example.com");
     const keys = browserSubscription();
     const refused: [string, unknown][] = [
