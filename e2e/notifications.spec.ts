@@ -82,6 +82,37 @@ test.describe("notifications", () => {
     await waitForTurnEnd(page);
   });
 
+  test("a push reaches the worker: shown as sent, replacing the page's notification of the same moment, opening only this app", async ({
+    context,
+    baseURL,
+  }) => {
+    const page = await hiddenPage(context, baseURL);
+    const origin = new URL(baseURL!).origin;
+    const cdp = await context.newCDPSession(page);
+    const registrations: { registrationId: string; isDeleted: boolean }[] = [];
+    cdp.on("ServiceWorker.workerRegistrationUpdated", (event) => registrations.push(...event.registrations));
+    await cdp.send("ServiceWorker.enable");
+    await startChat(page, "hello pushed");
+    await waitForTurnEnd(page);
+    await expect.poll(async () => (await shown(page)).length).toBe(1);
+    const [fromPage] = await shown(page);
+    await expect.poll(() => registrations.some((r) => !r.isDeleted)).toBe(true);
+    const registrationId = registrations.find((r) => !r.isDeleted)!.registrationId;
+
+    // Headless Chromium has no push service: DevTools hands the worker a push as one would.
+    const deliver = (data: string) => cdp.send("ServiceWorker.deliverPushMessage", { origin, registrationId, data });
+    await deliver(JSON.stringify({ ...fromPage, body: "From the push service." }));
+    await expect.poll(async () => (await shown(page)).map((n) => n.body)).toEqual(["From the push service."]);
+    expect((await shown(page))[0]!.url).toBe(new URL(fromPage!.url, origin).href);
+
+    await deliver(JSON.stringify({ title: "Elsewhere", body: "", tag: "elsewhere", url: "https://evil.example/phish" }));
+    await deliver("not json");
+    await expect.poll(async () => (await shown(page)).length).toBe(3);
+    const all = await shown(page);
+    expect(all.find((n) => n.tag === "elsewhere")!.url).toBe(`${origin}/`);
+    expect(all.find((n) => n.title === "Delegate")!.body).toBe("Something in a chat needs a look.");
+  });
+
   test("a seen tab shows nothing; with the setting off a hidden one shows nothing either", async ({ context, baseURL }) => {
     const page = await hiddenPage(context, baseURL);
     await page.goto("/");
