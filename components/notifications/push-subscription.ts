@@ -16,9 +16,13 @@ export async function subscribeToPush(registration: ServiceWorkerRegistration): 
   if (!key.ok) return { ok: false, reason: "failed", message: key.message };
   let subscription: PushSubscription;
   try {
+    const existing = await registration.pushManager.getSubscription();
+    // One made under other VAPID keys (the operator changed them) can no longer be pushed to.
+    if (existing && keyOf(existing) !== key.data.publicKey) await existing.unsubscribe();
     subscription =
-      (await registration.pushManager.getSubscription()) ??
-      (await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key.data.publicKey }));
+      existing && keyOf(existing) === key.data.publicKey
+        ? existing
+        : await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key.data.publicKey });
   } catch {
     return noPushService();
   }
@@ -32,4 +36,13 @@ function noPushService(): PushResult {
     reason: "no-push-service",
     message: "This browser has no push service, so notifications come only while a Delegate tab is open (it may be in the background).",
   };
+}
+
+/** The VAPID public key a subscription was made with, base64url as the server gives it. */
+function keyOf(subscription: PushSubscription): string | null {
+  const key = subscription.options.applicationServerKey;
+  if (!key) return null;
+  let binary = "";
+  for (const byte of new Uint8Array(key)) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
