@@ -29,6 +29,17 @@ describe("parseEnv", () => {
     expect(() => parseEnv({ METRICS_TOKEN: "short" })).toThrow(/METRICS_TOKEN: must be at least 16 characters/);
   });
 
+  it("VAPID keys come as a pair of base64url keys, with a mailto: or https: subject", () => {
+    const pair = { VAPID_PUBLIC_KEY: `B${"a".repeat(86)}`, VAPID_PRIVATE_KEY: "k".repeat(43) };
+    expect(parseEnv(pair)).toMatchObject(pair);
+    expect(parseEnv({ VAPID_PUBLIC_KEY: "", VAPID_PRIVATE_KEY: "" }).VAPID_PUBLIC_KEY).toBeUndefined();
+    expect(() => parseEnv({ VAPID_PUBLIC_KEY: pair.VAPID_PUBLIC_KEY })).toThrow(/VAPID_PRIVATE_KEY: is required with VAPID_PUBLIC_KEY/);
+    expect(() => parseEnv({ VAPID_PRIVATE_KEY: pair.VAPID_PRIVATE_KEY })).toThrow(/VAPID_PUBLIC_KEY: is required with VAPID_PRIVATE_KEY/);
+    expect(() => parseEnv({ ...pair, VAPID_PUBLIC_KEY: "not a key" })).toThrow(/VAPID_PUBLIC_KEY: must be the base64url public key/);
+    expect(parseEnv({ VAPID_SUBJECT: "mailto:ops@example.com" }).VAPID_SUBJECT).toBe("mailto:ops@example.com");
+    expect(() => parseEnv({ VAPID_SUBJECT: "http://example.com" })).toThrow(/VAPID_SUBJECT: must be a mailto: or https:\/\/ URL/);
+  });
+
   it("refuses AUTH_MODE=sso without a provider to sign in with", () => {
     expect(() => parseEnv({ AUTH_MODE: "sso" })).toThrow(/AUTH_MODE: sso needs a provider/);
   });

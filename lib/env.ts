@@ -253,8 +253,41 @@ export const envSchema = z
     OIDC_CLIENT_SECRET: opt(z.string().min(1)),
     /** The sign-in button's text. */
     OIDC_LABEL: withDefault(z.string().trim().min(1).max(60), "Sign in with SSO"),
+
+    /**
+     * Web Push's VAPID key pair (base64url, as `npx web-push generate-vapid-keys` prints it),
+     * both or neither. Unset: the app makes a pair once and keeps it in MongoDB.
+     */
+    VAPID_PUBLIC_KEY: opt(
+      z
+        .string()
+        .trim()
+        .regex(/^[A-Za-z0-9_-]{80,100}$/, "must be the base64url public key (87 characters)"),
+    ),
+    VAPID_PRIVATE_KEY: opt(
+      z
+        .string()
+        .trim()
+        .regex(/^[A-Za-z0-9_-]{40,50}$/, "must be the base64url private key (43 characters)"),
+    ),
+    /** Who push services may contact about this app's pushes: a mailto: or https: URL. Unset: PUBLIC_URL, else a mailto: placeholder. */
+    VAPID_SUBJECT: opt(
+      z
+        .string()
+        .trim()
+        .regex(/^(mailto:|https:\/\/)\S+$/, "must be a mailto: or https:// URL"),
+    ),
   })
-  .superRefine(checkOidc);
+  .superRefine(checkOidc)
+  .superRefine(checkVapid);
+
+/** A VAPID key pair is one thing: half of it signs nothing a push service accepts. */
+function checkVapid(value: { VAPID_PUBLIC_KEY?: string; VAPID_PRIVATE_KEY?: string }, ctx: z.RefinementCtx): void {
+  if (value.VAPID_PUBLIC_KEY && !value.VAPID_PRIVATE_KEY)
+    ctx.addIssue({ code: "custom", path: ["VAPID_PRIVATE_KEY"], message: "is required with VAPID_PUBLIC_KEY" });
+  if (value.VAPID_PRIVATE_KEY && !value.VAPID_PUBLIC_KEY)
+    ctx.addIssue({ code: "custom", path: ["VAPID_PUBLIC_KEY"], message: "is required with VAPID_PRIVATE_KEY" });
+}
 
 export type Env = z.infer<typeof envSchema>;
 

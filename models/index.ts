@@ -19,6 +19,7 @@ import { defineAgentDefinitionModel } from "./agent-definition";
 import { defineApiTokenModel } from "./api-token";
 import { defineA2ATaskModel } from "./a2a-task";
 import { defineMcpOAuthModel } from "./mcp-oauth";
+import { definePushSubscriptionModel, defineVapidKeysModel } from "./push-subscription";
 
 /**
  * The models, created on the connection they are given — nothing binds to mongoose's
@@ -61,6 +62,9 @@ export function createModels(connection: Connection) {
     QuotaUsage: defineQuotaUsageModel(connection),
     // People's sign-ins to MCP servers with oauth: unused without such a server.
     McpOAuth: defineMcpOAuthModel(connection),
+    // Browser notifications: people's push subscriptions and the app's VAPID keys.
+    PushSubscription: definePushSubscriptionModel(connection),
+    VapidKeys: defineVapidKeysModel(connection),
   };
 }
 

@@ -1,14 +1,17 @@
 import { Schema, type Connection, type InferSchemaType } from "mongoose";
+import { NOTIFY_LEVELS } from "@/lib/contracts/notifications";
 
 /**
  * What a person set once for all their chats: the model a new chat starts on (the last one
- * they picked). Keyed by the owner id their chats carry (an account, or a browser identity).
+ * they picked), and which notifications they get. Keyed by the owner id their chats carry (an account, or a browser identity).
  */
 const personSettingsSchema = new Schema(
   {
     _id: { type: String, required: true },
     /** A model key (`<endpoint>/<model>`). */
     model: { type: String },
+    /** Which notices reach them (lib/contracts/notifications.ts); absent: the default. */
+    notify: { type: String, enum: NOTIFY_LEVELS },
   },
   { timestamps: true, versionKey: false },
 );

@@ -27,6 +27,7 @@ import type { SubagentDefinition } from "@/lib/agent/definitions";
 import type { AgentService } from "@/server/agents/agent-service";
 import type { CardSkill } from "@/lib/a2a-server/agent-card";
 import type { ApiTokenService } from "@/server/api-tokens/api-token-service";
+import type { NotificationServiceDeps, NotificationService } from "@/server/notifications/notification-service";
 
 /**
  * One HTTP server for everything: identity cookie, the JSON API, Socket.IO and (when
@@ -103,6 +104,11 @@ export interface AppOptions {
   usageModels?: UsageModels;
   /** The operator's definitions (built-ins and SUBAGENTS_FILE), listed read-only; defaults to the built-ins. */
   operatorAgents?: readonly SubagentDefinition[];
+  /**
+   * Browser notifications (docs/notifications.md): their collections, the VAPID settings,
+   * the push hosts a test allows, who hears of a chat. Absent: no notification routes, no pushes.
+   */
+  notifications?: Omit<NotificationServiceDeps, "log" | "watching">;
   /** The API tokens' collection; absent: no token routes. */
   apiTokens?: Models["ApiToken"];
   /**
@@ -148,6 +154,8 @@ export interface App {
   apiTokens?: ApiTokenService;
   /** Read-only share links, when `shareLinks` was given. */
   shares?: ShareService;
+  /** Browser notifications, when `notifications` was given. */
+  notifications?: NotificationService;
   /** Stops taking turns, ends the running ones (viewers are told), stores everything, releases leases; reports what it ended. */
   close(): Promise<{ ended: { sessionId: string; turnId: string }[] }>;
 }

@@ -29,6 +29,7 @@ import type { SessionObserver } from "@/server/sessions/session-observer";
 import type { AppOptions } from "./app-options";
 import { ApiTokenService } from "@/server/api-tokens/api-token-service";
 import { TurnTaps } from "@/server/a2a-server/turn-taps";
+import { NotificationService } from "@/server/notifications/notification-service";
 
 /** The services behind both doors, HTTP and Socket.IO; what they tell sockets goes through `sockets`. */
 export interface AppServices {
@@ -46,6 +47,7 @@ export interface AppServices {
   apiTokens?: ApiTokenService;
   /** Listeners on the chats' events in this process (the A2A server follows its turns through them). */
   taps: TurnTaps;
+  notifications?: NotificationService;
 }
 
 /**
@@ -90,6 +92,16 @@ export function createServices(
         log,
       })
     : undefined;
+  const notifications = options.notifications
+    ? new NotificationService({
+        ...options.notifications,
+        // A person with a tab on the chat is told by that page (it notifies while hidden): no push.
+        watching: async (personId, sessionId) =>
+          (await sockets.io.in(sessionRoom(sessionId)).fetchSockets()).some((socket) => socket.data.userId === personId),
+        ...(log ? { log } : {}),
+      })
+    : undefined;
+  const observe = log ? withTurnLog(metrics.sessions, log) : metrics.sessions;
   const registry = new SessionRegistry({
     store,
     runner: options.runner,
@@ -106,7 +118,7 @@ export function createServices(
     onTitleChanged: sessionsChanged,
     log,
     flushMs: options.flushMs,
-    observe: log ? withTurnLog(metrics.sessions, log) : metrics.sessions,
+    observe: notifications ? withNotifications(observe, notifications) : observe,
   });
   const accountModels = accountMode?.models;
   const shares = options.shareLinks
@@ -179,6 +191,7 @@ export function createServices(
     usage,
     apiTokens,
     taps,
+    notifications,
   };
 }
 
@@ -189,6 +202,17 @@ function withTurnLog(metrics: SessionObserver, log: Pick<Logger, "info" | "warn"
     event(event, sessionId) {
       metrics.event(event, sessionId);
       logTurnEnd(log, event, sessionId);
+    },
+  };
+}
+
+/** The observer, and each event of a turn this process runs to the notifications (once per event across a cluster). */
+function withNotifications(observer: SessionObserver, notifications: NotificationService): SessionObserver {
+  return {
+    ...observer,
+    event(event, sessionId) {
+      observer.event(event, sessionId);
+      notifications.observe(event, sessionId);
     },
   };
 }

@@ -36,8 +36,21 @@ export function createApp(options: AppOptions): App {
   const identity = createIdentity(options.secret);
   const sockets = new AppSockets();
   const metrics = options.metrics ?? createAppMetrics();
-  const { login, registry, sessions, shares, attachments, accounts, accountThrottles, limiterStore, agents, usage, apiTokens, taps } =
-    createServices(options, settings, sockets, metrics);
+  const {
+    login,
+    registry,
+    sessions,
+    shares,
+    attachments,
+    accounts,
+    accountThrottles,
+    limiterStore,
+    agents,
+    usage,
+    apiTokens,
+    taps,
+    notifications,
+  } = createServices(options, settings, sockets, metrics);
   const shareViewer = shareViewerSignIn({ accounts, login });
 
   const routes = httpRoutes({
@@ -52,6 +65,7 @@ export function createApp(options: AppOptions): App {
     agents,
     usage,
     apiTokens,
+    notifications,
     tokenCreations: limiterStore.limiter(TOKEN_CREATIONS),
     a2a:
       apiTokens && options.a2aServer
@@ -141,6 +155,7 @@ export function createApp(options: AppOptions): App {
     shares,
     agents,
     apiTokens,
+    notifications,
     close: () => closeApp({ registry, io, cluster, openSockets, httpServer }),
   };
 }

@@ -1,4 +1,5 @@
 // First: tracing (when OTEL_* turns it on) must start before the modules it instruments load.
+import { vapidSubject } from "@/server/notifications/vapid-keys";
 import { telemetry } from "@/server/telemetry/preload";
 import next from "next";
 import { loadEnvFile } from "node:process";
@@ -88,6 +89,14 @@ async function main(log: ServerLogger): Promise<void> {
     usageModels: db.models,
     operatorAgents: definitions,
     apiTokens: db.models.ApiToken,
+    notifications: {
+      models: db.models,
+      vapid: {
+        publicKey: config.VAPID_PUBLIC_KEY,
+        privateKey: config.VAPID_PRIVATE_KEY,
+        subject: vapidSubject(config.VAPID_SUBJECT, config.PUBLIC_URL),
+      },
+    },
     ...(config.A2A_SERVER_ENABLED
       ? {
           a2aServer: {

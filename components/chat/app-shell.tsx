@@ -13,6 +13,7 @@ import { LastTurnContext, type LastTurn } from "./last-turn";
 import { TurnSpendContext, type TurnSpend } from "@/components/budgets/turn-spend";
 import { LeavingContext } from "./shell-context";
 import { Sidebar } from "./sidebar";
+import { ChatNotifications } from "@/components/notifications/chat-notifications";
 
 /**
  * The frame around every page: sessions sidebar (a drawer on phones), header, content.
@@ -65,6 +66,7 @@ function Frame({ children, serverTitle }: { children: ReactNode; serverTitle?: R
       >
         Skip to message box
       </a>
+      <ChatNotifications sessions={sessions} />
       <Sidebar currentSessionId={currentSessionId} open={drawerOpen} onClose={close} onLeave={leave} a2aServer={info?.a2aServer ?? false} />
       <div className="flex min-w-0 flex-1 flex-col">
         <Header

@@ -1,11 +1,13 @@
 "use client";
 
-import { useEffect, useMemo } from "react";
+import { useEffect, useMemo, useRef } from "react";
 import type { ChatTurn } from "@/lib/contracts";
 import { pendingApprovals, pendingInputs, type PendingApproval } from "@/lib/turn/approvals";
 import { AlertIcon } from "@/components/ui/icons";
 import { setDisclosure } from "@/components/ui/disclosure";
 import { announceReveal, revealInWindows } from "@/components/steps/reveal-window";
+import { runOfHash } from "@/components/subagents/retry-links";
+import { turnOfHash } from "@/lib/notifications/chat-link";
 
 const TITLE_MARKS = { approval: "(approval needed) ", input: "(answer needed) " } as const;
 
@@ -31,6 +33,29 @@ export function ApprovalBanner({ turns }: { turns: readonly ChatTurn[] }) {
       if (document.title.startsWith(mark)) document.title = document.title.slice(mark.length);
     };
   }, [count, mark]);
+
+  // A notification's link (the run whose call waits, or the turn of the master's call)
+  // opens the card as Review does, once per arrival at that link.
+  const revealed = useRef<string | null>(null);
+  useEffect(() => {
+    const fromHash = () => {
+      const hash = window.location.hash;
+      const runId = runOfHash(hash);
+      const turnId = turnOfHash(hash);
+      const target = waiting.find((w) => (runId ? w.runId === runId : turnId !== null && w.runId === null && w.turnId === turnId));
+      const key = target ? `${hash}|${target.callId}` : null;
+      if (!target || revealed.current === key) return;
+      revealed.current = key;
+      reveal(target, asking ? "input" : "approval");
+    };
+    const arrived = () => {
+      revealed.current = null;
+      fromHash();
+    };
+    fromHash();
+    window.addEventListener("hashchange", arrived);
+    return () => window.removeEventListener("hashchange", arrived);
+  }, [waiting, asking]);
 
   if (count === 0) return null;
   const first = waiting[0]!;

@@ -4,6 +4,7 @@ import type { ReactNode } from "react";
 import type { AppInfo } from "@/lib/contracts";
 import type { ConnectionState } from "@/components/realtime/use-connection";
 import { AccountMenu } from "@/components/accounts/account-menu";
+import { NotificationsMenu } from "@/components/notifications/notifications-menu";
 import { LogoutButton } from "@/components/accounts/logout-button";
 import { MenuIcon } from "@/components/ui/icons";
 import { ThemeToggle } from "@/components/ui/theme-toggle";
@@ -82,6 +83,7 @@ export function Header({ title, serverTitle, sessionId, lastTurn, turnSpend, inf
       {sessionId ? <InstructionsDialog sessionId={sessionId} /> : null}
       {sessionId ? <ShareDialog sessionId={sessionId} /> : null}
       {sessionId ? <ExportMenu sessionId={sessionId} /> : null}
+      <NotificationsMenu />
       <ThemeToggle />
       {info?.passwordProtected ? <LogoutButton /> : null}
       <AccountMenu />

@@ -1,5 +1,6 @@
 "use client";
 
+import { turnOfHash } from "@/lib/notifications/chat-link";
 import { useEffect, useLayoutEffect, useRef, useState, type ReactNode } from "react";
 import type { ChatTurn } from "@/lib/contracts";
 import type { PendingPrompt } from "@/lib/chat/session-state";
@@ -222,6 +223,16 @@ export function MessageList({ turns, pending, footer, older }: MessageListProps)
     take();
     return onTurnRequest(take);
   }, [sessionId, seekTurn]);
+  // A notification's link to a turn (`#turn-…`): the same walk as a search result's.
+  useEffect(() => {
+    const fromHash = () => {
+      const turnId = turnOfHash(window.location.hash);
+      if (turnId) seekTurn(turnId);
+    };
+    fromHash();
+    window.addEventListener("hashchange", fromHash);
+    return () => window.removeEventListener("hashchange", fromHash);
+  }, [seekTurn]);
 
   const jump = () => {
     const el = scroller.current;

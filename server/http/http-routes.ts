@@ -22,6 +22,8 @@ import type { UsageService } from "@/server/usage/usage-service";
 import type { ApiTokenHttpDeps } from "@/server/api-tokens/api-token-routes";
 import type { ApiTokenService } from "@/server/api-tokens/api-token-service";
 import type { Limiter } from "@/server/limiter-store";
+import type { NotificationHttpDeps } from "@/server/notifications/notification-routes";
+import type { NotificationService } from "@/server/notifications/notification-service";
 
 /** Delegate's A2A endpoint (server/a2a-server/): answers its paths, false for any other. */
 export type A2ARoute = (req: IncomingMessage, res: ServerResponse, pathname: string) => Promise<boolean>;
@@ -48,6 +50,8 @@ export interface HttpRoutes {
   a2a?: A2ARoute;
   /** People's sign-ins to MCP servers with `oauth`, when MCP servers are configured. */
   mcpSignIn?: ReturnType<typeof mcpSignInRoutes>;
+  /** Browser notifications: the setting, the VAPID key, push subscriptions. */
+  notifications?: NotificationHttpDeps;
 }
 
 export function httpRoutes(deps: {
@@ -62,6 +66,7 @@ export function httpRoutes(deps: {
   agents?: AgentService;
   usage?: UsageService;
   apiTokens?: ApiTokenService;
+  notifications?: NotificationService;
   /** Token creations per person. */
   tokenCreations?: Pick<Limiter, "consume">;
   a2a?: A2ARoute;
@@ -123,6 +128,7 @@ export function httpRoutes(deps: {
       ? { tokens: deps.apiTokens, allowedOrigins, ...(deps.tokenCreations ? { creations: deps.tokenCreations } : {}), log }
       : undefined,
     a2a: deps.a2a,
+    notifications: deps.notifications ? { notifications: deps.notifications, allowedOrigins, log } : undefined,
     mcpSignIn: deps.mcp
       ? mcpSignInRoutes({
           mcp: deps.mcp,

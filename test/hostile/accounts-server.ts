@@ -28,6 +28,7 @@ export async function startAccountsHostileServer(label: string): Promise<Account
     runner: runtimeWith(createDemoModel({ chunkDelayMs: 0 })),
     authMode: "open",
     accountThrottle: createLoginThrottle({ maxFailures: 10_000 }),
+    notify: { vapid: { subject: "mailto:hostile@example.com" } },
   });
   const jar = () => new CookieJar(harness.baseUrl);
   const signUp = async (email: string, password = "some passphrase") => {

@@ -29,7 +29,11 @@ export interface HostileServer {
 export async function startHostileServer(label: string, options: Pick<AppOptions, "personRateLimit"> = {}): Promise<HostileServer> {
   const model = await startScriptedOpenAIServer(() => scriptedReply({ text: ["Noted."], usage: { promptTokens: 5, completionTokens: 2 } }));
   const chatModel = createOpenAIModel({ baseURL: model.url, apiKey: "test", model: "scripted", timeoutMs: 30_000, maxRetries: 0 });
-  const harness = await startHarness(label, { runner: runtimeWith(chatModel), ...options });
+  const harness = await startHarness(label, {
+    runner: runtimeWith(chatModel),
+    notify: { vapid: { subject: "mailto:hostile@example.com" } },
+    ...options,
+  });
   const attackerCookie = await harness.newCookie();
   const bystanderCookie = await harness.newCookie();
   const bystander = await harness.client(bystanderCookie);

@@ -70,6 +70,10 @@ export async function startHarness(
       skills?: CardSkill[];
       heartbeatMs?: number;
     };
+    /** Browser notifications on this database's collections, with these settings. */ notify?: Omit<
+      NonNullable<AppOptions["notifications"]>,
+      "models"
+    >;
     /** Every chat's write outbox gets these (a shorter backoff, a log to watch its retries). */ outbox?: Pick<
       WriteOutboxOptions,
       "retry" | "log"
@@ -106,6 +110,7 @@ export async function startHarness(
       ...(options.a2a
         ? { a2aServer: { tasks: models.A2ATask, skills: options.a2a.skills ?? [], heartbeatMs: options.a2a.heartbeatMs } }
         : {}),
+      ...(options.notify ? { notifications: { models, ...options.notify } } : {}),
       ...options,
       accounts,
       cluster,
