@@ -68,7 +68,7 @@ test.describe("notifications", () => {
 
     // Clicking it (the worker's click handler, with the notification's link) from another page of the app.
     await page.goto("/");
-    const worker = context.serviceWorkers().find((w) => w.url().endsWith("/sw.js"))!;
+    const worker = context.serviceWorkers().find((w) => new URL(w.url()).pathname === "/sw.js")!;
     await worker.evaluate(
       (url) => (self as unknown as { delegateNotifications: { openAt(url: string): Promise<unknown> } }).delegateNotifications.openAt(url),
       approval.url,
