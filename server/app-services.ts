@@ -7,7 +7,7 @@ import { accountThrottles, gateThrottles, type AccountThrottles } from "@/server
 import type { HttpSettings } from "@/server/http/http-settings";
 import type { LoginDeps } from "@/server/http/login";
 import type { AppSockets } from "@/server/realtime/app-sockets";
-import { cutAccountSockets, cutLoginSockets } from "@/server/realtime/cut-sockets";
+import { cutAccountSockets, cutLoginSockets, cutMember } from "@/server/realtime/cut-sockets";
 import { eventRelay, sessionListNotifier } from "@/server/realtime/relay";
 import { sessionRoom } from "@/server/realtime/types";
 import { ChatSettingsService } from "@/server/catalog/chat-settings";
@@ -29,6 +29,8 @@ import type { SessionObserver } from "@/server/sessions/session-observer";
 import type { AppOptions } from "./app-options";
 import { ApiTokenService } from "@/server/api-tokens/api-token-service";
 import { TurnTaps } from "@/server/a2a-server/turn-taps";
+import { chatGate } from "@/server/members/chat-gate";
+import { MemberService } from "@/server/members/member-service";
 
 /** The services behind both doors, HTTP and Socket.IO; what they tell sockets goes through `sockets`. */
 export interface AppServices {
@@ -46,6 +48,8 @@ export interface AppServices {
   apiTokens?: ApiTokenService;
   /** Listeners on the chats' events in this process (the A2A server follows its turns through them). */
   taps: TurnTaps;
+  /** Chats' members and their roles (docs/members.md). */
+  members: MemberService;
 }
 
 /**
@@ -76,6 +80,7 @@ export function createServices(
   const taps = new TurnTaps();
   const relay = eventRelay(sockets, clustered);
   const chatSettings = new ChatSettingsService(store, options.catalog);
+  const gate = chatGate(store.members);
   const accountMode = options.accounts && options.accounts.mode !== "single" ? options.accounts : undefined;
   // Only an account can be an admin: in `single` mode nobody sees anyone else's usage or makes shared definitions.
   const isAdmin = async (userId: string) =>
@@ -85,7 +90,7 @@ export function createServices(
         store: new AgentStore(options.agentModels),
         operator: options.operatorAgents ?? BUILTIN_DEFINITIONS,
         isAdmin,
-        ownedSession: (ownerId, sessionId) => store.ownedSession(ownerId, sessionId),
+        allowed: gate,
         models: options.catalog,
         log,
       })
@@ -112,7 +117,8 @@ export function createServices(
   const shares = options.shareLinks
     ? new ShareService({
         model: options.shareLinks,
-        ownedSession: (ownerId, sessionId) => store.ownedSession(ownerId, sessionId),
+        // Share links are the owner's to make and end: a member is told so.
+        ownedSession: async (ownerId, sessionId) => (await gate(ownerId, sessionId, "share")).summary,
         onEnded: (linkId, reason) => sockets.shareNs && endShareViewers(sockets.shareNs, linkId, reason),
         // A chat kept from before accounts has a cookie identity as owner, no account: it stays shared.
         ownerDisabled: accountModels && (async (ownerId) => Boolean(await accountModels.Account.exists({ _id: ownerId, disabled: true }))),
@@ -137,7 +143,7 @@ export function createServices(
   });
   const attachments = new AttachmentService({
     store: store.attachments,
-    ownedSession: (ownerId, sessionId) => store.ownedSession(ownerId, sessionId),
+    allowed: gate,
   });
   const accounts = accountMode
     ? new AccountService({
@@ -155,6 +161,14 @@ export function createServices(
         log,
       })
     : undefined;
+  const members = new MemberService({
+    store: store.members,
+    gate,
+    accounts: Boolean(accountMode),
+    onSessionsChanged: sessionsChanged,
+    onMembersChanged: (sessionId) => sockets.io.to(sessionRoom(sessionId)).emit("members:changed", { sessionId }),
+    onRemoved: (sessionId, accountId) => cutMember(sockets, sessionId, accountId),
+  });
   const throttles = accountMode ? accountThrottles(limiterStore, accountMode) : undefined;
   const usage = options.usageModels
     ? new UsageService({ models: options.usageModels, isAdmin, personLabels: accountMode && (() => accountLabels(accountMode.models)) })
@@ -179,6 +193,7 @@ export function createServices(
     usage,
     apiTokens,
     taps,
+    members,
   };
 }
 

@@ -36,8 +36,21 @@ export function createApp(options: AppOptions): App {
   const identity = createIdentity(options.secret);
   const sockets = new AppSockets();
   const metrics = options.metrics ?? createAppMetrics();
-  const { login, registry, sessions, shares, attachments, accounts, accountThrottles, limiterStore, agents, usage, apiTokens, taps } =
-    createServices(options, settings, sockets, metrics);
+  const {
+    login,
+    registry,
+    sessions,
+    shares,
+    attachments,
+    accounts,
+    accountThrottles,
+    limiterStore,
+    agents,
+    usage,
+    apiTokens,
+    taps,
+    members,
+  } = createServices(options, settings, sockets, metrics);
   const shareViewer = shareViewerSignIn({ accounts, login });
 
   const routes = httpRoutes({
@@ -129,6 +142,7 @@ export function createApp(options: AppOptions): App {
     limiterStore,
     openSockets,
     log,
+    members,
   });
   if (shares) sockets.shareNs = registerShareNamespace(io, { shares, sessions, viewer: shareViewer, log });
 
@@ -141,6 +155,7 @@ export function createApp(options: AppOptions): App {
     shares,
     agents,
     apiTokens,
+    members,
     close: () => closeApp({ registry, io, cluster, openSockets, httpServer }),
   };
 }

@@ -16,3 +16,4 @@ export * from "./usage";
 export * from "./quota";
 export * from "./input";
 export * from "./api-token";
+export * from "./members";

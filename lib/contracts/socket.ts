@@ -65,6 +65,18 @@ import {
 import type { SessionEvent, SessionSnapshot } from "./events";
 import type { ChatTurn, SessionSummary } from "./turn";
 import type { Budget } from "./budget";
+import {
+  memberAddSchema,
+  memberListSchema,
+  memberRemoveSchema,
+  memberRoleChangeSchema,
+  type AccessLost,
+  type ChatMembers,
+  type MemberAdd,
+  type MemberList,
+  type MemberRemove,
+  type MemberRoleChange,
+} from "./members";
 
 /**
  * Join answers with a snapshot (fresh load, or a gap the server cannot fill from
@@ -162,6 +174,13 @@ export interface ClientToServerEvents {
   "agent:delete": (input: AgentGet, ack: AckCallback<{ id: string }>) => void;
   /** Turns a definition on or off for one chat. */
   "chat:agents": (input: AgentChatInput, ack: AckCallback<{ off: string[] }>) => void;
+  /** A chat's owner and members with their roles, and the asker's own role (docs/members.md). */
+  "member:list": (input: MemberList, ack: AckCallback<ChatMembers>) => void;
+  /** The owner adds an account by email (or changes the role of one already there). */
+  "member:add": (input: MemberAdd, ack: AckCallback<ChatMembers>) => void;
+  "member:role": (input: MemberRoleChange, ack: AckCallback<ChatMembers>) => void;
+  /** The owner removes a member: cut off at once, on every process. */
+  "member:remove": (input: MemberRemove, ack: AckCallback<ChatMembers>) => void;
 }
 
 /**
@@ -207,6 +226,10 @@ export const commandSchemas = {
   "agent:duplicate": agentDuplicateSchema,
   "agent:delete": agentGetSchema,
   "chat:agents": agentChatSchema,
+  "member:list": memberListSchema,
+  "member:add": memberAddSchema,
+  "member:role": memberRoleChangeSchema,
+  "member:remove": memberRemoveSchema,
 } satisfies Record<keyof ClientToServerEvents, ZodType>;
 
 /**
@@ -218,6 +241,10 @@ export interface ServerToClientEvents {
   "replay:complete": (info: { sessionId: string; seq: number }) => void;
   /** The first page of one's chats (SESSION_PAGE_SIZE, newest activity first), not the whole list. */
   "sessions:changed": (sessions: SessionSummary[]) => void;
+  /** The asker may no longer open this chat (removed from its members): the page closes its view. */
+  "session:access-lost": (info: AccessLost) => void;
+  /** The chat's members or their roles changed: what each may do is read again. */
+  "members:changed": (info: { sessionId: string }) => void;
 }
 
 export type InterServerEvents = Record<string, never>;

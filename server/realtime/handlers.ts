@@ -2,6 +2,7 @@ import { AppError, type AppInfo } from "@/lib/contracts";
 import { personKey } from "@/server/accounts/identity";
 import type { SessionService } from "@/server/sessions/session-service";
 import type { AgentService } from "@/server/agents/agent-service";
+import type { MemberService } from "@/server/members/member-service";
 import { onCommand, type CommandGuard } from "./command";
 import { createKeyedRateLimiter, createRateLimiter, type RateLimit } from "./rate-limit";
 import { sessionRoom, userRoom, type AppServer, type AppSocket } from "./types";
@@ -24,6 +25,8 @@ export interface RealtimeDeps {
   /** Where each person's open connections are counted (Redis when scaled out); default this process's memory. */
   openSockets?: OpenSockets;
   log?: Pick<Logger, "error">;
+  /** Chats' members (server/members/); absent: their commands answer not_found. */
+  members?: MemberService;
 }
 
 const DEFAULT_RATE_LIMIT: RateLimit = { burst: 30, perSecond: 10 };
@@ -162,10 +165,19 @@ export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
     onCommand(socket, "agent:duplicate", guard, ({ key }) => agents().duplicate(userId, key));
     onCommand(socket, "agent:delete", guard, ({ id }) => agents().delete(userId, id));
     onCommand(socket, "chat:agents", guard, ({ sessionId, key, enabled }) => agents().setForChat(userId, sessionId, key, enabled));
+    const members = () => deps.members ?? noMembers();
+    onCommand(socket, "member:list", guard, ({ sessionId }) => members().list(userId, sessionId));
+    onCommand(socket, "member:add", guard, (input) => members().add(userId, input));
+    onCommand(socket, "member:role", guard, (input) => members().setRole(userId, input));
+    onCommand(socket, "member:remove", guard, (input) => members().remove(userId, input));
     onCommand(socket, "subagent:retry", guard, ({ sessionId, runId, task }) =>
       sessions.command(userId, sessionId, { kind: "retry", runId, ...(task !== undefined ? { task } : {}) }, person),
     );
   });
+}
+
+function noMembers(): never {
+  throw new AppError("not_found", "Chats have no members on this server.");
 }
 
 function noAgents(): never {
