@@ -36,6 +36,7 @@ import type { QuotaLedger } from "@/server/budgets/quota-ledger";
 import type { SpendGate } from "@/lib/agent/budget-stop";
 import type { ChatAction } from "@/lib/members/can";
 import { refusal } from "@/lib/members/can";
+import { actorsOf } from "@/lib/members/actors";
 import { chatGate, type ChatGate } from "@/server/members/chat-gate";
 import type { ChatAccess } from "@/server/members/member-store";
 
@@ -366,7 +367,9 @@ export class SessionService {
       // The branch in view; an open chat's in-memory turns may be newer than what is stored yet.
       const turns = await (await this.open(userId, sessionId, "export")).history();
       const settings = await this.deps.store.chatSettings(sessionId);
-      const download = exportSession(this.deps.store, summary, turns, format, { ...options, settings });
+      // Who did what, by name: the accounts the turns name (an identity without an account stays unnamed).
+      const people = await this.deps.store.members.names(actorsOf(turns));
+      const download = exportSession(this.deps.store, summary, turns, format, { ...options, settings, people });
       return { ...download, chunks: releasingChunks(download.chunks, release) };
     } catch (error) {
       release();

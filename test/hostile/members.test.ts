@@ -4,6 +4,7 @@ import { createDemoModel } from "@/lib/model/demo-model";
 import { createLoginThrottle } from "@/server/accounts/login-throttle";
 import { request, runtimeWith, startHarness, type Harness, type TestClient } from "@/test/support/server/app-harness";
 import { CookieJar } from "@/test/support/server/cookie-jar";
+import { sessionFileSchema } from "@/lib/export/session-file";
 
 /**
  * Every socket command from a chat's viewer, collaborator, removed member and a stranger,
@@ -56,6 +57,7 @@ let harness: Harness;
 const sockets: Record<"owner" | "collaborator" | "viewer" | "removed" | "stranger", TestClient> = {} as never;
 const vars = {} as Vars;
 let removedId = "";
+let viewerCookie = "";
 
 const send = (socket: TestClient, name: string, input: unknown) =>
   new Promise<Ack<unknown>>((resolve) => (socket.emit as (...a: unknown[]) => void)(name, input, resolve));
@@ -74,6 +76,7 @@ beforeAll(async () => {
     if (res.status !== 200) throw new Error(`sign-up of ${who}: ${JSON.stringify(res.body)}`);
     ids[who] = (await jar.get<AuthState>(ACCOUNT_ROUTES.state)).body.account!.id;
     sockets[who] = await harness.client(jar.header);
+    if (who === "viewer") viewerCookie = jar.header;
   }
   const created = await request(sockets.owner, "session:create", { title: "Team plans" });
   if (!created.ok) throw new Error(created.message);
@@ -141,6 +144,20 @@ describe("a chat's members", () => {
     const joined = await request(sockets.viewer, "session:join", { sessionId: vars.session });
     const turn = joined.ok && joined.data.mode === "snapshot" ? joined.data.turns.find((t) => t.turnId === vars.turn) : undefined;
     expect(turn?.sentBy).toBe(vars.collaborator);
+  });
+
+  it("export who sent each prompt, by name, as a file and as a transcript", async () => {
+    const exported = async (format: string) => {
+      const res = await fetch(`${harness.baseUrl}/api/sessions/${vars.session}/export?format=${format}`, {
+        headers: { cookie: viewerCookie },
+      });
+      expect(res.status).toBe(200);
+      return res.text();
+    };
+    const file = sessionFileSchema.parse(JSON.parse(await exported("json")));
+    expect(file.turns.find((t) => t.turn.turnId === vars.turn)?.turn.sentBy).toBe(vars.collaborator);
+    expect(file.session.people).toEqual([{ id: vars.collaborator, name: "collaborator" }]);
+    expect(await exported("markdown")).toContain("### collaborator\n\n> Draft the plans");
   });
 });
 
