@@ -112,6 +112,8 @@ export interface AppInfo {
   turnBudget?: Budget;
   /** A2A_SERVER_ENABLED: other agents may call this one with an API token (the sidebar links the tokens page). */
   a2aServer?: boolean;
+  /** Chats may have members (the account modes): the header offers the members dialog. */
+  members?: boolean;
 }
 
 /**

@@ -23,6 +23,11 @@ export interface MemberServiceDeps {
 export class MemberService {
   constructor(private readonly deps: MemberServiceDeps) {}
 
+  /** Whether anyone can be added (the account modes). */
+  get enabled(): boolean {
+    return this.deps.accounts;
+  }
+
   async list(userId: string, sessionId: string): Promise<ChatMembers> {
     const { role } = await this.deps.gate(userId, sessionId, "read");
     return { sessionId, you: role, people: await this.deps.store.people(sessionId) };

@@ -76,7 +76,10 @@ export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
     // The connection's bucket first: a socket over its own limit spends nothing of the person's.
     const guard: CommandGuard = { allow: async () => limiter.take() && (await personLimiter.take(person)), log: deps.log };
 
-    onCommand(socket, "app:info", guard, () => (typeof deps.appInfo === "function" ? deps.appInfo(userId) : deps.appInfo));
+    onCommand(socket, "app:info", guard, async () => {
+      const info = typeof deps.appInfo === "function" ? await deps.appInfo(userId) : deps.appInfo;
+      return deps.members?.enabled ? { ...info, members: true } : info;
+    });
     onCommand(socket, "session:list", guard, () => sessions.list(userId));
     onCommand(socket, "session:create", guard, ({ title }) => sessions.create(userId, title));
     onCommand(socket, "session:rename", guard, ({ sessionId, title }) => sessions.rename(userId, sessionId, title));
