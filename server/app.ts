@@ -144,7 +144,14 @@ export function createApp(options: AppOptions): App {
     log,
     members,
   });
-  if (shares) sockets.shareNs = registerShareNamespace(io, { shares, sessions, viewer: shareViewer, log });
+  if (shares)
+    sockets.shareNs = registerShareNamespace(io, {
+      shares,
+      sessions,
+      viewer: shareViewer,
+      log,
+      people: (sessionId) => options.store.members.people(sessionId),
+    });
 
   return {
     httpServer,

@@ -5,6 +5,8 @@ import { createLoginThrottle } from "@/server/accounts/login-throttle";
 import { request, runtimeWith, startHarness, type Harness, type TestClient } from "@/test/support/server/app-harness";
 import { CookieJar } from "@/test/support/server/cookie-jar";
 import { sessionFileSchema } from "@/lib/export/session-file";
+import { io as connect } from "socket.io-client";
+import { SHARE_NAMESPACE, type JoinResult, type SharedChat } from "@/lib/contracts";
 
 /**
  * Every socket command from a chat's viewer, collaborator, removed member and a stranger,
@@ -158,6 +160,34 @@ describe("a chat's members", () => {
     expect(file.turns.find((t) => t.turn.turnId === vars.turn)?.turn.sentBy).toBe(vars.collaborator);
     expect(file.session.people).toEqual([{ id: vars.collaborator, name: "collaborator" }]);
     expect(await exported("markdown")).toContain("### collaborator\n\n> Draft the plans");
+  });
+});
+
+describe("a share link", () => {
+  const shareJoin = async (names: boolean) => {
+    const created = await harness.app.shares!.create(vars.owner, vars.session, { expiresIn: "1d", inspector: false, public: true, names });
+    const token = created.path.slice("/s/".length);
+    const socket = connect(`${harness.baseUrl}${SHARE_NAMESPACE}`, {
+      auth: { token },
+      transports: ["websocket"],
+      forceNew: true,
+      reconnection: false,
+    });
+    try {
+      const ack = await new Promise<Ack<{ chat: SharedChat; join: JoinResult }>>((resolve) => socket.emit("share:join", {}, resolve));
+      if (!ack.ok) throw new Error(ack.message);
+      const turn = ack.data.join.mode === "snapshot" ? ack.data.join.turns.find((t) => t.turnId === vars.turn) : undefined;
+      return { people: ack.data.chat.people, sentBy: turn?.sentBy };
+    } finally {
+      socket.disconnect();
+    }
+  };
+
+  it("names nobody unless its owner chose to show members' names", async () => {
+    expect(await shareJoin(false)).toEqual({ people: undefined, sentBy: undefined });
+    const named = await shareJoin(true);
+    expect(named.sentBy).toBe(vars.collaborator);
+    expect(named.people?.map((p) => p.name)).toContain("collaborator");
   });
 });
 
