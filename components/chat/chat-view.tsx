@@ -73,6 +73,7 @@ function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnap
   // Until the role is read, the controls stay as for the owner: the server refuses what the role does not allow anyway.
   const role = people.members?.you;
   const canAct = !role || can(role, "send");
+  const isOwner = !role || can(role, "branch");
   const [editing, setEditing] = useState<string | null>(null);
   const [commandError, setCommandError] = useState<string | null>(null);
   const leaving = useLeaving();
@@ -187,7 +188,8 @@ function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnap
   return (
     <PeopleProvider members={people.members}>
       <PanelActionsProvider value={actions}>
-        <BranchActionsProvider value={branchActions}>
+        {/* Editing, regenerating, switching versions and forking are the owner's: a member's turns show none of them. */}
+        <BranchActionsProvider value={isOwner ? branchActions : null}>
           <div className="flex h-full flex-col">
             {!loaded ? (
               <div className="flex flex-1 items-center justify-center gap-2 text-sm text-zinc-500 dark:text-zinc-400" role="status">
