@@ -103,8 +103,14 @@ test("owner, collaborator and viewer share a turn across two processes; the owne
     await expect(viewer.page.getByTestId("viewer-note")).toBeVisible();
     await expect(viewer.page.getByTestId("composer")).toBeDisabled();
     await collaborator.page.goto(chatPath);
+    // A prompt in progress shows to the others as "… is typing", and goes stale once it is sent.
+    await collaborator.page.getByTestId("composer").fill("Fix the");
+    await collaborator.page.getByTestId("composer").pressSequentially(" typo");
+    await expect(owner.page.getByTestId("typing")).toHaveText(`${PEOPLE.collaborator.name} is typing…`);
+    await collaborator.page.getByTestId("composer").fill("");
     await send(collaborator.page, FIX_PROMPT);
 
+    await expect(owner.page.getByTestId("typing")).toHaveCount(0, { timeout: 10_000 });
     // Everyone sees who asked, and the approval it waits for.
     for (const { page } of [owner, collaborator, viewer]) {
       await expect(page.getByTestId("prompt-sender").last()).toHaveText(PEOPLE.collaborator.name);

@@ -168,6 +168,7 @@ export function createServices(
     onSessionsChanged: sessionsChanged,
     onMembersChanged: (sessionId) => sockets.io.to(sessionRoom(sessionId)).emit("members:changed", { sessionId }),
     onRemoved: (sessionId, accountId) => cutMember(sockets, sessionId, accountId),
+    onTyping: (notice) => sockets.io.to(sessionRoom(notice.sessionId)).emit("member:typing", notice),
   });
   const throttles = accountMode ? accountThrottles(limiterStore, accountMode) : undefined;
   const usage = options.usageModels

@@ -29,6 +29,7 @@ import { AttachmentLinksProvider } from "@/components/attachments/attachment-lin
 import { useAttachmentDrafts } from "@/components/attachments/use-attachment-drafts";
 import { useMembers } from "@/components/members/use-members";
 import { PeopleProvider } from "@/components/members/people-context";
+import { typingLine, useTyping } from "@/components/members/use-typing";
 import { can } from "@/lib/members/can";
 
 export interface ChatViewProps {
@@ -74,6 +75,10 @@ function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnap
   const role = people.members?.you;
   const canAct = !role || can(role, "send");
   const isOwner = !role || can(role, "branch");
+  // Only a chat with others in it says who is typing.
+  const shared = (people.members?.people.length ?? 0) > 1;
+  const typing = useTyping(sessionId, people.members?.me, shared && canAct);
+  const typingNow = typingLine(typing.typing);
   const [editing, setEditing] = useState<string | null>(null);
   const [commandError, setCommandError] = useState<string | null>(null);
   const leaving = useLeaving();
@@ -214,6 +219,15 @@ function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnap
               <div className="mx-auto w-full max-w-3xl px-3 pb-2 sm:px-4">{errorBanner}</div>
             ) : null}
             <ApprovalBanner turns={state.turns} />
+            {typingNow ? (
+              <p
+                data-testid="typing"
+                aria-live="polite"
+                className="mx-auto w-full max-w-3xl px-3 pb-1 text-xs text-zinc-600 italic sm:px-4 dark:text-zinc-400"
+              >
+                {typingNow}
+              </p>
+            ) : null}
             {canAct ? null : (
               <p data-testid="viewer-note" className="mx-auto w-full max-w-3xl px-3 pb-1 text-xs text-zinc-600 sm:px-4 dark:text-zinc-400">
                 You are a viewer of this chat: you see everything live; its owner and collaborators send prompts and decide.
@@ -225,6 +239,7 @@ function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnap
               onStop={runningTurnId ? stop : undefined}
               running={busy}
               disabled={!loaded || leaving || !canAct}
+              onTyping={typing.typed}
               onEditLast={() => {
                 const last = state.turns.at(-1);
                 if (last) setEditing(last.turnId);

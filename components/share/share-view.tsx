@@ -21,7 +21,10 @@ export function ShareView({ token }: { token: string }) {
   const { state, chat, status, older } = useSharedSession(token);
   const retryLinks = useRetryLinks(state.turns);
   // Names only when the owner made the link to show them (the server sends the people then, and only then).
-  const people = useMemo(() => (chat?.people ? { sessionId: chat.sessionId, you: "viewer" as const, people: chat.people } : null), [chat]);
+  const people = useMemo(
+    () => (chat?.people ? { sessionId: chat.sessionId, you: "viewer" as const, me: "", people: chat.people } : null),
+    [chat],
+  );
   const actions = useMemo<PanelActions | null>(
     () =>
       chat

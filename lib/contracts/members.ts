@@ -28,6 +28,13 @@ export const memberAddSchema = z.strictObject({
 });
 export const memberRoleChangeSchema = z.strictObject({ sessionId: id, accountId: id, role: memberRoleSchema });
 export const memberRemoveSchema = z.strictObject({ sessionId: id, accountId: id });
+/** "I am writing a prompt": a collaborator's composer sends it every few seconds while they type. */
+export const memberTypingSchema = z.strictObject({ sessionId: id });
+export type MemberTyping = z.infer<typeof memberTypingSchema>;
+/** How long a "… is typing" lasts without another one: the composer repeats it more often than this. */
+export const TYPING_STALE_MS = 5_000;
+/** The most often a composer says it again. */
+export const TYPING_EVERY_MS = 2_000;
 export type MemberList = z.infer<typeof memberListSchema>;
 export type MemberAdd = z.infer<typeof memberAddSchema>;
 export type MemberRoleChange = z.infer<typeof memberRoleChangeSchema>;
@@ -44,10 +51,19 @@ export interface ChatPerson {
 export interface ChatMembers {
   sessionId: string;
   you: ChatRole;
+  /** The asker's own account id (their own typing is not shown to them). */
+  me: string;
   people: ChatPerson[];
 }
 
 /** The server's word that the asker may no longer open a chat (removed from it, or it was deleted). */
 export interface AccessLost {
   sessionId: string;
+}
+
+/** Someone in the chat is writing a prompt. */
+export interface MemberTypingNotice {
+  sessionId: string;
+  accountId: string;
+  name: string;
 }

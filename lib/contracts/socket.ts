@@ -70,7 +70,10 @@ import {
   memberListSchema,
   memberRemoveSchema,
   memberRoleChangeSchema,
+  memberTypingSchema,
   type AccessLost,
+  type MemberTyping,
+  type MemberTypingNotice,
   type ChatMembers,
   type MemberAdd,
   type MemberList,
@@ -183,6 +186,8 @@ export interface ClientToServerEvents {
   "member:role": (input: MemberRoleChange, ack: AckCallback<ChatMembers>) => void;
   /** The owner removes a member: cut off at once, on every process. */
   "member:remove": (input: MemberRemove, ack: AckCallback<ChatMembers>) => void;
+  /** The sender is writing a prompt (collaborators and the owner; throttled by the composer). */
+  "member:typing": (input: MemberTyping, ack: AckCallback<{ sessionId: string }>) => void;
 }
 
 /**
@@ -232,6 +237,7 @@ export const commandSchemas = {
   "member:add": memberAddSchema,
   "member:role": memberRoleChangeSchema,
   "member:remove": memberRemoveSchema,
+  "member:typing": memberTypingSchema,
 } satisfies Record<keyof ClientToServerEvents, ZodType>;
 
 /**
@@ -247,6 +253,8 @@ export interface ServerToClientEvents {
   "session:access-lost": (info: AccessLost) => void;
   /** The chat's members or their roles changed: what each may do is read again. */
   "members:changed": (info: { sessionId: string }) => void;
+  /** Someone in the chat is writing a prompt; stale after TYPING_STALE_MS without another. */
+  "member:typing": (notice: MemberTypingNotice) => void;
 }
 
 export type InterServerEvents = Record<string, never>;

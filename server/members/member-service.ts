@@ -1,4 +1,11 @@
-import { AppError, type ChatMembers, type MemberAdd, type MemberRemove, type MemberRoleChange } from "@/lib/contracts";
+import {
+  AppError,
+  type ChatMembers,
+  type MemberAdd,
+  type MemberRemove,
+  type MemberRoleChange,
+  type MemberTypingNotice,
+} from "@/lib/contracts";
 import type { ChatGate } from "./chat-gate";
 import type { MemberStore } from "./member-store";
 
@@ -13,6 +20,8 @@ export interface MemberServiceDeps {
   onMembersChanged(sessionId: string): void;
   /** `accountId` may no longer open the chat: their sockets leave its room, on every process, and are told. */
   onRemoved(sessionId: string, accountId: string): void;
+  /** Tells the chat's viewers that `accountId` is writing a prompt. */
+  onTyping(notice: MemberTypingNotice): void;
 }
 
 /**
@@ -30,7 +39,16 @@ export class MemberService {
 
   async list(userId: string, sessionId: string): Promise<ChatMembers> {
     const { role } = await this.deps.gate(userId, sessionId, "read");
-    return { sessionId, you: role, people: await this.deps.store.people(sessionId) };
+    return { sessionId, you: role, me: userId, people: await this.deps.store.people(sessionId) };
+  }
+
+  /** "… is typing": only someone who may send a prompt says so. */
+  async typing(userId: string, sessionId: string): Promise<{ sessionId: string }> {
+    await this.deps.gate(userId, sessionId, "send");
+    const name = (await this.deps.store.names([userId])).get(userId);
+    // Without an account (single mode) there is no name, and nobody else to tell.
+    if (name !== undefined) this.deps.onTyping({ sessionId, accountId: userId, name });
+    return { sessionId };
   }
 
   async add(userId: string, input: MemberAdd): Promise<ChatMembers> {

@@ -173,6 +173,7 @@ export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
     onCommand(socket, "member:add", guard, (input) => members().add(userId, input));
     onCommand(socket, "member:role", guard, (input) => members().setRole(userId, input));
     onCommand(socket, "member:remove", guard, (input) => members().remove(userId, input));
+    onCommand(socket, "member:typing", guard, ({ sessionId }) => members().typing(userId, sessionId));
     onCommand(socket, "subagent:retry", guard, ({ sessionId, runId, task }) =>
       sessions.command(userId, sessionId, { kind: "retry", runId, ...(task !== undefined ? { task } : {}) }, person),
     );

@@ -40,6 +40,7 @@ const COMMANDS: Record<keyof ClientToServerEvents, { kind: Kind; input: (v: Vars
   "subagent:kill": { kind: "act", input: (v) => ({ sessionId: v.session, runId: "run1" }) },
   "subagent:retry": { kind: "act", input: (v) => ({ sessionId: v.session, runId: "run1" }) },
   "tool:decide": { kind: "act", input: (v) => ({ sessionId: v.session, callId: "call_1", runId: null, decision: "approve" }) },
+  "member:typing": { kind: "act", input: (v) => ({ sessionId: v.session }) },
   "tool:answer": { kind: "act", input: (v) => ({ sessionId: v.session, callId: "call_1", runId: null, action: "decline" }) },
   "session:rename": { kind: "manage", input: (v) => ({ sessionId: v.session, title: "Mine now" }) },
   "session:delete": { kind: "manage", input: (v) => ({ sessionId: v.session }) },
@@ -146,6 +147,13 @@ describe("a chat's members", () => {
     const joined = await request(sockets.viewer, "session:join", { sessionId: vars.session });
     const turn = joined.ok && joined.data.mode === "snapshot" ? joined.data.turns.find((t) => t.turnId === vars.turn) : undefined;
     expect(turn?.sentBy).toBe(vars.collaborator);
+  });
+
+  it("hear that a collaborator is typing, by name", async () => {
+    const heard = new Promise<unknown>((resolve) => sockets.viewer.once("member:typing", resolve));
+    await request(sockets.viewer, "session:join", { sessionId: vars.session });
+    expect((await request(sockets.collaborator, "member:typing", { sessionId: vars.session })).ok).toBe(true);
+    expect(await heard).toEqual({ sessionId: vars.session, accountId: vars.collaborator, name: "collaborator" });
   });
 
   it("export who sent each prompt, by name, as a file and as a transcript", async () => {
