@@ -101,12 +101,15 @@ test("owner, collaborator and viewer share a turn across two processes; the owne
 
     await viewer.page.goto(chatPath);
     await expect(viewer.page.getByTestId("viewer-note")).toBeVisible();
+    // Who has it open now, across both processes, in the header (the viewer is on a, the owner too).
+    await expect(owner.page.getByTestId("presence")).toHaveAttribute("title", /Viewing now: .*Vera Viewer/);
     await expect(viewer.page.getByTestId("composer")).toBeDisabled();
     await collaborator.page.goto(chatPath);
     // A prompt in progress shows to the others as "… is typing", and goes stale once it is sent.
     await collaborator.page.getByTestId("composer").fill("Fix the");
     await collaborator.page.getByTestId("composer").pressSequentially(" typo");
     await expect(owner.page.getByTestId("typing")).toHaveText(`${PEOPLE.collaborator.name} is typing…`);
+    await expect(viewer.page.getByTestId("presence")).toHaveAttribute("title", /Cole Collab/);
     await collaborator.page.getByTestId("composer").fill("");
     await send(collaborator.page, FIX_PROMPT);
 

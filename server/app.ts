@@ -7,6 +7,7 @@ import { createRequestHandler } from "@/server/http/request-handler";
 import { AppSockets } from "@/server/realtime/app-sockets";
 import { joinSignInRooms } from "@/server/realtime/cut-sockets";
 import { registerHandlers } from "@/server/realtime/handlers";
+import { presenceAnnouncer } from "@/server/realtime/presence";
 import { memoryOpenSockets, redisOpenSockets } from "@/server/realtime/open-sockets";
 import { handshakeAuth } from "@/server/realtime/handshake";
 import { createIoServer, forwardUpgrades } from "@/server/realtime/io-server";
@@ -143,6 +144,7 @@ export function createApp(options: AppOptions): App {
     openSockets,
     log,
     members,
+    ...(members.enabled ? { presence: presenceAnnouncer(io, options.store.members, log) } : {}),
   });
   if (shares)
     sockets.shareNs = registerShareNamespace(io, {

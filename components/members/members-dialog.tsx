@@ -22,7 +22,7 @@ const QUIET =
  * the list. Answers come from the server (its refusals shown as they are worded).
  */
 export function MembersDialog({ sessionId }: { sessionId: string }) {
-  const { members, add, setRole, remove } = useMembers(sessionId);
+  const { members, viewing, add, setRole, remove } = useMembers(sessionId);
   const [open, setOpen] = useState(false);
   const [email, setEmail] = useState("");
   const [role, setNewRole] = useState<MemberRole>("collaborator");
@@ -53,6 +53,13 @@ export function MembersDialog({ sessionId }: { sessionId: string }) {
       onOpenChange={setOpen}
       button={
         <span className="flex items-center gap-1">
+          {viewing.length > 1 ? (
+            <span data-testid="presence" title={`Viewing now: ${viewing.map((v) => v.name).join(", ")}`} className="flex -space-x-1.5">
+              {viewing.slice(0, 4).map((v) => (
+                <Initials key={v.accountId} name={v.name} />
+              ))}
+            </span>
+          ) : null}
           Members
           {count > 1 ? (
             <span className="rounded-full bg-zinc-200 px-1.5 text-[10px] tabular-nums dark:bg-zinc-700" aria-hidden="true">
@@ -61,7 +68,7 @@ export function MembersDialog({ sessionId }: { sessionId: string }) {
           ) : null}
         </span>
       }
-      buttonLabel={count > 1 ? `Members (${count} people)` : "Members"}
+      buttonLabel={`Members${count > 1 ? ` (${count} people)` : ""}${viewing.length > 1 ? `, viewing now: ${viewing.map((v) => v.name).join(", ")}` : ""}`}
       title="Who is in this chat"
       buttonTestId="members-button"
       buttonClassName="rounded-md px-2 py-1.5 text-xs font-medium text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"

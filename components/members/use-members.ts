@@ -1,7 +1,7 @@
 "use client";
 
 import { useCallback, useEffect, useState } from "react";
-import type { Ack, ChatMembers, MemberRole } from "@/lib/contracts";
+import type { Ack, ChatMembers, MemberRole, MembersPresence } from "@/lib/contracts";
 import { getSocket, request } from "@/components/realtime/socket";
 
 export interface MembersState {
@@ -9,6 +9,8 @@ export interface MembersState {
   members: ChatMembers | null;
   /** The server said this person may no longer open the chat (the owner removed them). */
   lost: boolean;
+  /** Who has the chat open now, on any process (empty until the server says). */
+  viewing: MembersPresence["viewing"];
   add(email: string, role: MemberRole): Promise<Ack<ChatMembers>>;
   setRole(accountId: string, role: MemberRole): Promise<Ack<ChatMembers>>;
   remove(accountId: string): Promise<Ack<ChatMembers>>;
@@ -22,6 +24,7 @@ export interface MembersState {
 export function useMembers(sessionId: string): MembersState {
   const [members, setMembers] = useState<ChatMembers | null>(null);
   const [lost, setLost] = useState(false);
+  const [viewing, setViewing] = useState<MembersPresence["viewing"]>([]);
 
   const load = useCallback(async () => {
     const ack = await request(getSocket(), "member:list", { sessionId });
@@ -32,6 +35,7 @@ export function useMembers(sessionId: string): MembersState {
     const socket = getSocket();
     setMembers(null);
     setLost(false);
+    setViewing([]);
     void load();
     const onChanged = (info: { sessionId: string }) => {
       if (info.sessionId === sessionId) void load();
@@ -40,6 +44,10 @@ export function useMembers(sessionId: string): MembersState {
       if (info.sessionId === sessionId) setLost(true);
     };
     const onConnect = () => void load();
+    const onPresence = (presence: MembersPresence) => {
+      if (presence.sessionId === sessionId) setViewing(presence.viewing);
+    };
+    socket.on("members:presence", onPresence);
     socket.on("members:changed", onChanged);
     socket.on("session:access-lost", onLost);
     socket.on("connect", onConnect);
@@ -47,6 +55,7 @@ export function useMembers(sessionId: string): MembersState {
       socket.off("members:changed", onChanged);
       socket.off("session:access-lost", onLost);
       socket.off("connect", onConnect);
+      socket.off("members:presence", onPresence);
     };
   }, [sessionId, load]);
 
@@ -58,6 +67,7 @@ export function useMembers(sessionId: string): MembersState {
   return {
     members,
     lost,
+    viewing,
     add: useCallback(
       async (email, role) => answered(await request(getSocket(), "member:add", { sessionId, email, role })),
       [sessionId, answered],

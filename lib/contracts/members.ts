@@ -61,6 +61,12 @@ export interface AccessLost {
   sessionId: string;
 }
 
+/** Who has the chat open now, on any process, by name (accounts only). */
+export interface MembersPresence {
+  sessionId: string;
+  viewing: { accountId: string; name: string }[];
+}
+
 /** Someone in the chat is writing a prompt. */
 export interface MemberTypingNotice {
   sessionId: string;

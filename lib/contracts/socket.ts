@@ -74,6 +74,7 @@ import {
   type AccessLost,
   type MemberTyping,
   type MemberTypingNotice,
+  type MembersPresence,
   type ChatMembers,
   type MemberAdd,
   type MemberList,
@@ -255,6 +256,8 @@ export interface ServerToClientEvents {
   "members:changed": (info: { sessionId: string }) => void;
   /** Someone in the chat is writing a prompt; stale after TYPING_STALE_MS without another. */
   "member:typing": (notice: MemberTypingNotice) => void;
+  /** Who has the chat open now: sent to its room when someone opens or leaves it. */
+  "members:presence": (presence: MembersPresence) => void;
 }
 
 export type InterServerEvents = Record<string, never>;

@@ -9,6 +9,7 @@ import { sessionRoom, userRoom, type AppServer, type AppSocket } from "./types";
 import type { Logger } from "@/lib/log";
 import type { LimiterStore } from "@/server/limiter-store";
 import { memoryOpenSockets, type OpenSockets } from "./open-sockets";
+import { openChats } from "./presence";
 
 export interface RealtimeDeps {
   sessions: SessionService;
@@ -27,6 +28,8 @@ export interface RealtimeDeps {
   log?: Pick<Logger, "error">;
   /** Chats' members (server/members/); absent: their commands answer not_found. */
   members?: MemberService;
+  /** Tells a chat's room who has it open (server/realtime/presence.ts); absent: nobody is told. */
+  presence?: (sessionId: string) => void;
 }
 
 const DEFAULT_RATE_LIMIT: RateLimit = { burst: 30, perSecond: 10 };
@@ -72,6 +75,13 @@ export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
     const userId = socket.data.userId;
     const person = personKey(socket.data);
     void socket.join(userRoom(userId));
+    const presence = deps.presence;
+    if (presence) {
+      // Read before the socket leaves its rooms; told once it has.
+      let open: string[] = [];
+      socket.on("disconnecting", () => (open = openChats(socket)));
+      socket.on("disconnect", () => open.forEach(presence));
+    }
     const limiter = createRateLimiter(deps.rateLimit ?? DEFAULT_RATE_LIMIT);
     // The connection's bucket first: a socket over its own limit spends nothing of the person's.
     const guard: CommandGuard = { allow: async () => limiter.take() && (await personLimiter.take(person)), log: deps.log };
@@ -87,19 +97,22 @@ export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
       await sessions.delete(userId, sessionId);
       return { sessionId };
     });
-    onCommand(socket, "session:join", guard, ({ sessionId, lastSeq }) =>
-      sessions.join(userId, sessionId, lastSeq, (missed, seq) => {
+    onCommand(socket, "session:join", guard, async ({ sessionId, lastSeq }) => {
+      const joined = await sessions.join(userId, sessionId, lastSeq, (missed, seq) => {
         // In order, before anything relayed later: the gap, its end marker, then live.
         if (missed) {
           for (const event of missed) socket.emit("agent:event", event);
           socket.emit("replay:complete", { sessionId, seq });
         }
         void socket.join(sessionRoom(sessionId));
-      }),
-    );
+      });
+      presence?.(sessionId);
+      return joined;
+    });
     onCommand(socket, "session:older", guard, ({ sessionId, before, limit }) => sessions.older(userId, sessionId, before, limit));
     onCommand(socket, "session:leave", guard, async ({ sessionId }) => {
       await socket.leave(sessionRoom(sessionId));
+      presence?.(sessionId);
       return { sessionId };
     });
     onCommand(socket, "turn:send", guard, ({ sessionId, text, model, attachments, budget }) =>

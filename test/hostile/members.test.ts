@@ -6,7 +6,7 @@ import { request, runtimeWith, startHarness, type Harness, type TestClient } fro
 import { CookieJar } from "@/test/support/server/cookie-jar";
 import { sessionFileSchema } from "@/lib/export/session-file";
 import { io as connect } from "socket.io-client";
-import { SHARE_NAMESPACE, type JoinResult, type SharedChat } from "@/lib/contracts";
+import { SHARE_NAMESPACE, type JoinResult, type MembersPresence, type SharedChat } from "@/lib/contracts";
 
 /**
  * Every socket command from a chat's viewer, collaborator, removed member and a stranger,
@@ -154,6 +154,25 @@ describe("a chat's members", () => {
     await request(sockets.viewer, "session:join", { sessionId: vars.session });
     expect((await request(sockets.collaborator, "member:typing", { sessionId: vars.session })).ok).toBe(true);
     expect(await heard).toEqual({ sessionId: vars.session, accountId: vars.collaborator, name: "collaborator" });
+  });
+
+  it("see who has the chat open, as people open and leave it", async () => {
+    const viewing = (want: (names: string[]) => boolean) =>
+      new Promise<void>((resolve) => {
+        const on = (p: MembersPresence) => {
+          if (p.sessionId !== vars.session || !want(p.viewing.map((v) => v.name))) return;
+          sockets.owner.off("members:presence", on);
+          resolve();
+        };
+        sockets.owner.on("members:presence", on);
+      });
+    await request(sockets.owner, "session:join", { sessionId: vars.session });
+    const opened = viewing((names) => names.includes("owner") && names.includes("viewer"));
+    await request(sockets.viewer, "session:join", { sessionId: vars.session });
+    await opened;
+    const left = viewing((names) => names.includes("owner") && !names.includes("viewer"));
+    await request(sockets.viewer, "session:leave", { sessionId: vars.session });
+    await left;
   });
 
   it("export who sent each prompt, by name, as a file and as a transcript", async () => {
