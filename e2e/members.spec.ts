@@ -106,8 +106,8 @@ test("owner, collaborator and viewer share a turn across two processes; the owne
     await expect(viewer.page.getByTestId("composer")).toBeDisabled();
     await collaborator.page.goto(chatPath);
     // A prompt in progress shows to the others as "… is typing", and goes stale once it is sent.
-    await collaborator.page.getByTestId("composer").fill("Fix the");
-    await collaborator.page.getByTestId("composer").pressSequentially(" typo");
+    await expect(collaborator.page.getByTestId("members-button")).toHaveAttribute("aria-label", /3 people/);
+    await collaborator.page.getByTestId("composer").pressSequentially("Fix the typo", { delay: 150 });
     await expect(owner.page.getByTestId("typing")).toHaveText(`${PEOPLE.collaborator.name} is typing…`);
     await expect(viewer.page.getByTestId("presence")).toHaveAttribute("title", /Cole Collab/);
     await collaborator.page.getByTestId("composer").fill("");
