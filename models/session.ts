@@ -1,4 +1,5 @@
 import { Schema, type Connection, type InferSchemaType } from "mongoose";
+import { MEMBER_ROLES } from "@/lib/contracts/members";
 
 const sessionSchema = new Schema(
   {
@@ -22,12 +23,28 @@ const sessionSchema = new Schema(
     activeTurnId: { type: String },
     /** Subagent definitions this chat turned off (their keys: a stored definition's id, or `operator:<name>`). */
     agentsOff: { type: [String], default: undefined },
+    /** The accounts the owner added, with their role (docs/members.md); absent: nobody but the owner. */
+    members: {
+      type: [
+        new Schema(
+          {
+            accountId: { type: String, required: true },
+            role: { type: String, enum: MEMBER_ROLES, required: true },
+            addedAt: { type: Date, required: true },
+          },
+          { _id: false },
+        ),
+      ],
+      default: undefined,
+    },
   },
   { timestamps: true, versionKey: false },
 );
 // The sidebar lists one owner's sessions, newest activity first, a page at a time (the id
 // orders chats active in the same millisecond, so a cursor never skips or repeats one).
 sessionSchema.index({ ownerId: 1, updatedAt: -1, _id: -1 });
+// The sidebar lists the chats shared with a person beside their own, in the same order.
+sessionSchema.index({ "members.accountId": 1, updatedAt: -1, _id: -1 });
 // Search by title.
 sessionSchema.index({ ownerId: 1, titleTerms: 1 });
 // The start-up backfill finds chats not indexed yet.

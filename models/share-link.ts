@@ -17,6 +17,8 @@ const shareLinkSchema = new Schema(
     revokedAt: { type: Date, default: null },
     inspector: { type: Boolean, default: false },
     public: { type: Boolean, default: false },
+    /** The viewer sees members' names (absent on links from before members: no). */
+    names: { type: Boolean, default: false },
   },
   { versionKey: false },
 );

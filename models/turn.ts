@@ -22,6 +22,8 @@ const turnSchema = new Schema(
     model: { type: String },
     /** The turn it follows when not the one started before it; null: a new first turn (lib/branches/branch-tree.ts). */
     parentTurnId: { type: String, default: undefined },
+    /** The account (or identity) that sent the prompt (absent in turns from before it was kept). */
+    sentBy: { type: String },
     /** The attachments the prompt named, as they were then (absent: none). */
     attachments: promptAttachmentsField,
     /** Steering messages to the master, as a run keeps its own (absent: none). */

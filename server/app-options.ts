@@ -11,6 +11,7 @@ import type { Cluster } from "@/server/cluster/cluster";
 import type { AppMetrics } from "@/server/metrics/app-metrics";
 import type { ModelChoices } from "@/server/catalog/chat-settings";
 import type { ChatStore } from "@/server/data/store";
+import type { MemberService } from "@/server/members/member-service";
 import type { ConnectionLimits } from "@/server/http/connection-limits";
 import type { HostSettings } from "@/server/http/hosts";
 import type { RateLimit } from "@/server/realtime/rate-limit";
@@ -156,6 +157,8 @@ export interface App {
   shares?: ShareService;
   /** Browser notifications, when `notifications` was given. */
   notifications?: NotificationService;
+  /** Chats' members: `peopleWhoCanAct` / `peopleWhoCanSee` name who a chat's news is for. */
+  members: MemberService;
   /** Stops taking turns, ends the running ones (viewers are told), stores everything, releases leases; reports what it ended. */
   close(): Promise<{ ended: { sessionId: string; turnId: string }[] }>;
 }

@@ -7,7 +7,7 @@ import { accountThrottles, gateThrottles, type AccountThrottles } from "@/server
 import type { HttpSettings } from "@/server/http/http-settings";
 import type { LoginDeps } from "@/server/http/login";
 import type { AppSockets } from "@/server/realtime/app-sockets";
-import { cutAccountSockets, cutLoginSockets } from "@/server/realtime/cut-sockets";
+import { cutAccountSockets, cutLoginSockets, cutMember } from "@/server/realtime/cut-sockets";
 import { eventRelay, sessionListNotifier } from "@/server/realtime/relay";
 import { sessionRoom } from "@/server/realtime/types";
 import { ChatSettingsService } from "@/server/catalog/chat-settings";
@@ -30,6 +30,8 @@ import type { AppOptions } from "./app-options";
 import { ApiTokenService } from "@/server/api-tokens/api-token-service";
 import { TurnTaps } from "@/server/a2a-server/turn-taps";
 import { NotificationService } from "@/server/notifications/notification-service";
+import { chatGate } from "@/server/members/chat-gate";
+import { MemberService } from "@/server/members/member-service";
 
 /** The services behind both doors, HTTP and Socket.IO; what they tell sockets goes through `sockets`. */
 export interface AppServices {
@@ -48,6 +50,8 @@ export interface AppServices {
   /** Listeners on the chats' events in this process (the A2A server follows its turns through them). */
   taps: TurnTaps;
   notifications?: NotificationService;
+  /** Chats' members and their roles (docs/members.md). */
+  members: MemberService;
 }
 
 /**
@@ -78,6 +82,7 @@ export function createServices(
   const taps = new TurnTaps();
   const relay = eventRelay(sockets, clustered);
   const chatSettings = new ChatSettingsService(store, options.catalog);
+  const gate = chatGate(store.members);
   const accountMode = options.accounts && options.accounts.mode !== "single" ? options.accounts : undefined;
   // Only an account can be an admin: in `single` mode nobody sees anyone else's usage or makes shared definitions.
   const isAdmin = async (userId: string) =>
@@ -87,7 +92,7 @@ export function createServices(
         store: new AgentStore(options.agentModels),
         operator: options.operatorAgents ?? BUILTIN_DEFINITIONS,
         isAdmin,
-        ownedSession: (ownerId, sessionId) => store.ownedSession(ownerId, sessionId),
+        allowed: gate,
         models: options.catalog,
         log,
       })
@@ -95,6 +100,8 @@ export function createServices(
   const notifications = options.notifications
     ? new NotificationService({
         ...options.notifications,
+        // The owner and the collaborators: the people who can act on what they are told.
+        audienceOf: (sessionId) => store.members.ids(sessionId, "act"),
         // A person with a tab on the chat is told by that page (it notifies while hidden): no push.
         watching: async (personId, sessionId) =>
           (await sockets.io.in(sessionRoom(sessionId)).fetchSockets()).some((socket) => socket.data.userId === personId),
@@ -124,7 +131,8 @@ export function createServices(
   const shares = options.shareLinks
     ? new ShareService({
         model: options.shareLinks,
-        ownedSession: (ownerId, sessionId) => store.ownedSession(ownerId, sessionId),
+        // Share links are the owner's to make and end: a member is told so.
+        ownedSession: async (ownerId, sessionId) => (await gate(ownerId, sessionId, "share")).summary,
         onEnded: (linkId, reason) => sockets.shareNs && endShareViewers(sockets.shareNs, linkId, reason),
         // A chat kept from before accounts has a cookie identity as owner, no account: it stays shared.
         ownerDisabled: accountModels && (async (ownerId) => Boolean(await accountModels.Account.exists({ _id: ownerId, disabled: true }))),
@@ -149,7 +157,7 @@ export function createServices(
   });
   const attachments = new AttachmentService({
     store: store.attachments,
-    ownedSession: (ownerId, sessionId) => store.ownedSession(ownerId, sessionId),
+    allowed: gate,
   });
   const accounts = accountMode
     ? new AccountService({
@@ -167,6 +175,15 @@ export function createServices(
         log,
       })
     : undefined;
+  const members = new MemberService({
+    store: store.members,
+    gate,
+    accounts: Boolean(accountMode),
+    onSessionsChanged: sessionsChanged,
+    onMembersChanged: (sessionId) => sockets.io.to(sessionRoom(sessionId)).emit("members:changed", { sessionId }),
+    onRemoved: (sessionId, accountId) => cutMember(sockets, sessionId, accountId),
+    onTyping: (notice) => sockets.io.to(sessionRoom(notice.sessionId)).emit("member:typing", notice),
+  });
   const throttles = accountMode ? accountThrottles(limiterStore, accountMode) : undefined;
   const usage = options.usageModels
     ? new UsageService({ models: options.usageModels, isAdmin, personLabels: accountMode && (() => accountLabels(accountMode.models)) })
@@ -192,6 +209,7 @@ export function createServices(
     apiTokens,
     taps,
     notifications,
+    members,
   };
 }
 

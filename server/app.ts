@@ -7,6 +7,7 @@ import { createRequestHandler } from "@/server/http/request-handler";
 import { AppSockets } from "@/server/realtime/app-sockets";
 import { joinSignInRooms } from "@/server/realtime/cut-sockets";
 import { registerHandlers } from "@/server/realtime/handlers";
+import { presenceAnnouncer } from "@/server/realtime/presence";
 import { memoryOpenSockets, redisOpenSockets } from "@/server/realtime/open-sockets";
 import { handshakeAuth } from "@/server/realtime/handshake";
 import { createIoServer, forwardUpgrades } from "@/server/realtime/io-server";
@@ -50,6 +51,7 @@ export function createApp(options: AppOptions): App {
     apiTokens,
     taps,
     notifications,
+    members,
   } = createServices(options, settings, sockets, metrics);
   const shareViewer = shareViewerSignIn({ accounts, login });
 
@@ -143,8 +145,17 @@ export function createApp(options: AppOptions): App {
     limiterStore,
     openSockets,
     log,
+    members,
+    ...(members.enabled ? { presence: presenceAnnouncer(io, options.store.members, log) } : {}),
   });
-  if (shares) sockets.shareNs = registerShareNamespace(io, { shares, sessions, viewer: shareViewer, log });
+  if (shares)
+    sockets.shareNs = registerShareNamespace(io, {
+      shares,
+      sessions,
+      viewer: shareViewer,
+      log,
+      people: (sessionId) => options.store.members.people(sessionId),
+    });
 
   return {
     httpServer,
@@ -156,6 +167,7 @@ export function createApp(options: AppOptions): App {
     agents,
     apiTokens,
     notifications,
+    members,
     close: () => closeApp({ registry, io, cluster, openSockets, httpServer }),
   };
 }

@@ -27,6 +27,10 @@ import { useChatSettings } from "@/components/catalog/use-chat-settings";
 import { useModels } from "@/components/catalog/use-models";
 import { AttachmentLinksProvider } from "@/components/attachments/attachment-links";
 import { useAttachmentDrafts } from "@/components/attachments/use-attachment-drafts";
+import { useMembers } from "@/components/members/use-members";
+import { PeopleProvider } from "@/components/members/people-context";
+import { typingLine, useTyping } from "@/components/members/use-typing";
+import { can } from "@/lib/members/can";
 
 export interface ChatViewProps {
   sessionId: string;
@@ -66,6 +70,15 @@ function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnap
     fork,
   } = useSession(sessionId, initial);
   const router = useRouter();
+  const people = useMembers(sessionId);
+  // Until the role is read, the controls stay as for the owner: the server refuses what the role does not allow anyway.
+  const role = people.members?.you;
+  const canAct = !role || can(role, "send");
+  const isOwner = !role || can(role, "branch");
+  // Only a chat with others in it says who is typing.
+  const shared = (people.members?.people.length ?? 0) > 1;
+  const typing = useTyping(sessionId, people.members?.me, shared && canAct);
+  const typingNow = typingLine(typing.typing);
   const [editing, setEditing] = useState<string | null>(null);
   const [commandError, setCommandError] = useState<string | null>(null);
   const leaving = useLeaving();
@@ -120,9 +133,10 @@ function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnap
     };
   }, [state.siblings, lastTurnId, editing, edit, regenerate, switchBranch, fork, model, router, send]);
 
+  // A viewer's panels show no steer, kill, retry, decision or answer.
   const actions = useMemo<PanelActions>(
-    () => ({ sessionId, steer, kill, decide, answer, retry }),
-    [sessionId, steer, kill, decide, answer, retry],
+    () => (canAct ? { sessionId, steer, kill, decide, answer, retry } : { sessionId, steer, kill, readOnly: true }),
+    [canAct, sessionId, steer, kill, decide, answer, retry],
   );
   const retryLinks = useRetryLinks(state.turns);
   useReportLastTurn(sessionId, state.turns.findLast((t) => t.status !== "running")?.turnId);
@@ -171,64 +185,102 @@ function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnap
     return () => document.removeEventListener("keydown", onKey);
   }, [runningTurnId, stop]);
 
+  if (people.lost) return <AccessLost />;
   if (joinError && !loaded) return <JoinProblem message={joinError.message} notFound={joinError.code === "not_found"} />;
 
   const errorBanner = commandError ? <ErrorBanner message={commandError} onDismiss={() => setCommandError(null)} /> : null;
 
   return (
-    <PanelActionsProvider value={actions}>
-      <BranchActionsProvider value={branchActions}>
-        <div className="flex h-full flex-col">
-          {!loaded ? (
-            <div className="flex flex-1 items-center justify-center gap-2 text-sm text-zinc-500 dark:text-zinc-400" role="status">
-              <SpinnerIcon /> Loading chat…
-            </div>
-          ) : state.turns.length === 0 && state.pending.length === 0 ? (
-            <div className="relative min-h-0 flex-1 overflow-y-auto">
-              <EmptyState
-                onPick={(prompt) => {
-                  void sendOnModel(prompt);
-                }}
-              />
-            </div>
-          ) : (
-            <RetryLinksProvider value={retryLinks}>
-              <AttachmentLinksProvider value={true}>
-                <MessageList turns={state.turns} pending={state.pending} footer={errorBanner} older={older} />
-              </AttachmentLinksProvider>
-            </RetryLinksProvider>
-          )}
-          {state.turns.length === 0 && state.pending.length === 0 && errorBanner ? (
-            <div className="mx-auto w-full max-w-3xl px-3 pb-2 sm:px-4">{errorBanner}</div>
-          ) : null}
-          <ApprovalBanner turns={state.turns} />
-          <Composer
-            onSend={sendOnModel}
-            attachments={drafts}
-            onStop={runningTurnId ? stop : undefined}
-            running={busy}
-            disabled={!loaded || leaving}
-            onEditLast={() => {
-              const last = state.turns.at(-1);
-              if (last) setEditing(last.turnId);
-            }}
-            tools={
-              <>
-                <ModelPicker catalog={models} value={model} onChange={(key) => void pickModel(key)} disabled={busy} />
-                <BudgetField
-                  value={budgetText}
-                  onChange={setBudgetText}
-                  fallback={info?.turnBudget}
-                  invalid={budgetField.ok ? undefined : budgetField.message}
-                  disabled={busy}
+    <PeopleProvider members={people.members}>
+      <PanelActionsProvider value={actions}>
+        {/* Editing, regenerating, switching versions and forking are the owner's: a member's turns show none of them. */}
+        <BranchActionsProvider value={isOwner ? branchActions : null}>
+          <div className="flex h-full flex-col">
+            {!loaded ? (
+              <div className="flex flex-1 items-center justify-center gap-2 text-sm text-zinc-500 dark:text-zinc-400" role="status">
+                <SpinnerIcon /> Loading chat…
+              </div>
+            ) : state.turns.length === 0 && state.pending.length === 0 ? (
+              <div className="relative min-h-0 flex-1 overflow-y-auto">
+                <EmptyState
+                  onPick={(prompt) => {
+                    void sendOnModel(prompt);
+                  }}
                 />
-                <ChatAgents sessionId={sessionId} />
-              </>
-            }
-          />
-        </div>
-      </BranchActionsProvider>
-    </PanelActionsProvider>
+              </div>
+            ) : (
+              <RetryLinksProvider value={retryLinks}>
+                <AttachmentLinksProvider value={true}>
+                  <MessageList turns={state.turns} pending={state.pending} footer={errorBanner} older={older} />
+                </AttachmentLinksProvider>
+              </RetryLinksProvider>
+            )}
+            {state.turns.length === 0 && state.pending.length === 0 && errorBanner ? (
+              <div className="mx-auto w-full max-w-3xl px-3 pb-2 sm:px-4">{errorBanner}</div>
+            ) : null}
+            <ApprovalBanner turns={state.turns} />
+            {typingNow ? (
+              <p
+                data-testid="typing"
+                aria-live="polite"
+                className="mx-auto w-full max-w-3xl px-3 pb-1 text-xs text-zinc-600 italic sm:px-4 dark:text-zinc-400"
+              >
+                {typingNow}
+              </p>
+            ) : null}
+            {canAct ? null : (
+              <p data-testid="viewer-note" className="mx-auto w-full max-w-3xl px-3 pb-1 text-xs text-zinc-600 sm:px-4 dark:text-zinc-400">
+                You are a viewer of this chat: you see everything live; its owner and collaborators send prompts and decide.
+              </p>
+            )}
+            <Composer
+              onSend={sendOnModel}
+              attachments={drafts}
+              onStop={runningTurnId ? stop : undefined}
+              running={busy}
+              disabled={!loaded || leaving || !canAct}
+              onTyping={typing.typed}
+              onEditLast={() => {
+                const last = state.turns.at(-1);
+                if (last) setEditing(last.turnId);
+              }}
+              tools={
+                <>
+                  <ModelPicker catalog={models} value={model} onChange={(key) => void pickModel(key)} disabled={busy} />
+                  <BudgetField
+                    value={budgetText}
+                    onChange={setBudgetText}
+                    fallback={info?.turnBudget}
+                    invalid={budgetField.ok ? undefined : budgetField.message}
+                    disabled={busy}
+                  />
+                  <ChatAgents sessionId={sessionId} />
+                </>
+              }
+            />
+          </div>
+        </BranchActionsProvider>
+      </PanelActionsProvider>
+    </PeopleProvider>
+  );
+}
+
+/** The owner removed this person from the chat: its view closes at once. */
+function AccessLost() {
+  return (
+    <div className="flex h-full flex-col items-center justify-center gap-3 px-4 text-center" data-testid="access-lost">
+      <AlertIcon size={22} className="text-zinc-400" />
+      <p role="alert" className="text-base font-medium text-zinc-800 dark:text-zinc-200">
+        You no longer have access to this chat
+      </p>
+      <p className="max-w-md text-sm text-zinc-500 dark:text-zinc-400">Its owner removed you from its members.</p>
+      <Link
+        href="/"
+        className="rounded-md border border-zinc-300 px-3 py-1.5 text-sm hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800"
+      >
+        Back to start
+      </Link>
+    </div>
   );
 }
 

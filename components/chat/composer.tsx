@@ -23,6 +23,8 @@ export interface ComposerProps {
   ref?: Ref<ComposerHandle>;
   /** The files going with the next prompt (dropped, pasted or picked); absent: none can be attached. */
   attachments?: AttachmentDrafts;
+  /** The person typed in the box (a chat with members tells the others, throttled by the caller). */
+  onTyping?: () => void;
 }
 
 export interface ComposerHandle {
@@ -41,6 +43,7 @@ export function Composer({
   onEditLast,
   ref,
   attachments,
+  onTyping,
 }: ComposerProps) {
   const [draft, setDraft] = useState("");
   const [sending, setSending] = useState(false);
@@ -117,7 +120,10 @@ export function Composer({
           ref={area}
           data-testid="composer"
           value={draft}
-          onChange={(e) => setDraft(e.target.value)}
+          onChange={(e) => {
+            setDraft(e.target.value);
+            if (e.target.value.trim()) onTyping?.();
+          }}
           onKeyDown={onKeyDown}
           onPaste={onPaste}
           disabled={sending || disabled}

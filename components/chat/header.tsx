@@ -11,6 +11,7 @@ import { ThemeToggle } from "@/components/ui/theme-toggle";
 import { ContextMeter } from "./context-meter";
 import { ExportMenu } from "./export-menu";
 import { ShareDialog } from "@/components/share/share-dialog";
+import { MembersDialog } from "@/components/members/members-dialog";
 import type { LastTurn } from "./last-turn";
 import { TurnBudgetMeter, type TurnSpend } from "@/components/budgets/turn-spend";
 import { ToolServers } from "./tool-servers";
@@ -81,6 +82,7 @@ export function Header({ title, serverTitle, sessionId, lastTurn, turnSpend, inf
       {turnSpend ? <TurnBudgetMeter spend={turnSpend} /> : null}
       {lastTurn && info?.contextTokens ? <ContextMeter last={lastTurn} budget={info.contextTokens} /> : null}
       {sessionId ? <InstructionsDialog sessionId={sessionId} /> : null}
+      {sessionId && info?.members ? <MembersDialog sessionId={sessionId} /> : null}
       {sessionId ? <ShareDialog sessionId={sessionId} /> : null}
       {sessionId ? <ExportMenu sessionId={sessionId} /> : null}
       <NotificationsMenu />

@@ -262,7 +262,7 @@ export function MessageList({ turns, pending, footer, older }: MessageListProps)
                 key={turn.turnId}
                 className="scroll-mt-4 space-y-4 rounded-lg data-[sought=true]:outline-2 data-[sought=true]:outline-offset-4 data-[sought=true]:outline-sky-400"
               >
-                <UserMessage text={turn.prompt} turnId={turn.turnId} />
+                <UserMessage text={turn.prompt} turnId={turn.turnId} sentBy={turn.sentBy} />
                 <AttachmentChips sessionId={turn.sessionId} attachments={turn.attachments} />
                 <AssistantMessage turn={turn} />
               </div>

@@ -133,10 +133,17 @@ export function SessionItem({ session, current, now, titleRepeats, onNavigate, o
             onClick={onNavigate}
             aria-current={current ? "page" : undefined}
             className="flex min-w-0 flex-1 items-baseline gap-2 rounded-md px-2.5 py-2"
-            title={`${session.title}\n${sessionDateTitle(session.updatedAt)}`}
-            onDoubleClick={startRename}
+            title={`${session.title}${session.shared ? `\nShared with you by ${session.shared.owner} (${session.shared.role})` : ""}\n${sessionDateTitle(session.updatedAt)}`}
+            onDoubleClick={session.shared ? undefined : startRename}
           >
-            <span className="min-w-0 flex-1 truncate">{session.title}</span>
+            <span className="flex min-w-0 flex-1 flex-col">
+              <span className="truncate">{session.title}</span>
+              {session.shared ? (
+                <span data-testid="session-shared" className="truncate text-[11px] text-sky-700 dark:text-sky-400">
+                  Shared by {session.shared.owner}
+                </span>
+              ) : null}
+            </span>
             {now !== null ? (
               <span
                 data-testid="session-date"
@@ -146,33 +153,36 @@ export function SessionItem({ session, current, now, titleRepeats, onNavigate, o
               </span>
             ) : null}
           </Link>
-          <div
-            className={`flex shrink-0 pr-1 ${current ? "" : "opacity-100 md:opacity-0 md:group-focus-within:opacity-100 md:group-hover:opacity-100"}`}
-          >
-            <button
-              type="button"
-              data-testid="session-rename"
-              onClick={startRename}
-              aria-label={`Rename “${session.title}”`}
-              title="Rename"
-              className="rounded p-1 text-zinc-500 hover:bg-zinc-300/60 hover:text-zinc-900 dark:text-zinc-400 dark:hover:bg-zinc-700 dark:hover:text-zinc-100"
+          {/* A shared chat is its owner's to rename and delete. */}
+          {session.shared ? null : (
+            <div
+              className={`flex shrink-0 pr-1 ${current ? "" : "opacity-100 md:opacity-0 md:group-focus-within:opacity-100 md:group-hover:opacity-100"}`}
             >
-              <PencilIcon size={14} />
-            </button>
-            <button
-              type="button"
-              data-testid="session-delete"
-              onClick={() => {
-                setError(null);
-                setMode("confirm-delete");
-              }}
-              aria-label={`Delete “${session.title}”`}
-              title="Delete"
-              className="rounded p-1 text-zinc-500 hover:bg-zinc-300/60 hover:text-red-700 dark:text-zinc-400 dark:hover:bg-zinc-700 dark:hover:text-red-400"
-            >
-              <TrashIcon size={14} />
-            </button>
-          </div>
+              <button
+                type="button"
+                data-testid="session-rename"
+                onClick={startRename}
+                aria-label={`Rename “${session.title}”`}
+                title="Rename"
+                className="rounded p-1 text-zinc-500 hover:bg-zinc-300/60 hover:text-zinc-900 dark:text-zinc-400 dark:hover:bg-zinc-700 dark:hover:text-zinc-100"
+              >
+                <PencilIcon size={14} />
+              </button>
+              <button
+                type="button"
+                data-testid="session-delete"
+                onClick={() => {
+                  setError(null);
+                  setMode("confirm-delete");
+                }}
+                aria-label={`Delete “${session.title}”`}
+                title="Delete"
+                className="rounded p-1 text-zinc-500 hover:bg-zinc-300/60 hover:text-red-700 dark:text-zinc-400 dark:hover:bg-zinc-700 dark:hover:text-red-400"
+              >
+                <TrashIcon size={14} />
+              </button>
+            </div>
+          )}
         </div>
       )}
       {error ? (

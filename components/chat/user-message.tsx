@@ -1,4 +1,5 @@
 import { memo, useEffect, useRef, useState, type KeyboardEvent } from "react";
+import { usePersonName } from "@/components/members/people-context";
 import { MAX_PROMPT_CHARS } from "@/lib/contracts";
 import { CopyButton } from "@/components/ui/copy-button";
 import { PencilIcon } from "@/components/ui/icons";
@@ -9,11 +10,18 @@ import { BranchNavigator, useBranchActions } from "./branch-actions";
  * With `turnId` (a started turn of one's own chat): the pencil edits it in place, which
  * starts a new version of the turn beside this one, and the navigator goes between versions.
  */
-export const UserMessage = memo(function UserMessage({ text, turnId }: { text: string; turnId?: string }) {
+export const UserMessage = memo(function UserMessage({ text, turnId, sentBy }: { text: string; turnId?: string; sentBy?: string }) {
   const actions = useBranchActions();
   const editing = turnId !== undefined && actions?.editing === turnId;
+  // In a chat with members, who asked; in one's own chat, nothing (every prompt is one's own).
+  const sender = usePersonName(sentBy);
   return (
     <div data-testid="message-user" className="group flex flex-col items-end gap-1">
+      {sender ? (
+        <span data-testid="prompt-sender" className="text-xs text-zinc-500 dark:text-zinc-400">
+          {sender}
+        </span>
+      ) : null}
       {editing ? (
         <PromptEditor text={text} turnId={turnId} />
       ) : (

@@ -23,6 +23,7 @@ export function ShareDialog({ sessionId }: { sessionId: string }) {
 
   const [expiresIn, setExpiresIn] = useState<ShareExpiry>("7d");
   const [inspector, setInspector] = useState(false);
+  const [names, setNames] = useState(false);
   const [isPublic, setIsPublic] = useState(false);
   const [links, setLinks] = useState<ShareLinkView[] | null>(null);
   const [created, setCreated] = useState<{ url: string; linkId: string } | null>(null);
@@ -50,7 +51,7 @@ export function ShareDialog({ sessionId }: { sessionId: string }) {
     setBusy(true);
     setError(null);
     try {
-      const answer = await createShareLink(sessionId, { expiresIn, inspector, public: isPublic });
+      const answer = await createShareLink(sessionId, { expiresIn, inspector, names, public: isPublic });
       setCreated({ url: `${window.location.origin}${answer.path}`, linkId: answer.link.linkId });
       await refresh();
     } catch (err) {
@@ -118,6 +119,16 @@ export function ShareDialog({ sessionId }: { sessionId: string }) {
         <label className="flex items-start gap-2">
           <input
             type="checkbox"
+            checked={names}
+            onChange={(e) => setNames(e.target.checked)}
+            className="mt-0.5"
+            data-testid="share-names"
+          />
+          <span>Show members&apos; names (who sent each prompt, who decided)</span>
+        </label>
+        <label className="flex items-start gap-2">
+          <input
+            type="checkbox"
             checked={isPublic}
             onChange={(e) => setIsPublic(e.target.checked)}
             className="mt-0.5"
@@ -179,6 +190,7 @@ export function ShareDialog({ sessionId }: { sessionId: string }) {
                   <span className="block text-zinc-600 dark:text-zinc-400">
                     {link.public ? "Public" : "Sign-in needed"}
                     {link.inspector ? " · inspector" : ""}
+                    {link.names ? " · names" : ""}
                   </span>
                 </span>
                 <button

@@ -1,5 +1,6 @@
 "use client";
 
+import { PeopleProvider } from "@/components/members/people-context";
 import { useMemo } from "react";
 import { SHARE_ROUTES, type Ack } from "@/lib/contracts";
 import { MessageList } from "@/components/chat/message-list";
@@ -19,6 +20,11 @@ const READ_ONLY: Ack<never> = { ok: false, code: "unauthorized", message: "A sha
 export function ShareView({ token }: { token: string }) {
   const { state, chat, status, older } = useSharedSession(token);
   const retryLinks = useRetryLinks(state.turns);
+  // Names only when the owner made the link to show them (the server sends the people then, and only then).
+  const people = useMemo(
+    () => (chat?.people ? { sessionId: chat.sessionId, you: "viewer" as const, me: "", people: chat.people } : null),
+    [chat],
+  );
   const actions = useMemo<PanelActions | null>(
     () =>
       chat
@@ -59,11 +65,13 @@ export function ShareView({ token }: { token: string }) {
       ) : state.turns.length === 0 ? (
         <p className="flex flex-1 items-center justify-center text-sm text-zinc-500 dark:text-zinc-400">This chat has no messages yet.</p>
       ) : (
-        <PanelActionsProvider value={actions}>
-          <RetryLinksProvider value={retryLinks}>
-            <MessageList turns={state.turns} pending={[]} older={older} />
-          </RetryLinksProvider>
-        </PanelActionsProvider>
+        <PeopleProvider members={people}>
+          <PanelActionsProvider value={actions}>
+            <RetryLinksProvider value={retryLinks}>
+              <MessageList turns={state.turns} pending={[]} older={older} />
+            </RetryLinksProvider>
+          </PanelActionsProvider>
+        </PeopleProvider>
       )}
     </div>
   );

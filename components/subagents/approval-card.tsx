@@ -10,6 +10,7 @@ import { useAction } from "@/components/ui/use-action";
 import { useHydrated } from "@/components/ui/use-hydrated";
 import { DiffView } from "./diff-view";
 import { usePanelActions } from "./panel-actions";
+import { usePersonName } from "@/components/members/people-context";
 
 export interface ApprovalCardProps {
   call: ToolCall & { approval: Approval };
@@ -240,6 +241,7 @@ function ApprovalFiles({ parameters, preview }: { parameters: string; preview: s
 /** How a decided approval ended, under its chip: always visible, so the audit needs no click. */
 export function ApprovalOutcome({ approval }: { approval: Approval }) {
   const clock = useClock();
+  const decider = usePersonName(approval.decidedBy);
   const tone =
     approval.state === "approved"
       ? "text-emerald-700 dark:text-emerald-400"
@@ -249,6 +251,7 @@ export function ApprovalOutcome({ approval }: { approval: Approval }) {
   return (
     <p data-testid="approval-outcome" data-state={approval.state} className={`mt-1 text-xs break-words ${tone}`}>
       {approvalOutcome(approval, clock)}
+      {decider ? <span data-testid="approval-decider"> · by {decider}</span> : null}
     </p>
   );
 }
@@ -256,13 +259,14 @@ export function ApprovalOutcome({ approval }: { approval: Approval }) {
 /** The audit record of a decided approval, in the opened chip: why, the diff, who decided and when. */
 export function ApprovalAudit({ approval }: { approval: Approval }) {
   const clock = useClock();
+  const decider = usePersonName(approval.decidedBy);
   const asked = clock(approval.requestedAt);
   return (
     <div className="space-y-1.5 text-xs text-zinc-700 dark:text-zinc-300" data-testid="approval-audit">
       <p>
         {approvalOutcome(approval, clock)}
         {approval.decidedBy ? (
-          <span className="text-zinc-500 dark:text-zinc-400"> · by identity {approval.decidedBy.slice(0, 12)}</span>
+          <span className="text-zinc-500 dark:text-zinc-400"> · by {decider ?? `identity ${approval.decidedBy.slice(0, 12)}`}</span>
         ) : null}
         {asked ? <span className="text-zinc-500 dark:text-zinc-400"> · asked at {asked}</span> : null}
       </p>

@@ -1,5 +1,6 @@
 "use client";
 
+import { usePersonName } from "@/components/members/people-context";
 import { useId, useMemo, useState, type FormEvent } from "react";
 import type { InputRequest, ToolCall } from "@/lib/contracts";
 import { answerOfDraft, draftFields, initialDraft, inputOutcome, type Draft, type DraftField } from "@/lib/subagents/input-draft";
@@ -193,6 +194,7 @@ function RequiredMark() {
 /** How a question ended, under its chip: always visible, so the record needs no click. */
 export function InputOutcome({ input }: { input: InputRequest }) {
   const clock = useClock();
+  const answerer = usePersonName(input.answeredBy);
   const tone =
     input.state === "accepted"
       ? "text-emerald-700 dark:text-emerald-400"
@@ -202,7 +204,7 @@ export function InputOutcome({ input }: { input: InputRequest }) {
   return (
     <p data-testid="input-outcome" data-state={input.state} className={`mt-1 text-xs break-words ${tone}`}>
       <span className="text-zinc-500 dark:text-zinc-400">“{input.message}” </span>
-      {inputOutcome(input, clock)}
+      {inputOutcome(input, clock, answerer)}
     </p>
   );
 }

@@ -126,6 +126,8 @@ export interface TurnInput {
   instructions?: string;
   /** The turn this one follows, when not the one started before it (see `ChatTurn.parentTurnId`). */
   parentTurnId?: string | null;
+  /** Who sent the prompt (see `ChatTurn.sentBy`); absent: not recorded. */
+  sentBy?: string;
   /** The chat's attachments: every agent of the turn reads them as `attachments/`, and the master is told their names. */
   attachments?: AttachmentArea;
   /** The attachments this turn's prompt names: noted under it, and its images shown to a model that reads images. */
@@ -359,6 +361,7 @@ async function runTurn(
       createdAt: new Date(started).toISOString(),
       ...(chosen ? { model: chosen.label } : {}),
       ...(input.parentTurnId !== undefined ? { parentTurnId: input.parentTurnId } : {}),
+      ...(input.sentBy !== undefined ? { sentBy: input.sentBy } : {}),
       ...(input.promptAttachments?.refs.length ? { attachments: input.promptAttachments.refs } : {}),
       ...(budget ? { budget } : {}),
     });

@@ -6,6 +6,7 @@ export const ERROR_CODES = [
   "bad_request",
   "not_found",
   "unauthorized",
+  "forbidden",
   "rate_limited",
   "busy",
   "conflict",

@@ -47,6 +47,8 @@ export const turnStartedSchema = z.object({
   model: z.string().optional(),
   /** See `ChatTurn.parentTurnId`: present only when the turn does not follow the one started before it. */
   parentTurnId: z.string().nullable().optional(),
+  /** See `ChatTurn.sentBy`. */
+  sentBy: z.string().optional(),
   /** The attachments the prompt names; absent when none. */
   attachments: z.array(attachmentRefSchema).max(MAX_PROMPT_ATTACHMENTS).optional(),
   /** The turn's budget; absent when it has none. */

@@ -17,3 +17,4 @@ export * from "./quota";
 export * from "./input";
 export * from "./api-token";
 export * from "./notifications";
+export * from "./members";

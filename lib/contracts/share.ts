@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { AckCallback } from "./ack";
 import type { SessionEvent } from "./events";
 import type { JoinResult, TurnPage } from "./socket";
+import type { ChatPerson } from "./members";
 
 /**
  * Read-only share links. The owner manages them over HTTP (owner only,
@@ -25,6 +26,8 @@ export const shareCreateBody = z
     expiresIn: z.enum(SHARE_EXPIRIES).default("7d"),
     /** Whether the viewer may open the context inspector (every model request as sent). */
     inspector: z.boolean().default(false),
+    /** Whether the viewer sees who did what (the names of the chat's members); off unless the owner asks. */
+    names: z.boolean().default(false),
     /** Whether the viewer may be anyone with the link, signed in or not. */
     public: z.boolean().default(false),
   })
@@ -40,6 +43,8 @@ export interface ShareLinkView {
   expiresAt: string | null;
   inspector: boolean;
   public: boolean;
+  /** The viewer sees members' names (who sent each prompt, who decided). */
+  names: boolean;
 }
 
 /** The answer to creating a link: the link, and its path with the token (shown once). */
@@ -69,6 +74,8 @@ export interface SharedChat {
   inspector: boolean;
   /** Null: never expires. */
   expiresAt: string | null;
+  /** The chat's people by name, when the owner let this link show who did what. */
+  people?: ChatPerson[];
 }
 
 export const shareJoinSchema = z.object({ lastSeq: z.number().int().min(0).optional() }).strict();
@@ -98,6 +105,8 @@ export interface ShareSocketData {
   sessionId: string;
   ownerId: string;
   inspector: boolean;
+  /** The link shows members' names: its viewers are sent the turns with their account ids, and the people. */
+  names: boolean;
   /** Epoch ms when the link runs out; null: never. */
   expiresAt: number | null;
   /** The sign-in a non-public link was opened under: ending it closes this socket too. */

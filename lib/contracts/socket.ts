@@ -65,6 +65,22 @@ import {
 import type { SessionEvent, SessionSnapshot } from "./events";
 import type { ChatTurn, SessionSummary } from "./turn";
 import type { Budget } from "./budget";
+import {
+  memberAddSchema,
+  memberListSchema,
+  memberRemoveSchema,
+  memberRoleChangeSchema,
+  memberTypingSchema,
+  type AccessLost,
+  type MemberTyping,
+  type MemberTypingNotice,
+  type MembersPresence,
+  type ChatMembers,
+  type MemberAdd,
+  type MemberList,
+  type MemberRemove,
+  type MemberRoleChange,
+} from "./members";
 
 /**
  * Join answers with a snapshot (fresh load, or a gap the server cannot fill from
@@ -100,6 +116,8 @@ export interface AppInfo {
   turnBudget?: Budget;
   /** A2A_SERVER_ENABLED: other agents may call this one with an API token (the sidebar links the tokens page). */
   a2aServer?: boolean;
+  /** Chats may have members (the account modes): the header offers the members dialog. */
+  members?: boolean;
 }
 
 /**
@@ -162,6 +180,15 @@ export interface ClientToServerEvents {
   "agent:delete": (input: AgentGet, ack: AckCallback<{ id: string }>) => void;
   /** Turns a definition on or off for one chat. */
   "chat:agents": (input: AgentChatInput, ack: AckCallback<{ off: string[] }>) => void;
+  /** A chat's owner and members with their roles, and the asker's own role (docs/members.md). */
+  "member:list": (input: MemberList, ack: AckCallback<ChatMembers>) => void;
+  /** The owner adds an account by email (or changes the role of one already there). */
+  "member:add": (input: MemberAdd, ack: AckCallback<ChatMembers>) => void;
+  "member:role": (input: MemberRoleChange, ack: AckCallback<ChatMembers>) => void;
+  /** The owner removes a member: cut off at once, on every process. */
+  "member:remove": (input: MemberRemove, ack: AckCallback<ChatMembers>) => void;
+  /** The sender is writing a prompt (collaborators and the owner; throttled by the composer). */
+  "member:typing": (input: MemberTyping, ack: AckCallback<{ sessionId: string }>) => void;
 }
 
 /**
@@ -207,6 +234,11 @@ export const commandSchemas = {
   "agent:duplicate": agentDuplicateSchema,
   "agent:delete": agentGetSchema,
   "chat:agents": agentChatSchema,
+  "member:list": memberListSchema,
+  "member:add": memberAddSchema,
+  "member:role": memberRoleChangeSchema,
+  "member:remove": memberRemoveSchema,
+  "member:typing": memberTypingSchema,
 } satisfies Record<keyof ClientToServerEvents, ZodType>;
 
 /**
@@ -218,6 +250,14 @@ export interface ServerToClientEvents {
   "replay:complete": (info: { sessionId: string; seq: number }) => void;
   /** The first page of one's chats (SESSION_PAGE_SIZE, newest activity first), not the whole list. */
   "sessions:changed": (sessions: SessionSummary[]) => void;
+  /** The asker may no longer open this chat (removed from its members): the page closes its view. */
+  "session:access-lost": (info: AccessLost) => void;
+  /** The chat's members or their roles changed: what each may do is read again. */
+  "members:changed": (info: { sessionId: string }) => void;
+  /** Someone in the chat is writing a prompt; stale after TYPING_STALE_MS without another. */
+  "member:typing": (notice: MemberTypingNotice) => void;
+  /** Who has the chat open now: sent to its room when someone opens or leaves it. */
+  "members:presence": (presence: MembersPresence) => void;
 }
 
 export type InterServerEvents = Record<string, never>;

@@ -192,6 +192,11 @@ export interface ChatTurn {
    * turn. Absent: it follows the turn started before it (lib/branches/branch-tree.ts).
    */
   parentTurnId?: string | null;
+  /**
+   * The account that sent the prompt (the browser's identity without accounts): in a chat
+   * with members, who asked. Absent in turns from before it was kept.
+   */
+  sentBy?: string;
   /** The chat's attachments the prompt named, as they were when it was sent; absent when it named none. */
   attachments?: AttachmentRef[];
   /** The turn's budget (the sender's, or TURN_BUDGET_*); absent when it had none. */
@@ -280,6 +285,7 @@ export const chatTurnSchema: z.ZodType<ChatTurn> = z.object({
   steering: z.array(steerSchema).optional(),
   model: z.string().optional(),
   parentTurnId: z.string().nullable().optional(),
+  sentBy: z.string().optional(),
   attachments: z.array(attachmentRefSchema).max(MAX_PROMPT_ATTACHMENTS).optional(),
   budget: budgetSchema.optional(),
   endReason: endReasonSchema.optional(),
@@ -290,6 +296,8 @@ export interface SessionSummary {
   title: string;
   createdAt: string;
   updatedAt: string;
+  /** A chat someone else shared with the reader: its owner's name and the reader's role (docs/members.md); absent on one's own. */
+  shared?: { owner: string; role: "viewer" | "collaborator" };
 }
 
 /** Tool output shown inline is capped; the rest is fetched over HTTP ("Show all"). */

@@ -20,6 +20,8 @@ import { escapeHtml, fence, inertInline, inertMarkdown } from "./inert-markdown"
 
 export interface MarkdownOptions {
   markup?: boolean;
+  /** Names of the accounts the turns name: a prompt is headed by its sender, a decision says who made it. */
+  people?: ReadonlyMap<string, string>;
 }
 
 export function markdownHeader(title: string, exportedAt: string): string {
@@ -27,8 +29,10 @@ export function markdownHeader(title: string, exportedAt: string): string {
 }
 
 export function turnMarkdown(turn: ChatTurn, options: MarkdownOptions = {}): string {
-  let out = `\n---\n\n### You\n\n${quoteBlock(turn.prompt)}\n\n### Delegate\n\n`;
-  out += stepsMarkdown(turn.steps, 0);
+  const people = options.people ?? NOBODY;
+  const sender = turn.sentBy !== undefined ? people.get(turn.sentBy) : undefined;
+  let out = `\n---\n\n### ${sender !== undefined ? inertInline(sender) : "You"}\n\n${quoteBlock(turn.prompt)}\n\n### Delegate\n\n`;
+  out += stepsMarkdown(turn.steps, 0, people);
   if (turn.error) out += `\n> **${turnEndWord(turn)}:** ${inertInline(turn.error)}\n`;
   else if (turn.status === "cancelled") out += "\n> **Stopped** before it finished.\n";
   out += `\n<sub>${turn.model ? `${inertInline(turn.model)} · ` : ""}${statsLine(turn.stats)}</sub>\n`;
@@ -37,12 +41,21 @@ export function turnMarkdown(turn: ChatTurn, options: MarkdownOptions = {}): str
   return out;
 }
 
-function stepsMarkdown(steps: readonly Step[], depth: number): string {
+const NOBODY: ReadonlyMap<string, string> = new Map();
+
+/** " by Ana" when the account is named, else nothing. */
+function byWhom(people: ReadonlyMap<string, string>, id: string | undefined): string {
+  const name = id !== undefined ? people.get(id) : undefined;
+  return name !== undefined ? ` by ${inertInline(name)}` : "";
+}
+
+function stepsMarkdown(steps: readonly Step[], depth: number, people: ReadonlyMap<string, string>): string {
   let out = "";
   for (const step of steps) {
     if (step.thinking && depth > 0) out += `<details><summary>Reasoning</summary>\n\n${fence(step.thinking)}\n\n</details>\n\n`;
     if (step.text) out += `${inertMarkdown(step.text.trim())}\n\n`;
-    for (const call of step.toolCalls) out += call.subagent ? subagentMarkdown(call, call.subagent, depth) : toolMarkdown(call);
+    for (const call of step.toolCalls)
+      out += call.subagent ? subagentMarkdown(call, call.subagent, depth, people) : toolMarkdown(call, people);
   }
   return out;
 }
@@ -55,16 +68,16 @@ const TOOL_STATUS_NOTE: Record<ToolStatus, string> = {
   cancelled: " — stopped",
 };
 
-function toolMarkdown(call: ToolCall): string {
+function toolMarkdown(call: ToolCall, people: ReadonlyMap<string, string>): string {
   const status = TOOL_STATUS_NOTE[call.status];
   const more =
     call.responseSize > call.response.length
       ? `\n\n_Output cut at ${call.response.length} of ${call.responseSize} characters; the JSON export holds all of it._`
       : "";
   const approval = call.approval
-    ? `\n\nApproval: **${call.approval.state}**${call.approval.denyReason ? ` (${inertInline(call.approval.denyReason)})` : ""}`
+    ? `\n\nApproval: **${call.approval.state}**${byWhom(people, call.approval.decidedBy)}${call.approval.denyReason ? ` (${inertInline(call.approval.denyReason)})` : ""}`
     : "";
-  const inputs = (call.inputs ?? []).map(inputMarkdown).join("");
+  const inputs = (call.inputs ?? []).map((input) => inputMarkdown(input, people)).join("");
   return (
     `<details><summary>🔧 ${summaryText(call.name)}${status}</summary>\n\n` +
     `Parameters:\n\n${fence(prettyJson(call.parameters), "json")}\n\nOutput:\n\n${fence(call.response)}${more}${approval}${inputs}\n\n</details>\n\n`
@@ -72,12 +85,12 @@ function toolMarkdown(call: ToolCall): string {
 }
 
 /** A question the call asked, and how it ended: the answer's fields as JSON (a person's words, fenced). */
-function inputMarkdown(input: InputRequest): string {
+function inputMarkdown(input: InputRequest, people: ReadonlyMap<string, string>): string {
   const answer = input.state === "accepted" && input.content ? `\n\n${fence(JSON.stringify(input.content, null, 2), "json")}` : "";
-  return `\n\nQuestion: ${inertInline(input.message)} — **${input.state}**${input.note ? ` (${inertInline(input.note)})` : ""}${answer}`;
+  return `\n\nQuestion: ${inertInline(input.message)} — **${input.state}**${byWhom(people, input.answeredBy)}${input.note ? ` (${inertInline(input.note)})` : ""}${answer}`;
 }
 
-function subagentMarkdown(call: ToolCall, process: SubagentProcess, depth: number): string {
+function subagentMarkdown(call: ToolCall, process: SubagentProcess, depth: number, people: ReadonlyMap<string, string>): string {
   const outcome =
     process.status === "success"
       ? "done"
@@ -88,7 +101,7 @@ function subagentMarkdown(call: ToolCall, process: SubagentProcess, depth: numbe
   let body = `**Task:** ${inertInline(process.task)}\n\n`;
   if (process.model) body += `Model: ${inertInline(process.model)}\n\n`;
   for (const steer of process.steering ?? []) body += `> **Steered before step ${steer.step + 1}:** ${inertInline(steer.message)}\n\n`;
-  body += stepsMarkdown(process.steps, depth + 1);
+  body += stepsMarkdown(process.steps, depth + 1, people);
   if (process.error) body += `**Error:** ${inertInline(process.error)}\n\n`;
   body += `<details><summary>Returned to the parent</summary>\n\n${fence(call.response)}\n\n</details>\n\n`;
   return `<details><summary>${summaryText(summary)}</summary>\n\n${body}</details>\n\n`;

@@ -46,16 +46,26 @@ export const sessionFileSchema = z.object({
     /** The model key the chat ran on; where no endpoint offers it, the importing chat runs on its owner's default. */
     model: z.string().max(300).optional(),
     instructions: z.string().max(MAX_INSTRUCTIONS_CHARS).optional(),
+    /**
+     * Who did what: the name of each account the turns name (a prompt's `sentBy`, an
+     * approval's `decidedBy`, a question's `answeredBy`). Absent in files from before
+     * members, and when no turn names an account.
+     */
+    people: z
+      .array(z.object({ id: z.string().max(64), name: z.string().max(320) }))
+      .max(1_000)
+      .optional(),
   }),
   turns: z.array(exportedTurnSchema).max(20_000),
   /** Version 2: the chat's attachments, bytes included (lib/export/session-attachments.ts). */
   attachments: exportedAttachmentsSchema.optional(),
 });
 export type SessionFile = z.infer<typeof sessionFileSchema>;
+export type ExportedPerson = NonNullable<SessionFile["session"]["people"]>[number];
 
 /** The file as text, piece by piece: the header, each turn, the end. Concatenated, it is one JSON document. */
 export async function* sessionFileChunks(
-  header: { title: string; createdAt: string; exportedAt: string; model?: string; instructions?: string },
+  header: { title: string; createdAt: string; exportedAt: string; model?: string; instructions?: string; people?: ExportedPerson[] },
   turns: AsyncIterable<ExportedTurn>,
   attachments?: AsyncIterable<ExportedAttachment>,
 ): AsyncGenerator<string> {
@@ -68,6 +78,7 @@ export async function* sessionFileChunks(
       createdAt: header.createdAt,
       ...(header.model ? { model: header.model } : {}),
       ...(header.instructions ? { instructions: header.instructions } : {}),
+      ...(header.people?.length ? { people: header.people } : {}),
     },
   };
   yield `${JSON.stringify(head).slice(0, -1)},"turns":[`;

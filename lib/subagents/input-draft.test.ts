@@ -69,6 +69,7 @@ describe("how a question ended", () => {
     };
     expect(answerSummary(accepted)).toBe("Your name: Ada, Size: Medium, Gift wrap: no");
     expect(inputOutcome(accepted)).toBe("Answered by identity abcdefghijkl: Your name: Ada, Size: Medium, Gift wrap: no");
+    expect(inputOutcome(accepted, undefined, "Ana")).toBe("Answered by Ana: Your name: Ada, Size: Medium, Gift wrap: no");
     expect(inputOutcome({ ...asked, state: "declined" })).toBe("Declined");
     expect(inputOutcome({ ...asked, state: "cancelled", note: "The run stopped before anyone answered." })).toBe(
       "Ended unanswered: The run stopped before anyone answered.",

@@ -101,10 +101,13 @@ export function answerOfDraft(form: InputForm, draft: Draft): DraftAnswer {
   return checked.ok ? checked : { ok: false, error: checked.error };
 }
 
-/** One line saying how a question ended, for the card's answered state and the audit; `clock` says when (empty: not said). */
-export function inputOutcome(input: InputRequest, clock: (iso: string | undefined) => string = () => ""): string {
+/**
+ * One line saying how a question ended, for the card's answered state and the audit;
+ * `clock` says when (empty: not said), `name` who answered when the chat knows them.
+ */
+export function inputOutcome(input: InputRequest, clock: (iso: string | undefined) => string = () => "", name?: string): string {
   const at = clock(input.answeredAt);
-  const by = input.answeredBy ? ` by identity ${input.answeredBy.slice(0, 12)}` : "";
+  const by = name ? ` by ${name}` : input.answeredBy ? ` by identity ${input.answeredBy.slice(0, 12)}` : "";
   switch (input.state) {
     case "pending":
       return "Waiting for an answer";

@@ -60,6 +60,7 @@ export function turnFromStart(event: AgentEventOf<"turn:started">, sessionId: st
     ...turn,
     ...(event.model !== undefined ? { model: event.model } : {}),
     ...(event.parentTurnId !== undefined ? { parentTurnId: event.parentTurnId } : {}),
+    ...(event.sentBy !== undefined ? { sentBy: event.sentBy } : {}),
     ...(event.attachments?.length ? { attachments: event.attachments } : {}),
     ...(event.budget ? { budget: event.budget } : {}),
   };

@@ -1,3 +1,4 @@
+import type { ChatAction } from "@/lib/members/can";
 import {
   AppError,
   operatorKey,
@@ -25,8 +26,8 @@ export interface AgentServiceDeps {
   operator: readonly SubagentDefinition[];
   /** An admin may make and change shared definitions (no one is, in `single` mode). */
   isAdmin(userId: string): Promise<boolean>;
-  /** The chat if it is `userId`'s; `not_found` otherwise. */
-  ownedSession(userId: string, sessionId: string): Promise<unknown>;
+  /** The chat's door (server/members/chat-gate.ts): `not_found` unless `userId` may open it, `forbidden` unless their role allows `action`. */
+  allowed(userId: string, sessionId: string, action: ChatAction): Promise<unknown>;
   /** The model menu: a definition may name one of its models by key. */
   models?: Pick<ModelChoices, "resolve">;
   log?: Pick<Logger, "warn">;
@@ -47,7 +48,7 @@ export class AgentService {
     const [stored, canShare, off] = await Promise.all([
       this.deps.store.current(userId),
       this.deps.isAdmin(userId),
-      sessionId ? this.deps.ownedSession(userId, sessionId).then(() => this.deps.store.chatOff(sessionId)) : Promise.resolve(undefined),
+      sessionId ? this.deps.allowed(userId, sessionId, "read").then(() => this.deps.store.chatOff(sessionId)) : Promise.resolve(undefined),
     ]);
     const summaries = stored.map((d) => summary(d, userId, canShare));
     return {
@@ -132,7 +133,7 @@ export class AgentService {
 
   /** Turns a definition on or off for one chat of the person's; the next turn reads it. */
   async setForChat(userId: string, sessionId: string, key: string, enabled: boolean): Promise<{ off: string[] }> {
-    await this.deps.ownedSession(userId, sessionId);
+    await this.deps.allowed(userId, sessionId, "settings");
     if (!this.deps.operator.some((d) => operatorKey(d.name) === key)) await this.visible(userId, key);
     return { off: await this.deps.store.setChatOff(sessionId, key, !enabled) };
   }

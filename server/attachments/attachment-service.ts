@@ -1,10 +1,11 @@
 import { AppError, type AttachmentRef } from "@/lib/contracts";
+import type { ChatAction } from "@/lib/members/can";
 import type { AttachmentLimits, AttachmentStore } from "./attachment-store";
 
 export interface AttachmentServiceDeps {
   store: AttachmentStore;
-  /** The one ownership check (ChatStore.ownedSession): `not_found` unless `ownerId` owns the chat. */
-  ownedSession(ownerId: string, sessionId: string): Promise<unknown>;
+  /** The chat's door (server/members/chat-gate.ts): `not_found` unless `userId` may open the chat, `forbidden` unless their role allows `action`. */
+  allowed(userId: string, sessionId: string, action: ChatAction): Promise<unknown>;
 }
 
 function noSuchAttachment(): AppError {
@@ -12,8 +13,9 @@ function noSuchAttachment(): AppError {
 }
 
 /**
- * What a person can do with their chats' attachments. Each method checks that the chat is
- * theirs first; another person's chat, and an attachment of another chat, are answered
+ * What a person can do with the attachments of the chats they are in. Each method checks
+ * the person's role first: every member reads them, collaborators and the owner add and
+ * remove them; a chat they are not in, and an attachment of another chat, are answered
  * exactly like ones that do not exist.
  */
 export class AttachmentService {
@@ -23,9 +25,9 @@ export class AttachmentService {
     return this.deps.store.limits;
   }
 
-  /** Checks the chat is `userId`'s (an upload asks before it reads the body). */
+  /** Checks `userId` may attach files to the chat (an upload asks before it reads the body). */
   async owned(userId: string, sessionId: string): Promise<void> {
-    await this.deps.ownedSession(userId, sessionId);
+    await this.deps.allowed(userId, sessionId, "upload");
   }
 
   async put(userId: string, sessionId: string, upload: { name: string; bytes: Buffer }): Promise<AttachmentRef> {
@@ -34,12 +36,12 @@ export class AttachmentService {
   }
 
   async list(userId: string, sessionId: string): Promise<AttachmentRef[]> {
-    await this.owned(userId, sessionId);
+    await this.deps.allowed(userId, sessionId, "read");
     return this.deps.store.list(sessionId);
   }
 
   async read(userId: string, sessionId: string, attachmentId: string): Promise<{ ref: AttachmentRef; bytes: Buffer }> {
-    await this.owned(userId, sessionId);
+    await this.deps.allowed(userId, sessionId, "read");
     const found = await this.deps.store.read(sessionId, attachmentId);
     if (!found) throw noSuchAttachment();
     return found;

@@ -166,6 +166,7 @@ function masterOf(turn: TurnRow, sessionId: string): StoredAgent<ChatTurn> {
       if (steering) out.steering = steering;
       if (turn.model) out.model = turn.model;
       if (turn.parentTurnId !== undefined) out.parentTurnId = turn.parentTurnId;
+      if (turn.sentBy) out.sentBy = turn.sentBy;
       if (turn.attachments?.length) out.attachments = turn.attachments.map(attachmentRefOf);
       if (turn.budget) out.budget = budgetOf(turn.budget);
       if (turn.endReason) out.endReason = turn.endReason as EndReason;

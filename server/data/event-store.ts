@@ -68,6 +68,7 @@ export class EventStore {
               prompt: event.prompt,
               ...(event.model !== undefined ? { model: event.model } : {}),
               ...(event.parentTurnId !== undefined ? { parentTurnId: event.parentTurnId } : {}),
+              ...(event.sentBy !== undefined ? { sentBy: event.sentBy } : {}),
               ...(event.attachments?.length ? { attachments: event.attachments } : {}),
               ...(event.budget ? { budget: event.budget } : {}),
               status: "running",

@@ -1,8 +1,16 @@
-import { MAX_SEARCH_RESULTS, type ChatTurn, type SearchResults, type SessionCursor, type SessionPage } from "@/lib/contracts";
+import {
+  MAX_SEARCH_RESULTS,
+  type ChatTurn,
+  type SearchResults,
+  type SessionCursor,
+  type SessionPage,
+  type SessionSummary,
+} from "@/lib/contracts";
 import { rankHits, type MatchedTurn } from "@/lib/search/rank";
 import { escapeRegex, isEmptyQuery, parseQuery, termsOf, type ParsedQuery } from "@/lib/search/terms";
 import { turnSearchText } from "@/lib/search/turn-text";
 import type { Models } from "@/models";
+import { MemberStore } from "@/server/members/member-store";
 import { loadHistory } from "./history";
 import { SESSION_SUMMARY_FIELDS as SUMMARY_FIELDS, toSummary, type SessionRow } from "./session-row";
 
@@ -36,25 +44,29 @@ export async function searchSessions(models: Models, ownerId: string, query: str
   const q = parseQuery(query);
   if (isEmptyQuery(q)) return { query, hits: [] };
   const { Session, SearchEntry } = models;
+  // The chats shared with the asker are searched with their own (an entry names its chat's owner only).
+  const shared = await new MemberStore(models).sharedWith(ownerId);
+  const entryScope = shared.length > 0 ? { $or: [{ ownerId }, { sessionId: { $in: shared } }] } : { ownerId };
+  const mine = { $or: [{ ownerId }, { "members.accountId": ownerId }] };
   const [titleRows, entryRows] = await Promise.all([
-    Session.find({ ownerId, ...termFilter("titleTerms", q) }, SUMMARY_FIELDS)
+    Session.find({ $and: [mine, termFilter("titleTerms", q)] }, SHARED_FIELDS)
       .sort({ updatedAt: -1 })
       .limit(CANDIDATE_TITLES)
-      .lean<SessionRow[]>(),
+      .lean<SharedRow[]>(),
     SearchEntry.find(
-      { ownerId, ...termFilter(subagents ? "allTerms" : "terms", q), offBranch: { $ne: true } },
+      { ...entryScope, ...termFilter(subagents ? "allTerms" : "terms", q), offBranch: { $ne: true } },
       { sessionId: 1, at: 1, prompt: 1, answer: 1, results: 1 },
     )
       .sort({ at: -1 })
       .limit(CANDIDATE_TURNS)
       .lean<{ _id: string; sessionId: string; at: Date; prompt: string; answer: string; results: string }[]>(),
   ]);
-  const sessions = new Map(titleRows.map((r) => [r._id, toSummary(r)]));
+  const sessions = new Map((await summariesFor(models, ownerId, titleRows)).map((s) => [s.sessionId, s]));
   const missing = [...new Set(entryRows.map((e) => e.sessionId))].filter((id) => !sessions.has(id));
   if (missing.length > 0) {
-    // Owner checked again: an entry is trusted for nothing but a chat id.
-    const rows = await Session.find({ _id: { $in: missing }, ownerId }, SUMMARY_FIELDS).lean<SessionRow[]>();
-    for (const row of rows) sessions.set(row._id, toSummary(row));
+    // Owner or member checked again: an entry is trusted for nothing but a chat id.
+    const rows = await Session.find({ $and: [{ _id: { $in: missing } }, mine] }, SHARED_FIELDS).lean<SharedRow[]>();
+    for (const summary of await summariesFor(models, ownerId, rows)) sessions.set(summary.sessionId, summary);
   }
   const turns: MatchedTurn[] = entryRows.map((e) => ({
     turnId: e._id,
@@ -65,6 +77,21 @@ export async function searchSessions(models: Models, ownerId: string, query: str
     results: e.results,
   }));
   return { query, hits: rankHits(q, sessions, new Set(titleRows.map((r) => r._id)), turns, subagents, MAX_SEARCH_RESULTS) };
+}
+
+type SharedRow = SessionRow & { ownerId: string; members?: { accountId: string; role: "viewer" | "collaborator" }[] };
+const SHARED_FIELDS = { ...SUMMARY_FIELDS, ownerId: 1, members: 1 } as const;
+
+/** Rows as `userId` sees them: a chat someone else owns is marked shared, with its owner's name and the reader's role. */
+async function summariesFor(models: Models, userId: string, rows: readonly SharedRow[]): Promise<SessionSummary[]> {
+  const owners = [...new Set(rows.filter((r) => r.ownerId !== userId).map((r) => r.ownerId))];
+  const names = await new MemberStore(models).names(owners);
+  return rows.map((row) => {
+    const summary = toSummary(row);
+    if (row.ownerId === userId) return summary;
+    const role = row.members?.find((m) => m.accountId === userId)?.role ?? "viewer";
+    return { ...summary, shared: { owner: names.get(row.ownerId) ?? "someone", role } };
+  });
 }
 
 /** Writes (or rewrites) the search entries of `turns` of one chat. */
@@ -122,18 +149,19 @@ export async function backfillSearch(models: Models, options: { batch?: number }
   }
 }
 
-/** One page of the sidebar: the owner's chats after `before`, newest activity first. */
+/** One page of the sidebar: the person's chats and those shared with them after `before`, newest activity first. */
 export async function listSessionPage(models: Models, ownerId: string, limit: number, before?: SessionCursor): Promise<SessionPage> {
   const at = before ? new Date(before.updatedAt) : null;
-  const filter = at ? { ownerId, $or: [{ updatedAt: { $lt: at } }, { updatedAt: at, _id: { $lt: before!.sessionId } }] } : { ownerId };
-  const rows = await models.Session.find(filter, SUMMARY_FIELDS)
+  const mine = { $or: [{ ownerId }, { "members.accountId": ownerId }] };
+  const filter = at ? { $and: [mine, { $or: [{ updatedAt: { $lt: at } }, { updatedAt: at, _id: { $lt: before!.sessionId } }] }] } : mine;
+  const rows = await models.Session.find(filter, SHARED_FIELDS)
     .sort({ updatedAt: -1, _id: -1 })
     .limit(limit + 1)
-    .lean<SessionRow[]>();
+    .lean<SharedRow[]>();
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return {
-    sessions: page.map(toSummary),
+    sessions: await summariesFor(models, ownerId, page),
     next: rows.length > limit && last ? { updatedAt: last.updatedAt.toISOString(), sessionId: last._id } : null,
   };
 }

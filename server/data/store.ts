@@ -11,6 +11,7 @@ import {
 } from "@/lib/contracts";
 import { termsOf } from "@/lib/search/terms";
 import type { Models } from "@/models";
+import { MemberStore } from "@/server/members/member-store";
 import { EventStore, toolCallRecordId, type EventStoreOptions } from "./event-store";
 import { eventsOfTurn } from "@/lib/turn/turn-events";
 import { loadHistory, loadHistoryPage, loadTurnLinks } from "./history";
@@ -36,7 +37,7 @@ export interface ChatStore {
   listSessions(ownerId: string): Promise<SessionSummary[]>;
   countSessions(ownerId: string): Promise<number>;
   createSession(ownerId: string, title?: string): Promise<SessionSummary>;
-  /** The session if `ownerId` owns it; `not_found` otherwise. The one ownership check. */
+  /** The session if `ownerId` owns it; `not_found` otherwise (the owner-only paths: the sweeper, a share link's owner; a person's door is `server/members/chat-gate.ts`). */
   ownedSession(ownerId: string, sessionId: string): Promise<SessionSummary>;
   renameSession(ownerId: string, sessionId: string, title: string): Promise<SessionSummary>;
   /** Removes a session and everything stored under it. */
@@ -107,6 +108,8 @@ export interface ChatStore {
   ghostSweep(now?: Date, scope?: GhostSweepScope): Promise<{ turns: number; runs: number; calls: number }>;
   /** The files attached to chats (docs/attachments.md); a chat's go when it is deleted. */
   readonly attachments: AttachmentStore;
+  /** Who else may open each chat, and as what (docs/members.md). */
+  readonly members: MemberStore;
 }
 
 export interface StoredChatSettings {
@@ -130,6 +133,7 @@ export function mongoStore(models: Models, options: { attachmentLimits?: Attachm
   const attachments = new AttachmentStore(models, options.attachmentLimits);
   return {
     attachments,
+    members: new MemberStore(models),
 
     async listSessions(ownerId) {
       const rows = await Session.find({ ownerId }, SUMMARY_FIELDS).sort({ updatedAt: -1 }).limit(500).lean<SessionRow[]>();

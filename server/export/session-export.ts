@@ -25,7 +25,7 @@ export function exportSession(
   session: SessionSummary,
   turns: readonly ChatTurn[],
   format: ExportFormat,
-  options: { markup?: boolean; now?: Date; settings?: StoredChatSettings } = {},
+  options: { markup?: boolean; now?: Date; settings?: StoredChatSettings; people?: ReadonlyMap<string, string> } = {},
 ): SessionExport {
   // One branch, in order: in the file each turn follows the one before it.
   const finished = turns.filter((t) => t.status !== "running").map(({ parentTurnId: _branch, ...turn }) => turn);
@@ -37,7 +37,7 @@ export function exportSession(
       contentType: "text/markdown; charset=utf-8",
       chunks: (async function* () {
         yield markdownHeader(session.title, exportedAt);
-        for (const turn of finished) yield turnMarkdown(turn, { markup: options.markup });
+        for (const turn of finished) yield turnMarkdown(turn, { markup: options.markup, people: options.people });
       })(),
     };
   }
@@ -45,7 +45,13 @@ export function exportSession(
     filename: `${base}.delegate.json`,
     contentType: "application/json; charset=utf-8",
     chunks: sessionFileChunks(
-      { title: session.title, createdAt: session.createdAt, exportedAt, ...options.settings },
+      {
+        title: session.title,
+        createdAt: session.createdAt,
+        exportedAt,
+        ...options.settings,
+        people: [...(options.people ?? [])].map(([id, name]) => ({ id, name })),
+      },
       exportedTurns(store, session.sessionId, finished),
       exportedAttachments(store.attachments, session.sessionId),
     ),

@@ -4,6 +4,7 @@ import type { ErrorCode } from "@/lib/contracts";
 const STATUS: Record<ErrorCode, number> = {
   bad_request: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   too_large: 413,
   unsupported_type: 415,

@@ -1,7 +1,7 @@
 import type { AccountServiceDeps } from "@/server/accounts/account-service";
 import { cutShareViewers } from "@/server/share/share-socket";
 import type { AppSockets } from "./app-sockets";
-import { userRoom, type AppServer } from "./types";
+import { sessionRoom, userRoom, type AppServer } from "./types";
 
 /**
  * A sign-in that ended (a logout, a revoked session, a disabled account) takes its open
@@ -55,4 +55,15 @@ export function cutAccountSockets(sockets: AppSockets, clustered: boolean, targe
         : viewer.accountId === target.accountId && (!target.except || viewer.signInSessionId !== target.except),
     );
   }
+}
+
+/**
+ * A member removed from a chat: every socket of theirs leaves the chat's room, so nothing
+ * more of it reaches them, and is told to close its view. Through the adapter, both reach
+ * their sockets on every process (their own room names them everywhere); the next command
+ * they send is refused by the chat's gate, which reads the members afresh.
+ */
+export function cutMember(sockets: Pick<AppSockets, "io">, sessionId: string, accountId: string): void {
+  sockets.io.in(userRoom(accountId)).socketsLeave(sessionRoom(sessionId));
+  sockets.io.to(userRoom(accountId)).emit("session:access-lost", { sessionId });
 }

@@ -2,12 +2,14 @@ import { AppError, type AppInfo } from "@/lib/contracts";
 import { personKey } from "@/server/accounts/identity";
 import type { SessionService } from "@/server/sessions/session-service";
 import type { AgentService } from "@/server/agents/agent-service";
+import type { MemberService } from "@/server/members/member-service";
 import { onCommand, type CommandGuard } from "./command";
 import { createKeyedRateLimiter, createRateLimiter, type RateLimit } from "./rate-limit";
 import { sessionRoom, userRoom, type AppServer, type AppSocket } from "./types";
 import type { Logger } from "@/lib/log";
 import type { LimiterStore } from "@/server/limiter-store";
 import { memoryOpenSockets, type OpenSockets } from "./open-sockets";
+import { openChats } from "./presence";
 
 export interface RealtimeDeps {
   sessions: SessionService;
@@ -24,6 +26,10 @@ export interface RealtimeDeps {
   /** Where each person's open connections are counted (Redis when scaled out); default this process's memory. */
   openSockets?: OpenSockets;
   log?: Pick<Logger, "error">;
+  /** Chats' members (server/members/); absent: their commands answer not_found. */
+  members?: MemberService;
+  /** Tells a chat's room who has it open (server/realtime/presence.ts); absent: nobody is told. */
+  presence?: (sessionId: string) => void;
 }
 
 const DEFAULT_RATE_LIMIT: RateLimit = { burst: 30, perSecond: 10 };
@@ -69,11 +75,21 @@ export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
     const userId = socket.data.userId;
     const person = personKey(socket.data);
     void socket.join(userRoom(userId));
+    const presence = deps.presence;
+    if (presence) {
+      // Read before the socket leaves its rooms; told once it has.
+      let open: string[] = [];
+      socket.on("disconnecting", () => (open = openChats(socket)));
+      socket.on("disconnect", () => open.forEach(presence));
+    }
     const limiter = createRateLimiter(deps.rateLimit ?? DEFAULT_RATE_LIMIT);
     // The connection's bucket first: a socket over its own limit spends nothing of the person's.
     const guard: CommandGuard = { allow: async () => limiter.take() && (await personLimiter.take(person)), log: deps.log };
 
-    onCommand(socket, "app:info", guard, () => (typeof deps.appInfo === "function" ? deps.appInfo(userId) : deps.appInfo));
+    onCommand(socket, "app:info", guard, async () => {
+      const info = typeof deps.appInfo === "function" ? await deps.appInfo(userId) : deps.appInfo;
+      return deps.members?.enabled ? { ...info, members: true } : info;
+    });
     onCommand(socket, "session:list", guard, () => sessions.list(userId));
     onCommand(socket, "session:create", guard, ({ title }) => sessions.create(userId, title));
     onCommand(socket, "session:rename", guard, ({ sessionId, title }) => sessions.rename(userId, sessionId, title));
@@ -81,19 +97,22 @@ export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
       await sessions.delete(userId, sessionId);
       return { sessionId };
     });
-    onCommand(socket, "session:join", guard, ({ sessionId, lastSeq }) =>
-      sessions.join(userId, sessionId, lastSeq, (missed, seq) => {
+    onCommand(socket, "session:join", guard, async ({ sessionId, lastSeq }) => {
+      const joined = await sessions.join(userId, sessionId, lastSeq, (missed, seq) => {
         // In order, before anything relayed later: the gap, its end marker, then live.
         if (missed) {
           for (const event of missed) socket.emit("agent:event", event);
           socket.emit("replay:complete", { sessionId, seq });
         }
         void socket.join(sessionRoom(sessionId));
-      }),
-    );
+      });
+      presence?.(sessionId);
+      return joined;
+    });
     onCommand(socket, "session:older", guard, ({ sessionId, before, limit }) => sessions.older(userId, sessionId, before, limit));
     onCommand(socket, "session:leave", guard, async ({ sessionId }) => {
       await socket.leave(sessionRoom(sessionId));
+      presence?.(sessionId);
       return { sessionId };
     });
     onCommand(socket, "turn:send", guard, ({ sessionId, text, model, attachments, budget }) =>
@@ -162,10 +181,20 @@ export function registerHandlers(io: AppServer, deps: RealtimeDeps): void {
     onCommand(socket, "agent:duplicate", guard, ({ key }) => agents().duplicate(userId, key));
     onCommand(socket, "agent:delete", guard, ({ id }) => agents().delete(userId, id));
     onCommand(socket, "chat:agents", guard, ({ sessionId, key, enabled }) => agents().setForChat(userId, sessionId, key, enabled));
+    const members = () => deps.members ?? noMembers();
+    onCommand(socket, "member:list", guard, ({ sessionId }) => members().list(userId, sessionId));
+    onCommand(socket, "member:add", guard, (input) => members().add(userId, input));
+    onCommand(socket, "member:role", guard, (input) => members().setRole(userId, input));
+    onCommand(socket, "member:remove", guard, (input) => members().remove(userId, input));
+    onCommand(socket, "member:typing", guard, ({ sessionId }) => members().typing(userId, sessionId));
     onCommand(socket, "subagent:retry", guard, ({ sessionId, runId, task }) =>
       sessions.command(userId, sessionId, { kind: "retry", runId, ...(task !== undefined ? { task } : {}) }, person),
     );
   });
+}
+
+function noMembers(): never {
+  throw new AppError("not_found", "Chats have no members on this server.");
 }
 
 function noAgents(): never {

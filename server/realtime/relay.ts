@@ -2,6 +2,7 @@ import { SESSION_PAGE_SIZE, type SessionEvent } from "@/lib/contracts";
 import type { Logger } from "@/lib/log";
 import type { ChatStore } from "@/server/data/store";
 import { viewerEvent } from "@/server/share/viewer-view";
+import { namedShareRoom } from "@/server/share/share-socket";
 import type { AppSockets } from "./app-sockets";
 import { sessionRoom, userRoom } from "./types";
 
@@ -19,6 +20,8 @@ export function eventRelay(sockets: AppSockets, clustered: boolean): (event: Ses
     // emitting encodes the packet, and almost every chat has no share viewer.
     const shareNs = sockets.shareNs;
     if (shareNs?.adapter.rooms.has(room)) shareNs.local.to(room).emit("agent:event", viewerEvent(event));
+    const named = namedShareRoom(event.sessionId);
+    if (shareNs?.adapter.rooms.has(named)) shareNs.local.to(named).emit("agent:event", event);
   };
 }
 

@@ -76,6 +76,8 @@ export interface DroneSessionDeps {
 export interface TurnStarter {
   ownerId: string;
   person: string;
+  /** The account that sent the prompt, recorded on the turn (`ChatTurn.sentBy`); absent: not recorded. */
+  sentBy?: string;
   /** Scaled out: the most turns `person` may run at once in every process together (checked once the lease is held). */
   maxRunning?: number;
   /** The person's quota the turn counts against (server/budgets/); absent: none. */
@@ -210,6 +212,7 @@ export class DroneSession {
         prompt,
         // The shared pools take turns between people: the login, not each identity minted under it.
         ...(starter ? { ownerId: starter.person, toolsFor: starter.ownerId } : {}),
+        ...(starter?.sentBy !== undefined ? { sentBy: starter.sentBy } : {}),
         history,
         publish: (event) => this.onEvent(event),
         turn: () => this.liveTurn(turnId),

@@ -34,6 +34,11 @@ import { DEFAULT_PERSON_LIMITS, tooManyTurns, type PersonLimits } from "./person
 import type { RoutedAnswer, RoutedCommand } from "@/server/cluster/protocol";
 import type { QuotaLedger } from "@/server/budgets/quota-ledger";
 import type { SpendGate } from "@/lib/agent/budget-stop";
+import type { ChatAction } from "@/lib/members/can";
+import { refusal } from "@/lib/members/can";
+import { actorsOf } from "@/lib/members/actors";
+import { chatGate, type ChatGate } from "@/server/members/chat-gate";
+import type { ChatAccess } from "@/server/members/member-store";
 
 /** Scale-out: what the service asks of the other processes (server/cluster/cluster.ts). */
 export interface ServiceCluster {
@@ -46,8 +51,9 @@ export interface ServiceCluster {
 /**
  * What a person can do with their chats, whichever door they came in by: the socket
  * handlers and the HTTP routes both call this, and nothing else. Every method that names
- * a session checks ownership first, in one place (`owned`); a chat that is someone
- * else's is answered exactly like one that does not exist.
+ * a session checks first, through one gate (`server/members/chat-gate.ts`), that the
+ * person's role in the chat allows what they ask; a chat they are not in is answered
+ * exactly like one that does not exist.
  */
 const DEFAULT_READS_PER_PERSON = 3;
 
@@ -75,11 +81,24 @@ export class SessionService {
   private readonly creates = createKeyedQueue();
   /** A person's large reads, bounded (see read-gate.ts); a few more than a person's tabs may wait. */
   private readonly reads: ReadGate;
+  private readonly gate: ChatGate;
 
   constructor(private readonly deps: SessionServiceDeps) {
     this.limits = deps.limits ?? DEFAULT_PERSON_LIMITS;
     const concurrent = deps.readsPerPerson ?? DEFAULT_READS_PER_PERSON;
     this.reads = createReadGate({ concurrent, waiting: Math.max(this.limits.sockets, 4 * concurrent) });
+    this.gate = chatGate(deps.store.members);
+  }
+
+  /** The one check of every chat's door: `userId`'s role in the chat allows `action` (see lib/members/can.ts). */
+  allowed(userId: string, sessionId: string, action: ChatAction): Promise<ChatAccess> {
+    return this.gate(userId, sessionId, action);
+  }
+
+  /** Every tab of everyone who may open the chat refreshes its session list (its order or title changed). */
+  async changedFor(sessionId: string, ownerId: string): Promise<void> {
+    const people = await this.deps.store.members.ids(sessionId, "see").catch(() => [ownerId]);
+    for (const person of people.length > 0 ? people : [ownerId]) this.deps.onSessionsChanged(person);
   }
 
   list(userId: string): Promise<SessionSummary[]> {
@@ -111,19 +130,21 @@ export class SessionService {
   }
 
   async rename(userId: string, sessionId: string, title: string): Promise<SessionSummary> {
+    await this.gate(userId, sessionId, "rename");
     const session = await this.deps.store.renameSession(userId, sessionId, title);
     (await this.deps.registry.peek(sessionId))?.setTitle(title);
-    this.deps.onSessionsChanged(userId);
+    await this.changedFor(sessionId, userId);
     return session;
   }
 
   /** Stops its turn, removes everything stored, and sends its viewers away. */
   async delete(userId: string, sessionId: string): Promise<void> {
-    await this.owned(userId, sessionId);
+    await this.gate(userId, sessionId, "delete");
+    const people = await this.deps.store.members.ids(sessionId, "see");
     await this.deps.cluster?.stopElsewhere(sessionId);
     await this.deps.registry.delete(sessionId, () => this.deps.store.deleteSession(userId, sessionId));
     this.deps.onSessionDeleted(sessionId);
-    this.deps.onSessionsChanged(userId);
+    for (const person of new Set([userId, ...people])) this.deps.onSessionsChanged(person);
   }
 
   /** See `DroneSession.join`: `subscribe` runs in the same step the state is read. */
@@ -150,13 +171,14 @@ export class SessionService {
 
   /** A chat's settings in effect; without `sessionId`, those a new chat of `userId` starts with. */
   async settings(userId: string, sessionId?: string): Promise<ChatSettings> {
-    if (sessionId) await this.owned(userId, sessionId);
-    return this.deps.chatSettings.settings(userId, sessionId);
+    // A member reads the chat as its owner set it.
+    const ownerId = sessionId ? (await this.gate(userId, sessionId, "read")).ownerId : userId;
+    return this.deps.chatSettings.settings(ownerId, sessionId);
   }
 
   /** Changes a chat's model (and so the person's default) or its instructions; the next turn runs with them. */
   async configure(userId: string, input: ChatSettingsInput): Promise<ChatSettings> {
-    await this.owned(userId, input.sessionId);
+    await this.gate(userId, input.sessionId, "settings");
     return this.deps.chatSettings.update(userId, input);
   }
 
@@ -173,19 +195,28 @@ export class SessionService {
     choices: { model?: string; attachments?: readonly string[]; budget?: Budget } = {},
   ): Promise<{ turnId: string }> {
     const { model, attachments, budget } = choices;
-    const session = await this.open(userId, sessionId);
+    const access = await this.gate(userId, sessionId, "send");
+    const session = await this.deps.registry.open(access.summary, access.ownerId);
     const attached = await resolvePromptAttachments(this.deps.store.attachments, sessionId, attachments);
-    if (model !== undefined) await this.deps.chatSettings.choose(userId, sessionId, model);
+    if (model !== undefined) await this.chooseModel(userId, access, model);
     const quota = await this.openQuota(person);
     this.checkAccepting();
     // Counted and claimed in one synchronous step (startTurn claims its slot before it awaits).
     this.checkRunningTurns(person);
-    const turnId = await session.startTurn(text, this.starter(userId, person, quota), {
+    const turnId = await session.startTurn(text, this.starter(access.ownerId, person, quota, userId), {
       attachments: attached,
       ...(budget ? { budget } : {}),
     });
-    this.deps.onSessionsChanged(userId);
+    await this.changedFor(sessionId, access.ownerId);
     return { turnId };
+  }
+
+  /** The owner's pick sets the chat's model; a member sends with the chat's model, and is told so if theirs differs. */
+  private async chooseModel(userId: string, access: ChatAccess, model: string): Promise<void> {
+    const sessionId = access.summary.sessionId;
+    if (access.role === "owner") return this.deps.chatSettings.choose(userId, sessionId, model);
+    const current = await this.deps.chatSettings.settings(access.ownerId, sessionId);
+    if (current.model !== model) throw new AppError("forbidden", refusal(access.role, "settings"));
   }
 
   /** An edited prompt (`text`) or, without one, a regenerated answer: a new turn beside `turnId`, the old one kept. */
@@ -197,12 +228,12 @@ export class SessionService {
     person = userId,
     model?: string,
   ): Promise<{ turnId: string }> {
-    const session = await this.open(userId, sessionId);
+    const session = await this.open(userId, sessionId, "branch");
     if (model !== undefined) await this.deps.chatSettings.choose(userId, sessionId, model);
     const quota = await this.openQuota(person);
     this.checkAccepting();
     const started = await session.startBeside(turnId, text, this.starter(userId, person, quota), () => this.checkRunningTurns(person));
-    this.deps.onSessionsChanged(userId);
+    await this.changedFor(sessionId, userId);
     return { turnId: started };
   }
 
@@ -213,13 +244,13 @@ export class SessionService {
     turnId: string,
     subscribe?: (missed: SessionEvent[] | null, seq: number) => void,
   ): Promise<JoinResult> {
-    return (await this.open(userId, sessionId)).switchTo(turnId, subscribe);
+    return (await this.open(userId, sessionId, "branch")).switchTo(turnId, subscribe);
   }
 
   /** A new chat of `userId` holding the turns up to `turnId` of the branch in view: their panels, records and outputs. */
   async fork(userId: string, sessionId: string, turnId: string): Promise<SessionSummary> {
-    const summary = await this.owned(userId, sessionId);
-    const session = await this.open(userId, sessionId);
+    const { summary } = await this.gate(userId, sessionId, "fork");
+    const session = await this.open(userId, sessionId, "fork");
     const turns = await session.branchUpTo(turnId);
     const settings = await this.deps.store.chatSettings(sessionId);
     const exported: ExportedTurn[] = [];
@@ -252,7 +283,8 @@ export class SessionService {
   command(userId: string, sessionId: string, command: RetryCommand, person?: string): Promise<RetryStarted>;
   command(userId: string, sessionId: string, command: Exclude<RunCommand, RetryCommand>): Promise<void>;
   async command(userId: string, sessionId: string, command: RunCommand, person = userId): Promise<RetryStarted | void> {
-    const session = await this.open(userId, sessionId);
+    const access = await this.gate(userId, sessionId, command.kind);
+    const session = await this.deps.registry.open(access.summary, access.ownerId);
     const routed = await this.routed(session, command);
     if (command.kind !== "retry") {
       if (!routed) await session.command(command);
@@ -266,8 +298,12 @@ export class SessionService {
     // A retry inside the running turn counts against that turn's quota; one that starts a turn opens its own.
     const quota = session.runningTurnId ? undefined : await this.openQuota(person);
     this.checkAccepting();
-    const started = await session.command(command, () => this.checkRunningTurns(person), this.starter(userId, person, quota));
-    if (started.mode === "new_turn") this.deps.onSessionsChanged(userId);
+    const started = await session.command(
+      command,
+      () => this.checkRunningTurns(person),
+      this.starter(access.ownerId, person, quota, userId),
+    );
+    if (started.mode === "new_turn") await this.changedFor(sessionId, access.ownerId);
     return started;
   }
 
@@ -277,8 +313,8 @@ export class SessionService {
   }
 
   /** Who a new turn is for; scaled out, the chat's lease counts it against the cap in every process (see LeaseKeeper). */
-  private starter(ownerId: string, person: string, quota?: SpendGate): TurnStarter {
-    return { ownerId, person, maxRunning: this.limits.runningTurns, ...(quota ? { quota } : {}) };
+  private starter(ownerId: string, person: string, quota?: SpendGate, sentBy: string = ownerId): TurnStarter {
+    return { ownerId, person, sentBy, maxRunning: this.limits.runningTurns, ...(quota ? { quota } : {}) };
   }
 
   /** The gate of `person`'s quotas for a new turn; refuses (`limit_reached`, with when it resets) at a quota. */
@@ -306,32 +342,34 @@ export class SessionService {
 
   /** The whole text of one tool output ("Show all"). */
   async toolOutput(userId: string, sessionId: string, callId: string, where: { turnId?: string; runId?: string | null }): Promise<string> {
-    await this.owned(userId, sessionId);
+    await this.gate(userId, sessionId, "read");
     return this.reads.run(userId, () => this.deps.store.loadToolOutput(sessionId, callId, where));
   }
 
   /** One turn's model requests, without their messages (the context inspector's list). */
   async modelCalls(userId: string, sessionId: string, turnId: string): Promise<ModelCallSummary[]> {
-    await this.owned(userId, sessionId);
+    await this.gate(userId, sessionId, "read");
     return this.deps.store.listModelCalls(sessionId, turnId);
   }
 
   /** One model request whole: every message as sent, the tools offered, and the reply. */
   async modelCall(userId: string, sessionId: string, callId: string): Promise<ModelCallRecord> {
-    await this.owned(userId, sessionId);
+    await this.gate(userId, sessionId, "read");
     return this.reads.run(userId, () => this.deps.store.loadModelCall(sessionId, callId));
   }
 
   /** The chat as a JSON session file or a Markdown transcript, streamed (finished turns only). */
   async export(userId: string, sessionId: string, format: ExportFormat, options: { markup?: boolean } = {}): Promise<SessionExport> {
-    const summary = await this.owned(userId, sessionId);
+    const { summary } = await this.gate(userId, sessionId, "export");
     // The slot is held until the download is written (or cut): its pieces are read as it goes.
     const release = await this.reads.acquire(userId);
     try {
       // The branch in view; an open chat's in-memory turns may be newer than what is stored yet.
-      const turns = await (await this.open(userId, sessionId)).history();
+      const turns = await (await this.open(userId, sessionId, "export")).history();
       const settings = await this.deps.store.chatSettings(sessionId);
-      const download = exportSession(this.deps.store, summary, turns, format, { ...options, settings });
+      // Who did what, by name: the accounts the turns name (an identity without an account stays unnamed).
+      const people = await this.deps.store.members.names(actorsOf(turns));
+      const download = exportSession(this.deps.store, summary, turns, format, { ...options, settings, people });
       return { ...download, chunks: releasingChunks(download.chunks, release) };
     } catch (error) {
       release();
@@ -347,11 +385,8 @@ export class SessionService {
     return session;
   }
 
-  private owned(userId: string, sessionId: string): Promise<SessionSummary> {
-    return this.deps.store.ownedSession(userId, sessionId);
-  }
-
-  private async open(userId: string, sessionId: string): Promise<DroneSession> {
-    return this.deps.registry.open(await this.owned(userId, sessionId), userId);
+  private async open(userId: string, sessionId: string, action: ChatAction = "read"): Promise<DroneSession> {
+    const access = await this.gate(userId, sessionId, action);
+    return this.deps.registry.open(access.summary, access.ownerId);
   }
 }

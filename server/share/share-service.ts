@@ -43,6 +43,7 @@ export interface ResolvedShare {
   title: string;
   inspector: boolean;
   public: boolean;
+  names: boolean;
   expiresAt: Date | null;
 }
 
@@ -75,6 +76,7 @@ export class ShareService {
       revokedAt: null,
       inspector: input.inspector,
       public: input.public,
+      names: input.names,
     };
     await this.deps.model.create(record);
     return { link: toView(record), path: SHARE_ROUTES.page(token) };
@@ -122,6 +124,7 @@ export class ShareService {
       title: chat.title,
       inspector: row.inspector,
       public: row.public,
+      names: Boolean(row.names),
       expiresAt: row.expiresAt ?? null,
     };
   }
@@ -135,7 +138,9 @@ function notFound(): AppError {
   return new AppError("not_found", SHARE_NOT_FOUND);
 }
 
-function toView(row: Pick<ShareLinkRecord, "linkId" | "sessionId" | "createdAt" | "expiresAt" | "inspector" | "public">): ShareLinkView {
+function toView(
+  row: Pick<ShareLinkRecord, "linkId" | "sessionId" | "createdAt" | "expiresAt" | "inspector" | "public" | "names">,
+): ShareLinkView {
   return {
     linkId: row.linkId,
     sessionId: row.sessionId,
@@ -143,5 +148,6 @@ function toView(row: Pick<ShareLinkRecord, "linkId" | "sessionId" | "createdAt" 
     expiresAt: row.expiresAt ? row.expiresAt.toISOString() : null,
     inspector: Boolean(row.inspector),
     public: Boolean(row.public),
+    names: Boolean(row.names),
   };
 }

@@ -11,6 +11,10 @@ import {
   type ShareServerToClientEvents,
   type ShareSocketData,
   type ShareViewer,
+  type ChatPerson,
+  type JoinResult,
+  type SessionEvent,
+  type TurnPage,
 } from "@/lib/contracts";
 import type { Logger } from "@/lib/log";
 import { toAppError } from "@/server/errors";
@@ -37,7 +41,12 @@ export interface ShareSocketDeps {
   viewer(cookieHeader: string | undefined): Promise<ShareViewer | null>;
   rateLimit?: RateLimit;
   log?: Pick<Logger, "error">;
+  /** A chat's people by name, for a link that shows who did what (server/members/). */
+  people?(sessionId: string): Promise<ChatPerson[]>;
 }
+
+/** A chat's share viewers whose links show names: they are sent its events as they are (see relay.ts). */
+export const namedShareRoom = (sessionId: string) => `${sessionRoom(sessionId)}:names`;
 
 /** Every viewer of one link, across processes (the room travels through the adapter). */
 export const linkRoom = (linkId: string) => `share-link:${linkId}`;
@@ -63,6 +72,7 @@ export function registerShareNamespace(io: AppServer, deps: ShareSocketDeps): Sh
       socket.data.sessionId = link.sessionId;
       socket.data.ownerId = link.ownerId;
       socket.data.inspector = link.inspector;
+      socket.data.names = link.names;
       socket.data.expiresAt = link.expiresAt?.getTime() ?? null;
       next();
     })().catch((error: unknown) => {
@@ -77,7 +87,11 @@ export function registerShareNamespace(io: AppServer, deps: ShareSocketDeps): Sh
   });
 
   ns.on("connection", (socket: ShareSocket) => {
-    const { linkId, sessionId, ownerId } = socket.data;
+    const { linkId, sessionId, ownerId, names } = socket.data;
+    // A link that shows names is sent the chat as its members see it; any other, without account ids.
+    const asEvent = names ? (event: SessionEvent) => event : viewerEvent;
+    const asJoin = names ? (join: JoinResult) => join : viewerJoin;
+    const asPage = names ? (page: TurnPage) => page : viewerPage;
     void socket.join(linkRoom(linkId));
     const limiter = createRateLimiter(deps.rateLimit ?? DEFAULT_RATE_LIMIT);
     const expiry = armExpiry(socket);
@@ -86,23 +100,32 @@ export function registerShareNamespace(io: AppServer, deps: ShareSocketDeps): Sh
     /** Every read checks the link again: a revoke on another process cannot be missed. */
     const live = async () => {
       const link = await deps.shares.resolve(socket.handshake.auth.token);
-      return { chat: { sessionId, title: link.title, inspector: link.inspector, expiresAt: link.expiresAt?.toISOString() ?? null } };
+      const people = link.names && deps.people ? await deps.people(sessionId) : undefined;
+      return {
+        chat: {
+          sessionId,
+          title: link.title,
+          inspector: link.inspector,
+          expiresAt: link.expiresAt?.toISOString() ?? null,
+          ...(people ? { people } : {}),
+        },
+      };
     };
 
     onShareCommand(socket, "share:join", limiter, deps.log, async ({ lastSeq }) => {
       const { chat } = await live();
       const join = await deps.sessions.join(ownerId, sessionId, lastSeq, (missed, seq) => {
         if (missed) {
-          for (const event of missed) socket.emit("agent:event", viewerEvent(event));
+          for (const event of missed) socket.emit("agent:event", asEvent(event));
           socket.emit("replay:complete", { sessionId, seq });
         }
-        void socket.join(sessionRoom(sessionId));
+        void socket.join(names ? namedShareRoom(sessionId) : sessionRoom(sessionId));
       });
-      return { chat, join: viewerJoin(join) };
+      return { chat, join: asJoin(join) };
     });
     onShareCommand(socket, "share:older", limiter, deps.log, async ({ before, limit }) => {
       await live();
-      return viewerPage(await deps.sessions.older(ownerId, sessionId, before, limit));
+      return asPage(await deps.sessions.older(ownerId, sessionId, before, limit));
     });
 
     // Anything else a viewer sends (turn:send, subagent:kill, session:list…) is refused.

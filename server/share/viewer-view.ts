@@ -12,13 +12,18 @@ import {
 
 /**
  * What a share viewer is sent of a chat: the owner's view without account ids. The only
- * ones a turn carries are an approval's `decidedBy` (the identity that decided) and a
- * question's `answeredBy`; a viewer learns that the call was approved or denied, or the
- * question answered, not by which account. Every path to a
+ * ones a turn carries are who sent its prompt (`sentBy`), an approval's `decidedBy` (the
+ * identity that decided) and a question's `answeredBy`; a viewer learns that the call was
+ * approved or denied, or the question answered, not by which account (a link made to show
+ * members' names sends them beside the turns, `SharedPeople`). Every path to a
  * viewer (the join's snapshot and replay, older pages, live events) goes through here.
  * Objects without an id are returned as they are, so the common case copies nothing.
  */
 export function viewerEvent(event: SessionEvent): SessionEvent {
+  if (event.type === "turn:started" && event.sentBy !== undefined) {
+    const { sentBy: _sentBy, ...rest } = event;
+    return rest;
+  }
   if (!isDataEvent(event)) return event;
   const { data } = event;
   if (data.kind === "input" && data.input.answeredBy !== undefined)
@@ -38,7 +43,9 @@ export function viewerPage(page: TurnPage): TurnPage {
 function viewerTurns(turns: ChatTurn[]): ChatTurn[] {
   return turns.map((turn) => {
     const steps = viewerSteps(turn.steps);
-    return steps === turn.steps ? turn : { ...turn, steps };
+    if (steps === turn.steps && turn.sentBy === undefined) return turn;
+    const { sentBy: _sentBy, ...rest } = turn;
+    return { ...rest, steps };
   });
 }
 

@@ -40,7 +40,12 @@ beforeAll(async () => {
   const shares = server.harness.app.shares!;
   const foreignOwner = (await server.harness.models.Session.findById(server.vars.foreign).lean<{ ownerId: string }>())!.ownerId;
   const link = (options: { expiresIn?: "1d" | "never" } = {}) =>
-    shares.create(foreignOwner, server.vars.foreign, { expiresIn: options.expiresIn ?? "never", inspector: false, public: false });
+    shares.create(foreignOwner, server.vars.foreign, {
+      expiresIn: options.expiresIn ?? "never",
+      inspector: false,
+      public: false,
+      names: false,
+    });
   const token = (path: string) => path.slice("/s/".length);
   const live = await link();
   const revoked = await link();
