@@ -204,6 +204,29 @@ describe("notifications", () => {
     expect(pushesTo("ann")).toHaveLength(2);
   });
 
+  it("go to the chat's owner and collaborators, never to a viewer", async () => {
+    const [dee, eve, fay] = await Promise.all(["dee", "eve", "fay"].map((name) => signUp(`${name}@example.com`)));
+    for (const [name, person] of [
+      ["dee", dee],
+      ["eve", eve],
+      ["fay", fay],
+    ] as const) {
+      expect((await person!.jar.post(NOTIFICATION_ROUTES.subscribe, browserSubscription().json(push.endpoint(name)))).status).toBe(200);
+    }
+    const socket = await harness.client(dee!.jar.header);
+    const created = await request(socket, "session:create", { title: "Team chat" });
+    if (!created.ok) throw new Error(created.message);
+    const { sessionId } = created.data;
+    expect((await request(socket, "member:add", { sessionId, email: "eve@example.com", role: "collaborator" })).ok).toBe(true);
+    expect((await request(socket, "member:add", { sessionId, email: "fay@example.com", role: "viewer" })).ok).toBe(true);
+
+    expect((await request(socket, "turn:send", { sessionId, text: "hello" })).ok).toBe(true);
+    await waitFor(() => pushesTo("dee").length === 1 && pushesTo("eve").length === 1, 10_000, "the owner's and the collaborator's pushes");
+    await turnEnded(sessionId);
+    await harness.app.notifications!.idle();
+    expect(pushesTo("fay")).toHaveLength(0);
+  });
+
   it("send nothing when the setting is off or the person watches the chat; a 410 forgets the subscription", async () => {
     const cy = await signUp("cy@example.com");
     const browser = browserSubscription();
