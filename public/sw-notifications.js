@@ -54,13 +54,23 @@
     const client =
       windows.find((w) => new URL(w.url).pathname === target.pathname) || windows.find((w) => new URL(w.url).origin === target.origin);
     if (!client) return self.clients.openWindow(target.href);
-    client.postMessage({ type: "delegate:open", url: target.href });
+    // Another page: the worker moves the window itself (a page still loading could miss a
+    // message). The same page: it is asked to seek the panel, without a reload.
+    let moved = null;
+    if (new URL(client.url).pathname !== target.pathname) {
+      try {
+        moved = await client.navigate(target.href);
+      } catch {
+        // Not a window this worker controls: ask the page instead.
+      }
+    }
+    if (!moved) client.postMessage({ type: "delegate:open", url: target.href });
     try {
-      await client.focus();
+      await (moved || client).focus();
     } catch {
       // Focusing needs the click's user activation; the window has moved all the same.
     }
-    return client;
+    return moved || client;
   }
   // Reachable from the worker's console and the browser tests, which cannot click a system notification.
   self.delegateNotifications = { openAt };
