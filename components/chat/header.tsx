@@ -41,8 +41,10 @@ export interface HeaderProps {
 export function Header({ title, serverTitle, sessionId, lastTurn, turnSpend, info, connection, sidebarOpen, onOpenSidebar }: HeaderProps) {
   // With a choice of models, the composer's picker names the chat's; the header's label would be the default's.
   const choice = (useModels()?.models.length ?? 0) > 1;
+  // On a phone the title has the first row and the chat's controls wrap below it: side by
+  // side they are wider than the screen.
   return (
-    <header className="flex h-12 shrink-0 items-center gap-2 border-b border-zinc-200 px-2 sm:px-4 dark:border-zinc-800">
+    <header className="flex min-h-12 shrink-0 flex-wrap items-center gap-x-2 gap-y-1 border-b border-zinc-200 px-2 py-1 sm:h-12 sm:flex-nowrap sm:px-4 sm:py-0 dark:border-zinc-800">
       <button
         type="button"
         onClick={onOpenSidebar}
@@ -53,7 +55,9 @@ export function Header({ title, serverTitle, sessionId, lastTurn, turnSpend, inf
       >
         <MenuIcon />
       </button>
-      <h1 className="min-w-0 flex-1 truncate text-sm font-medium text-zinc-800 dark:text-zinc-200">{title ?? serverTitle ?? APP_TITLE}</h1>
+      <h1 className="min-w-0 flex-1 basis-[calc(100%-3rem)] truncate text-sm font-medium text-zinc-800 sm:basis-auto dark:text-zinc-200">
+        {title ?? serverTitle ?? APP_TITLE}
+      </h1>
       {connection === "connecting" || connection === "reconnecting" ? (
         <span role="status" className="flex items-center gap-1.5 text-xs text-amber-700 dark:text-amber-400">
           <span className="size-1.5 animate-pulse rounded-full bg-current" aria-hidden="true" />
