@@ -1,4 +1,5 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Locator, type Page } from "@playwright/test";
+import { contrast, renderedColours } from "./colour";
 import { lastAssistant, send, shot, startChat, waitForTurnEnd } from "./fixtures";
 
 // The demo model works on this for seconds, long enough for a second sender to type.
@@ -80,5 +81,32 @@ test.describe("queueing a prompt while a turn runs", () => {
     await expect(lastAssistant(second)).toHaveAttribute("data-status", "completed");
     await expect(second.getByTestId("message-user")).toHaveCount(1);
     await expect(second.getByTestId("composer")).toHaveValue("Keep me here");
+  });
+
+  test("on a phone in dark mode the question and the queued row are readable and reachable by touch", async ({ browser }) => {
+    test.setTimeout(120_000);
+    const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, colorScheme: "dark", hasTouch: true, isMobile: true });
+    const second = await secondSender(await phone.newPage());
+
+    await second.getByTestId("composer").fill("Queued from a phone");
+    await second.getByTestId("send").tap();
+    const offer = second.getByTestId("queue-offer");
+    const readable = async (text: Locator) => {
+      const { color, background } = await renderedColours(text);
+      expect(contrast(color, background)).toBeGreaterThanOrEqual(4.5);
+    };
+    await readable(offer.getByText("A turn is running."));
+    for (const name of ["Queue", "Cancel"]) await expect(offer.getByRole("button", { name })).toBeInViewport();
+    expect(await second.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    await shot(second, "queue-offer-phone-dark");
+
+    await offer.getByRole("button", { name: "Queue" }).tap();
+    const queued = second.getByTestId("queued");
+    await readable(queued.getByText("Queued: Queued from a phone"));
+    await expect(queued.getByRole("button", { name: "Cancel" })).toBeInViewport();
+    await shot(second, "queue-queued-phone-dark");
+    await queued.getByRole("button", { name: "Cancel" }).tap();
+    await expect(queued).toBeHidden();
+    await phone.close();
   });
 });
