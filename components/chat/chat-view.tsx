@@ -15,6 +15,8 @@ import { takePendingPrompt } from "./pending-prompt";
 import type { InitialChat, JoinSnapshot } from "@/lib/chat/session-state";
 import { useLeaving } from "./shell-context";
 import { useSession } from "./use-session";
+import { useQueuedPrompt } from "./use-queued-prompt";
+import { QueuedRow } from "./queued-row";
 import { useReportLastTurn } from "./last-turn";
 import { useReportTurnSpend } from "@/components/budgets/turn-spend";
 import { BudgetField } from "@/components/budgets/budget-field";
@@ -102,6 +104,7 @@ function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnap
     },
     [send, model, attachedIds, budget, budgetField],
   );
+  const queued = useQueuedPrompt(sessionId, runningTurnId !== null, sendOnModel);
   const pickModel = useCallback(
     async (key: string) => {
       const ack = await setModel(key);
@@ -156,7 +159,7 @@ function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnap
     const budget = pendingBudget?.ok ? pendingBudget.budget : undefined;
     // The send sets the chat's model to the one the home page showed; the picker follows.
     void send(prompt.text, prompt.model, prompt.attachments, budget).then(async (ok) => {
-      if (ok && prompt.model) await setModel(prompt.model);
+      if (ok === true && prompt.model) await setModel(prompt.model);
     });
   }, [loaded, sessionId, send, setModel]);
 
@@ -233,8 +236,11 @@ function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnap
                 You are a viewer of this chat: you see everything live; its owner and collaborators send prompts and decide.
               </p>
             )}
+            {queued.text !== null ? <QueuedRow text={queued.text} onCancel={queued.cancel} /> : null}
             <Composer
               onSend={sendOnModel}
+              onQueue={queued.queue}
+              queued={queued.text !== null}
               attachments={drafts}
               onStop={runningTurnId ? stop : undefined}
               running={busy}

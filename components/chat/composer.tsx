@@ -9,8 +9,8 @@ import type { AttachmentDrafts } from "@/components/attachments/use-attachment-d
 import { useFileDrop } from "@/components/attachments/use-file-drop";
 
 export interface ComposerProps {
-  /** Resolves true when the server accepted the prompt; false puts the text back in the box. */
-  onSend: (text: string) => Promise<boolean>;
+  /** Resolves true when the server accepted the prompt; false puts the text back in the box; "busy": a turn runs (offered to queue). */
+  onSend: (text: string) => Promise<boolean | "busy">;
   onStop?: () => void;
   /** A turn is running: Enter does not send, and Stop replaces Send. */
   running: boolean;
@@ -25,6 +25,10 @@ export interface ComposerProps {
   attachments?: AttachmentDrafts;
   /** The person typed in the box (a chat with members tells the others, throttled by the caller). */
   onTyping?: () => void;
+  /** Present: a prompt sent while a turn runs is offered to be queued and sent when it ends. */
+  onQueue?: (text: string) => void;
+  /** A prompt is queued already: queueing another replaces it. */
+  queued?: boolean;
 }
 
 export interface ComposerHandle {
@@ -44,9 +48,12 @@ export function Composer({
   ref,
   attachments,
   onTyping,
+  onQueue,
+  queued = false,
 }: ComposerProps) {
   const [draft, setDraft] = useState("");
   const [sending, setSending] = useState(false);
+  const [offer, setOffer] = useState(false);
   const area = useRef<HTMLTextAreaElement>(null);
   const { dragging, dropHandlers, onPaste } = useFileDrop(attachments && !disabled ? attachments.add : undefined);
 
@@ -59,6 +66,8 @@ export function Composer({
   }));
 
   const canSend = !sending && !running && !disabled && draft.trim().length > 0 && !attachments?.busy;
+  // While a turn runs, a send is not blocked without a word: it asks whether to queue the prompt.
+  const canOffer = !!onQueue && running && !sending && !disabled && draft.trim().length > 0;
   // Files go with a prompt that says what to do with them; an empty box asks for those words.
   const filesWaiting = (attachments?.items.length ?? 0) > 0 && draft.trim().length === 0;
 
@@ -73,17 +82,45 @@ export function Composer({
 
   const submit = async (e?: FormEvent) => {
     e?.preventDefault();
+    if (canOffer) {
+      setOffer(true);
+      return;
+    }
     if (!canSend) return;
     const text = draft.trim();
     // Cleared at once (the prompt already shows as a bubble); restored if it was refused.
     setDraft("");
     setSending(true);
-    const accepted = await onSend(text);
+    const outcome = await onSend(text);
     setSending(false);
-    if (!accepted) setDraft((current) => current || text);
-    if (accepted) attachments?.clear();
+    if (outcome !== true) setDraft((current) => current || text);
+    if (outcome === true) attachments?.clear();
+    // Another member's turn started before this prompt arrived.
+    if (outcome === "busy" && onQueue) {
+      setOffer(true);
+      return;
+    }
     // Focus returns after the textarea is re-enabled, so typing can continue at once.
     requestAnimationFrame(() => area.current?.focus());
+  };
+
+  const queueDraft = () => {
+    const text = draft.trim();
+    setOffer(false);
+    if (!text || !onQueue) return;
+    // The turn ended while the question was open: nothing to wait for, so it is sent now.
+    if (!running) {
+      void submit();
+      return;
+    }
+    onQueue(text);
+    setDraft("");
+    area.current?.focus();
+  };
+
+  const closeOffer = () => {
+    setOffer(false);
+    area.current?.focus();
   };
 
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
@@ -102,6 +139,7 @@ export function Composer({
   return (
     <form onSubmit={submit} className="mx-auto w-full max-w-3xl px-3 pb-[max(0.75rem,env(safe-area-inset-bottom))] sm:px-4 sm:pb-4">
       {attachments ? <AttachmentTray items={attachments.items} onRemove={attachments.remove} /> : null}
+      {offer && draft.trim() ? <QueueOffer replaces={queued} onQueue={queueDraft} onCancel={closeOffer} /> : null}
       <div
         {...dropHandlers}
         data-dragging={dragging || undefined}
@@ -132,6 +170,17 @@ export function Composer({
           placeholder={filesWaiting ? "Say what to do with the attached files…" : placeholder}
           className="max-h-48 min-h-[2.25rem] flex-1 resize-none bg-transparent py-1.5 text-[15px] leading-6 [field-sizing:content] placeholder:text-zinc-400 focus:outline-none disabled:opacity-60 dark:placeholder:text-zinc-500"
         />
+        {canOffer ? (
+          <button
+            type="submit"
+            data-testid="send"
+            aria-label="Send"
+            title="Send (Enter): offers to queue it until the running turn ends"
+            className="flex size-9 shrink-0 items-center justify-center rounded-lg bg-sky-600 text-white hover:bg-sky-700"
+          >
+            <SendIcon />
+          </button>
+        ) : null}
         {running && onStop ? (
           <button
             type="button"
@@ -163,5 +212,43 @@ export function Composer({
         </p>
       </div>
     </form>
+  );
+}
+
+/** Asked in place when a prompt meets a running turn: queue it, or keep it in the box. */
+function QueueOffer({ replaces, onQueue, onCancel }: { replaces: boolean; onQueue: () => void; onCancel: () => void }) {
+  return (
+    <div
+      role="status"
+      data-testid="queue-offer"
+      // Escape here closes the question; it must not reach the page's "Escape stops the turn".
+      onKeyDown={(e) => {
+        if (e.key !== "Escape") return;
+        e.preventDefault();
+        onCancel();
+      }}
+      className="mb-2 flex flex-wrap items-center gap-x-3 gap-y-2 rounded-lg border border-sky-200 bg-sky-50 px-3 py-2 text-sm text-sky-900 dark:border-sky-900/70 dark:bg-sky-950/40 dark:text-sky-200"
+    >
+      <span className="min-w-0 flex-1 basis-56">
+        A turn is running. Queue this message to send when it ends?{replaces ? " It replaces the message queued now." : ""}
+      </span>
+      <span className="flex gap-2">
+        <button
+          type="button"
+          autoFocus
+          onClick={onQueue}
+          className="rounded-md bg-sky-600 px-3 py-1 font-medium text-white hover:bg-sky-700 focus-visible:ring-2 focus-visible:ring-sky-500/40 focus-visible:outline-none"
+        >
+          Queue
+        </button>
+        <button
+          type="button"
+          onClick={onCancel}
+          className="rounded-md border border-sky-300 px-3 py-1 hover:bg-sky-100 focus-visible:ring-2 focus-visible:ring-sky-500/40 focus-visible:outline-none dark:border-sky-800 dark:hover:bg-sky-900/50"
+        >
+          Cancel
+        </button>
+      </span>
+    </div>
   );
 }

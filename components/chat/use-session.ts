@@ -20,7 +20,8 @@ export interface UseSession {
   runningTurnId: string | null;
   /** `model`: the key the picker shows (the chat is set to it when it differs). */
   /** `attachments`: ids of this chat's attachments the prompt names. */
-  send: (text: string, model?: string, attachments?: readonly string[], budget?: Budget) => Promise<boolean>;
+  /** True when accepted; "busy" when refused because a turn runs (the prompt is withdrawn, so it can be queued). */
+  send: (text: string, model?: string, attachments?: readonly string[], budget?: Budget) => Promise<boolean | "busy">;
   cancel: () => Promise<Ack<{ turnId: string }> | null>;
   steer: (runId: string, message: string) => Promise<Ack<{ runId: string }>>;
   kill: (runId: string) => Promise<Ack<{ runId: string }>>;
@@ -82,7 +83,9 @@ export function useSession(sessionId: string, initial?: JoinSnapshot | null): Us
         ...(budget ? { budget } : {}),
       });
       if (ack.ok) dispatch({ type: "send:acked", clientId, turnId: ack.data.turnId });
+      else if (ack.code === "busy") dispatch({ type: "send:withdrawn", clientId });
       else dispatch({ type: "send:failed", clientId, error: `Not sent: ${ack.message}` });
+      if (!ack.ok && ack.code === "busy") return "busy";
       return ack.ok;
     },
     [sessionId, dispatch],

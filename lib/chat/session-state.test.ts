@@ -122,6 +122,12 @@ describe("sessionReducer", () => {
       expect(isBusy(state)).toBe(false);
     });
 
+    it("a prompt withdrawn to be queued leaves no bubble and does not block the composer", () => {
+      const state = run([snapshot(10), send, { type: "send:withdrawn", clientId: "k1" }]);
+      expect(state.pending).toEqual([]);
+      expect(isBusy(state)).toBe(false);
+    });
+
     it("an acknowledged prompt stays pending across a snapshot that does not hold its turn yet", () => {
       const state = run([snapshot(10), send, { type: "send:acked", clientId: "k1", turnId: "t1" }, snapshot(10)]);
       expect(state.pending).toEqual([{ clientId: "k1", prompt: "hi", createdAt: "now", turnId: "t1" }]);

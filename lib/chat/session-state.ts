@@ -55,7 +55,9 @@ export type SessionAction =
   | { type: "replay:complete"; sessionId: string; seq: number }
   | { type: "send"; clientId: string; prompt: string; createdAt: string }
   | { type: "send:acked"; clientId: string; turnId: string }
-  | { type: "send:failed"; clientId: string; error: string };
+  | { type: "send:failed"; clientId: string; error: string }
+  /** The prompt was refused because a turn runs, and the person is asked to queue it: it is not a failed message. */
+  | { type: "send:withdrawn"; clientId: string };
 
 /** A join's answer with the turns in it (the chat page's HTML is rendered from one). */
 export type JoinSnapshot = Extract<JoinResult, { mode: "snapshot" }>;
@@ -115,6 +117,8 @@ export function sessionReducer(state: SessionState, action: SessionAction): Sess
     }
     case "send:failed":
       return updatePending(state, action.clientId, (p) => ({ ...p, error: action.error }));
+    case "send:withdrawn":
+      return withoutPending(state, action.clientId);
   }
 }
 
