@@ -274,30 +274,33 @@ function OpenChat({ sessionId, initial }: { sessionId: string; initial: JoinSnap
 /** The owner removed this person from the chat: its view closes at once. */
 function AccessLost() {
   return (
-    <div className="flex h-full flex-col items-center justify-center gap-3 px-4 text-center" data-testid="access-lost">
-      <AlertIcon size={22} className="text-zinc-400" />
-      <p role="alert" className="text-base font-medium text-zinc-800 dark:text-zinc-200">
-        You no longer have access to this chat
-      </p>
-      <p className="max-w-md text-sm text-zinc-500 dark:text-zinc-400">Its owner removed you from its members.</p>
-      <Link
-        href="/"
-        className="rounded-md border border-zinc-300 px-3 py-1.5 text-sm hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800"
-      >
-        Back to start
-      </Link>
-    </div>
+    <ChatUnavailable
+      testId="access-lost"
+      title="You no longer have access to this chat"
+      detail="Its owner removed you from its members."
+      alert
+    />
   );
 }
 
 function JoinProblem({ message, notFound }: { message: string; notFound: boolean }) {
   return (
-    <div className="flex h-full flex-col items-center justify-center gap-3 px-4 text-center">
+    <ChatUnavailable
+      title={notFound ? "This chat does not exist, or it was deleted." : "This chat could not be opened."}
+      detail={notFound ? undefined : message}
+    />
+  );
+}
+
+/** Why a chat cannot be shown, and the way back to the start. */
+function ChatUnavailable({ title, detail, testId, alert }: { title: string; detail?: string; testId?: string; alert?: boolean }) {
+  return (
+    <div className="flex h-full flex-col items-center justify-center gap-3 px-4 text-center" data-testid={testId}>
       <AlertIcon size={22} className="text-zinc-400" />
-      <p className="text-base font-medium text-zinc-800 dark:text-zinc-200">
-        {notFound ? "This chat does not exist, or it was deleted." : "This chat could not be opened."}
+      <p role={alert ? "alert" : undefined} className="text-base font-medium text-zinc-800 dark:text-zinc-200">
+        {title}
       </p>
-      {!notFound ? <p className="max-w-md text-sm text-zinc-500 dark:text-zinc-400">{message}</p> : null}
+      {detail ? <p className="max-w-md text-sm text-zinc-500 dark:text-zinc-400">{detail}</p> : null}
       <Link
         href="/"
         className="rounded-md border border-zinc-300 px-3 py-1.5 text-sm hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800"

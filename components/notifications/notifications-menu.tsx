@@ -3,7 +3,7 @@
 import { useEffect, useState } from "react";
 import { NOTIFY_LEVELS, type NotifyLevel } from "@/lib/contracts";
 import { PopoverMenu } from "@/components/ui/popover-menu";
-import { BellIcon } from "./bell-icon";
+import { BellIcon } from "@/components/ui/icons";
 import { changeNotifyLevel, useNotifyLevel } from "./notify-level";
 import { subscribeToPush } from "./push-subscription";
 import { notificationWorker, serviceWorkerSupported } from "./service-worker";
