@@ -67,9 +67,13 @@ test("an agent made on the agents page runs in the next turn, and its panels nam
   await expect(panels.nth(0).getByTestId("subagent-definition-version")).toHaveText("v1");
   await expect(panels.nth(1).getByTestId("subagent-definition-version")).toHaveText("v2");
 
-  // The panel's "v1" opens the version that run used.
-  await panels.nth(0).getByTestId("subagent-definition-version").click();
-  await expect(page.getByTestId("agent-version")).toContainText(`${name} · v1`);
+  // The panel's "v1" opens the version that run used. On a busy machine a click that lands
+  // while the reloaded page hydrates can be lost: click again until the version opens.
+  const version = page.getByTestId("agent-version");
+  await expect(async () => {
+    if (!(await version.isVisible())) await panels.nth(0).getByTestId("subagent-definition-version").click({ timeout: 5_000 });
+    await expect(version).toContainText(`${name} · v1`, { timeout: 5_000 });
+  }).toPass({ timeout: 45_000 });
   await expect(page.getByTestId("definition-view")).toContainText("Reads the release plan and reports what it says");
 });
 
