@@ -1,3 +1,5 @@
+import { cpSync } from "node:fs";
+import path from "node:path";
 import { contrast, luminance, renderedColours } from "./colour";
 import { expect, test, type Page } from "@playwright/test";
 import { lastAssistant, shot, startChat, waitForTurnEnd } from "./fixtures";
@@ -6,7 +8,7 @@ import { lastAssistant, shot, startChat, waitForTurnEnd } from "./fixtures";
  * Human approval in Chromium with the demo's "fix the typo" playbook: the edit is asked
  * for by a subagent at depth 2 (master → general → general → file_edit). Specs run in
  * order on one app whose workspace is a copy: the denials come first, the approval last
- * (it fixes the typo).
+ * (it fixes the typo, and puts the file back after).
  */
 const FIX_PROMPT = "Fix the typo in CONTRIBUTING.md";
 
@@ -102,22 +104,28 @@ test.describe("approval", () => {
   });
 
   test("approve: the nested edit runs and the audit keeps the decision after a reload", async ({ page }) => {
-    await startChat(page, FIX_PROMPT);
-    const card = await reviewCard(page);
-    await card.getByTestId("approval-approve").click();
-    await waitForTurnEnd(page);
-    await expect(lastAssistant(page)).toContainText("Done: Edited CONTRIBUTING.md: replaced 1 occurrence.");
-    await expect(page.getByTestId("approval-outcome")).toHaveText(/^Approved at \d{1,2}:\d{2}/);
+    // The approved edit fixes the typo in the app's copy of the workspace: it is put back
+    // after, so that later specs' "fix the typo" turns still ask for approval.
+    try {
+      await startChat(page, FIX_PROMPT);
+      const card = await reviewCard(page);
+      await card.getByTestId("approval-approve").click();
+      await waitForTurnEnd(page);
+      await expect(lastAssistant(page)).toContainText("Done: Edited CONTRIBUTING.md: replaced 1 occurrence.");
+      await expect(page.getByTestId("approval-outcome")).toHaveText(/^Approved at \d{1,2}:\d{2}/);
 
-    await page.reload();
-    // The panels were opened by Review and stay open; the decided call keeps its record.
-    const outcome = page.getByTestId("approval-outcome");
-    await expect(outcome).toHaveAttribute("data-state", "approved");
-    const chip = page.locator('[data-testid="tool-call"][data-approval="approved"]');
-    await chip.locator("button[aria-expanded]").first().click();
-    const audit = chip.getByTestId("approval-audit");
-    await expect(audit).toContainText(/Approved at .* · by identity /);
-    await expect(audit.getByTestId("approval-diff")).toContainText("receive");
-    await shot(page, "approval-approved-audit");
+      await page.reload();
+      // The panels were opened by Review and stay open; the decided call keeps its record.
+      const outcome = page.getByTestId("approval-outcome");
+      await expect(outcome).toHaveAttribute("data-state", "approved");
+      const chip = page.locator('[data-testid="tool-call"][data-approval="approved"]');
+      await chip.locator("button[aria-expanded]").first().click();
+      const audit = chip.getByTestId("approval-audit");
+      await expect(audit).toContainText(/Approved at .* · by identity /);
+      await expect(audit.getByTestId("approval-diff")).toContainText("receive");
+      await shot(page, "approval-approved-audit");
+    } finally {
+      cpSync("workspace/CONTRIBUTING.md", path.join(process.env.E2E_WORKSPACE_DIR!, "CONTRIBUTING.md"));
+    }
   });
 });

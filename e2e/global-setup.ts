@@ -7,7 +7,8 @@ import { startAppProcess } from "./app-process";
 /**
  * Starts the test database server and the real app (production build, demo model) on
  * free loopback ports, and returns the teardown that stops both. The specs find the app
- * through E2E_BASE_URL and the database server through E2E_MONGODB_URI.
+ * through E2E_BASE_URL, the database server through E2E_MONGODB_URI and the app's copy of
+ * the workspace through E2E_WORKSPACE_DIR.
  */
 export default async function globalSetup(): Promise<() => Promise<void>> {
   let mongo: RunningMongo | undefined;
@@ -26,6 +27,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     env: { WORKSPACE_DIR: workspaceDir },
   });
   process.env.E2E_BASE_URL = app.baseUrl;
+  process.env.E2E_WORKSPACE_DIR = workspaceDir;
   process.env.E2E_MONGODB_URI = serverUri;
 
   return async () => {

@@ -59,7 +59,7 @@ test.describe("notifications", () => {
 
     // An approval deep in the subagents: the link goes to the run whose call waits.
     const second = await startChat(page, FIX_PROMPT);
-    await expect(page.getByTestId("approval-banner")).toBeVisible();
+    await expect(page.getByTestId("approval-banner")).toBeVisible({ timeout: 45_000 });
     await expect.poll(async () => (await shown(page)).map((n) => n.title)).toContain(`Approval needed: file_edit in ${FIX_PROMPT}`);
     const approval = (await shown(page)).find((n) => n.tag.includes(":approval:"))!;
     expect(approval.body).toContain('says "recieve"');

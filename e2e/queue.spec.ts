@@ -2,16 +2,24 @@ import { expect, test, type Locator, type Page } from "@playwright/test";
 import { contrast, renderedColours } from "./colour";
 import { lastAssistant, send, shot, startChat, waitForTurnEnd } from "./fixtures";
 
-// The demo model works on this for seconds, long enough for a second sender to type.
-const LONG_PROMPT = "Investigate the open bugs and the release plan";
+// The demo model's subagent asks to edit a file and the turn waits for the decision: it
+// runs for as long as the test needs, however slow the machine.
+const WAITING_PROMPT = "Fix the typo in CONTRIBUTING.md";
 
 /** A second tab of the same chat is a second sender: it did not start the running turn. */
 async function secondSender(first: Page): Promise<Page> {
-  const url = await startChat(first, LONG_PROMPT);
+  const url = await startChat(first, WAITING_PROMPT);
+  await expect(first.getByTestId("approval-banner")).toBeVisible({ timeout: 45_000 });
   const second = await first.context().newPage();
   await second.goto(url);
   await expect(lastAssistant(second)).toHaveAttribute("data-status", "running");
   return second;
+}
+
+/** The first sender denies the edit its turn waits for (the file stays as the next test needs it), and the turn goes on to its end. */
+async function endFirstTurn(first: Page): Promise<void> {
+  await first.getByTestId("approval-review").click();
+  await first.getByTestId("approval-card").getByTestId("approval-deny").click();
 }
 
 test.describe("queueing a prompt while a turn runs", () => {
@@ -35,6 +43,7 @@ test.describe("queueing a prompt while a turn runs", () => {
     await expect(second.getByTestId("composer")).toHaveValue("");
     await shot(second, "queue-queued");
 
+    await endFirstTurn(page);
     // The first turn ends; the queued prompt goes once, and its turn is answered in both tabs.
     await expect(second.getByTestId("message-user")).toHaveCount(2, { timeout: 90_000 });
     await expect(second.getByTestId("message-user").last()).toContainText("Then summarise it in one line");
@@ -57,6 +66,7 @@ test.describe("queueing a prompt while a turn runs", () => {
     await queued.getByRole("button", { name: "Cancel" }).click();
     await expect(queued).toBeHidden();
 
+    await endFirstTurn(page);
     await waitForTurnEnd(second, 90_000);
     await expect(lastAssistant(page)).toHaveAttribute("data-status", "completed");
     // Settled: the chat still holds the one prompt, and a fresh load agrees.
@@ -77,6 +87,7 @@ test.describe("queueing a prompt while a turn runs", () => {
     await expect(second.getByTestId("composer")).toHaveValue("Keep me here");
     await expect(second.getByTestId("queued")).toBeHidden();
     // When the turn ends the text is still only in the box: nothing went.
+    await endFirstTurn(page);
     await waitForTurnEnd(second, 90_000);
     await expect(lastAssistant(second)).toHaveAttribute("data-status", "completed");
     await expect(second.getByTestId("message-user")).toHaveCount(1);
@@ -86,7 +97,8 @@ test.describe("queueing a prompt while a turn runs", () => {
   test("on a phone in dark mode the question and the queued row are readable and reachable by touch", async ({ browser }) => {
     test.setTimeout(120_000);
     const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, colorScheme: "dark", hasTouch: true, isMobile: true });
-    const second = await secondSender(await phone.newPage());
+    const first = await phone.newPage();
+    const second = await secondSender(first);
 
     await second.getByTestId("composer").fill("Queued from a phone");
     await second.getByTestId("send").tap();
@@ -107,6 +119,8 @@ test.describe("queueing a prompt while a turn runs", () => {
     await shot(second, "queue-queued-phone-dark");
     await queued.getByRole("button", { name: "Cancel" }).tap();
     await expect(queued).toBeHidden();
+    await endFirstTurn(first);
+    await waitForTurnEnd(second, 90_000);
     await phone.close();
   });
 });
