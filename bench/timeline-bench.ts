@@ -246,7 +246,14 @@ async function measureLive(browser: Browser, options: TimelineBenchOptions): Pro
       const turn = page.getByTestId("message-assistant").last();
       const toggle = turn.getByTestId("timeline-toggle");
       await toggle.waitFor({ timeout: 60_000 });
-      if (timeline) await toggle.click();
+      // A click while the new page hydrates can be lost on a busy machine: click until it opens.
+      for (let tries = 0; timeline && tries < 5 && !(await turn.getByTestId("timeline-summary").isVisible()); tries++) {
+        await toggle.click();
+        await turn
+          .getByTestId("timeline-summary")
+          .waitFor({ timeout: 5_000 })
+          .catch(() => undefined);
+      }
       if (tracePath) await browser.startTracing(page, { path: tracePath, categories: TRACE_CATEGORIES });
       const start = (await page.evaluate("performance.now()")) as number;
       await turn.getByTestId("turn-stats").waitFor({ timeout: 600_000 });

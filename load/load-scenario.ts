@@ -49,11 +49,11 @@ export interface NoisyReport {
 }
 
 /**
- * The per-person command budget while a neighbour floods: low enough that its opening
- * salvo overruns it on any machine, however slow (the quiet sessions send a few commands
- * each). Fixed windows: at most `burst` accepted per window of a second.
+ * The per-person command budget while a neighbour floods (the quiet sessions send a few
+ * commands each). Fixed windows: at most `burst` accepted per window of a second; the
+ * neighbour's opening salvo overruns it on any machine, however slow.
  */
-export const NOISY_RATE_LIMIT = { burst: 200, perSecond: 200 };
+export const NOISY_RATE_LIMIT = { burst: 1000, perSecond: 1000 };
 /** Commands the neighbour sends at once as it starts, all in flight together: three budgets' worth. */
 const SALVO = 3 * NOISY_RATE_LIMIT.burst;
 
@@ -120,7 +120,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     runner,
     store,
     appInfo: { modelLabel: "demo", demo: true, passwordProtected: false },
-    rateLimit: options.noisyNeighbour ? NOISY_RATE_LIMIT : { burst: 1000, perSecond: 1000 },
+    rateLimit: NOISY_RATE_LIMIT,
     log: { info: () => undefined, warn: (m, meta) => console.warn(m, meta ?? ""), error: (m, meta) => console.error(m, meta ?? "") },
   });
   const { app } = live;
