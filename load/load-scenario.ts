@@ -51,10 +51,10 @@ export interface NoisyReport {
 /**
  * The per-person command budget while a neighbour floods (the quiet sessions send a few
  * commands each). Fixed windows: at most `burst` accepted per window of a second; the
- * neighbour's opening salvo overruns it on any machine, however slow.
+ * neighbour's closing salvo overruns it on any machine, however slow.
  */
 export const NOISY_RATE_LIMIT = { burst: 1000, perSecond: 1000 };
-/** Commands the neighbour sends at once as it starts, all in flight together: three budgets' worth. */
+/** Commands the neighbour sends at once as it stops, all in flight together: three budgets' worth. */
 const SALVO = 3 * NOISY_RATE_LIMIT.burst;
 
 export interface LoadReport {
@@ -239,12 +239,6 @@ async function startNoisyNeighbour(live: Awaited<ReturnType<typeof startLiveApp>
     }
   }
   const started = performance.now();
-  // The salvo: every command in flight at once, so the budget is overrun however slowly the server answers.
-  const salvo = Array.from({ length: SALVO }, async (_, i) => {
-    report.commands++;
-    const listed = await request(sockets[i % sockets.length]!, "session:list", {}).catch(() => undefined);
-    if (listed && !listed.ok && listed.code === "rate_limited") report.rateLimited++;
-  });
   const chats: string[] = [];
   let running = true;
   const flood = sockets.map(async (socket, k) => {
@@ -272,7 +266,16 @@ async function startNoisyNeighbour(live: Awaited<ReturnType<typeof startLiveApp>
   return {
     async stop(): Promise<NoisyReport> {
       running = false;
-      await Promise.all([...salvo, ...flood]);
+      await Promise.all(flood);
+      // Last, the salvo: every command in flight at once, so the budget is overrun however
+      // slowly the server answers (sent at the start, it starved the flood's own turns).
+      await Promise.all(
+        Array.from({ length: SALVO }, async (_, i) => {
+          report.commands++;
+          const listed = await request(sockets[i % sockets.length]!, "session:list", {}).catch(() => undefined);
+          if (listed && !listed.ok && listed.code === "rate_limited") report.rateLimited++;
+        }),
+      );
       report.seconds = (performance.now() - started) / 1000;
       for (const socket of sockets) socket.disconnect();
       return report;
