@@ -4,7 +4,7 @@ import { Schema, type Connection, type InferSchemaType } from "mongoose";
  * One person's OAuth sign-in to one MCP server (docs/mcp-auth.md): the client Delegate
  * registered there, the tokens, and an authorization in progress (its state and PKCE
  * verifier). Secrets (tokens, the client secret) are stored sealed with AES-256-GCM
- * (server/mcp/oauth/secret-box.ts); nothing here is readable without the key.
+ * (server/oauth/secret-box.ts); nothing here is readable without the key.
  */
 const mcpOAuthSchema = new Schema(
   {

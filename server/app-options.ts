@@ -15,7 +15,7 @@ import type { MemberService } from "@/server/members/member-service";
 import type { ConnectionLimits } from "@/server/http/connection-limits";
 import type { HostSettings } from "@/server/http/hosts";
 import type { RateLimit } from "@/server/realtime/rate-limit";
-import type { McpSignInHttpDeps } from "@/server/mcp/oauth/sign-in-routes";
+import type { SignInHttpDeps } from "@/server/oauth/sign-in-routes";
 import type { AppServer } from "@/server/realtime/types";
 import type { SessionRegistry } from "@/server/sessions/registry";
 import type { PersonLimits } from "@/server/sessions/person-limits";
@@ -57,8 +57,8 @@ export interface AppOptions {
   /** A function when part of it changes while the server runs (MCP servers' state). */
   /** The app's facts; a function is asked per person (their own MCP servers' states). */
   appInfo: AppInfo | ((ownerId?: string) => AppInfo | Promise<AppInfo>);
-  /** The MCP servers, when some are configured: people's sign-ins to those with `oauth` go through its routes. */
-  mcp?: McpSignInHttpDeps["mcp"];
+  /** What people sign in to (MCP servers and remote agents with `oauth`), when there is any: its routes are served. */
+  signIns?: SignInHttpDeps["signIns"];
   allowedOrigins?: string;
   /** Which Host names to answer (DNS rebinding); defaults to HOST, ALLOWED_HOSTS and PUBLIC_URL from the environment. */
   hosts?: HostSettings;

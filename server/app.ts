@@ -83,7 +83,7 @@ export function createApp(options: AppOptions): App {
             log,
           })
         : undefined,
-    ...(options.mcp ? { mcp: options.mcp } : {}),
+    ...(options.signIns ? { signIns: options.signIns } : {}),
     dbUp: options.dbUp,
     importMaxBytes: options.importMaxBytes,
     importBodyTimeoutMs: options.importBodyTimeoutMs,

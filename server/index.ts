@@ -10,8 +10,8 @@ import { EndpointsConfigError } from "@/lib/catalog/endpoints-config";
 import { EnvError, env as loadEnv, variable, type Env } from "@/lib/env";
 import { McpConfigError } from "@/lib/mcp/config";
 import { buildRuntime } from "@/server/agent/build-runtime";
-import { createMcpOAuthStore } from "@/server/mcp/oauth/oauth-store";
-import { createSecretBox, tokenKey } from "@/server/mcp/oauth/secret-box";
+import { createMcpOAuthStore } from "@/server/oauth/oauth-store";
+import { createSecretBox, tokenKey } from "@/server/oauth/secret-box";
 import { createApp } from "@/server/app";
 import { loadOrCreateSecret } from "@/server/accounts/identity";
 import { connectDatabase, redact } from "@/server/db/connect";
@@ -55,12 +55,12 @@ async function main(log: ServerLogger): Promise<void> {
     log.warn("AUTH_MODE=invite and no account yet: the first person to sign up (no invitation needed) becomes the admin");
   }
   const secret = loadOrCreateSecret(config.SESSION_SECRET, config.DATA_DIR);
-  // People's sign-ins to MCP servers with `oauth`, sealed under MCP_TOKEN_KEY or a key derived from the session secret.
-  const mcpSignIns = {
+  // People's sign-ins to MCP servers and remote agents with `oauth`, sealed under MCP_TOKEN_KEY or a key derived from the session secret.
+  const signInDeps = {
     store: createMcpOAuthStore(db.models, createSecretBox(tokenKey(config.MCP_TOKEN_KEY, secret))),
     lookup: variable,
   };
-  const { runtime, appInfo, mcp, catalog, definitions } = buildRuntime(config, log, undefined, telemetry?.tracer, mcpSignIns);
+  const { runtime, appInfo, mcp, signIns, catalog, definitions } = buildRuntime(config, log, undefined, telemetry?.tracer, signInDeps);
   if (telemetry) log.info("Tracing on: every turn is a trace (OTEL_* settings; see docs/tracing.md)");
   const nextApp = next({ dev, dir: process.cwd(), hostname: config.HOST, port: config.PORT });
   await nextApp.prepare();
@@ -76,7 +76,7 @@ async function main(log: ServerLogger): Promise<void> {
     secret,
     runner: runtime,
     appInfo,
-    ...(mcp ? { mcp } : {}),
+    ...(signIns ? { signIns } : {}),
     catalog,
     allowedOrigins: config.ALLOWED_ORIGINS,
     password: config.APP_PASSWORD,

@@ -2,7 +2,7 @@
 
 import { useState } from "react";
 import type { McpServerInfo } from "@/lib/contracts";
-import { mcpSignInRoute, type McpSignInAnswer } from "@/lib/mcp/sign-in-routes";
+import { mcpSignInRoute, type McpSignInAnswer } from "@/lib/oauth/sign-in-routes";
 
 /**
  * Sign in / Sign out for an MCP server each person signs in to. Signing in sends the

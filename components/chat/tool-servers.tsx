@@ -5,7 +5,7 @@ import type { McpServerInfo } from "@/lib/contracts";
 import { getSocket, request } from "@/components/realtime/socket";
 import { WrenchIcon } from "@/components/ui/icons";
 import { PopoverMenu } from "@/components/ui/popover-menu";
-import { signInOutcome, SIGN_IN_ERROR_PARAM, SIGNED_IN_PARAM, type SignInOutcome } from "@/lib/mcp/sign-in-routes";
+import { signInOutcome, SIGN_IN_ERROR_PARAM, SIGNED_IN_PARAM, type SignInOutcome } from "@/lib/oauth/sign-in-routes";
 import { ToolServerSignIn } from "./tool-server-sign-in";
 
 const STATUS_TEXT: Record<McpServerInfo["status"], string> = {

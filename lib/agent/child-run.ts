@@ -164,6 +164,8 @@ export async function runChild(host: RunHost, spec: ChildSpec): Promise<ChildOut
         transport: deps.remoteAgents,
         ref: remote,
         trusted: ref === undefined,
+        agent: definition.name,
+        ...(scope.ownerId ? { ownerId: scope.ownerId } : {}),
         text: prompt,
         signal: controller.signal,
         idleMs: deps.limits.remoteIdleMs ?? DEFAULT_REMOTE_IDLE_MS,

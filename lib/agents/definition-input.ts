@@ -12,6 +12,7 @@ import { subagentDefinitionSchema, SUBAGENT_TOOL_NAME, type SubagentDefinition }
  *   pointed it. A definition made in the app runs on "chat", "system" or a model of the menu.
  * - no `a2a.bearerTokenEnv`, for the same reason, and a remote agent's card on a private
  *   address only where A2A_ALLOWED_HOSTS allows it (checked when it is called).
+ * - no `a2a.oauth`: the sign-ins people make are to the operator's remote agents.
  * - sizes, since the text is stored for every version and sent to a model on every turn.
  */
 export type DefinitionInput = { ok: true; definition: SubagentDefinition } | { ok: false; issues: Issue[] };
@@ -24,6 +25,10 @@ export const OWN_MODEL_REFUSED =
 /** For the same reason: a variable of the server's environment would be sent to the card a person named. */
 export const REMOTE_TOKEN_REFUSED =
   "a remote agent made in the app reaches agents that need no token; a token from the server's environment (bearerTokenEnv) is for the operator's SUBAGENTS_FILE";
+
+/** Sign-ins are offered per remote agent the operator lists; one made in the app has none to use. */
+export const REMOTE_SIGN_IN_REFUSED =
+  "a remote agent made in the app cannot ask each person to sign in (oauth); that is for the operator's SUBAGENTS_FILE";
 
 export function parseDefinitionInput(fields: unknown): DefinitionInput {
   const parsed = subagentDefinitionSchema.safeParse(fields);
@@ -47,6 +52,7 @@ function appIssues(definition: SubagentDefinition): Issue[] {
     issues.push({ path: "requireApproval", message: `at most ${tools} tools or patterns` });
   if (typeof definition.model === "object") issues.push({ path: "model", message: OWN_MODEL_REFUSED });
   if (definition.a2a?.bearerTokenEnv) issues.push({ path: "a2a.bearerTokenEnv", message: REMOTE_TOKEN_REFUSED });
+  if (definition.a2a?.oauth) issues.push({ path: "a2a.oauth", message: REMOTE_SIGN_IN_REFUSED });
   return issues;
 }
 

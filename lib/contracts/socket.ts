@@ -110,6 +110,8 @@ export interface AppInfo {
   contextTokens?: number;
   /** The MCP tool servers of MCP_CONFIG_FILE, their state and tools; absent without one. */
   mcpServers?: McpServerInfo[];
+  /** The remote agents of SUBAGENTS_FILE each person signs in to (`a2a.oauth`); absent when there are none. */
+  remoteAgents?: RemoteSignInInfo[];
   /** ATTACHMENT_MAX_BYTES: the composer refuses a larger file before uploading it, in the server's words. */
   attachmentMaxBytes?: number;
   /** A turn's default budget (TURN_BUDGET_*), which the composer's budget field shows; absent: none. */
@@ -133,6 +135,16 @@ export interface McpServerInfo {
   error?: string;
   /** Tools as agents see them (`server.tool`). */
   tools: { name: string; description: string }[];
+}
+
+/** A remote agent each person signs in to, as the tool servers menu lists it. */
+export interface RemoteSignInInfo {
+  /** The definition's name, which the master calls it by. */
+  name: string;
+  /** Its card's host, which a person recognises. */
+  host: string;
+  /** This person holds a sign-in (it may still turn out expired: the agent's refusal says so). */
+  signedIn: boolean;
 }
 
 export interface ClientToServerEvents {

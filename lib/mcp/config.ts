@@ -1,5 +1,6 @@
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { oauthSettingSchema, type OAuthSetting } from "@/lib/oauth/setting";
 
 /**
  * The MCP config file (MCP_CONFIG_FILE): which tool servers to start or reach. Pure: the
@@ -32,26 +33,10 @@ const stdioServer = z
   })
   .strict();
 
-/**
- * A server each person signs in to (OAuth, docs/mcp-auth.md): `true` registers Delegate
- * with the server's authorization server dynamically; an object names a client the
- * operator registered there (its secret read from the variable `clientSecretEnv` names).
- */
-const oauthSetting = z.union([
-  z.literal(true),
-  z
-    .object({
-      clientId: z.string().min(1),
-      clientSecretEnv: z
-        .string()
-        .regex(/^[A-Z_][A-Z0-9_]*$/, "must be an environment variable's name")
-        .optional(),
-      scopes: z.array(z.string().min(1)).optional(),
-    })
-    .strict(),
-]);
+/** A server each person signs in to (OAuth, docs/mcp-auth.md). */
+const oauthSetting = oauthSettingSchema;
 
-export type McpOAuthSetting = z.infer<typeof oauthSetting>;
+export type McpOAuthSetting = OAuthSetting;
 
 const httpServer = z
   .object({

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { CARD_LIMITS } from "./card-limits";
+import { securitySchemesSchema } from "./card-sign-in";
 
 /**
  * The parts of an A2A agent card Delegate reads, checked and bounded. A card comes from
@@ -10,17 +12,7 @@ import { z } from "zod";
  * 0.3 in `url` + `preferredTransport` and `additionalInterfaces`.
  */
 
-export const CARD_LIMITS = {
-  name: 200,
-  description: 4000,
-  skills: 50,
-  skillText: 1000,
-  skillList: 20,
-  tag: 100,
-  url: 2048,
-  interfaces: 20,
-  token: 100,
-} as const;
+export { CARD_LIMITS };
 
 /** What the master's model reads of a remote agent, at most this long. */
 export const REMOTE_DESCRIPTION_MAX = 1500;
@@ -59,6 +51,8 @@ export const agentCardSchema = z
     preferredTransport: short.optional(),
     additionalInterfaces: z.array(legacyInterfaceSchema).max(CARD_LIMITS.interfaces).optional(),
     protocolVersion: short.optional(),
+    /** Read only for where a person signs in (card-sign-in.ts); a card past its bounds is refused like any. */
+    securitySchemes: securitySchemesSchema.optional(),
   })
   .refine((card) => (card.supportedInterfaces?.length ?? 0) > 0 || card.url !== undefined, {
     message: "names no endpoint (neither supportedInterfaces nor url)",

@@ -16,6 +16,9 @@ export interface RemoteRunOptions {
   ref: RemoteAgentRef;
   /** The definition is the operator's (see RemoteCallOptions.trusted). */
   trusted: boolean;
+  /** The definition's name and the person the run is for (see RemoteCallOptions). */
+  agent: string;
+  ownerId?: string;
   text: string;
   /** The run's: aborted by a kill, its parent's stop, its watchdog or its budget. */
   signal: AbortSignal;
@@ -43,7 +46,16 @@ export async function runRemoteAgent(options: RemoteRunOptions): Promise<string>
     if (task && fold.taskId) void task.cancel();
   };
   try {
-    task = await untilAborted(transport.start(ref, options.text, { trusted, signal: open.signal }), signal, options.idleMs);
+    task = await untilAborted(
+      transport.start(ref, options.text, {
+        trusted,
+        signal: open.signal,
+        agent: options.agent,
+        ...(options.ownerId ? { ownerId: options.ownerId } : {}),
+      }),
+      signal,
+      options.idleMs,
+    );
     const started = task;
     options.onTask?.(async (text) => {
       for await (const update of started.send(text, open.signal)) fold.apply(update);

@@ -43,6 +43,10 @@ export interface RemoteCallOptions {
    */
   trusted: boolean;
   signal: AbortSignal;
+  /** The definition's name: a remote agent people sign in to (`oauth`) keeps each sign-in under it. */
+  agent?: string;
+  /** The person whose sign-in the call carries (the chat's owner); absent, an `oauth` agent is refused. */
+  ownerId?: string;
 }
 
 /** One task on a remote agent, as started by `RemoteAgentTransport.start`. */

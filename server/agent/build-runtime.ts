@@ -24,7 +24,10 @@ import { modelKey, optionLabel } from "@/lib/contracts/catalog";
 import { ModelCatalogService, type CatalogEndpoint } from "@/server/catalog/model-catalog";
 import { createMcpManager, loadMcpConfig, type McpManager } from "@/server/mcp/manager";
 import { createA2ATransport } from "@/server/remote-agents/a2a-transport";
-import type { PersonalServerDeps } from "@/server/mcp/oauth/personal-server";
+import { createCardCache, DEFAULT_CARD_TTL_MS, fetchCardGuarded } from "@/server/remote-agents/card-cache";
+import { createRemoteSignIns } from "@/server/remote-agents/remote-sign-in";
+import type { SignInDeps } from "@/server/oauth/person-sign-in";
+import { createSignInTargets, type SignInTargets } from "@/server/oauth/sign-in-targets";
 
 /**
  * Wires the agent runtime from configuration: the model (an OpenAI-compatible endpoint
@@ -44,13 +47,15 @@ export function buildRuntime(
   lookup: (name: string) => string | undefined = variable,
   /** Traces every turn (server/telemetry/, when OTEL_* turns tracing on); absent: no tracing. */
   tracer?: TurnTracer,
-  /** Where people's sign-ins to MCP servers with `oauth` are kept (server/mcp/oauth/). */
-  mcpSignIns?: PersonalServerDeps,
+  /** Where people's sign-ins to MCP servers and remote agents with `oauth` are kept (server/oauth/). */
+  signInDeps?: SignInDeps,
 ): {
   runtime: AgentRuntime;
   /** A function: asked per person, whose own MCP servers (`oauth`) it opens first. */
   appInfo: AppInfo | ((ownerId?: string) => AppInfo | Promise<AppInfo>);
   mcp?: McpManager;
+  /** What people sign in to (MCP servers, remote agents), for the sign-in routes; absent when nothing is. */
+  signIns?: SignInTargets;
   catalog: ModelCatalogService;
   /** The operator's definitions (built-ins and SUBAGENTS_FILE): the app lists them read-only. */
   definitions: SubagentDefinition[];
@@ -74,8 +79,16 @@ export function buildRuntime(
   });
   const workspaceTools = createWorkspaceTools({ urlFetch: { enabled: env.URL_FETCH_ENABLED }, allowGitWrites: env.ALLOW_GIT_WRITES });
   const mcp = env.MCP_CONFIG_FILE
-    ? createMcpManager(loadMcpConfig(env.MCP_CONFIG_FILE), { log, ...(mcpSignIns ? { signIns: mcpSignIns } : {}) })
+    ? createMcpManager(loadMcpConfig(env.MCP_CONFIG_FILE), { log, ...(signInDeps ? { signIns: signInDeps } : {}) })
     : undefined;
+  // One cache of agent cards: runs read their endpoint from it, sign-ins where to sign in.
+  const cards = createCardCache({
+    allowedHosts: env.A2A_ALLOWED_HOSTS,
+    ttlMs: DEFAULT_CARD_TTL_MS,
+    fetchCard: fetchCardGuarded,
+    now: Date.now,
+  });
+  const remoteSignIns = remoteSignInsOf(configured, signInDeps, (cardUrl, signal) => cards.get(cardUrl, true, signal));
   const runtime = createAgentRuntime({
     model,
     systemModel,
@@ -99,7 +112,7 @@ export function buildRuntime(
     },
     pricing,
     modelFor,
-    remoteAgents: createA2ATransport({ allowedHosts: env.A2A_ALLOWED_HOSTS }),
+    remoteAgents: createA2ATransport({ allowedHosts: env.A2A_ALLOWED_HOSTS, cards, ...(remoteSignIns ? { signIns: remoteSignIns } : {}) }),
     log,
     ...(tracer ? { tracer } : {}),
   });
@@ -113,13 +126,34 @@ export function buildRuntime(
     ...turnBudgetOf(env),
     ...(env.A2A_SERVER_ENABLED ? { a2aServer: true } : {}),
   };
-  const withServers = mcp
-    ? async (ownerId?: string) => {
-        if (ownerId) await mcp.prepare(ownerId);
-        return { ...appInfo, mcpServers: mcp.servers(ownerId) };
-      }
-    : undefined;
-  return { runtime, appInfo: withServers ?? appInfo, mcp, catalog, definitions };
+  const perPerson =
+    mcp || remoteSignIns
+      ? async (ownerId?: string): Promise<AppInfo> => {
+          if (ownerId && mcp) await mcp.prepare(ownerId);
+          return {
+            ...appInfo,
+            ...(mcp ? { mcpServers: mcp.servers(ownerId) } : {}),
+            ...(remoteSignIns ? { remoteAgents: ownerId ? await remoteSignIns.list(ownerId) : await remoteSignIns.list("") } : {}),
+          };
+        }
+      : undefined;
+  const signIns =
+    signInDeps && (mcp || remoteSignIns)
+      ? createSignInTargets({ ...(mcp ? { mcp } : {}), ...(remoteSignIns ? { remote: remoteSignIns } : {}) }, signInDeps)
+      : undefined;
+  return { runtime, appInfo: perPerson ?? appInfo, mcp, ...(signIns ? { signIns } : {}), catalog, definitions };
+}
+
+/** The operator's remote agents that people sign in to; undefined when there are none (or nowhere to keep sign-ins). */
+function remoteSignInsOf(
+  configured: readonly SubagentDefinition[],
+  deps: SignInDeps | undefined,
+  readCard: Parameters<typeof createRemoteSignIns>[1]["readCard"],
+) {
+  const agents = configured.flatMap((d) => (d.a2a?.oauth ? [{ name: d.name, ref: d.a2a }] : []));
+  if (agents.length === 0) return undefined;
+  if (!deps) throw new SubagentConfigError(`Subagent "${agents[0]!.name}" has a2a.oauth, and this server keeps no sign-ins`);
+  return createRemoteSignIns(agents, { ...deps, readCard });
 }
 
 /** The id MODEL's endpoint (OPENAI_BASE_URL) has in the catalog. */

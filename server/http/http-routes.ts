@@ -27,7 +27,7 @@ import type { NotificationService } from "@/server/notifications/notification-se
 
 /** Delegate's A2A endpoint (server/a2a-server/): answers its paths, false for any other. */
 export type A2ARoute = (req: IncomingMessage, res: ServerResponse, pathname: string) => Promise<boolean>;
-import { mcpSignInRoutes, type McpSignInHttpDeps } from "@/server/mcp/oauth/sign-in-routes";
+import { signInRoutes, type SignInHttpDeps } from "@/server/oauth/sign-in-routes";
 
 /** The groups of HTTP routes this instance serves, each with what it needs; absent: not served. */
 export interface HttpRoutes {
@@ -48,8 +48,8 @@ export interface HttpRoutes {
   tokens?: ApiTokenHttpDeps;
   /** Delegate as an A2A server (A2A_SERVER_ENABLED); a bearer token, not a sign-in, opens it. */
   a2a?: A2ARoute;
-  /** People's sign-ins to MCP servers with `oauth`, when MCP servers are configured. */
-  mcpSignIn?: ReturnType<typeof mcpSignInRoutes>;
+  /** People's sign-ins to MCP servers and remote agents with `oauth`, when there are any. */
+  signIn?: ReturnType<typeof signInRoutes>;
   /** Browser notifications: the setting, the VAPID key, push subscriptions. */
   notifications?: NotificationHttpDeps;
 }
@@ -70,7 +70,7 @@ export function httpRoutes(deps: {
   /** Token creations per person. */
   tokenCreations?: Pick<Limiter, "consume">;
   a2a?: A2ARoute;
-  mcp?: McpSignInHttpDeps["mcp"];
+  signIns?: SignInHttpDeps["signIns"];
   dbUp?: () => Promise<boolean> | boolean;
   importMaxBytes?: number;
   importBodyTimeoutMs?: number;
@@ -129,9 +129,9 @@ export function httpRoutes(deps: {
       : undefined,
     a2a: deps.a2a,
     notifications: deps.notifications ? { notifications: deps.notifications, allowedOrigins, log } : undefined,
-    mcpSignIn: deps.mcp
-      ? mcpSignInRoutes({
-          mcp: deps.mcp,
+    signIn: deps.signIns
+      ? signInRoutes({
+          signIns: deps.signIns,
           allowedOrigins,
           ...(deps.settings.hosts.publicUrl ? { publicUrl: deps.settings.hosts.publicUrl } : {}),
           ...(log ? { log } : {}),

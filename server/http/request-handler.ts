@@ -121,7 +121,7 @@ async function routeAccountMode(
   account: AccountHttpDeps,
   deps: RequestHandlerDeps,
 ): Promise<void> {
-  const { oidc, share, api, attachments, agents, usage, tokens, mcpSignIn, notifications } = deps.routes;
+  const { oidc, share, api, attachments, agents, usage, tokens, signIn, notifications } = deps.routes;
   if (oidc && (await handleOidc(req, res, url, cookies, oidc))) return;
   const gate = await gateAccountRequest(req, res, url, cookies, deps.identity.verify(cookies[IDENTITY_COOKIE]), account);
   if (gate.answered) return;
@@ -131,7 +131,7 @@ async function routeAccountMode(
   if (agents && gate.accountId && (await handleAgentApi(req, res, url, gate.accountId, agents))) return;
   if (usage && gate.accountId && (await handleUsageApi(req, res, url, gate.accountId, usage))) return;
   if (tokens && gate.accountId && (await handleApiTokenApi(req, res, url, gate.accountId, tokens))) return;
-  if (mcpSignIn && gate.accountId && (await mcpSignIn(req, res, url, gate.accountId))) return;
+  if (signIn && gate.accountId && (await signIn(req, res, url, gate.accountId))) return;
   if (notifications && gate.accountId && (await handleNotificationApi(req, res, url, gate.accountId, notifications))) return;
   if (await handleApi(req, res, gate.accountId ?? "", api)) return;
   // The page sees the account the socket handshake would accept, or no one.
@@ -149,7 +149,7 @@ async function routeSingleMode(
   deps: RequestHandlerDeps,
 ): Promise<void> {
   const { identity, login, pageHandler } = deps;
-  const { share, api, attachments, agents, usage, tokens, mcpSignIn, notifications } = deps.routes;
+  const { share, api, attachments, agents, usage, tokens, signIn, notifications } = deps.routes;
   if (url.pathname === ACCOUNT_ROUTES.state && req.method === "GET") {
     // Single mode answers the same question: no accounts here.
     res.writeHead(200, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
@@ -168,7 +168,7 @@ async function routeSingleMode(
   if (agents && (await handleAgentApi(req, res, url, userId, agents))) return;
   if (usage && (await handleUsageApi(req, res, url, userId, usage))) return;
   if (tokens && (await handleApiTokenApi(req, res, url, userId, tokens))) return;
-  if (mcpSignIn && (await mcpSignIn(req, res, url, userId))) return;
+  if (signIn && (await signIn(req, res, url, userId))) return;
   if (notifications && (await handleNotificationApi(req, res, url, userId, notifications))) return;
   if (await handleApi(req, res, userId, api)) return;
   if (!pageHandler) {

@@ -4,6 +4,7 @@ import type { Logger } from "@/lib/log";
 import { parseMcpConfigText, type McpServerConfig } from "@/lib/mcp/config";
 import type { Tool } from "@/lib/tools/types";
 import { McpConnection, type Backoff } from "./connection";
+import { takeOwnAttempt, type SignInAttempt } from "@/server/oauth/person-sign-in";
 import { PersonalServer, type McpSignInServerConfig, type PersonalServerDeps } from "./oauth/personal-server";
 
 /**
@@ -24,6 +25,8 @@ export interface McpManager {
   signIn(ownerId: string, serverName: string, redirectUrl: string): Promise<{ authorizationUrl: string } | null>;
   /** The authorization server sent `ownerId`'s browser back: checks the state is theirs (once) and finishes. Returns the server's name. */
   finishSignIn(ownerId: string, state: string, code: string): Promise<string>;
+  /** Finishes an attempt the callback already took (see takeOwnAttempt) for one of these servers. */
+  finish(attempt: SignInAttempt & { serverName: string }, code: string): Promise<void>;
   signOut(ownerId: string, serverName: string): Promise<void>;
   /** Called on every status or tool-list change. */
   onChange(listener: () => void): () => void;
@@ -36,8 +39,6 @@ export interface McpManagerOptions {
   /** Where people's sign-ins are kept; needed when a server has `oauth`. */
   signIns?: PersonalServerDeps;
 }
-
-const MAX_STATE_LENGTH = 128;
 
 export function createMcpManager(configs: readonly McpServerConfig[], options: McpManagerOptions = {}): McpManager {
   const listeners = new Set<() => void>();
@@ -73,21 +74,12 @@ export function createMcpManager(configs: readonly McpServerConfig[], options: M
     },
     signIn: (ownerId, serverName, redirectUrl) => personalServer(serverName).signIn(ownerId, redirectUrl),
     async finishSignIn(ownerId, state, code) {
-      // Ours are 43 characters; anything far longer is not worth a query.
-      const attempt =
-        state.length <= MAX_STATE_LENGTH
-          ? await options.signIns?.store.takeAttempt(state, new Date(options.signIns.now?.() ?? Date.now()))
-          : undefined;
-      // Bound to the person who started it: another browser bringing the code back gets nothing.
-      if (!attempt || attempt.ownerId !== ownerId) {
-        throw new AppError(
-          "bad_request",
-          "This sign-in link is unknown, was already used, expired, or was started by someone else. Sign in again.",
-        );
-      }
+      if (!options.signIns) throw new AppError("bad_request", "No MCP server here takes a sign-in.");
+      const attempt = await takeOwnAttempt(options.signIns, ownerId, state);
       await personalServer(attempt.serverName).finish(attempt, code);
       return attempt.serverName;
     },
+    finish: (attempt, code) => personalServer(attempt.serverName).finish(attempt, code),
     signOut: (ownerId, serverName) => personalServer(serverName).signOut(ownerId),
     onChange(listener) {
       listeners.add(listener);

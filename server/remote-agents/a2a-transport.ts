@@ -14,6 +14,7 @@ import {
 } from "@/lib/remote-agents/transport";
 import { guardedFetch, ResponseTooLargeError } from "@/server/net/guarded-fetch";
 import { answerUpdate, toRemoteUpdate } from "./a2a-updates";
+import type { RemoteSignIns } from "./remote-sign-in";
 import {
   allowedHostsFor,
   createCardCache,
@@ -21,6 +22,7 @@ import {
   fetchCardGuarded,
   hostOf,
   unreachable,
+  type CardCache,
   type CardFetch,
   type ReadCard,
 } from "./card-cache";
@@ -33,6 +35,10 @@ export interface A2ATransportOptions {
   /** Reads a card URL (tests count reads); guardedFetch with the card's bounds unless set. */
   fetchCard?: CardFetch;
   now?: () => number;
+  /** The cards, shared with the sign-ins (which read where to sign in from them); its own cache unless set. */
+  cards?: CardCache;
+  /** People's sign-ins to the remote agents that want one (`a2a.oauth`); absent, such an agent is refused. */
+  signIns?: Pick<RemoteSignIns, "token" | "refresh">;
 }
 
 /** Until a stream's headers arrive; then the stream runs as long as the caller's signal lets it. */
@@ -49,12 +55,14 @@ const CANCEL_TIMEOUT_MS = 10_000;
  * every redirect) is checked; the bearer token goes only to the card's own origin.
  */
 export function createA2ATransport(options: A2ATransportOptions): RemoteAgentTransport {
-  const cards = createCardCache({
-    allowedHosts: options.allowedHosts,
-    ttlMs: options.cardTtlMs ?? DEFAULT_CARD_TTL_MS,
-    fetchCard: options.fetchCard ?? fetchCardGuarded,
-    now: options.now ?? Date.now,
-  });
+  const cards =
+    options.cards ??
+    createCardCache({
+      allowedHosts: options.allowedHosts,
+      ttlMs: options.cardTtlMs ?? DEFAULT_CARD_TTL_MS,
+      fetchCard: options.fetchCard ?? fetchCardGuarded,
+      now: options.now ?? Date.now,
+    });
 
   return {
     async describe(ref, call) {
@@ -64,7 +72,7 @@ export function createA2ATransport(options: A2ATransportOptions): RemoteAgentTra
 
     async start(ref, text, call) {
       const read = await cards.get(ref.cardUrl, call.trusted, call.signal);
-      const client = await clientFor(ref, read, call, options.allowedHosts);
+      const client = await clientFor(ref, read, call, options);
       const streaming = read.card.capabilities?.streaming ?? false;
       const host = hostOf(ref.cardUrl);
       const seen: { taskId?: string; contextId?: string } = {};
@@ -111,19 +119,10 @@ function bearerToken(ref: RemoteAgentRef, host: string): string | undefined {
   return token;
 }
 
-async function clientFor(ref: RemoteAgentRef, read: ReadCard, call: RemoteCallOptions, allowedHosts: readonly string[]): Promise<Client> {
+async function clientFor(ref: RemoteAgentRef, read: ReadCard, call: RemoteCallOptions, options: A2ATransportOptions): Promise<Client> {
   const host = hostOf(ref.cardUrl);
-  const cardOrigin = new URL(ref.cardUrl).origin;
-  const token = bearerToken(ref, host);
-  // Refused rather than sent without the token: without it the call would only fail later,
-  // as unauthorised, and the person would not learn that the card points elsewhere.
-  if (token && new URL(read.endpoint.url).origin !== cardOrigin) {
-    throw new RemoteAgentError(
-      `The remote agent at ${host} names its endpoint on another origin (${new URL(read.endpoint.url).origin}); its token (${ref.bearerTokenEnv}) is sent only to ${cardOrigin}`,
-    );
-  }
-  const allowHosts = allowedHostsFor(ref.cardUrl, call.trusted, allowedHosts);
-  const fetchImpl = a2aFetch({ allowHosts, host, auth: token ? { origin: cardOrigin, token, env: ref.bearerTokenEnv ?? "" } : undefined });
+  const allowHosts = allowedHostsFor(ref.cardUrl, call.trusted, options.allowedHosts);
+  const fetchImpl = a2aFetch({ allowHosts, host, auth: ref.oauth ? await personalAuth(ref, read, call, options) : sharedAuth(ref, read) });
   const card: SdkAgentCard = {
     name: read.card.name,
     description: read.card.description,
@@ -155,41 +154,106 @@ async function clientFor(ref: RemoteAgentRef, read: ReadCard, call: RemoteCallOp
   return factory.createFromAgentCard(card);
 }
 
+/** How a request proves who sends it: a bearer token for one origin, and what to do when it is refused. */
+interface RequestAuth {
+  origin: string;
+  token: string;
+  /** What the person should do once the remote refused the token. */
+  advice: string;
+  /** A fresh token after a refusal (a person's sign-in is refreshed); undefined: none to be had. */
+  refresh?: () => Promise<string | undefined>;
+}
+
+/** The operator's token for everyone (`bearerTokenEnv`), for the card's own origin; undefined without one. */
+function sharedAuth(ref: RemoteAgentRef, read: ReadCard): RequestAuth | undefined {
+  const host = hostOf(ref.cardUrl);
+  const cardOrigin = new URL(ref.cardUrl).origin;
+  const token = bearerToken(ref, host);
+  if (!token) return undefined;
+  // Refused rather than sent without the token: without it the call would only fail later,
+  // as unauthorised, and the person would not learn that the card points elsewhere.
+  if (new URL(read.endpoint.url).origin !== cardOrigin) {
+    throw new RemoteAgentError(
+      `The remote agent at ${host} names its endpoint on another origin (${new URL(read.endpoint.url).origin}); its token (${ref.bearerTokenEnv}) is sent only to ${cardOrigin}`,
+    );
+  }
+  return { origin: cardOrigin, token, advice: `check the token in ${ref.bearerTokenEnv}` };
+}
+
 /**
- * The SDK's fetch: guardedFetch with the call's allow-list, the bearer token added for the
- * card's origin only, and the failures a person should understand turned into
- * RemoteAgentError before the SDK words them.
+ * The token of the person the run is for (`oauth`), for the agent's endpoint: the
+ * authorization server issued it for that address alone, so it goes nowhere else.
  */
-function a2aFetch(options: {
-  allowHosts: readonly string[];
-  host: string;
-  auth?: { origin: string; token: string; env: string };
-}): typeof fetch {
+async function personalAuth(
+  ref: RemoteAgentRef,
+  read: ReadCard,
+  call: RemoteCallOptions,
+  options: A2ATransportOptions,
+): Promise<RequestAuth> {
+  const host = hostOf(ref.cardUrl);
+  const { agent, ownerId } = call;
+  const signIns = options.signIns;
+  if (!signIns || !agent || !ownerId) {
+    throw new RemoteAgentError(`The remote agent at ${host} needs each person to sign in, and this run is not one person's`);
+  }
+  const advice = signInAdvice(agent);
+  const token = await signIns.token(ownerId, agent);
+  if (!token) throw new RemoteAgentError(`The remote agent "${agent}" at ${host} needs you to sign in: ${advice}`);
+  return { origin: new URL(read.endpoint.url).origin, token, advice, refresh: () => signIns.refresh(ownerId, agent) };
+}
+
+/** Where a person signs in to a remote agent, and what then. */
+export function signInAdvice(agent: string): string {
+  return `sign in to "${agent}" from the tool servers menu (the wrench in the chat's header), then retry the run`;
+}
+
+/**
+ * The SDK's fetch: guardedFetch with the call's allow-list, the bearer token added for its
+ * origin only (refreshed once when refused, where it can be), and the failures a person
+ * should understand turned into RemoteAgentError before the SDK words them.
+ */
+function a2aFetch(options: { allowHosts: readonly string[]; host: string; auth?: RequestAuth }): typeof fetch {
   const bounds = { allowHosts: options.allowHosts, maxBytes: RESPONSE_MAX_BYTES };
   const streamFetch = guardedFetch({ ...bounds, timeoutMs: STREAM_HEADERS_TIMEOUT_MS });
   const answerFetch = guardedFetch({ ...bounds, timeoutMs: ANSWER_TIMEOUT_MS });
+  const auth = options.auth;
   return async (input, init) => {
     const request = new Request(input, init);
-    const headers = new Headers(request.headers);
-    if (options.auth && new URL(request.url).origin === options.auth.origin) headers.set("authorization", `Bearer ${options.auth.token}`);
-    const streaming = headers.get("accept")?.includes("text/event-stream") ?? false;
-    let response: Response;
-    try {
-      response = await (streaming ? streamFetch : answerFetch)(new Request(request, { headers }));
-    } catch (error) {
-      throw unreachable(options.host, error, request.signal);
+    const ours = auth !== undefined && new URL(request.url).origin === auth.origin;
+    const streaming = request.headers.get("accept")?.includes("text/event-stream") ?? false;
+    // Kept for a second try with a refreshed token: a sent body cannot be read again.
+    const again = ours && auth.refresh ? request.clone() : undefined;
+    const send = async (attempt: Request, token: string | undefined) => {
+      const headers = new Headers(attempt.headers);
+      if (token) headers.set("authorization", `Bearer ${token}`);
+      try {
+        return await (streaming ? streamFetch : answerFetch)(new Request(attempt, { headers }));
+      } catch (error) {
+        throw unreachable(options.host, error, request.signal);
+      }
+    };
+    let response = await send(request, ours ? auth.token : undefined);
+    if (refused(response) && again && auth?.refresh) {
+      await response.body?.cancel().catch(() => undefined);
+      const fresh = await auth.refresh();
+      if (fresh) {
+        auth.token = fresh;
+        response = await send(again, fresh);
+      }
     }
-    if (response.status === 401 || response.status === 403) {
+    if (refused(response)) {
       await response.body?.cancel().catch(() => undefined);
       throw new RemoteAgentError(
         `The remote agent at ${options.host} refused the authorization (HTTP ${response.status}): ${
-          options.auth ? `check the token in ${options.auth.env}` : "it needs a token (bearerTokenEnv)"
+          auth ? auth.advice : "it needs a token (bearerTokenEnv)"
         }`,
       );
     }
     return response;
   };
 }
+
+const refused = (response: Response) => response.status === 401 || response.status === 403;
 
 function userMessage(text: string, seen: { taskId?: string; contextId?: string }): SendMessageRequest {
   return {

@@ -117,6 +117,8 @@ export function createCardCache(options: { allowedHosts: readonly string[]; ttlM
   };
 }
 
+export type CardCache = ReturnType<typeof createCardCache>;
+
 /** The promise's outcome, or the signal's reason as soon as it aborts. */
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason);

@@ -41,6 +41,7 @@ async function run(cardUrl: string, text: string, options: { trusted?: boolean; 
     transport,
     ref: ref(cardUrl),
     trusted: options.trusted ?? true,
+    agent: "warehouse",
     text,
     signal: AbortSignal.timeout(30_000),
     idleMs: 10_000,

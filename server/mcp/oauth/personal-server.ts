@@ -1,12 +1,18 @@
-import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { McpServerInfo } from "@/lib/contracts";
 import { AppError } from "@/lib/contracts";
 import { McpConfigError, type McpHttpServerConfig, type McpOAuthSetting } from "@/lib/mcp/config";
 import type { Tool } from "@/lib/tools/types";
 import { McpConnection, type ConnectionOptions } from "../connection";
-import { StoredOAuthProvider, type ProviderScope } from "./client-provider";
-import { oauthFetch } from "./oauth-fetch";
-import type { McpOAuthStore } from "./oauth-store";
+import { StoredOAuthProvider } from "@/server/oauth/client-provider";
+import { oauthFetch } from "@/server/oauth/oauth-fetch";
+import {
+  finishSignIn,
+  providerScope,
+  startSignIn,
+  type SignInAttempt,
+  type SignInDeps,
+  type SignInTarget,
+} from "@/server/oauth/person-sign-in";
 
 /**
  * The longest a turn (or the menu) waits for a person's connection to open: a server that
@@ -17,13 +23,7 @@ export const PREPARE_WAIT_MS = 10_000;
 
 export type McpSignInServerConfig = McpHttpServerConfig & { oauth: McpOAuthSetting };
 
-export interface PersonalServerDeps {
-  store: McpOAuthStore;
-  /** Reads the variable a configured client's `clientSecretEnv` names. */
-  lookup: (name: string) => string | undefined;
-  now?: () => number;
-  /** The fetch under the guard (tests count requests); default: the global one. */
-  fetch?: typeof fetch;
+export interface PersonalServerDeps extends SignInDeps {
   /** See PREPARE_WAIT_MS. */
   prepareWaitMs?: number;
 }
@@ -99,23 +99,14 @@ export class PersonalServer {
    */
   async signIn(ownerId: string, redirectUrl: string): Promise<{ authorizationUrl: string } | null> {
     if (!this.config.enabled) throw new AppError("bad_request", `MCP server "${this.name}" is turned off.`);
-    const provider = new StoredOAuthProvider(this.scope(ownerId, redirectUrl), "signing-in");
-    const result = await this.authorize(provider, {});
-    if (result === "AUTHORIZED") {
-      this.reopen(ownerId, redirectUrl);
-      return null;
-    }
-    if (!provider.authorizationUrl)
-      throw new AppError("internal", `MCP server "${this.name}": the sign-in produced no authorization address.`);
-    return { authorizationUrl: provider.authorizationUrl.href };
+    const started = await startSignIn(this.target, this.deps, ownerId, redirectUrl);
+    if (!started) this.reopen(ownerId, redirectUrl);
+    return started;
   }
 
   /** The authorization server sent the person back with `code`: exchange it and open their connection. */
-  async finish(attempt: { ownerId: string; codeVerifier: string; redirectUrl: string }, code: string): Promise<void> {
-    const provider = new StoredOAuthProvider(this.scope(attempt.ownerId, attempt.redirectUrl), {
-      finishing: { codeVerifier: attempt.codeVerifier },
-    });
-    await this.authorize(provider, { authorizationCode: code });
+  async finish(attempt: SignInAttempt, code: string): Promise<void> {
+    await finishSignIn(this.target, this.deps, attempt, code);
     this.reopen(attempt.ownerId, attempt.redirectUrl);
     await this.settled(attempt.ownerId);
   }
@@ -135,24 +126,6 @@ export class PersonalServer {
     await Promise.all(all.map((c) => c.close()));
   }
 
-  /** Runs the SDK's flow; an address the guard refused fails it, whatever the SDK would have tried next. */
-  private async authorize(provider: StoredOAuthProvider, options: { authorizationCode?: string }) {
-    const refused: Error[] = [];
-    const fetchFn = oauthFetch(this.config.url, this.deps.fetch, (error) => refused.push(error));
-    let failure: unknown;
-    try {
-      const result = await auth(provider, { serverUrl: this.config.url, fetchFn, ...options });
-      if (!refused.length) return result;
-    } catch (error) {
-      failure = error;
-    }
-    const why = refused[0] ?? failure;
-    throw new AppError(
-      "unavailable",
-      `Signing in to MCP server "${this.name}" failed: ${why instanceof Error ? why.message : String(why)}`,
-    );
-  }
-
   private reopen(ownerId: string, redirectUrl: string): void {
     const old = this.connections.get(ownerId);
     this.connections.delete(ownerId);
@@ -161,7 +134,7 @@ export class PersonalServer {
   }
 
   private open(ownerId: string, redirectUrl: string): void {
-    const provider = new StoredOAuthProvider(this.scope(ownerId, redirectUrl), "connection");
+    const provider = new StoredOAuthProvider(providerScope(this.target, this.deps, ownerId, redirectUrl), "connection");
     const connection = new McpConnection(this.config, {
       ...this.connectionOptions,
       auth: { provider, fetch: this.fetch, needsSignIn: () => provider.needsSignIn },
@@ -170,17 +143,7 @@ export class PersonalServer {
     connection.start();
   }
 
-  private scope(ownerId: string, redirectUrl: string): ProviderScope {
-    const { oauth } = this.config;
-    const secret = typeof oauth === "object" && oauth.clientSecretEnv ? this.deps.lookup(oauth.clientSecretEnv) : undefined;
-    return {
-      ownerId,
-      serverName: this.name,
-      setting: oauth,
-      redirectUrl,
-      store: this.deps.store,
-      ...(secret ? { clientSecret: secret } : {}),
-      ...(this.deps.now ? { now: this.deps.now } : {}),
-    };
+  private get target(): SignInTarget {
+    return { key: this.name, label: `MCP server "${this.name}"`, url: this.config.url, setting: this.config.oauth };
   }
 }

@@ -11,8 +11,8 @@ import {
 } from "@/test/support/oidc/mcp-auth-servers";
 import { openTestDatabase, type TestDatabase } from "@/test/support/server/database";
 import { createMcpManager, type McpManager } from "../manager";
-import { createMcpOAuthStore, type McpOAuthStore } from "./oauth-store";
-import { createSecretBox } from "./secret-box";
+import { createMcpOAuthStore, type McpOAuthStore } from "@/server/oauth/oauth-store";
+import { createSecretBox } from "@/server/oauth/secret-box";
 
 /**
  * A person signs in to an MCP server against a real authorization server (oidc-provider:

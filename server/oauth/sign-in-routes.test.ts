@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppInfo, McpServerInfo } from "@/lib/contracts";
 import type { McpServerConfig } from "@/lib/mcp/config";
-import { mcpSignInRoute } from "@/lib/mcp/sign-in-routes";
+import { mcpSignInRoute } from "@/lib/oauth/sign-in-routes";
 import { lastUser, scriptedModel, toolResults } from "@/test/support/agent/scripted-model";
 import { httpServer } from "@/test/support/mcp/servers";
 import {
@@ -12,9 +12,10 @@ import {
 } from "@/test/support/oidc/mcp-auth-servers";
 import { openSession, recordEvents, request, runtimeWith, startHarness, waitFor, type Harness } from "@/test/support/server/app-harness";
 import { openTestDatabase, type TestDatabase } from "@/test/support/server/database";
-import { createMcpManager, type McpManager } from "../manager";
-import { createMcpOAuthStore } from "./oauth-store";
-import { createSecretBox } from "./secret-box";
+import { createMcpManager, type McpManager } from "@/server/mcp/manager";
+import { createSignInTargets } from "./sign-in-targets";
+import { createMcpOAuthStore } from "@/server/oauth/oauth-store";
+import { createSecretBox } from "@/server/oauth/secret-box";
 
 /**
  * The sign-in routes through the real app: a person presses Sign in, the browser goes to a
@@ -49,9 +50,8 @@ beforeAll(async () => {
     httpServer("vault", vault.url, { oauth: true, requireApproval: false } as Partial<McpServerConfig>),
     httpServer("trap", trap.url, { oauth: true } as Partial<McpServerConfig>),
   ];
-  manager = createMcpManager(configs, {
-    signIns: { store: createMcpOAuthStore(db.models, createSecretBox(Buffer.alloc(32, 9))), lookup: () => undefined },
-  });
+  const signInDeps = { store: createMcpOAuthStore(db.models, createSecretBox(Buffer.alloc(32, 9))), lookup: () => undefined };
+  manager = createMcpManager(configs, { signIns: signInDeps });
   const appInfo = async (ownerId?: string): Promise<AppInfo> => {
     if (ownerId) await manager.prepare(ownerId);
     return { modelLabel: "scripted", demo: false, passwordProtected: false, mcpServers: manager.servers(ownerId) };
@@ -59,7 +59,7 @@ beforeAll(async () => {
   harness = await startHarness("mcp-oauth-routes", {
     runner: runtimeWith(model, { tools: (f) => manager.tools(f), prepareTools: (f) => manager.prepare(f) }),
     appInfo,
-    mcp: manager,
+    signIns: createSignInTargets({ mcp: manager }, signInDeps),
   });
 });
 afterAll(async () => {

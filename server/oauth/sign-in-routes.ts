@@ -1,27 +1,36 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { AppError } from "@/lib/contracts";
 import type { Logger } from "@/lib/log";
-import { MCP_OAUTH_CALLBACK, MCP_SIGN_IN_PATH, SIGN_IN_ERROR_PARAM, SIGNED_IN_PARAM, type McpSignInAnswer } from "@/lib/mcp/sign-in-routes";
+import {
+  MCP_OAUTH_CALLBACK,
+  MCP_SIGN_IN_PATH,
+  REMOTE_SIGN_IN_PATH,
+  REMOTE_TARGET_PREFIX,
+  SIGN_IN_ERROR_PARAM,
+  SIGNED_IN_PARAM,
+  type McpSignInAnswer,
+} from "@/lib/oauth/sign-in-routes";
 import { errorAnswer } from "@/server/http/error-answer";
 import { originAllowed } from "@/server/http/origin";
 import { createKeyedRateLimiter, type RateLimit } from "@/server/realtime/rate-limit";
-import type { McpManager } from "../manager";
+import type { SignInTargets } from "./sign-in-targets";
 
 /**
- * A person's sign-ins to MCP servers over HTTP, behind the app's sign-in like the rest of
- * the API (docs/mcp-auth.md):
+ * A person's sign-ins to MCP servers and remote agents over HTTP, behind the app's sign-in
+ * like the rest of the API (docs/mcp-auth.md, docs/remote-agents.md):
  *
  *   POST /api/mcp/<server>/sign-in   → { authorizationUrl } (the browser goes there), or null when already signed in
- *   GET  /api/mcp/oauth/callback?code&state → finishes, then sends the browser back to the app
- *   POST /api/mcp/<server>/sign-out  → forgets this person's tokens and closes their connection
+ *   POST /api/remote-agents/<agent>/sign-in → the same, for a remote agent
+ *   GET  /api/mcp/oauth/callback?code&state → finishes either, then sends the browser back to the app
+ *   POST /api/mcp/<server>/sign-out, /api/remote-agents/<agent>/sign-out → forgets this person's tokens
  *
  * The POSTs are refused cross-site (as every state-changing route is) and counted per
  * person: each sign-in makes requests to remote servers. The callback is a top-level
  * navigation from the authorization server, so it carries no Origin of ours; what binds
  * it is its state, which must have been issued to this very person, and works once.
  */
-export interface McpSignInHttpDeps {
-  mcp: Pick<McpManager, "signIn" | "finishSignIn" | "signOut">;
+export interface SignInHttpDeps {
+  signIns: SignInTargets;
   allowedOrigins: readonly string[];
   /** PUBLIC_URL: the address the authorization server sends the browser back to; else the request's own origin. */
   publicUrl?: string;
@@ -32,16 +41,18 @@ export interface McpSignInHttpDeps {
 /** Ten sign-in attempts at once, one more every six seconds, per person. */
 const DEFAULT_RATE_LIMIT: RateLimit = { burst: 10, perSecond: 1 / 6 };
 
-export function mcpSignInRoutes(deps: McpSignInHttpDeps) {
+export function signInRoutes(deps: SignInHttpDeps) {
   const limiter = createKeyedRateLimiter(deps.rateLimit ?? DEFAULT_RATE_LIMIT);
-  /** Answers `/api/mcp/…`; false for any other path. */
-  return async function handleMcpSignIn(req: IncomingMessage, res: ServerResponse, url: URL, userId: string): Promise<boolean> {
+  /** Answers `/api/mcp/…` and `/api/remote-agents/…`; false for any other path. */
+  return async function handleSignIn(req: IncomingMessage, res: ServerResponse, url: URL, userId: string): Promise<boolean> {
     if (url.pathname === MCP_OAUTH_CALLBACK) {
       req.resume();
       await callback(req, res, url, userId, deps);
       return true;
     }
-    const match = MCP_SIGN_IN_PATH.exec(url.pathname);
+    const mcp = MCP_SIGN_IN_PATH.exec(url.pathname);
+    const remote = mcp ? null : REMOTE_SIGN_IN_PATH.exec(url.pathname);
+    const match = mcp ?? remote;
     if (!match) return false;
     req.resume();
     let status = 200;
@@ -50,12 +61,13 @@ export function mcpSignInRoutes(deps: McpSignInHttpDeps) {
       if (req.method !== "POST") throw new AppError("not_found", "No such API route.");
       if (!originAllowed(req, deps.allowedOrigins)) throw new AppError("unauthorized", "Cross-site requests are not allowed.");
       if (!(await limiter.take(userId))) throw new AppError("rate_limited", "Too many sign-in attempts; wait a moment and try again.");
-      const [, server, action] = match;
+      const [, name, action] = match;
+      const target = remote ? `${REMOTE_TARGET_PREFIX}${name}` : name!;
       if (action === "sign-out") {
-        await deps.mcp.signOut(userId, server!);
+        await deps.signIns.signOut(userId, target);
         result = { signedOut: true };
       } else {
-        const started = await deps.mcp.signIn(userId, server!, `${origin(req, deps.publicUrl)}${MCP_OAUTH_CALLBACK}`);
+        const started = await deps.signIns.signIn(userId, target, `${origin(req, deps.publicUrl)}${MCP_OAUTH_CALLBACK}`);
         result = { authorizationUrl: started?.authorizationUrl ?? null } satisfies McpSignInAnswer;
       }
     } catch (error) {
@@ -68,7 +80,7 @@ export function mcpSignInRoutes(deps: McpSignInHttpDeps) {
 }
 
 /** Finishes the sign-in and sends the browser to the app, saying how it went in the address (the tool servers menu reads it). */
-async function callback(req: IncomingMessage, res: ServerResponse, url: URL, userId: string, deps: McpSignInHttpDeps): Promise<void> {
+async function callback(req: IncomingMessage, res: ServerResponse, url: URL, userId: string, deps: SignInHttpDeps): Promise<void> {
   const back = new URL("/", "http://app");
   try {
     const refused = url.searchParams.get("error");
@@ -79,7 +91,7 @@ async function callback(req: IncomingMessage, res: ServerResponse, url: URL, use
     const state = url.searchParams.get("state");
     const code = url.searchParams.get("code");
     if (!state || !code) throw new AppError("bad_request", "The authorization server sent no code or state back.");
-    back.searchParams.set(SIGNED_IN_PARAM, await deps.mcp.finishSignIn(userId, state, code));
+    back.searchParams.set(SIGNED_IN_PARAM, await deps.signIns.finishSignIn(userId, state, code));
   } catch (error) {
     const { body } = errorAnswer(error, "mcp sign-in", url.pathname, deps.log);
     back.searchParams.set(SIGN_IN_ERROR_PARAM, body.error.message);

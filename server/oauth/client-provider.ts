@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
-import type { McpOAuthSetting } from "@/lib/mcp/config";
+import type { OAuthSetting } from "@/lib/oauth/setting";
 import type { McpOAuthStore } from "./oauth-store";
 
 /** How long a person has between "Sign in" and the authorization server sending them back. */
@@ -9,14 +9,28 @@ export const ATTEMPT_TTL_MS = 10 * 60_000;
 
 export interface ProviderScope {
   ownerId: string;
+  /** The key the person's sign-in is kept under: an MCP server's name, or `a2a:<agent>` (see signInKey). */
   serverName: string;
-  setting: McpOAuthSetting;
+  setting: OAuthSetting;
   /** The configured client's secret (read from `clientSecretEnv`), if any. */
   clientSecret?: string;
   /** `<origin>/api/mcp/oauth/callback`, as this person's sign-in registered it. */
   redirectUrl: string;
   store: McpOAuthStore;
   now?: () => number;
+  /**
+   * Where the authorization server is, when the resource says so itself (an A2A agent's
+   * card names its OAuth or OpenID Connect provider); absent, the SDK finds it from the
+   * resource's protected resource metadata (RFC 9728), as for an MCP server.
+   */
+  discovery?: OAuthDiscoveryState;
+  /**
+   * The resource every token is asked for (RFC 8707) when the resource publishes no
+   * metadata naming one: an A2A agent's endpoint, so its token is good there alone.
+   */
+  resource?: string;
+  /** Scopes asked for when the setting names none (an A2A card's flow lists them). */
+  scopes?: string[];
 }
 
 /**
@@ -37,11 +51,28 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   /** The verifier of the attempt the callback took (see `finishing`). */
   private takenVerifier: string | undefined;
 
+  /** Set only for a resource of known address (see ProviderScope.resource): the SDK then asks for no other. */
+  validateResourceURL?: (serverUrl: string | URL, resource?: string) => Promise<URL | undefined>;
+
   constructor(
     private readonly scope: ProviderScope,
     private readonly mode: "signing-in" | "connection" | { finishing: { codeVerifier: string } },
   ) {
     if (typeof mode === "object") this.takenVerifier = mode.finishing.codeVerifier;
+    const own = scope.resource;
+    if (own) {
+      this.validateResourceURL = async (_serverUrl, published) => {
+        // Metadata naming another resource would have the token issued for that one instead.
+        if (published && new URL(published).href !== new URL(own).href) {
+          throw new Error(`the protected resource metadata names ${published}, not ${own}`);
+        }
+        return new URL(own);
+      };
+    }
+  }
+
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.scope.discovery;
   }
 
   get redirectUrl(): string {
@@ -49,7 +80,8 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   get clientMetadata(): OAuthClientMetadata {
-    const scopes = typeof this.scope.setting === "object" ? this.scope.setting.scopes : undefined;
+    const configured = typeof this.scope.setting === "object" ? this.scope.setting.scopes : undefined;
+    const scopes = configured?.length ? configured : this.scope.scopes;
     return {
       client_name: "Delegate",
       redirect_uris: [this.scope.redirectUrl],
