@@ -6,7 +6,8 @@ import { CARD_LIMITS } from "./card-limits";
  * OpenID Connect provider, or an OAuth 2 authorization server by its metadata or by the
  * authorization-code flow's two addresses. Both wire versions are read: 1.0 wraps each
  * scheme in its kind (`{ "openIdConnectSecurityScheme": { … } }`), 0.3 names the kind in
- * `type`. A card that declares none leaves the agent's endpoint to say it (RFC 9728
+ * `type`; so is the shape the A2A TypeScript SDK's server writes, a oneof as
+ * `{ "scheme": { "$case": kind, "value": … } }`. A card that declares none leaves the agent's endpoint to say it (RFC 9728
  * protected resource metadata), as an MCP server does.
  *
  * Pure and bounded like the rest of the card; the addresses are checked again when they are
@@ -20,21 +21,34 @@ export type CardSignIn =
 
 const url = z.string().min(1).max(CARD_LIMITS.url);
 const scopes = z.record(z.string().max(CARD_LIMITS.token), z.string().max(CARD_LIMITS.skillText)).optional();
+/** `{ [field]: { $case: kind, value } }` (the TypeScript SDK's oneof) read as `{ [kind]: value }`; anything else as it is. */
+function oneofAsJson(field: string) {
+  return (raw: unknown): unknown => {
+    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return raw;
+    const one = (raw as Record<string, unknown>)[field];
+    if (typeof one !== "object" || one === null || typeof (one as { $case?: unknown }).$case !== "string") return raw;
+    const { [field]: _oneof, ...rest } = raw as Record<string, unknown>;
+    const { $case, value } = one as { $case: string; value: unknown };
+    return { ...rest, [$case]: value };
+  };
+}
+
 const codeFlow = z.object({ authorizationUrl: url, tokenUrl: url, scopes }).optional();
-const oauth2 = z.object({
-  oauth2MetadataUrl: url.optional(),
-  flows: z.object({ authorizationCode: codeFlow }).optional(),
-});
+const flows = z.preprocess(oneofAsJson("flow"), z.object({ authorizationCode: codeFlow })).optional();
+const oauth2 = z.object({ oauth2MetadataUrl: url.optional(), flows });
 const openIdConnect = z.object({ openIdConnectUrl: url });
-const scheme = z.object({
-  type: z.string().max(CARD_LIMITS.token).optional(),
-  oauth2SecurityScheme: oauth2.optional(),
-  openIdConnectSecurityScheme: openIdConnect.optional(),
-  // 0.3 puts the scheme's fields beside its `type`.
-  oauth2MetadataUrl: url.optional(),
-  flows: z.object({ authorizationCode: codeFlow }).optional(),
-  openIdConnectUrl: url.optional(),
-});
+const scheme = z.preprocess(
+  oneofAsJson("scheme"),
+  z.object({
+    type: z.string().max(CARD_LIMITS.token).optional(),
+    oauth2SecurityScheme: oauth2.optional(),
+    openIdConnectSecurityScheme: openIdConnect.optional(),
+    // 0.3 puts the scheme's fields beside its `type`.
+    oauth2MetadataUrl: url.optional(),
+    flows,
+    openIdConnectUrl: url.optional(),
+  }),
+);
 const MAX_SCHEMES = 20;
 export const securitySchemesSchema = z
   .record(z.string().max(CARD_LIMITS.name), scheme)
@@ -61,7 +75,8 @@ export function cardSignIn(schemes: z.infer<typeof securitySchemesSchema> | unde
   const all = Object.values(schemes ?? {});
   for (const one of all) {
     const oidc = one.openIdConnectSecurityScheme?.openIdConnectUrl ?? (one.type === "openIdConnect" ? one.openIdConnectUrl : undefined);
-    if (oidc) return { kind: "discover", issuer: issuerOf(oidc, OIDC_SUFFIX, cardUrl), scopes: [] };
+    // An OpenID Connect provider is asked for `openid`, which every such request carries.
+    if (oidc) return { kind: "discover", issuer: issuerOf(oidc, OIDC_SUFFIX, cardUrl), scopes: ["openid"] };
   }
   for (const one of all) {
     const oauth = one.oauth2SecurityScheme ?? (one.type === "oauth2" ? one : undefined);

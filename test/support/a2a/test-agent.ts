@@ -21,6 +21,7 @@ import {
 } from "@a2a-js/sdk/server";
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 import express, { type NextFunction, type Request, type Response } from "express";
+import { createRemoteJWKSet, jwtVerify } from "jose";
 
 /**
  * A real A2A agent for the tests, built with the SDK's server classes on express and
@@ -50,6 +51,13 @@ export interface TestA2AAgentOptions {
   cardOverride?: unknown;
   /** Speaks only A2A 0.3 (the SDK's compatibility layer): its card offers a 0.3 interface alone. */
   legacy?: boolean;
+  /**
+   * Each person signs in: every JSON-RPC request needs a JWT access token the issuer signed
+   * for this agent's endpoint (audience), unexpired. `card` is how the card says where to
+   * sign in: an OpenID Connect scheme, an OAuth 2 scheme with the issuer's metadata URL, or
+   * none (the endpoint answers 401 with RFC 9728 protected resource metadata instead).
+   */
+  oauth?: { issuer: string; card: "openIdConnect" | "oauth2" | "none"; scopes?: string[] };
 }
 
 export interface TestA2AAgent {
@@ -60,6 +68,9 @@ export interface TestA2AAgent {
   cancels: string[];
   /** The text of every message the agent received, in order. */
   messages: string[];
+  /** With `oauth`: the subject of each accepted token, and why each refused one was refused, in order. */
+  subjects: string[];
+  refusals: string[];
   close(): Promise<void>;
 }
 
@@ -83,6 +94,9 @@ export async function startTestA2AAgent(options: TestA2AAgentOptions = {}): Prom
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   const card = agentCard(origin, options.streaming ?? true, options.legacy ? "0.3" : A2A_PROTOCOL_VERSION);
+  const subjects: string[] = [];
+  const refusals: string[] = [];
+  if (options.oauth) card.securitySchemes = securitySchemesFor(options.oauth);
   const legacyCompat = { enabled: options.legacy ?? false };
   const executor = new ScriptedExecutor(messages, cancels, closing.signal);
   const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
@@ -99,6 +113,32 @@ export async function startTestA2AAgent(options: TestA2AAgentOptions = {}): Prom
     }
     next();
   });
+  if (options.oauth) {
+    const { issuer } = options.oauth;
+    const audience = `${origin}${JSONRPC_PATH}`;
+    const metadataUrl = `${origin}/.well-known/oauth-protected-resource${JSONRPC_PATH}`;
+    const jwks = createRemoteJWKSet(new URL(`${issuer}/jwks`));
+    app.get(`/.well-known/oauth-protected-resource${JSONRPC_PATH}`, (_req, res) => {
+      // A card that says where to sign in is the only place that says it, so a sign-in that works used the card.
+      const servers = options.oauth?.card === "none" ? { authorization_servers: [issuer] } : {};
+      res.json({ resource: audience, ...servers, scopes_supported: options.oauth?.scopes ?? [] });
+    });
+    app.use(JSONRPC_PATH, (req: Request, res: Response, next: NextFunction) => {
+      const refuse = (why: string) => {
+        refusals.push(why);
+        res.status(401).set("www-authenticate", `Bearer resource_metadata="${metadataUrl}"`).json({ error: "invalid_token" });
+      };
+      const bearer = /^Bearer (.+)$/.exec(req.header("authorization") ?? "")?.[1];
+      if (!bearer) return refuse("no token");
+      jwtVerify(bearer, jwks, { issuer, audience }).then(
+        ({ payload }) => {
+          subjects.push(String(payload.sub));
+          next();
+        },
+        (error: unknown) => refuse(error instanceof Error ? error.message : String(error)),
+      );
+    });
+  }
   app.post(JSONRPC_PATH, express.json(), answerGarbage(messages));
   app.use(JSONRPC_PATH, jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
 
@@ -107,10 +147,51 @@ export async function startTestA2AAgent(options: TestA2AAgentOptions = {}): Prom
     url: `${origin}${JSONRPC_PATH}`,
     cancels,
     messages,
+    subjects,
+    refusals,
     close: async () => {
       closing.abort();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** The card's word on where to sign in, in A2A 1.0's shapes (TestA2AAgentOptions.oauth). */
+function securitySchemesFor(oauth: NonNullable<TestA2AAgentOptions["oauth"]>): AgentCard["securitySchemes"] {
+  if (oauth.card === "none") return {};
+  if (oauth.card === "openIdConnect") {
+    return {
+      people: {
+        scheme: {
+          $case: "openIdConnectSecurityScheme",
+          value: { description: "", openIdConnectUrl: `${oauth.issuer}/.well-known/openid-configuration` },
+        },
+      },
+    };
+  }
+  const scopes = Object.fromEntries((oauth.scopes ?? []).map((scope) => [scope, `the ${scope} scope`]));
+  return {
+    people: {
+      scheme: {
+        $case: "oauth2SecurityScheme",
+        value: {
+          description: "",
+          oauth2MetadataUrl: `${oauth.issuer}/.well-known/oauth-authorization-server`,
+          flows: {
+            flow: {
+              $case: "authorizationCode",
+              value: {
+                authorizationUrl: `${oauth.issuer}/auth`,
+                tokenUrl: `${oauth.issuer}/token`,
+                refreshUrl: "",
+                scopes,
+                pkceRequired: true,
+              },
+            },
+          },
+        },
+      },
     },
   };
 }
