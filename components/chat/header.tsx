@@ -38,6 +38,9 @@ export interface HeaderProps {
   onOpenSidebar: () => void;
 }
 
+/** One empty list, so the menu is not handed a new one on every render. */
+const NONE: never[] = [];
+
 export function Header({ title, serverTitle, sessionId, lastTurn, turnSpend, info, connection, sidebarOpen, onOpenSidebar }: HeaderProps) {
   // With a choice of models, the composer's picker names the chat's; the header's label would be the default's.
   const choice = (useModels()?.models.length ?? 0) > 1;
@@ -82,7 +85,9 @@ export function Header({ title, serverTitle, sessionId, lastTurn, turnSpend, inf
           ) : null}
         </div>
       ) : null}
-      {info?.mcpServers?.length ? <ToolServers servers={info.mcpServers} /> : null}
+      {info?.mcpServers?.length || info?.remoteAgents?.length ? (
+        <ToolServers servers={info.mcpServers ?? NONE} remoteAgents={info.remoteAgents ?? NONE} />
+      ) : null}
       {turnSpend ? <TurnBudgetMeter spend={turnSpend} /> : null}
       {lastTurn && info?.contextTokens ? <ContextMeter last={lastTurn} budget={info.contextTokens} /> : null}
       {sessionId ? <InstructionsDialog sessionId={sessionId} /> : null}

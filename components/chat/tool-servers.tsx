@@ -1,12 +1,20 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import type { McpServerInfo } from "@/lib/contracts";
+import type { McpServerInfo, RemoteSignInInfo } from "@/lib/contracts";
 import { getSocket, request } from "@/components/realtime/socket";
 import { WrenchIcon } from "@/components/ui/icons";
 import { PopoverMenu } from "@/components/ui/popover-menu";
-import { signInOutcome, SIGN_IN_ERROR_PARAM, SIGNED_IN_PARAM, type SignInOutcome } from "@/lib/oauth/sign-in-routes";
-import { ToolServerSignIn } from "./tool-server-sign-in";
+import {
+  mcpSignInRoute,
+  remoteSignInRoute,
+  signedInText,
+  signInOutcome,
+  SIGN_IN_ERROR_PARAM,
+  SIGNED_IN_PARAM,
+  type SignInOutcome,
+} from "@/lib/oauth/sign-in-routes";
+import { SignInButton } from "./sign-in-button";
 
 const STATUS_TEXT: Record<McpServerInfo["status"], string> = {
   connecting: "connecting…",
@@ -26,19 +34,37 @@ const DOT: Record<McpServerInfo["status"], string> = {
   needs_sign_in: "bg-sky-500",
 };
 
-/**
- * The header's view of the MCP tool servers: a small button with how many are connected,
- * opening a listing of each server, its state (and last error) and its tools. The listing
- * asks the server again when it opens (then every 2 s while it is open), and the button every
- * 15 s while a server is not yet (or no longer) connected, so both show the state of now.
- * Names, errors and descriptions come from the servers: React renders them as text. A
- * server each person signs in to has Sign in / Sign out; its tools are this person's own.
- */
-export function ToolServers({ servers: initial }: { servers: McpServerInfo[] }) {
-  const [open, setOpen] = useState(false);
-  const [servers, setServers] = useState(initial);
+const HEADING = "mb-2 text-xs font-medium tracking-wide text-zinc-500 uppercase dark:text-zinc-400";
 
-  useEffect(() => setServers(initial), [initial]);
+/** Whether a server each person signs in to counts as signed in (its button says Sign out); null: no button. */
+export function mcpSignedIn(server: McpServerInfo): boolean | null {
+  if (!server.signIn || server.status === "disabled") return null;
+  return server.status !== "needs_sign_in";
+}
+
+/**
+ * The header's view of the MCP tool servers and of the remote agents each person signs in
+ * to: a small button with how many servers are connected (or, with no servers, how many
+ * agents this person is signed in to), opening a listing of each server, its state (and
+ * last error) and its tools, then of each remote agent. The listing asks the server again
+ * when it opens (then every 2 s while it is open), and the button every 15 s while a server
+ * is not yet (or no longer) connected, so both show the state of now. Names, errors and
+ * descriptions come from the servers: React renders them as text. A server or agent each
+ * person signs in to has Sign in / Sign out; what it does is then this person's own.
+ */
+export function ToolServers({
+  servers: initialServers,
+  remoteAgents: initialAgents,
+}: {
+  servers: McpServerInfo[];
+  remoteAgents: RemoteSignInInfo[];
+}) {
+  const [open, setOpen] = useState(false);
+  const [servers, setServers] = useState(initialServers);
+  const [agents, setAgents] = useState(initialAgents);
+
+  useEffect(() => setServers(initialServers), [initialServers]);
+  useEffect(() => setAgents(initialAgents), [initialAgents]);
 
   // Back from a server's sign-in page: open the listing with how it went, and tidy the address.
   const [outcome, setOutcome] = useState<SignInOutcome | null>(null);
@@ -61,7 +87,9 @@ export function ToolServers({ servers: initial }: { servers: McpServerInfo[] }) 
     let alive = true;
     const refresh = () =>
       void request(getSocket(), "app:info", {}).then((ack) => {
-        if (alive && ack.ok && ack.data.mcpServers) setServers(ack.data.mcpServers);
+        if (!alive || !ack.ok) return;
+        setServers(ack.data.mcpServers ?? []);
+        setAgents(ack.data.remoteAgents ?? []);
       });
     if (open) refresh();
     // An open listing is being read: it follows a retrying server closely, the button loosely.
@@ -75,6 +103,12 @@ export function ToolServers({ servers: initial }: { servers: McpServerInfo[] }) 
   const connected = servers.filter((s) => s.status === "connected").length;
   const active = servers.filter((s) => s.status !== "disabled").length;
   const troubled = servers.some((s) => s.status === "failed" || s.status === "restarting");
+  const signedIn = agents.filter((a) => a.signedIn).length;
+  // With no MCP servers the button counts the agents, and says so.
+  const [shown, of, label] = servers.length
+    ? [connected, active, `Tool servers: ${connected} of ${active} connected`]
+    : [signedIn, agents.length, `Remote agents: signed in to ${signedIn} of ${agents.length}`];
+  const changed = () => setRefreshes((n) => n + 1);
   return (
     <PopoverMenu
       open={open}
@@ -83,29 +117,29 @@ export function ToolServers({ servers: initial }: { servers: McpServerInfo[] }) 
         <>
           <WrenchIcon />
           <span className="tabular-nums">
-            {connected}/{active}
+            {shown}/{of}
           </span>
           {troubled ? <span className="size-1.5 rounded-full bg-red-500" aria-hidden="true" /> : null}
         </>
       }
-      buttonLabel={`Tool servers: ${connected} of ${active} connected`}
-      title="Tool servers (MCP)"
+      buttonLabel={label}
+      title={servers.length ? "Tool servers (MCP)" : "Remote agents"}
       buttonTestId="tool-servers-button"
       buttonClassName="flex items-center gap-1.5 rounded-md px-2 py-1.5 text-xs text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
       label="Tool servers"
       panelTestId="tool-servers-panel"
       panelClassName="absolute right-0 z-30 mt-1 max-h-[70vh] w-[min(24rem,calc(100vw-1rem))] overflow-y-auto rounded-lg border border-zinc-200 bg-white p-3 text-sm shadow-lg outline-none dark:border-zinc-700 dark:bg-zinc-900"
     >
-      <h2 className="mb-2 text-xs font-medium tracking-wide text-zinc-500 uppercase dark:text-zinc-400">Tool servers (MCP)</h2>
       {outcome ? (
         <p
           role="status"
           data-testid="tool-server-sign-in-outcome"
           className={`mb-2 text-xs break-words ${outcome.ok ? "text-emerald-700 dark:text-emerald-400" : "text-red-700 dark:text-red-400"}`}
         >
-          {outcome.ok ? `Signed in to ${outcome.server}.` : outcome.message}
+          {outcome.ok ? signedInText(outcome.server) : outcome.message}
         </p>
       ) : null}
+      {servers.length ? <h2 className={HEADING}>Tool servers (MCP)</h2> : null}
       <ul className="space-y-3">
         {servers.map((server) => (
           <li key={server.name} data-testid="tool-server">
@@ -128,10 +162,32 @@ export function ToolServers({ servers: initial }: { servers: McpServerInfo[] }) 
             ) : server.status === "connected" ? (
               <p className="mt-1 ml-4 text-xs text-zinc-500 dark:text-zinc-400">No tools.</p>
             ) : null}
-            {server.signIn ? <ToolServerSignIn server={server} onChanged={() => setRefreshes((n) => n + 1)} /> : null}
+            {mcpSignedIn(server) !== null ? (
+              <SignInButton route={(action) => mcpSignInRoute(server.name, action)} signedIn={mcpSignedIn(server)!} onChanged={changed} />
+            ) : null}
           </li>
         ))}
       </ul>
+      {agents.length ? (
+        <>
+          <h2 className={`${HEADING} ${servers.length ? "mt-4" : ""}`}>Remote agents</h2>
+          <ul className="space-y-3">
+            {agents.map((agent) => (
+              <li key={agent.name} data-testid="remote-agent-sign-in">
+                <div className="flex min-w-0 items-center gap-2">
+                  <span className={`size-2 shrink-0 rounded-full ${agent.signedIn ? "bg-emerald-500" : "bg-sky-500"}`} aria-hidden="true" />
+                  <span className="font-mono text-zinc-900 dark:text-zinc-100">{agent.name}</span>
+                  <span className="text-xs text-zinc-500 dark:text-zinc-400">{agent.signedIn ? "signed in" : "needs sign-in"}</span>
+                </div>
+                <p className="mt-0.5 ml-4 truncate text-xs text-zinc-500 dark:text-zinc-400" title={agent.host}>
+                  A2A · {agent.host}
+                </p>
+                <SignInButton route={(action) => remoteSignInRoute(agent.name, action)} signedIn={agent.signedIn} onChanged={changed} />
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
     </PopoverMenu>
   );
 }

@@ -1,0 +1,103 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { expect, test, type Page } from "@playwright/test";
+import { MASTER_PROMPT_MARKER } from "../lib/agent/prompts";
+import { scriptedReply, type ScriptedRequest } from "../test/support/model/scripted-openai-server";
+import { startTestA2AAgent, type TestA2AAgent } from "../test/support/a2a/test-agent";
+import { MCP_SCOPE, startAuthorizationServer, type AuthorizationServer } from "../test/support/oidc/mcp-auth-servers";
+import { startHostileApp, type HostileApp } from "./support/hostile-app";
+import { send, shot, waitForTurnEnd } from "./fixtures";
+
+/**
+ * A remote agent each person signs in to, in Chromium: the app's master (a scripted
+ * OpenAI-compatible server) delegates "Delegate: <task>" to `warehouse`, a real A2A agent
+ * (the SDK's server classes) whose card names an OAuth 2 scheme of a real authorization
+ * server (oidc-provider) and which checks every bearer against it. Before signing in the
+ * run ends with where to sign in; the person signs in from the wrench menu at the
+ * provider's own page, and the next run carries their token.
+ */
+
+const isMaster = (r: ScriptedRequest) => String(r.body?.messages?.[0]?.content ?? "").startsWith(MASTER_PROMPT_MARKER);
+
+function master(r: ScriptedRequest) {
+  if (!isMaster(r)) return scriptedReply({ text: ["(not the master)"] });
+  if (r.body.messages.at(-1).role === "tool") return scriptedReply({ text: ["The warehouse has answered."] });
+  const prompt = String(r.body.messages.findLast((m: { role: string }) => m.role === "user")?.content ?? "");
+  const task = prompt.replace(/^Delegate: /, "");
+  return scriptedReply({
+    toolCalls: [{ id: "c-remote", name: "subagent", argumentChunks: [JSON.stringify({ agent: "warehouse", task })] }],
+  });
+}
+
+async function startChat(page: Page, prompt: string): Promise<void> {
+  await page.goto(app.baseUrl);
+  await send(page, prompt);
+  await page.waitForURL(/\/c\/[A-Za-z0-9_-]+$/);
+}
+
+let as: AuthorizationServer;
+let agent: TestA2AAgent;
+let app: HostileApp;
+let dir: string;
+
+test.describe.configure({ mode: "serial" });
+
+test.beforeAll(async () => {
+  test.setTimeout(180_000);
+  as = await startAuthorizationServer({ accessTokenTtlS: 600 });
+  agent = await startTestA2AAgent({ oauth: { issuer: as.issuer, card: "oauth2", scopes: [MCP_SCOPE] } });
+  dir = mkdtempSync(path.join(tmpdir(), "delegate-remote-sign-in-e2e-"));
+  const file = path.join(dir, "subagents.json");
+  writeFileSync(file, JSON.stringify({ subagents: [{ name: "warehouse", a2a: { cardUrl: agent.cardUrl, oauth: true } }] }));
+  app = await startHostileApp({ workspaceFiles: {}, env: { SUBAGENTS_FILE: file }, handler: master });
+});
+test.afterAll(async () => {
+  await app?.stop();
+  await agent?.close();
+  await as?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+test("a run before signing in says where to sign in; signed in from the wrench menu, the next run carries this person's token; signed out, the menu says so", async ({
+  page,
+}) => {
+  await startChat(page, "Delegate: stream the sales report");
+  await waitForTurnEnd(page);
+  const refused = page.getByTestId("subagent-panel");
+  await expect(refused).toHaveAttribute("data-status", "error");
+  await refused.getByTestId("subagent-toggle").first().click();
+  await expect(refused).toContainText('sign in to "warehouse" from the tool servers menu');
+  expect(agent.messages, "the agent heard nothing from someone not signed in").toEqual([]);
+
+  const button = page.getByTestId("tool-servers-button");
+  await expect(button).toHaveAccessibleName("Remote agents: signed in to 0 of 1");
+  await button.click();
+  const row = page.getByTestId("remote-agent-sign-in").filter({ hasText: "warehouse" });
+  await expect(row).toContainText("needs sign-in");
+  await expect(row).toContainText(`A2A · ${new URL(agent.cardUrl).host}`);
+  await row.getByRole("button", { name: "Sign in" }).click();
+
+  // The authorization server's own page, then back to the app with the menu open.
+  await page.getByLabel("Account").fill("ada");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(`${app.baseUrl}/`);
+  await expect(page.getByTestId("tool-server-sign-in-outcome")).toHaveText("Signed in to the remote agent warehouse.");
+  await expect(row).toContainText("signed in");
+  await expect(button).toHaveAccessibleName("Remote agents: signed in to 1 of 1");
+  await page.emulateMedia({ colorScheme: "dark" });
+  await shot(page, "remote-agent-signed-in");
+  await page.emulateMedia({ colorScheme: "light" });
+
+  await startChat(page, "Delegate: stream the sales report");
+  await waitForTurnEnd(page);
+  const run = page.getByTestId("subagent-panel");
+  await expect(run).toHaveAttribute("data-status", "success");
+  await expect(page.getByText("The warehouse has answered.")).toBeVisible();
+  expect(agent.subjects).toContain("ada");
+
+  await button.click();
+  await row.getByRole("button", { name: "Sign out" }).click();
+  await expect(row).toContainText("needs sign-in");
+  await expect(button).toHaveAccessibleName("Remote agents: signed in to 0 of 1");
+});
