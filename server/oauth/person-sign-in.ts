@@ -1,6 +1,7 @@
 import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import { AppError } from "@/lib/contracts";
+import { signInFailureText } from "@/lib/oauth/failure-text";
 import type { OAuthSetting } from "@/lib/oauth/setting";
 import { StoredOAuthProvider, type ProviderScope } from "./client-provider";
 import { oauthFetch } from "./oauth-fetch";
@@ -138,7 +139,7 @@ async function authorize(target: SignInTarget, deps: SignInDeps, provider: Store
     failure = error;
   }
   const why = refused[0] ?? failure;
-  throw new AppError("unavailable", `Signing in to ${target.label} failed: ${why instanceof Error ? why.message : String(why)}`);
+  throw new AppError("unavailable", `Signing in to ${target.label} failed: ${signInFailureText(why)}`);
 }
 
 function capital(text: string): string {
