@@ -10,9 +10,9 @@ export async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SHOTS_DIR, `${name}.png`), fullPage: false });
 }
 
-/** Opens the start page and sends the first prompt, landing in the new chat. */
-export async function startChat(page: Page, prompt: string): Promise<string> {
-  await page.goto("/");
+/** Opens the start page (of the shared app, or of a spec's own at `baseUrl`) and sends the first prompt, landing in the new chat. */
+export async function startChat(page: Page, prompt: string, baseUrl = ""): Promise<string> {
+  await page.goto(`${baseUrl}/`);
   await send(page, prompt);
   await page.waitForURL(/\/c\/[A-Za-z0-9_-]+$/);
   return page.url();

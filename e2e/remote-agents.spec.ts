@@ -1,37 +1,17 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { expect, test, type Page } from "@playwright/test";
-import { MASTER_PROMPT_MARKER } from "../lib/agent/prompts";
-import { scriptedReply, type ScriptedRequest } from "../test/support/model/scripted-openai-server";
+import { expect, test } from "@playwright/test";
+import { delegatingMaster, isMasterRequest } from "../test/support/a2a/delegating-master";
 import { startTestA2AAgent, type TestA2AAgent } from "../test/support/a2a/test-agent";
 import { startHostileApp, type HostileApp } from "./support/hostile-app";
-import { panelStates, send, shot, waitForTurnEnd } from "./fixtures";
+import { panelStates, shot, startChat, waitForTurnEnd } from "./fixtures";
 
 /**
  * A subagent on a remote A2A agent, in Chromium: the app's master (a scripted
  * OpenAI-compatible server) delegates "Delegate: <task>" to `warehouse`, a real A2A agent
  * built with the SDK's server classes, which picks what it does by the task's first word.
  */
-
-const isMaster = (r: ScriptedRequest) => String(r.body?.messages?.[0]?.content ?? "").startsWith(MASTER_PROMPT_MARKER);
-
-function master(r: ScriptedRequest) {
-  if (!isMaster(r)) return scriptedReply({ text: ["(not the master)"] });
-  if (r.body.messages.at(-1).role === "tool") return scriptedReply({ text: ["The warehouse has answered."] });
-  const prompt = String(r.body.messages.findLast((m: { role: string }) => m.role === "user")?.content ?? "");
-  const task = prompt.replace(/^Delegate: /, "");
-  return scriptedReply({
-    toolCalls: [{ id: "c-remote", name: "subagent", argumentChunks: [JSON.stringify({ agent: "warehouse", task })] }],
-  });
-}
-
-/** A new chat on this spec's own app (fixtures' startChat opens the shared one). */
-async function startChat(page: Page, prompt: string): Promise<void> {
-  await page.goto(app.baseUrl);
-  await send(page, prompt);
-  await page.waitForURL(/\/c\/[A-Za-z0-9_-]+$/);
-}
 
 let agent: TestA2AAgent;
 let app: HostileApp;
@@ -45,7 +25,11 @@ test.beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "delegate-remote-e2e-"));
   const file = path.join(dir, "subagents.json");
   writeFileSync(file, JSON.stringify({ subagents: [{ name: "warehouse", a2a: { cardUrl: agent.cardUrl } }] }));
-  app = await startHostileApp({ workspaceFiles: {}, env: { SUBAGENTS_FILE: file }, handler: master });
+  app = await startHostileApp({
+    workspaceFiles: {},
+    env: { SUBAGENTS_FILE: file },
+    handler: delegatingMaster({ agent: "warehouse", answer: "The warehouse has answered." }),
+  });
 });
 test.afterAll(async () => {
   await app?.stop();
@@ -56,7 +40,7 @@ test.afterAll(async () => {
 test("a master delegates to a remote A2A agent: its messages and artifact show as the panel's steps, the master reads only the result, a reload shows the same", async ({
   page,
 }) => {
-  await startChat(page, "Delegate: stream the sales report");
+  await startChat(page, "Delegate: stream the sales report", app.baseUrl);
   const panel = page.getByTestId("subagent-panel");
   await expect(panel).toHaveCount(1);
   await waitForTurnEnd(page);
@@ -73,7 +57,7 @@ test("a master delegates to a remote A2A agent: its messages and artifact show a
   await shot(page, "remote-agent-panel");
 
   // The master's second request read the remote's answer, and none of its intermediate messages.
-  const asked = app.model.requests.filter(isMaster);
+  const asked = app.model.requests.filter(isMasterRequest);
   const read = JSON.stringify(asked.at(-1)!.body.messages.at(-1));
   expect(read).toContain("Sales rose 4 % in the third quarter.");
   expect(read).not.toMatch(/Reading the data|Summarising/);
@@ -87,7 +71,7 @@ test("a master delegates to a remote A2A agent: its messages and artifact show a
 
 test("the panel streams a long remote task live, and killing it cancels the task on the remote agent", async ({ page }) => {
   const cancelsBefore = agent.cancels.length;
-  await startChat(page, "Delegate: slow count the pallets");
+  await startChat(page, "Delegate: slow count the pallets", app.baseUrl);
   const panel = page.locator('[data-testid="subagent-panel"][data-status="running"]').first();
   await expect(panel).toBeVisible();
   await panel.getByTestId("subagent-toggle").first().click();
@@ -110,7 +94,7 @@ test("the panel streams a long remote task live, and killing it cancels the task
 });
 
 test("a remote agent that sends garbage ends only its run, with an error a person can read", async ({ page }) => {
-  await startChat(page, "Delegate: garbage please");
+  await startChat(page, "Delegate: garbage please", app.baseUrl);
   await waitForTurnEnd(page);
   const panel = page.getByTestId("subagent-panel");
   await expect(panel).toHaveAttribute("data-status", "error");
@@ -123,7 +107,7 @@ test("a remote agent that sends garbage ends only its run, with an error a perso
 test("a remote agent's question shows as a card on its panel; the person's answer goes back into the task, which completes", async ({
   page,
 }) => {
-  await startChat(page, "Delegate: ask about sales");
+  await startChat(page, "Delegate: ask about sales", app.baseUrl);
   const panel = page.getByTestId("subagent-panel");
   const card = panel.getByTestId("input-card");
   await expect(card.getByTestId("input-message")).toHaveText("Which region?");

@@ -1,13 +1,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { expect, test, type Page } from "@playwright/test";
-import { MASTER_PROMPT_MARKER } from "../lib/agent/prompts";
-import { scriptedReply, type ScriptedRequest } from "../test/support/model/scripted-openai-server";
+import { expect, test } from "@playwright/test";
+import { delegatingMaster } from "../test/support/a2a/delegating-master";
 import { startTestA2AAgent, type TestA2AAgent } from "../test/support/a2a/test-agent";
 import { MCP_SCOPE, startAuthorizationServer, type AuthorizationServer } from "../test/support/oidc/mcp-auth-servers";
 import { startHostileApp, type HostileApp } from "./support/hostile-app";
-import { send, shot, waitForTurnEnd } from "./fixtures";
+import { shot, startChat, waitForTurnEnd } from "./fixtures";
 
 /**
  * A remote agent each person signs in to, in Chromium: the app's master (a scripted
@@ -17,24 +16,6 @@ import { send, shot, waitForTurnEnd } from "./fixtures";
  * run ends with where to sign in; the person signs in from the wrench menu at the
  * provider's own page, and the next run carries their token.
  */
-
-const isMaster = (r: ScriptedRequest) => String(r.body?.messages?.[0]?.content ?? "").startsWith(MASTER_PROMPT_MARKER);
-
-function master(r: ScriptedRequest) {
-  if (!isMaster(r)) return scriptedReply({ text: ["(not the master)"] });
-  if (r.body.messages.at(-1).role === "tool") return scriptedReply({ text: ["The warehouse has answered."] });
-  const prompt = String(r.body.messages.findLast((m: { role: string }) => m.role === "user")?.content ?? "");
-  const task = prompt.replace(/^Delegate: /, "");
-  return scriptedReply({
-    toolCalls: [{ id: "c-remote", name: "subagent", argumentChunks: [JSON.stringify({ agent: "warehouse", task })] }],
-  });
-}
-
-async function startChat(page: Page, prompt: string): Promise<void> {
-  await page.goto(app.baseUrl);
-  await send(page, prompt);
-  await page.waitForURL(/\/c\/[A-Za-z0-9_-]+$/);
-}
 
 let as: AuthorizationServer;
 let agent: TestA2AAgent;
@@ -50,7 +31,11 @@ test.beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "delegate-remote-sign-in-e2e-"));
   const file = path.join(dir, "subagents.json");
   writeFileSync(file, JSON.stringify({ subagents: [{ name: "warehouse", a2a: { cardUrl: agent.cardUrl, oauth: true } }] }));
-  app = await startHostileApp({ workspaceFiles: {}, env: { SUBAGENTS_FILE: file }, handler: master });
+  app = await startHostileApp({
+    workspaceFiles: {},
+    env: { SUBAGENTS_FILE: file },
+    handler: delegatingMaster({ agent: "warehouse", answer: "The warehouse has answered." }),
+  });
 });
 test.afterAll(async () => {
   await app?.stop();
@@ -62,7 +47,7 @@ test.afterAll(async () => {
 test("a run before signing in says where to sign in; signed in from the wrench menu, the next run carries this person's token; signed out, the menu says so", async ({
   page,
 }) => {
-  await startChat(page, "Delegate: stream the sales report");
+  await startChat(page, "Delegate: stream the sales report", app.baseUrl);
   await waitForTurnEnd(page);
   const refused = page.getByTestId("subagent-panel");
   await expect(refused).toHaveAttribute("data-status", "error");
@@ -89,7 +74,7 @@ test("a run before signing in says where to sign in; signed in from the wrench m
   await shot(page, "remote-agent-signed-in");
   await page.emulateMedia({ colorScheme: "light" });
 
-  await startChat(page, "Delegate: stream the sales report");
+  await startChat(page, "Delegate: stream the sales report", app.baseUrl);
   await waitForTurnEnd(page);
   const run = page.getByTestId("subagent-panel");
   await expect(run).toHaveAttribute("data-status", "success");

@@ -2,17 +2,12 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MASTER_PROMPT_MARKER } from "@/lib/agent/prompts";
 import type { AgentEvent, ChatTurn, RemoteSignInInfo, SubagentProcess } from "@/lib/contracts";
 import { parseEnv } from "@/lib/env";
 import { MCP_OAUTH_CALLBACK, remoteSignInRoute } from "@/lib/oauth/sign-in-routes";
+import { delegatingMaster } from "@/test/support/a2a/delegating-master";
 import { startTestA2AAgent, type TestA2AAgent } from "@/test/support/a2a/test-agent";
-import {
-  scriptedReply,
-  startScriptedOpenAIServer,
-  type ScriptedOpenAIServer,
-  type ScriptedRequest,
-} from "@/test/support/model/scripted-openai-server";
+import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "@/test/support/model/scripted-openai-server";
 import { MCP_SCOPE, startAuthorizationServer, type AuthorizationServer } from "@/test/support/oidc/mcp-auth-servers";
 import { openSession, recordEvents, request, startHarness, waitFor, type Harness } from "@/test/support/server/app-harness";
 import { openTestDatabase, type TestDatabase } from "@/test/support/server/database";
@@ -30,16 +25,6 @@ import { createSecretBox } from "@/server/oauth/secret-box";
  * The master asks for "Delegate to <agent>: <task>".
  */
 
-const isMaster = (r: ScriptedRequest) => String(r.body?.messages?.[0]?.content ?? "").startsWith(MASTER_PROMPT_MARKER);
-
-function masterEndpoint(r: ScriptedRequest) {
-  if (!isMaster(r)) return scriptedReply({ text: ["(not the master)"] });
-  if (r.body.messages.at(-1).role === "tool") return scriptedReply({ text: ["The agent has answered."] });
-  const prompt = String(r.body.messages.findLast((m: { role: string }) => m.role === "user")?.content ?? "");
-  const [, agent, task] = /^Delegate to (\w+): (.*)$/s.exec(prompt) ?? [];
-  return scriptedReply({ toolCalls: [{ id: "c-remote", name: "subagent", argumentChunks: [JSON.stringify({ agent, task })] }] });
-}
-
 let as: AuthorizationServer;
 let master: ScriptedOpenAIServer;
 let agents: Record<"warehouse" | "ledger" | "archive", TestA2AAgent>;
@@ -52,7 +37,7 @@ let store: McpOAuthStore;
 
 beforeAll(async () => {
   as = await startAuthorizationServer({ accessTokenTtlS: 3 });
-  master = await startScriptedOpenAIServer(masterEndpoint);
+  master = await startScriptedOpenAIServer(delegatingMaster({ agent: "warehouse", answer: "The agent has answered." }));
   agents = {
     warehouse: await startTestA2AAgent({ oauth: { issuer: as.issuer, card: "oauth2", scopes: [MCP_SCOPE] } }),
     ledger: await startTestA2AAgent({ oauth: { issuer: as.issuer, card: "openIdConnect", scopes: [MCP_SCOPE] } }),

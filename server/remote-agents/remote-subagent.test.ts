@@ -2,18 +2,13 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MASTER_PROMPT_MARKER } from "@/lib/agent/prompts";
 import type { AgentEvent, ChatTurn, SubagentProcess } from "@/lib/contracts";
 import { parseEnv } from "@/lib/env";
 import { serializeTurn } from "@/lib/markup/serialize";
 import { processInTurn } from "@/lib/turn/paths";
+import { delegatingMaster, isMasterRequest } from "@/test/support/a2a/delegating-master";
 import { startTestA2AAgent, type TestA2AAgent } from "@/test/support/a2a/test-agent";
-import {
-  scriptedReply,
-  startScriptedOpenAIServer,
-  type ScriptedOpenAIServer,
-  type ScriptedRequest,
-} from "@/test/support/model/scripted-openai-server";
+import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "@/test/support/model/scripted-openai-server";
 import { openSession, recordEvents, request, startHarness, waitFor, type Harness } from "@/test/support/server/app-harness";
 import { buildRuntime } from "@/server/agent/build-runtime";
 
@@ -24,25 +19,13 @@ import { buildRuntime } from "@/server/agent/build-runtime";
  * for "Delegate: <task>" and the test agent picks its behaviour by the task's first word.
  */
 
-const isMaster = (r: ScriptedRequest) => String(r.body?.messages?.[0]?.content ?? "").startsWith(MASTER_PROMPT_MARKER);
-const promptOf = (r: ScriptedRequest): string =>
-  String(r.body.messages.findLast((m: { role: string }) => m.role === "user")?.content ?? "").replace(/^Delegate: /, "");
-
-function masterEndpoint(r: ScriptedRequest) {
-  if (!isMaster(r)) return scriptedReply({ text: ["(not the master)"] });
-  if (r.body.messages.at(-1).role === "tool") return scriptedReply({ text: ["The warehouse has answered."] });
-  return scriptedReply({
-    toolCalls: [{ id: "c-remote", name: "subagent", argumentChunks: [JSON.stringify({ agent: "warehouse", task: promptOf(r) })] }],
-  });
-}
-
 let master: ScriptedOpenAIServer;
 let agent: TestA2AAgent;
 let dir: string;
 let harness: Harness;
 
 beforeAll(async () => {
-  master = await startScriptedOpenAIServer(masterEndpoint);
+  master = await startScriptedOpenAIServer(delegatingMaster({ agent: "warehouse", answer: "The warehouse has answered." }));
   agent = await startTestA2AAgent();
   dir = await mkdtemp(path.join(tmpdir(), "delegate-remote-"));
   const file = path.join(dir, "subagents.json");
@@ -112,7 +95,7 @@ describe("a subagent on a remote A2A agent", () => {
     expect(agent.messages.some((m) => m.startsWith("stream the sales report"))).toBe(true);
 
     // The master read the card's description as it started, and the remote's answer, never its steps.
-    const [first, second] = requests.filter(isMaster);
+    const [first, second] = requests.filter(isMasterRequest);
     expect(JSON.stringify(first!.body)).toContain("Answers questions about the warehouse's sales data.");
     const read = JSON.stringify(second!.body.messages.at(-1));
     expect(read).toContain("Sales rose 4 % in the third quarter.");
@@ -151,7 +134,7 @@ describe("a subagent on a remote A2A agent", () => {
     expect(run.endReason).toBe("failed");
     expect(run.error).toMatch(message);
     // The master read the failure and answered anyway.
-    expect(JSON.stringify(requests.filter(isMaster).at(-1)!.body.messages.at(-1))).toContain("warehouse");
+    expect(JSON.stringify(requests.filter(isMasterRequest).at(-1)!.body.messages.at(-1))).toContain("warehouse");
     expect(turn.steps.at(-1)!.text).toBe("The warehouse has answered.");
   });
 
