@@ -1,10 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { expect, test } from "@playwright/test";
-import { delegatingMaster, isMasterRequest } from "../test/support/a2a/delegating-master";
+import { isMasterRequest } from "../test/support/a2a/delegating-master";
 import { startTestA2AAgent, type TestA2AAgent } from "../test/support/a2a/test-agent";
-import { startHostileApp, type HostileApp } from "./support/hostile-app";
+import type { HostileApp } from "./support/hostile-app";
+import { startRemoteAgentApp } from "./support/remote-agent-app";
 import { panelStates, shot, startChat, waitForTurnEnd } from "./fixtures";
 
 /**
@@ -15,26 +13,17 @@ import { panelStates, shot, startChat, waitForTurnEnd } from "./fixtures";
 
 let agent: TestA2AAgent;
 let app: HostileApp;
-let dir: string;
 
 test.describe.configure({ mode: "serial" });
 
 test.beforeAll(async () => {
   test.setTimeout(180_000);
   agent = await startTestA2AAgent();
-  dir = mkdtempSync(path.join(tmpdir(), "delegate-remote-e2e-"));
-  const file = path.join(dir, "subagents.json");
-  writeFileSync(file, JSON.stringify({ subagents: [{ name: "warehouse", a2a: { cardUrl: agent.cardUrl } }] }));
-  app = await startHostileApp({
-    workspaceFiles: {},
-    env: { SUBAGENTS_FILE: file },
-    handler: delegatingMaster({ agent: "warehouse", answer: "The warehouse has answered." }),
-  });
+  app = await startRemoteAgentApp([{ name: "warehouse", a2a: { cardUrl: agent.cardUrl } }]);
 });
 test.afterAll(async () => {
   await app?.stop();
   await agent?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 test("a master delegates to a remote A2A agent: its messages and artifact show as the panel's steps, the master reads only the result, a reload shows the same", async ({

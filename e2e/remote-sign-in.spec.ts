@@ -1,11 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { expect, test } from "@playwright/test";
-import { delegatingMaster } from "../test/support/a2a/delegating-master";
 import { startTestA2AAgent, type TestA2AAgent } from "../test/support/a2a/test-agent";
 import { MCP_SCOPE, startAuthorizationServer, type AuthorizationServer } from "../test/support/oidc/mcp-auth-servers";
-import { startHostileApp, type HostileApp } from "./support/hostile-app";
+import type { HostileApp } from "./support/hostile-app";
+import { startRemoteAgentApp } from "./support/remote-agent-app";
 import { shot, startChat, waitForTurnEnd } from "./fixtures";
 
 /**
@@ -20,7 +17,6 @@ import { shot, startChat, waitForTurnEnd } from "./fixtures";
 let as: AuthorizationServer;
 let agent: TestA2AAgent;
 let app: HostileApp;
-let dir: string;
 
 test.describe.configure({ mode: "serial" });
 
@@ -28,20 +24,12 @@ test.beforeAll(async () => {
   test.setTimeout(180_000);
   as = await startAuthorizationServer({ accessTokenTtlS: 600 });
   agent = await startTestA2AAgent({ oauth: { issuer: as.issuer, card: "oauth2", scopes: [MCP_SCOPE] } });
-  dir = mkdtempSync(path.join(tmpdir(), "delegate-remote-sign-in-e2e-"));
-  const file = path.join(dir, "subagents.json");
-  writeFileSync(file, JSON.stringify({ subagents: [{ name: "warehouse", a2a: { cardUrl: agent.cardUrl, oauth: true } }] }));
-  app = await startHostileApp({
-    workspaceFiles: {},
-    env: { SUBAGENTS_FILE: file },
-    handler: delegatingMaster({ agent: "warehouse", answer: "The warehouse has answered." }),
-  });
+  app = await startRemoteAgentApp([{ name: "warehouse", a2a: { cardUrl: agent.cardUrl, oauth: true } }]);
 });
 test.afterAll(async () => {
   await app?.stop();
   await agent?.close();
   await as?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 test("a run before signing in says where to sign in; signed in from the wrench menu, the next run carries this person's token; signed out, the menu says so", async ({

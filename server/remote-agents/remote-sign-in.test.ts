@@ -1,11 +1,10 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentEvent, ChatTurn, RemoteSignInInfo, SubagentProcess } from "@/lib/contracts";
-import { parseEnv } from "@/lib/env";
 import { MCP_OAUTH_CALLBACK, remoteSignInRoute } from "@/lib/oauth/sign-in-routes";
-import { delegatingMaster } from "@/test/support/a2a/delegating-master";
+import { delegatingMaster, remoteAgentsEnv } from "@/test/support/a2a/delegating-master";
 import { startTestA2AAgent, type TestA2AAgent } from "@/test/support/a2a/test-agent";
 import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "@/test/support/model/scripted-openai-server";
 import { MCP_SCOPE, startAuthorizationServer, type AuthorizationServer } from "@/test/support/oidc/mcp-auth-servers";
@@ -53,22 +52,11 @@ beforeAll(async () => {
     bogus: await startTestA2AAgent({ cardOverride: forgedCard("javascript:alert(1)") }),
   };
   dir = await mkdtemp(path.join(tmpdir(), "delegate-remote-sign-in-"));
-  const file = path.join(dir, "subagents.json");
   const subagents = Object.entries({ ...agents, ...forged }).map(([name, agent]) => ({
     name,
     a2a: { cardUrl: agent.cardUrl, oauth: true },
   }));
-  await writeFile(file, JSON.stringify({ subagents }));
-  const env = parseEnv({
-    MODEL: "master-model",
-    OPENAI_BASE_URL: master.url,
-    OPENAI_API_KEY: "sk-master",
-    MODEL_TIMEOUT_MS: "5000",
-    MODEL_MAX_RETRIES: "0",
-    WORKSPACE_DIR: dir,
-    SUBAGENTS_FILE: file,
-    A2A_IDLE_TIMEOUT_MS: "5000",
-  });
+  const env = await remoteAgentsEnv({ masterUrl: master.url, dir, subagents, idleMs: 5000 });
   db = await openTestDatabase("remote-sign-in-store");
   store = createMcpOAuthStore(db.models, createSecretBox(Buffer.alloc(32, 5)));
   const signInDeps = { store, lookup: () => undefined };

@@ -1,12 +1,11 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentEvent, ChatTurn, SubagentProcess } from "@/lib/contracts";
-import { parseEnv } from "@/lib/env";
 import { serializeTurn } from "@/lib/markup/serialize";
 import { processInTurn } from "@/lib/turn/paths";
-import { delegatingMaster, isMasterRequest } from "@/test/support/a2a/delegating-master";
+import { delegatingMaster, isMasterRequest, remoteAgentsEnv } from "@/test/support/a2a/delegating-master";
 import { startTestA2AAgent, type TestA2AAgent } from "@/test/support/a2a/test-agent";
 import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from "@/test/support/model/scripted-openai-server";
 import { openSession, recordEvents, request, startHarness, waitFor, type Harness } from "@/test/support/server/app-harness";
@@ -28,17 +27,11 @@ beforeAll(async () => {
   master = await startScriptedOpenAIServer(delegatingMaster({ agent: "warehouse", answer: "The warehouse has answered." }));
   agent = await startTestA2AAgent();
   dir = await mkdtemp(path.join(tmpdir(), "delegate-remote-"));
-  const file = path.join(dir, "subagents.json");
-  await writeFile(file, JSON.stringify({ subagents: [{ name: "warehouse", a2a: { cardUrl: agent.cardUrl } }] }));
-  const env = parseEnv({
-    MODEL: "master-model",
-    OPENAI_BASE_URL: master.url,
-    OPENAI_API_KEY: "sk-master",
-    MODEL_TIMEOUT_MS: "5000",
-    MODEL_MAX_RETRIES: "0",
-    WORKSPACE_DIR: dir,
-    SUBAGENTS_FILE: file,
-    A2A_IDLE_TIMEOUT_MS: "1000",
+  const env = await remoteAgentsEnv({
+    masterUrl: master.url,
+    dir,
+    subagents: [{ name: "warehouse", a2a: { cardUrl: agent.cardUrl } }],
+    idleMs: 1000,
   });
   const { runtime } = buildRuntime(env, { warn: () => undefined, info: () => undefined });
   harness = await startHarness("remote-subagent", { runner: runtime });

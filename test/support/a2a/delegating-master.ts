@@ -1,4 +1,7 @@
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
 import { MASTER_PROMPT_MARKER } from "@/lib/agent/prompts";
+import { parseEnv, type Env } from "@/lib/env";
 import { scriptedReply, type ScriptedHandler, type ScriptedRequest } from "@/test/support/model/scripted-openai-server";
 
 /** A request of the master's (its system prompt starts with the marker), not a subagent's or the condenser's. */
@@ -20,4 +23,24 @@ export function delegatingMaster(options: { agent: string; answer: string }): Sc
     const args = { agent: named ?? options.agent, task: task ?? prompt };
     return scriptedReply({ toolCalls: [{ id: "c-remote", name: "subagent", argumentChunks: [JSON.stringify(args)] }] });
   };
+}
+
+/**
+ * The settings of a runtime whose master is `masterUrl` and whose subagents are the remote
+ * agents of `subagents`, written to `dir` (the workspace too); `idleMs` is how long a
+ * remote may stay silent.
+ */
+export async function remoteAgentsEnv(options: { masterUrl: string; dir: string; subagents: unknown[]; idleMs: number }): Promise<Env> {
+  const file = path.join(options.dir, "subagents.json");
+  await writeFile(file, JSON.stringify({ subagents: options.subagents }));
+  return parseEnv({
+    MODEL: "master-model",
+    OPENAI_BASE_URL: options.masterUrl,
+    OPENAI_API_KEY: "sk-master",
+    MODEL_TIMEOUT_MS: "5000",
+    MODEL_MAX_RETRIES: "0",
+    WORKSPACE_DIR: options.dir,
+    SUBAGENTS_FILE: file,
+    A2A_IDLE_TIMEOUT_MS: String(options.idleMs),
+  });
 }
