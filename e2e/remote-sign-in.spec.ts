@@ -40,7 +40,7 @@ test("a run before signing in says where to sign in; signed in from the wrench m
   const refused = page.getByTestId("subagent-panel");
   await expect(refused).toHaveAttribute("data-status", "error");
   await refused.getByTestId("subagent-toggle").first().click();
-  await expect(refused).toContainText('sign in to "warehouse" from the tool servers menu');
+  await expect(refused).toContainText('sign in to "warehouse" from the wrench menu in the chat\'s header');
   expect(agent.messages, "the agent heard nothing from someone not signed in").toEqual([]);
 
   const button = page.getByTestId("tool-servers-button");

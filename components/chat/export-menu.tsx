@@ -23,7 +23,7 @@ export function ExportMenu({ sessionId }: { sessionId: string }) {
       buttonTestId="export-button"
       buttonClassName="rounded-md p-2 text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
       label="Export this chat"
-      panelClassName="absolute right-0 z-30 mt-1 w-[min(18rem,calc(100vw-1rem))] rounded-lg border border-zinc-200 bg-white p-1 text-sm shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
+      panelClassName="absolute right-0 z-30 mt-1 w-[min(18rem,calc(100vw-1rem))] max-sm:fixed max-sm:inset-x-2 max-sm:top-12 max-sm:w-auto rounded-lg border border-zinc-200 bg-white p-1 text-sm shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
     >
       {(close) =>
         FORMATS.map((f) => (

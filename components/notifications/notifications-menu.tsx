@@ -69,7 +69,7 @@ export function NotificationsMenu() {
       buttonClassName="rounded-md p-2 text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
       label="Notifications"
       panelTestId="notifications-panel"
-      panelClassName="absolute right-0 z-30 mt-1 w-[min(20rem,calc(100vw-1rem))] space-y-3 rounded-lg border border-zinc-200 bg-white p-3 text-sm shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
+      panelClassName="absolute right-0 z-30 mt-1 w-[min(20rem,calc(100vw-1rem))] max-sm:fixed max-sm:inset-x-2 max-sm:top-12 max-sm:w-auto space-y-3 rounded-lg border border-zinc-200 bg-white p-3 text-sm shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
     >
       <fieldset className="space-y-1">
         <legend className="mb-1 font-medium text-zinc-900 dark:text-zinc-100">Notify me of</legend>

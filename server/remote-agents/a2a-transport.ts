@@ -204,7 +204,7 @@ async function personalAuth(
 
 /** Where a person signs in to a remote agent, and what then. */
 export function signInAdvice(agent: string): string {
-  return `sign in to "${agent}" from the tool servers menu (the wrench in the chat's header), then retry the run`;
+  return `sign in to "${agent}" from the wrench menu in the chat's header, then retry the run`;
 }
 
 /**

@@ -138,7 +138,7 @@ describe("a remote agent each person signs in to", () => {
     const refused = await delegate(bob, "warehouse", "stream the sales report");
     expect(refused.status).toBe("error");
     expect(refused.error).toMatch(
-      /"warehouse" at 127\.0\.0\.1:\d+ needs you to sign in: sign in to "warehouse" from the tool servers menu/,
+      /"warehouse" at 127\.0\.0\.1:\d+ needs you to sign in: sign in to "warehouse" from the wrench menu in the chat's header/,
     );
     expect(agents.warehouse.messages.length).toBe(heard);
     expect(agents.warehouse.subjects).not.toContain("bob");
