@@ -96,3 +96,27 @@ test("on a phone the chats drawer keeps keyboard focus inside and closes with Es
   await expect(drawer).toBeHidden();
   await phone.close();
 });
+
+test("on a phone each of the chat header's menus opens inside the screen", async ({ browser }) => {
+  const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });
+  const page = await phone.newPage();
+  await page.goto("/");
+  await send(page, "hello");
+  await page.waitForURL(/\/c\/[A-Za-z0-9_-]+$/);
+  const menus = [
+    ["export-button", page.getByRole("menu", { name: "Export this chat" })],
+    ["notifications-button", page.getByTestId("notifications-panel")],
+    ["share-button", page.getByTestId("share-dialog")],
+    ["instructions-button", page.getByTestId("instructions-dialog")],
+  ] as const;
+  for (const [button, panel] of menus) {
+    await page.getByTestId(button).click();
+    await expect(panel).toBeVisible();
+    const box = (await panel.boundingBox())!;
+    expect(box.x, `${button}'s menu starts on the screen`).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width, `${button}'s menu ends on the screen`).toBeLessThanOrEqual(375);
+    await page.keyboard.press("Escape");
+    await expect(panel).toBeHidden();
+  }
+  await phone.close();
+});

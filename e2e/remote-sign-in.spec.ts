@@ -73,4 +73,10 @@ test("a run before signing in says where to sign in; signed in from the wrench m
   await row.getByRole("button", { name: "Sign out" }).click();
   await expect(row).toContainText("needs sign-in");
   await expect(button).toHaveAccessibleName("Remote agents: signed in to 0 of 1");
+
+  // On a phone the menu opens across the screen, not off its left edge.
+  await page.setViewportSize({ width: 375, height: 740 });
+  const box = (await page.getByTestId("tool-servers-panel").boundingBox())!;
+  expect(box.x).toBeGreaterThanOrEqual(0);
+  expect(box.x + box.width).toBeLessThanOrEqual(375);
 });
