@@ -328,3 +328,25 @@ test("the header names the chat from the first paint: after a rename the server'
   await page.goto("/");
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Delegate");
 });
+
+test("a prompt typed before the page's script is ready is kept when it is, and Enter sends it", async ({ page }) => {
+  // The script is held back until the person has typed into the box of the server's HTML.
+  let release!: () => void;
+  const scriptHeld = new Promise<void>((resolve) => (release = resolve));
+  await page.route("**/_next/static/chunks/*.js", async (route) => {
+    await scriptHeld;
+    await route.continue();
+  });
+  await page.goto("/", { waitUntil: "commit" });
+  const composer = page.getByTestId("composer");
+  await composer.fill("Typed while the page was loading");
+  // Hydrated: the socket connects from the app's script, after the page's first effects.
+  const socket = page.waitForEvent("websocket");
+  release();
+  await socket;
+  await expect(composer).toHaveValue("Typed while the page was loading");
+  await composer.press("Enter");
+  await page.waitForURL(/\/c\/[A-Za-z0-9_-]+$/);
+  await expect(page.getByTestId("message-user").last()).toContainText("Typed while the page was loading");
+  await waitForTurnEnd(page);
+});

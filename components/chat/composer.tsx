@@ -1,6 +1,16 @@
 "use client";
 
-import { useEffect, useImperativeHandle, useRef, useState, type FormEvent, type KeyboardEvent, type ReactNode, type Ref } from "react";
+import {
+  useEffect,
+  useImperativeHandle,
+  useLayoutEffect,
+  useRef,
+  useState,
+  type FormEvent,
+  type KeyboardEvent,
+  type ReactNode,
+  type Ref,
+} from "react";
 import { MAX_PROMPT_CHARS } from "@/lib/contracts";
 import { SendIcon, StopIcon } from "@/components/ui/icons";
 import { AttachButton } from "@/components/attachments/attach-button";
@@ -56,6 +66,13 @@ export function Composer({
   const [offer, setOffer] = useState(false);
   const area = useRef<HTMLTextAreaElement>(null);
   const { dragging, dropHandlers, onPaste } = useFileDrop(attachments && !disabled ? attachments.add : undefined);
+
+  // The box is in the server's HTML, so a person can type before the page's script is ready;
+  // that text is in the element, not yet in the state. Keep it rather than wipe it.
+  useLayoutEffect(() => {
+    const typed = area.current?.value;
+    if (typed) setDraft((current) => current || typed);
+  }, []);
 
   useImperativeHandle(ref, () => ({
     setDraft: (text: string) => {
