@@ -21,7 +21,19 @@ export async function startChat(page: Page, prompt: string, baseUrl = ""): Promi
 export async function send(page: Page, prompt: string): Promise<void> {
   const composer = page.getByTestId("composer");
   await composer.fill(prompt);
+  await untilHydrated(page);
   await composer.press("Enter");
+}
+
+/**
+ * Until React has taken over the server's HTML of the box: text typed before is kept, but
+ * an Enter pressed before goes nowhere (on a busy machine that can be a second or more).
+ */
+export async function untilHydrated(page: Page): Promise<void> {
+  await page.waitForFunction(() => {
+    const box = document.querySelector('[data-testid="composer"]');
+    return box !== null && Object.keys(box).some((key) => key.startsWith("__reactProps"));
+  });
 }
 
 export function lastAssistant(page: Page): Locator {
