@@ -74,6 +74,10 @@ async function chatWith(
     "the turn indexed",
   );
   if (title) {
+    // Once the turn's writes are all stored. On FerretDB 1.x an update reads the document
+    // and writes it back whole, so a rename beside a late write of the turn's (the time of
+    // activity, the first prompt's title) can be lost there; MongoDB updates in place.
+    await (await harness.app.registry.peek(opened.sessionId))?.settled();
     const renamed = await request(opened.socket, "session:rename", { sessionId: opened.sessionId, title });
     if (!renamed.ok) throw new Error(renamed.message);
   }

@@ -130,6 +130,8 @@ export class DroneSession {
   private readonly modelCalls: ModelCallLog;
   /** The search index's writes for this chat, chained (see `index`). */
   private indexing: Promise<void> = Promise.resolve();
+  /** The first prompt's title, on its way to MongoDB (see `retitle`). */
+  private titleWrite: Promise<void> = Promise.resolve();
   /**
    * The chat's turn links and branch in view, read once. Only without a cluster: then every
    * turn of the chat starts here and every switch happens here, so each is added as it
@@ -474,10 +476,10 @@ export class DroneSession {
     return overlayLiveTurns(stored, this.live.all(), true);
   }
 
-  /** Resolves when every event so far is in MongoDB, and search knows what they said. */
+  /** Resolves when every event so far is in MongoDB, with the chat's title, and search knows what they said. */
   async drain(): Promise<void> {
     this.textFlush.stop();
-    await Promise.all([this.store.drain(this.live.all().values()), this.modelCalls.drain()]);
+    await Promise.all([this.store.drain(this.live.all().values()), this.modelCalls.drain(), this.titleWrite]);
     // A write chained while an earlier one ran is waited for too.
     for (let pending = this.indexing; ; pending = this.indexing) {
       await pending;
@@ -601,7 +603,7 @@ export class DroneSession {
     const oneLine = prompt.replace(/\s+/g, " ").trim();
     const title = oneLine.length > TITLE_CHARS ? `${oneLine.slice(0, TITLE_CHARS - 1)}…` : oneLine;
     this.title = title;
-    void this.deps.store
+    this.titleWrite = this.deps.store
       .touchSession(this.sessionId, title)
       .then(() => this.deps.onTitleChanged?.(title))
       .catch((error: unknown) => this.deps.log?.warn("could not save the title", { error: String(error) }));
